@@ -1,0 +1,1 @@
+"""The janus bridge: SWI-Prolog underneath, the GGP state machine on top."""

@@ -1,0 +1,1 @@
+"""The Prolog runtime that translated games run on (package data)."""
