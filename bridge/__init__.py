@@ -1,1 +1,29 @@
-"""The janus bridge: SWI-Prolog underneath, the GGP state machine on top."""
+"""The janus bridge: the GGP state machine on SWI-Prolog.
+
+Importing this package does not start Prolog; creating the first ``StateMachine`` does.
+"""
+
+from .engine import PrologUnavailableError, check_environment, runtime
+from .errors import (
+    GameError,
+    GoalDefinitionError,
+    IllegalMoveError,
+    MoveDefinitionError,
+    ReasonerError,
+    TransitionDefinitionError,
+)
+from .machine import MachineState, StateMachine
+
+__all__ = [
+    "GameError",
+    "GoalDefinitionError",
+    "IllegalMoveError",
+    "MachineState",
+    "MoveDefinitionError",
+    "PrologUnavailableError",
+    "ReasonerError",
+    "StateMachine",
+    "TransitionDefinitionError",
+    "check_environment",
+    "runtime",
+]

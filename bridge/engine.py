@@ -1,0 +1,160 @@
+"""Starting SWI-Prolog through janus, with clear errors when it cannot be done.
+
+``runtime()`` imports janus-swi once per process, after checking that the SWI-Prolog
+it will run is recent enough and is the one janus was built against, and loads
+``prolog/gdl_runtime.pl``. janus aborts the whole process when it starts an SWI-Prolog
+home that does not match its library, so the checks happen before the import.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import threading
+from importlib import resources
+from importlib.util import find_spec
+from pathlib import Path
+from types import ModuleType
+
+MIN_VERSION = 90112  # janus-swi needs SWI-Prolog 9.1.12 or later
+RUNTIME_MODULE = "gdl_runtime"
+
+_lock = threading.Lock()
+_janus: ModuleType | None = None
+
+INSTALL_HINT = (
+    "Install SWI-Prolog >= 9.1.12 (e.g. run scripts/install-swipl from the gdl2pl source tree, "
+    "or your distribution's swi-prolog-nox if recent enough, the SWI-Prolog PPA, or Homebrew), "
+    "then reinstall janus-swi so that it is built against it "
+    "(pip install --force-reinstall --no-binary janus-swi janus-swi)."
+)
+
+
+class PrologUnavailableError(RuntimeError):
+    """SWI-Prolog or janus-swi is missing, too old, or not the one janus was built for."""
+
+
+def _version_string(v: int) -> str:
+    return f"{v // 10000}.{v // 100 % 100}.{v % 100}"
+
+
+def _dump_runtime_variables(swipl: str) -> dict[str, str]:
+    out = subprocess.run(
+        [swipl, "--dump-runtime-variables"], capture_output=True, text=True, timeout=30
+    ).stdout
+    return dict(re.findall(r'^(\w+)="(.*)";$', out, re.MULTILINE))
+
+
+def _linked_home(extension: Path) -> Path | None:
+    """The SWI-Prolog home whose libswipl the janus extension is linked against."""
+    ldd = shutil.which("ldd")
+    if not ldd:
+        return None
+    try:
+        out = subprocess.run([ldd, str(extension)], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"libswipl\.so[.\d]* => (\S+)", out.stdout)
+    if not m:
+        return None
+    lib = Path(m.group(1)).resolve()
+    # <home>/lib/<arch>/libswipl.so.N  (or <prefix>/lib/libswipl.so.N with home beside it)
+    for home in (lib.parents[2], lib.parent / "swipl"):
+        if (home / "boot.prc").exists() or (home / "swipl.home").exists():
+            return home
+    return None
+
+
+def _home_version(home: Path) -> int | None:
+    for exe in (home / "bin").glob("*/swipl"):
+        v = _dump_runtime_variables(str(exe)).get("PLVERSION")
+        if v and v.isdigit():
+            return int(v)
+    return None
+
+
+def check_environment() -> None:
+    """Raise ``PrologUnavailableError`` unless janus can start a suitable SWI-Prolog.
+
+    When ``SWI_HOME_DIR`` is not set and an older ``swipl`` comes first on PATH, the
+    home of the library janus is linked against is selected explicitly instead.
+    """
+    spec = find_spec("janus_swi")
+    if spec is None or not spec.submodule_search_locations:
+        raise PrologUnavailableError("the Python package janus-swi is not installed. " + INSTALL_HINT)
+    pkg = Path(next(iter(spec.submodule_search_locations)))
+    ext = next(iter(pkg.glob("_swipl*.so")), None) or next(iter(pkg.glob("_swipl*")), None)
+    linked = _linked_home(ext) if ext else None
+    explicit = os.environ.get("SWI_HOME_DIR")
+    if explicit:
+        if linked and Path(explicit).resolve() != linked.resolve():
+            raise PrologUnavailableError(
+                f"SWI_HOME_DIR={explicit} but janus-swi is built against the SWI-Prolog at "
+                f"{linked}; unset SWI_HOME_DIR or point it there."
+            )
+        return
+    swipl = shutil.which("swipl")
+    path_home: Path | None = None
+    path_version: int | None = None
+    if swipl:
+        props = _dump_runtime_variables(swipl)
+        if props.get("PLBASE"):
+            path_home = Path(props["PLBASE"]).resolve()
+        if props.get("PLVERSION", "").isdigit():
+            path_version = int(props["PLVERSION"])
+    if linked is not None:
+        linked_version = _home_version(linked)
+        if linked_version is not None and linked_version < MIN_VERSION:
+            raise PrologUnavailableError(
+                f"janus-swi is built against SWI-Prolog {_version_string(linked_version)} at "
+                f"{linked}, older than 9.1.12. " + INSTALL_HINT
+            )
+        if path_home is None or path_home != linked.resolve():
+            if swipl and path_version is not None:
+                shadow = (
+                    f"the swipl first on PATH ({swipl}, version "
+                    f"{_version_string(path_version)}) is not the SWI-Prolog janus-swi was "
+                    f"built against ({linked}); "
+                )
+            else:
+                shadow = ""
+            # Starting janus with the wrong home aborts the process: select the right one.
+            os.environ["SWI_HOME_DIR"] = str(linked)
+            if shadow and os.environ.get("GDL2PL_DEBUG"):
+                print(f"gdl2pl: {shadow}using SWI_HOME_DIR={linked}")
+        return
+    if swipl is None:
+        raise PrologUnavailableError("no swipl found on PATH. " + INSTALL_HINT)
+    if path_version is not None and path_version < MIN_VERSION:
+        raise PrologUnavailableError(
+            f"the swipl first on PATH ({swipl}) is SWI-Prolog {_version_string(path_version)}; "
+            "janus needs 9.1.12 or later and would abort with it. Put a newer swipl first on "
+            "PATH or set SWI_HOME_DIR. " + INSTALL_HINT
+        )
+
+
+def runtime() -> ModuleType:
+    """The janus module, with the gdl2pl runtime loaded (once per process)."""
+    global _janus
+    if _janus is not None:
+        return _janus
+    with _lock:
+        if _janus is None:
+            check_environment()
+            try:
+                import janus_swi as janus
+            except ImportError as e:
+                raise PrologUnavailableError(f"cannot import janus-swi: {e}. {INSTALL_HINT}") from e
+            version = int(janus.query_once("current_prolog_flag(version, V)")["V"])
+            if version < MIN_VERSION:
+                raise PrologUnavailableError(
+                    f"janus runs SWI-Prolog {_version_string(version)}; 9.1.12 or later is "
+                    "needed. " + INSTALL_HINT
+                )
+            path = resources.files("gdl2pl.prolog") / "gdl_runtime.pl"
+            with resources.as_file(path) as p:
+                janus.query_once("use_module(F)", {"F": str(p)})
+            _janus = janus
+    return _janus

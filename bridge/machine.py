@@ -1,0 +1,445 @@
+"""The GGP state machine on SWI-Prolog: ggp-base's ``StateMachine`` in Python naming.
+
+>>> sm = StateMachine.from_file("ticTacToe.kif")
+>>> s = sm.initial_state
+>>> while not sm.is_terminal(s):
+...     s = sm.next_state(s, sm.random_joint_move(s))
+>>> sm.goals(s)
+[100, 0]
+
+Roles, moves and fluents are ``gdl2pl`` terms (``Const``/``Func``): they print as KIF,
+compare by value, and are spelled as in the game file. ``MachineState`` is immutable
+and hashable. Every call goes to Prolog through a fixed predicate of
+``prolog/gdl_runtime.pl`` with its data as arguments (never as query text).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import random
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from gdl2pl.errors import GdlError
+from gdl2pl.kif import kif_term, parse_kif_term
+from gdl2pl.syntax import Const, Description, Func, Term, Var
+from gdl2pl.translate import Translation, translate
+
+from .engine import RUNTIME_MODULE, runtime
+from .errors import (
+    GoalDefinitionError,
+    IllegalMoveError,
+    MoveDefinitionError,
+    ReasonerError,
+    TransitionDefinitionError,
+)
+
+Raw = Any  # str for a constant, tuple (name, *args) for a compound: janus' form
+_CURRENT = "="  # tells the runtime: the state this thread installed last
+_module_ids = itertools.count(1)
+
+
+class MachineState:
+    """A game state: an immutable set of fluents."""
+
+    __slots__ = ("_hash", "_key", "_raw", "_terms")
+
+    def __init__(self, raw: Sequence[Raw], terms: _Terms | None = None) -> None:
+        self._raw: tuple[Raw, ...] = tuple(raw)
+        self._key = frozenset(self._raw)
+        self._hash = hash(self._key)
+        self._terms = terms
+
+    @classmethod
+    def from_fluents(cls, fluents: Iterable[Term | str]) -> MachineState:
+        """A state made of the given fluents (terms or KIF strings)."""
+        return cls([_raw_of(_as_term(f)) for f in fluents])
+
+    @property
+    def fluents(self) -> frozenset[Term]:
+        convert = self._terms.term if self._terms else _term_of
+        return frozenset(convert(r) for r in self._raw)
+
+    def __iter__(self) -> Iterator[Term]:
+        convert = self._terms.term if self._terms else _term_of
+        return (convert(r) for r in self._raw)
+
+    def __len__(self) -> int:
+        return len(self._key)
+
+    def __contains__(self, fluent: object) -> bool:
+        if isinstance(fluent, str):
+            fluent = parse_kif_term(fluent)
+        return isinstance(fluent, Const | Func) and _raw_of(fluent) in self._key
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MachineState) and self._key == other._key
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __str__(self) -> str:
+        return "(" + " ".join(sorted(kif_term(f) for f in self)) + ")"
+
+    def __repr__(self) -> str:
+        return f"MachineState({self})"
+
+
+def _as_term(x: Term | str) -> Term:
+    t = parse_kif_term(x) if isinstance(x, str) else x
+    if not isinstance(t, Const | Func) or not _ground(t):
+        raise TransitionDefinitionError(f"not a ground GDL term: {x!r}")
+    return t
+
+
+def _ground(t: Term) -> bool:
+    if isinstance(t, Var):
+        return False
+    return all(_ground(a) for a in t.args) if isinstance(t, Func) else True
+
+
+def _name(x: Raw) -> str:
+    return x if isinstance(x, str) else str(x).lower() if isinstance(x, bool) else str(x)
+
+
+def _term_of(raw: Raw) -> Term:
+    if isinstance(raw, tuple):
+        return Func(_name(raw[0]), tuple(_term_of(a) for a in raw[1:]))
+    return Const(_name(raw))
+
+
+def _raw_of(t: Term) -> Raw:
+    if isinstance(t, Func):
+        return (t.name, *(_raw_of(a) for a in t.args))
+    if isinstance(t, Const):
+        return t.name
+    raise TransitionDefinitionError(f"a variable is not a move or fluent: ?{t.name}")
+
+
+class _Terms:
+    """Interning cache between janus values and terms (bounded by the game's symbols)."""
+
+    def __init__(self, spelling: dict[str, str]) -> None:
+        self._to_term: dict[Raw, Term] = {}
+        self._to_raw: dict[Term, Raw] = {}
+        self.spelling = spelling
+
+    def term(self, raw: Raw) -> Term:
+        t = self._to_term.get(raw)
+        if t is None:
+            t = self._to_term[raw] = _term_of(raw)
+        return t
+
+    def raw(self, t: Term) -> Raw:
+        r = self._to_raw.get(t)
+        if r is None:
+            r = self._to_raw[t] = _raw_of(self.canonical(t))
+        return r
+
+    def canonical(self, t: Term) -> Term:
+        """The term in the game's own spelling (GDL symbols are case-insensitive)."""
+        if isinstance(t, Func):
+            name = self.spelling.get(t.name.casefold(), t.name)
+            return Func(name, tuple(self.canonical(a) for a in t.args))
+        if isinstance(t, Const):
+            return Const(self.spelling.get(t.name.casefold(), t.name))
+        return t
+
+
+def _symbol_spellings(d: Description) -> dict[str, str]:
+    spelling: dict[str, str] = {}
+
+    def walk(x: object) -> None:
+        if isinstance(x, Const):
+            spelling.setdefault(x.name.casefold(), x.name)
+        elif isinstance(x, Func):
+            spelling.setdefault(x.name.casefold(), x.name)
+            for a in x.args:
+                walk(a)
+        elif hasattr(x, "__slots__"):
+            for slot in x.__slots__:  # type: ignore[attr-defined]
+                v = getattr(x, slot, None)
+                if isinstance(v, tuple):
+                    for e in v:
+                        walk(e)
+                elif slot not in ("pos",):
+                    walk(v)
+
+    for c in d.clauses:
+        walk(c)
+    return spelling
+
+
+class StateMachine:
+    """A loaded game. Create with ``from_file``, ``from_text`` or ``from_description``;
+    ``close()`` (or a ``with`` block) unloads it from Prolog."""
+
+    def __init__(self, description: Description, name: str | None = None) -> None:
+        self._janus = runtime()
+        self.name = name or "game"
+        normalized = _normalize(description)
+        self.module = f"gdl_game_{next(_module_ids)}_{os.getpid()}"
+        self.translation: Translation = translate(normalized, self.module, self.name)
+        self._terms = _Terms(_symbol_spellings(normalized))
+        self._tls = threading.local()
+        self._closed = False
+        raw_roles = self._call("gdl_load", self.translation.text)
+        self._roles: tuple[Term, ...] = tuple(self._terms.term(r) for r in raw_roles)
+        self._raw_roles = tuple(raw_roles)
+        self._initial = MachineState(self._call("gdl_initial_state"), self._terms)
+
+    # -- construction -------------------------------------------------------------------
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str], syntax: str = "auto") -> StateMachine:
+        """Load a game file (KIF or infix, detected from its content and extension)."""
+        from gdl2pl.load import read_game
+
+        p = Path(path)
+        return cls(read_game(p, syntax=syntax), name=p.name)
+
+    @classmethod
+    def from_text(cls, text: str, syntax: str = "auto", name: str | None = None) -> StateMachine:
+        """Load a game from its text (``syntax``: "auto", "kif" or "infix")."""
+        from gdl2pl.load import parse_game
+
+        return cls(parse_game(text, syntax=syntax, file=name), name=name)
+
+    @classmethod
+    def from_description(cls, d: Description, name: str | None = None) -> StateMachine:
+        return cls(d, name=name)
+
+    def close(self) -> None:
+        """Unload the game from Prolog and return its memory. Idempotent."""
+        if not self._closed:
+            self._closed = True
+            try:
+                self._janus.apply_once(RUNTIME_MODULE, "gdl_unload", self.module)
+            except Exception:  # noqa: BLE001 - unloading is best effort at shutdown
+                pass
+
+    def __enter__(self) -> StateMachine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- Prolog calls -------------------------------------------------------------------
+
+    def _call(self, predicate: str, *args: Any) -> Any:
+        if self._closed:
+            raise GdlError(f"game {self.name} has been closed")
+        try:
+            return self._janus.apply_once(RUNTIME_MODULE, predicate, self.module, *args)
+        except self._janus.PrologError as e:
+            self._tls.installed = None
+            raise ReasonerError(f"{self.name}: Prolog raised: {_prolog_message(e)}") from None
+
+    def _state_arg(self, state: MachineState) -> Any:
+        installed = getattr(self._tls, "installed", None)
+        if installed is state or (installed is not None and installed == state):
+            return _CURRENT
+        self._tls.installed = state
+        return list(state._raw)
+
+    def _new_state(self, raw: Sequence[Raw]) -> MachineState:
+        s = MachineState(raw, self._terms)
+        self._tls.installed = s
+        return s
+
+    def _role_raw(self, role: Term | str) -> Raw:
+        t = self._terms.raw(_as_term(role))
+        if t not in self._raw_roles:
+            raise TransitionDefinitionError(f"{self.name}: {kif_term(_as_term(role))} is not a role")
+        return t
+
+    # -- the StateMachine contract ------------------------------------------------------
+
+    @property
+    def roles(self) -> tuple[Term, ...]:
+        """The roles, in the order of the game description."""
+        return self._roles
+
+    @property
+    def initial_state(self) -> MachineState:
+        return self._initial
+
+    def term(self, kif: str) -> Term:
+        """Parse a KIF term and spell its symbols as the game does."""
+        return self._terms.canonical(_as_term(kif))
+
+    def legal_moves(self, state: MachineState, role: Term | str) -> list[Term]:
+        """The legal moves of ``role`` in ``state``, sorted; raises
+        ``MoveDefinitionError`` when there is none."""
+        raw = self._call("gdl_legal", self._state_arg(state), self._role_raw(role))
+        if not raw:
+            raise MoveDefinitionError(
+                f"{self.name}: no legal move for role {kif_term(_as_term(role))} in state {_short(state)}"
+            )
+        return [self._terms.term(m) for m in raw]
+
+    def all_legal_moves(self, state: MachineState) -> list[list[Term]]:
+        """Per role (in role order), its legal moves; empty lists are allowed here."""
+        raw = self._call("gdl_legal_all", self._state_arg(state))
+        return [[self._terms.term(m) for m in ms] for ms in raw]
+
+    def legal_joint_moves(self, state: MachineState) -> list[tuple[Term, ...]]:
+        """Every combination of legal moves, one per role in role order."""
+        per_role = self.all_legal_moves(state)
+        for role, moves in zip(self._roles, per_role, strict=True):
+            if not moves:
+                raise MoveDefinitionError(
+                    f"{self.name}: no legal move for role {role} in state {_short(state)}"
+                )
+        return list(itertools.product(*per_role))
+
+    def next_state(self, state: MachineState, joint_move: Sequence[Term | str]) -> MachineState:
+        """The state after ``joint_move`` (one move per role, in role order).
+
+        Raises ``IllegalMoveError`` if a move is not legal, ``TransitionDefinitionError``
+        if the joint move is ill-formed."""
+        moves = [self._terms.raw(_as_term(m)) for m in joint_move]
+        result = self._call("gdl_next", self._state_arg(state), moves)
+        kind = result[0]
+        if kind == "next":
+            return self._new_state(result[1])
+        self._tls.installed = state
+        if kind == "illegal":
+            i = result[1]
+            raise IllegalMoveError(
+                f"{self.name}: {kif_term(self._terms.term(moves[i]))} is not a legal move for "
+                f"role {self._roles[i]} in state {_short(state)}"
+            )
+        raise TransitionDefinitionError(
+            f"{self.name}: a joint move needs one move per role ({len(self._roles)}), "
+            f"got {len(moves)}"
+        )
+
+    def next_states(self, state: MachineState) -> list[MachineState]:
+        """The successor of every legal joint move (in ``legal_joint_moves`` order)."""
+        return [self.next_state(state, jm) for jm in self.legal_joint_moves(state)]
+
+    def next_state_map(self, state: MachineState) -> dict[tuple[Term, ...], MachineState]:
+        """Each legal joint move mapped to the state it leads to."""
+        return {jm: self.next_state(state, jm) for jm in self.legal_joint_moves(state)}
+
+    def is_terminal(self, state: MachineState) -> bool:
+        return self._call("gdl_terminal", self._state_arg(state)) == "true"
+
+    def goal(self, state: MachineState, role: Term | str) -> int:
+        """The goal value of ``role`` in ``state``; ``GoalDefinitionError`` unless there
+        is exactly one numeric value."""
+        index = self._raw_roles.index(self._role_raw(role))
+        return self._unique_goal(state, index, self._call("gdl_goals", self._state_arg(state)))
+
+    def goals(self, state: MachineState) -> list[int]:
+        """Every role's goal value, in role order."""
+        values = self._call("gdl_goals", self._state_arg(state))
+        return [self._unique_goal(state, i, values) for i in range(len(self._roles))]
+
+    def _unique_goal(self, state: MachineState, index: int, values: list[list[Raw]]) -> int:
+        vs = values[index]
+        role = self._roles[index]
+        if len(vs) != 1:
+            what = "no goal value" if not vs else f"{len(vs)} goal values ({', '.join(map(str, vs))})"
+            raise GoalDefinitionError(f"{self.name}: role {role} has {what} in state {_short(state)}")
+        try:
+            return int(vs[0])
+        except ValueError:
+            raise GoalDefinitionError(
+                f"{self.name}: role {role} has the non-numeric goal value {vs[0]} in state {_short(state)}"
+            ) from None
+
+    def state_info(self, state: MachineState) -> tuple[bool, list[list[Term]], list[list[int | str]]]:
+        """(terminal, legal moves per role, goal values per role) in one Prolog call."""
+        _, terminal, legal, goals = self._call("gdl_state_info", self._state_arg(state))
+        return (
+            terminal == "true",
+            [[self._terms.term(m) for m in ms] for ms in legal],
+            [[int(v) if v.lstrip("-").isdigit() else v for v in vs] for vs in goals],
+        )
+
+    def random_joint_move(self, state: MachineState, rng: random.Random | None = None) -> tuple[Term, ...]:
+        """A uniformly random legal move for every role."""
+        choice = (rng or random).choice
+        per_role = self.all_legal_moves(state)
+        for role, moves in zip(self._roles, per_role, strict=True):
+            if not moves:
+                raise MoveDefinitionError(
+                    f"{self.name}: no legal move for role {role} in state {_short(state)}"
+                )
+        return tuple(choice(ms) for ms in per_role)
+
+    def random_next_state(self, state: MachineState, rng: random.Random | None = None) -> MachineState:
+        return self.next_state(state, self.random_joint_move(state, rng))
+
+    def depth_charge(self, state: MachineState, max_depth: int = 1_000_000) -> tuple[MachineState, int]:
+        """Play random joint moves inside Prolog until a terminal state; returns the final
+        state and the number of steps taken."""
+        result = self._call("gdl_depth_charge", self._state_arg(state), max_depth)
+        if result[0] == "done":
+            return self._new_state(result[1]), result[2]
+        self._tls.installed = None
+        raise MoveDefinitionError(
+            f"{self.name}: no legal move for role {self._terms.term(result[1])} during a depth "
+            f"charge, in state {_short(MachineState(result[2], self._terms))}"
+        )
+
+    def playouts(self, state: MachineState, n: int, max_depth: int = 1_000_000) -> tuple[list[list[tuple[int, int]]], int]:
+        """``n`` depth charges inside Prolog in one call. Returns, per role, the
+        (goal value or -1, depth) of each playout, and the total number of steps."""
+        result = self._call("gdl_playouts", self._state_arg(state), n, max_depth)
+        self._tls.installed = None
+        if result[0] == "playouts":
+            return [[(v, d) for v, d in col] for col in result[1]], result[2]
+        raise MoveDefinitionError(
+            f"{self.name}: no legal move for role {self._terms.term(result[1])} during a depth "
+            f"charge, in state {_short(MachineState(result[2], self._terms))}"
+        )
+
+    def average_scores(self, state: MachineState, n: int, discount: float = 1.0) -> list[float]:
+        """Per role, the mean over ``n`` random playouts of goal × discount**depth
+        (a role without a unique goal value at the end scores 0)."""
+        per_role, _ = self.playouts(state, n)
+        return [
+            sum(max(v, 0) * discount**d for v, d in col) / n if n else 0.0 for col in per_role
+        ]
+
+    def seed(self, seed: int) -> None:
+        """Seed the in-Prolog random generator of this thread (for depth charges)."""
+        self._janus.apply_once(RUNTIME_MODULE, "gdl_seed", seed)
+
+    @property
+    def base_propositions(self) -> list[Term]:
+        """The fluents the game declares with ``base`` (empty when it declares none)."""
+        return [self._terms.term(f) for f in self._call("gdl_base")]
+
+    def input_moves(self, role: Term | str) -> list[Term]:
+        """The moves the game declares for ``role`` with ``input`` (empty if none)."""
+        return [self._terms.term(m) for m in self._call("gdl_input", self._role_raw(role))]
+
+    def __repr__(self) -> str:
+        return f"StateMachine({self.name!r}, roles={[str(r) for r in self._roles]})"
+
+
+def _normalize(d: Description) -> Description:
+    try:
+        from gdl2pl.normalize import normalize_case
+    except ImportError:  # pragma: no cover - during bootstrap only
+        return d
+    return normalize_case(d)
+
+
+def _short(state: MachineState, width: int = 300) -> str:
+    text = str(state)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _prolog_message(e: Exception) -> str:
+    try:
+        return str(e)
+    except Exception:  # noqa: BLE001 - janus may fail to format the exception term
+        return repr(getattr(e, "args", ()))

@@ -1,0 +1,405 @@
+"""GDL -> SWI-Prolog: the code generator.
+
+``translate(description)`` returns a ``Translation`` whose ``text`` is one SWI-Prolog
+module, meant to be read by people as well as loaded by ``prolog/gdl_runtime.pl``.
+
+Naming (injective, so nothing in a game can reach a Prolog builtin):
+
+- GDL's keyword relations keep their names: ``role/1``, ``base/1``, ``input/2``,
+  ``init/1``, ``legal/2``, ``next/1``, ``goal/2``, ``terminal/0``;
+- every other relation ``r`` becomes ``r_r`` (``(line ?x)`` -> ``r_line(X)``);
+- the state is stored per fluent functor: ``(true (cell ?x ?y b))`` ->
+  ``true_cell(X, Y, b)`` (multi-argument indexing for free); a fluent whose functor
+  is not known statically goes through the dispatcher ``true/1``;
+- ``(does ?r ?m)`` -> ``does(R, M)``; constants and function symbols are quoted atoms
+  with the symbol's exact text (``'1'``, ``'not-filled'``).
+
+Evaluation strategy:
+
+- relations that do not depend on ``true``/``does`` and are defined by rules are
+  tabled: computed once per game, shared by every state;
+- state-dependent relations are plain Prolog, except those that are recursive, which
+  are tabled for termination; the runtime abolishes their tables whenever the state
+  (or the joint move) changes, so no answer leaks from one state into another;
+- ``not`` -> ``\\+`` (``tnot/1`` on a tabled relation of the same recursive
+  component), ``distinct`` -> ``\\==``, both placed after the literals binding them.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from gdl2pl.kif import kif_clause
+from gdl2pl.prolog_syntax import VariableNamer, quote_atom
+from gdl2pl.rules import (
+    BodyLiteral,
+    NormalRule,
+    TranslationError,
+    normalize_rules,
+    relation_key,
+)
+from gdl2pl.syntax import Const, Description, Distinct, Func, Not, Sentence, Term, Var
+
+#: GDL relations that keep their own name in Prolog, with their arities.
+KEYWORD_RELATIONS = {
+    "role": 1,
+    "base": 1,
+    "input": 2,
+    "init": 1,
+    "legal": 2,
+    "next": 1,
+    "goal": 2,
+    "terminal": 0,
+}
+
+PredKey = tuple[str, int]
+TRUE: PredKey = ("true", 1)
+DOES: PredKey = ("does", 2)
+
+
+def predicate_name(name: str, arity: int) -> str:
+    """The Prolog predicate name of the GDL relation ``name``/``arity`` (unquoted)."""
+    if KEYWORD_RELATIONS.get(name) == arity:
+        return name
+    return "r_" + name
+
+
+def store_name(functor: str, arity: int, zero_arity_compound: bool = False) -> str:
+    """The dynamic predicate holding the fluents with this functor (unquoted)."""
+    return "true_" + functor + ("()" if zero_arity_compound else "")
+
+
+@dataclass(frozen=True)
+class Translation:
+    """The generated module and what the runtime needs to know about it."""
+
+    module: str
+    text: str
+    roles: tuple[str, ...]
+    tabled: tuple[PredKey, ...]
+    true_tables: tuple[PredKey, ...]
+    does_tables: tuple[PredKey, ...]
+    stores: tuple[tuple[str, int, bool], ...] = field(default=())
+
+
+# -- dependency analysis --------------------------------------------------------------
+
+
+def _sccs(nodes: Iterable[PredKey], edges: dict[PredKey, set[PredKey]]) -> list[set[PredKey]]:
+    """Strongly connected components (Tarjan, iterative)."""
+    index: dict[PredKey, int] = {}
+    low: dict[PredKey, int] = {}
+    on_stack: set[PredKey] = set()
+    stack: list[PredKey] = []
+    out: list[set[PredKey]] = []
+    counter = 0
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges.get(root, ()))))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, it = work[-1]
+            advanced = False
+            for nxt in it:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter
+                    counter += 1
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(edges.get(nxt, ())))))
+                    advanced = True
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                comp = set()
+                while True:
+                    x = stack.pop()
+                    on_stack.discard(x)
+                    comp.add(x)
+                    if x == node:
+                        break
+                out.append(comp)
+    return out
+
+
+@dataclass
+class _Analysis:
+    defined: dict[PredKey, list[NormalRule]]
+    depends_true: set[PredKey]
+    depends_does: set[PredKey]
+    recursive: set[PredKey]  # on a cycle of positive dependencies
+    component: dict[PredKey, int]  # SCC id over all (positive and negative) edges
+
+
+def _literal_sentence(lit: BodyLiteral) -> Sentence | None:
+    if isinstance(lit, Not):
+        return lit.body  # type: ignore[return-value]
+    if isinstance(lit, Const | Func):
+        return lit
+    return None
+
+
+def _analyse(rules: list[NormalRule]) -> _Analysis:
+    defined: dict[PredKey, list[NormalRule]] = defaultdict(list)
+    uses: dict[PredKey, set[PredKey]] = defaultdict(set)  # head -> body relations
+    pos_uses: dict[PredKey, set[PredKey]] = defaultdict(set)
+    for r in rules:
+        head = relation_key(r.head)
+        defined[head].append(r)
+        for lit in r.body:
+            s = _literal_sentence(lit)
+            if s is None:
+                continue
+            uses[head].add(relation_key(s))
+            if not isinstance(lit, Not):
+                pos_uses[head].add(relation_key(s))
+    nodes = sorted(set(defined) | {k for v in uses.values() for k in v})
+
+    def reaching(target: PredKey) -> set[PredKey]:
+        out: set[PredKey] = set()
+        changed = True
+        while changed:
+            changed = False
+            for head, body in uses.items():
+                if head not in out and (target in body or body & out):
+                    out.add(head)
+                    changed = True
+        return out
+
+    recursive: set[PredKey] = set()
+    for comp in _sccs(nodes, pos_uses):
+        if len(comp) > 1 or any(p in pos_uses.get(p, ()) for p in comp):
+            recursive |= comp
+    component = {p: i for i, comp in enumerate(_sccs(nodes, uses)) for p in comp}
+    return _Analysis(dict(defined), reaching(TRUE), reaching(DOES), recursive, component)
+
+
+# -- code generation --------------------------------------------------------------------
+
+
+class _Writer:
+    def __init__(self, d: Description, source_name: str | None) -> None:
+        self.d = d
+        self.source_name = source_name or "game"
+        self.rules = normalize_rules(d)
+        self.a = _analyse(self.rules)
+        self.stores: dict[tuple[str, int, bool], None] = {}
+        self._collect_stores()
+
+    # fluent stores: functors seen in true/next/init/base positions
+    def _collect_stores(self) -> None:
+        def add(f: Term) -> None:
+            if isinstance(f, Func):
+                self.stores.setdefault((f.name, len(f.args), not f.args), None)
+            elif isinstance(f, Const):
+                self.stores.setdefault((f.name, 0, False), None)
+
+        for r in self.rules:
+            hk = relation_key(r.head)
+            if hk in (("next", 1), ("init", 1), ("base", 1)):
+                add(r.head.args[0])  # type: ignore[union-attr]
+            for lit in r.body:
+                s = _literal_sentence(lit)
+                if s is not None and relation_key(s) == TRUE:
+                    add(s.args[0])  # type: ignore[union-attr]
+
+    def term(self, t: Term, names: VariableNamer) -> str:
+        if isinstance(t, Var):
+            return names[t.name]
+        if isinstance(t, Const):
+            return quote_atom(t.name)
+        args = ", ".join(self.term(a, names) for a in t.args)
+        return f"{quote_atom(t.name)}({args})"
+
+    def call(self, s: Sentence, names: VariableNamer) -> str:
+        key = relation_key(s)
+        args = s.args if isinstance(s, Func) else ()
+        if key == TRUE:
+            f = args[0]
+            if isinstance(f, Func):
+                name = quote_atom(store_name(f.name, len(f.args), not f.args))
+                inner = ", ".join(self.term(a, names) for a in f.args)
+                return f"{name}({inner})" if f.args else name
+            if isinstance(f, Const):
+                return quote_atom(store_name(f.name, 0))
+            return f"true({self.term(f, names)})"
+        if s.name in ("true", "does") and key != DOES:
+            raise TranslationError(f"'{s.name}' used with {len(args)} argument(s)")
+        name = "does" if key == DOES else quote_atom(predicate_name(*key))
+        if not args:
+            return name
+        return f"{name}({', '.join(self.term(a, names) for a in args)})"
+
+    def literal(self, lit: BodyLiteral, head: PredKey, names: VariableNamer) -> str:
+        if isinstance(lit, Distinct):
+            return f"{self.term(lit.left, names)} \\== {self.term(lit.right, names)}"
+        if isinstance(lit, Not):
+            inner = self.call(lit.body, names)  # type: ignore[arg-type]
+            key = relation_key(lit.body)  # type: ignore[arg-type]
+            same_component = self.a.component.get(key) == self.a.component.get(head)
+            if same_component and key in self.tabled:
+                return f"tnot({inner})"
+            return f"\\+ {inner}"
+        return self.call(lit, names)
+
+    def clause(self, r: NormalRule) -> str:
+        counts: dict[str, int] = defaultdict(int)
+        for node in (r.head, *r.body):
+            _count_vars(node, counts)
+        names = VariableNamer(dict(counts))
+        head = self.call(r.head, names)
+        src = " ".join(kif_clause(r.source).split())
+        if len(src) > 110:
+            src = src[:107] + "..."
+        pos = r.source.pos
+        where = f"{self.source_name}:{pos.line}" if pos else self.source_name
+        comment = f"% {where}  {src}"
+        if not r.body:
+            return f"{comment}\n{head}."
+        key = relation_key(r.head)
+        body = ",\n    ".join(self.literal(lit, key, names) for lit in r.body)
+        return f"{comment}\n{head} :-\n    {body}."
+
+    @property
+    def tabled(self) -> set[PredKey]:
+        a = self.a
+        out = set()
+        for key, rules in a.defined.items():
+            state = key in a.depends_true or key in a.depends_does
+            has_rule = any(r.body for r in rules)
+            if (not state and has_rule) or (state and key in a.recursive):
+                out.add(key)
+        return out
+
+    def generate(self, module: str) -> Translation:
+        a = self.a
+        tabled = self.tabled
+        rule_preds = sorted(a.defined)
+        called: set[PredKey] = set()
+        for r in self.rules:
+            for lit in r.body:
+                s = _literal_sentence(lit)
+                if s is not None:
+                    called.add(relation_key(s))
+        undefined = sorted(called - set(a.defined) - {TRUE, DOES})
+        for name, arity in KEYWORD_RELATIONS.items():
+            if (name, arity) not in a.defined and (name, arity) not in undefined:
+                undefined.append((name, arity))
+
+        def pi(key: PredKey) -> str:
+            return f"{quote_atom(predicate_name(*key))}/{key[1]}"
+
+        store_pis = [
+            f"{quote_atom(store_name(n, ar, z))}/{ar}" for (n, ar, z) in self.stores
+        ] + ["true_other/1", "does/2"]
+        out: list[str] = [
+            f"/*  {module}: translated by gdl2pl from {self.source_name}.",
+            "",
+            "    Each clause is one GDL rule (or one branch of a rule's 'or'); the comment",
+            "    above it gives the source line and the rule in KIF. The state is held in",
+            "    the thread-local true_F/N predicates and does/2; the runtime",
+            "    (prolog/gdl_runtime.pl) fills them in.",
+            "*/",
+            "",
+            f":- module({quote_atom(module)}, []).",
+            ":- set_module(base(system)).",
+            "",
+            "% The state and the joint move: filled in by the runtime.",
+            f":- thread_local {', '.join(store_pis)}.",
+        ]
+        if undefined:
+            out.append("% Relations used but never defined: they are always false.")
+            out.append(f":- dynamic {', '.join(pi(k) for k in undefined)}.")
+        if rule_preds:
+            out.append(f":- discontiguous {', '.join(pi(k) for k in rule_preds)}.")
+        static_tabled = sorted(k for k in tabled if k not in a.depends_true | a.depends_does)
+        state_tabled = sorted(k for k in tabled if k in a.depends_true | a.depends_does)
+        if static_tabled:
+            out.append("% Independent of the state: computed once per game.")
+            out.append(f":- table {', '.join(pi(k) for k in static_tabled)}.")
+        if state_tabled:
+            out.append("% Recursive and state-dependent: tables are cleared on every state change.")
+            out.append(f":- table {', '.join(pi(k) for k in state_tabled)}.")
+        out.append("")
+        out.extend(self.clause(r) + "\n" for r in self.rules)
+        out.append("% ---- Interface to the runtime ----")
+        out.append("")
+        out.append("% true(?Fluent): the dispatcher for fluents not known statically.")
+        for n, ar, z in self.stores:
+            vs = ", ".join(f"A{i + 1}" for i in range(ar))
+            store = quote_atom(store_name(n, ar, z))
+            if z:
+                out.append(f"true({quote_atom(n)}()) :- {store}.")
+            elif ar:
+                out.append(f"true({quote_atom(n)}({vs})) :- {store}({vs}).")
+            else:
+                out.append(f"true({quote_atom(n)}) :- {store}.")
+        out.append("true(F) :- true_other(F).")
+        out.append("")
+        out.append("% gdl_store(+Fluent, -Fact): where the runtime asserts a fluent.")
+        for n, ar, z in self.stores:
+            vs = ", ".join(f"A{i + 1}" for i in range(ar))
+            store = quote_atom(store_name(n, ar, z))
+            if z:
+                out.append(f"gdl_store({quote_atom(n)}(), {store}).")
+            elif ar:
+                out.append(f"gdl_store({quote_atom(n)}({vs}), {store}({vs})).")
+            else:
+                out.append(f"gdl_store({quote_atom(n)}, {store}).")
+        out.append("gdl_store(F, true_other(F)).")
+        out.append("")
+        out.append("% Tables to clear when the state (true) or the joint move (does) changes.")
+        true_tables = [k for k in state_tabled if k not in a.depends_does]
+        does_tables = [k for k in state_tabled if k in a.depends_does]
+        for kind, keys in (("gdl_true_table", true_tables), ("gdl_does_table", does_tables)):
+            if not keys:
+                out.append(f"{kind}(_) :- fail.")
+            for k in keys:
+                vs = ", ".join("_" for _ in range(k[1]))
+                head = quote_atom(predicate_name(*k)) + (f"({vs})" if k[1] else "")
+                out.append(f"{kind}({head}).")
+        out.append("")
+        roles = tuple(
+            r.head.args[0].name  # type: ignore[union-attr]
+            for r in self.rules
+            if relation_key(r.head) == ("role", 1) and isinstance(r.head.args[0], Const)  # type: ignore[union-attr]
+        )
+        return Translation(
+            module=module,
+            text="\n".join(out),
+            roles=roles,
+            tabled=tuple(sorted(tabled)),
+            true_tables=tuple(true_tables),
+            does_tables=tuple(does_tables),
+            stores=tuple(self.stores),
+        )
+
+
+def _count_vars(node: object, counts: dict[str, int]) -> None:
+    if isinstance(node, Var):
+        counts[node.name] += 1
+    elif isinstance(node, Func):
+        for a in node.args:
+            _count_vars(a, counts)
+    elif isinstance(node, Not):
+        _count_vars(node.body, counts)
+    elif isinstance(node, Distinct):
+        _count_vars(node.left, counts)
+        _count_vars(node.right, counts)
+
+
+def translate(d: Description, module: str = "game", source_name: str | None = None) -> Translation:
+    """Translate a (case-normalized) description into one SWI-Prolog module."""
+    return _Writer(d, source_name).generate(module)

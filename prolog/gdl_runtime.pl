@@ -1,0 +1,438 @@
+/*  gdl_runtime: the runtime that games translated by gdl2pl run on.
+
+    A translated game is a module (see gdl2pl/translate.py) that defines GDL's
+    keyword relations (role/1, init/1, legal/2, next/1, goal/2, terminal/0, ...),
+    keeps the current state in dynamic true_F/N predicates and the joint move in
+    does/2, and tells the runtime where each fluent is stored (gdl_store/2) and
+    which tables must be cleared when the state changes.
+
+    Terms cross the boundary to Python in "py form": a constant is an atom, a
+    compound f(a1,...,an) is the term -(f, a1', ..., an'), which janus turns into
+    the Python tuple ('f', a1', ..., an'). Strings coming from Python are read as
+    atoms. States are sorted lists of fluents; answers are sorted sets.
+
+    The state is per thread (thread_local stores, private tables, thread-local
+    global variables): Python threads each attach their own Prolog engine.
+*/
+
+:- module(gdl_runtime,
+          [ gdl_load/3,               % +Module, +Text, -Roles
+            gdl_unload/2,             % +Module, -Done
+            gdl_roles/2,              % +Module, -Roles
+            gdl_initial_state/2,      % +Module, -State
+            gdl_base/2,               % +Module, -Fluents
+            gdl_input/3,              % +Module, +Role, -Moves
+            gdl_legal/4,              % +Module, +State, +Role, -Moves
+            gdl_legal_all/3,          % +Module, +State, -MovesPerRole
+            gdl_next/4,               % +Module, +State, +JointMove, -Result
+            gdl_terminal/3,           % +Module, +State, -Bool
+            gdl_goals/3,              % +Module, +State, -ValuesPerRole
+            gdl_state_info/3,         % +Module, +State, -info(Terminal, Legal, Goals)
+            gdl_depth_charge/4,       % +Module, +State, +MaxDepth, -Result
+            gdl_playouts/5,           % +Module, +State, +Count, +MaxDepth, -Result
+            gdl_seed/2                % +Seed, -Done
+          ]).
+:- use_module(library(lists)).
+:- use_module(library(apply)).
+:- use_module(library(ordsets)).
+:- use_module(library(random)).
+
+/** <module> Runtime for games translated by gdl2pl
+
+Every exported predicate takes the game module first (an atom, or a string naming
+it) and returns its answer in its last argument, in py form (compound results are
+-(Tag, ...) terms, which janus turns into Python tuples), so that Python calls it with
+janus' apply_once/3+. A State argument is either a list of fluents in py form, or
+the atom '=', meaning "the state this thread installed last" (the caller keeps track
+of that, which saves converting the state again).
+*/
+
+:- dynamic loading_error/2.          % loading_error(Module, Message)
+:- dynamic game_roles/2.             % game_roles(Module, Roles): cached role list
+
+game(M0, M) :-
+    (   atom(M0) -> M = M0 ; atom_string(M, M0) ).
+
+%!  gdl_load(+Module, +Text, -Roles) is det.
+%
+%   Compile the translated game Text (a module file declaring Module) into Module
+%   and return its roles. Any error or warning while compiling makes the load fail
+%   with gdl_error(load_failed(Module, Messages)); nothing is left loaded then.
+
+gdl_load(M0, Text, PyRoles) :-
+    game(M0, Module),
+    (   current_module(Module)
+    ->  throw(gdl_error(module_exists(Module)))
+    ;   true
+    ),
+    retractall(loading_error(Module, _)),
+    setup_call_cleanup(
+        ( open_string(Text, In), nb_setval(gdl_loading, Module) ),
+        catch(load_files(Module, [stream(In), silent(true), if(true)]), E,
+              assertz(loading_error(Module, E))),
+        ( close(In), nb_setval(gdl_loading, []) )),
+    findall(Msg, retract(loading_error(Module, Msg)), Errors),
+    (   Errors == []
+    ->  init_game(Module),
+        gdl_roles(Module, PyRoles)
+    ;   catch(unload(Module), _, true),
+        maplist(message_text, Errors, Texts),
+        throw(gdl_error(load_failed(Module, Texts)))
+    ).
+
+message_text(Term, Text) :-
+    (   catch(( '$messages':translate_message(Term, Lines, []),
+                with_output_to(string(Text),
+                               print_message_lines(current_output, '', Lines)) ),
+              _, fail)
+    ->  true
+    ;   term_string(Term, Text)
+    ).
+
+:- multifile user:message_hook/3.
+user:message_hook(Term, Kind, _Lines) :-
+    memberchk(Kind, [error, warning]),
+    nb_current(gdl_loading, Module),
+    Module \== [],
+    assertz(loading_error(Module, Term)).
+
+init_game(Module) :-
+    findall(R, Module:role(R), Rs0),
+    dedup(Rs0, Rs),
+    retractall(game_roles(Module, _)),
+    assertz(game_roles(Module, Rs)).
+
+%!  gdl_unload(+Module, -Done) is det.
+%
+%   Remove a loaded game: its clauses, tables and this thread's state of it.
+
+gdl_unload(M0, true) :-
+    game(M0, Module),
+    unload(Module).
+
+unload(Module) :-
+    retractall(game_roles(Module, _)),
+    catch(abolish_module_tables(Module), _, true),
+    state_key(Module, Key),
+    nb_setval(Key, []),
+    (   source_file_property(Module, module(Module))
+    ->  unload_file(Module)
+    ;   true
+    ),
+    forall(( current_predicate(_, Module:Head),
+             \+ predicate_property(Module:Head, imported_from(_)) ),
+           ( functor(Head, N, A), abolish(Module:N/A) )),
+    (   current_module(Module)
+    ->  catch('$destroy_module'(Module), _, true)
+    ;   true
+    ).
+
+%!  gdl_roles(+Module, -Roles) is det.
+%
+%   The roles in the order the game states them (py form).
+
+gdl_roles(M0, PyRoles) :-
+    game(M0, Module),
+    roles(Module, Roles),
+    maplist(to_py, Roles, PyRoles).
+
+roles(Module, Roles) :-
+    (   game_roles(Module, Roles)
+    ->  true
+    ;   throw(gdl_error(not_loaded(Module)))
+    ).
+
+%!  gdl_initial_state(+Module, -State) is det.
+
+gdl_initial_state(M0, PyState) :-
+    game(M0, Module),
+    findall(F, Module:init(F), Fs),
+    sort(Fs, State),
+    maplist(to_py, State, PyState).
+
+%!  gdl_base(+Module, -Fluents) is det.
+%!  gdl_input(+Module, +Role, -Moves) is det.
+
+gdl_base(M0, Py) :-
+    game(M0, Module),
+    findall(F, Module:base(F), Fs),
+    sort(Fs, Sorted),
+    maplist(to_py, Sorted, Py).
+
+gdl_input(M0, PyRole, Py) :-
+    game(M0, Module),
+    from_py(PyRole, Role),
+    findall(M, Module:input(Role, M), Ms),
+    sort(Ms, Sorted),
+    maplist(to_py, Sorted, Py).
+
+%!  gdl_legal(+Module, +State, +Role, -Moves) is det.
+
+gdl_legal(M0, PyState, PyRole, PyMoves) :-
+    game(M0, Module),
+    install_py(Module, PyState),
+    from_py(PyRole, Role),
+    legal_moves(Module, Role, Moves),
+    maplist(to_py, Moves, PyMoves).
+
+legal_moves(Module, Role, Moves) :-
+    findall(M, Module:legal(Role, M), Ms),
+    sort(Ms, Moves).
+
+%!  gdl_legal_all(+Module, +State, -MovesPerRole) is det.
+%
+%   One sorted list of legal moves per role, in role order.
+
+gdl_legal_all(M0, PyState, PyPerRole) :-
+    game(M0, Module),
+    install_py(Module, PyState),
+    roles(Module, Roles),
+    maplist(legal_moves(Module), Roles, PerRole),
+    maplist(maplist(to_py), PerRole, PyPerRole).
+
+%!  gdl_next(+Module, +State, +JointMove, -Result) is det.
+%
+%   Result is next-NextState -- NextState is then this thread's installed state --,
+%   illegal-RoleIndex when the move of the role at RoleIndex (0-based) is not
+%   legal, or arity-N when JointMove does not have one move per role (N roles).
+
+gdl_next(M0, PyState, PyJoint, Result) :-
+    game(M0, Module),
+    install_py(Module, PyState),
+    roles(Module, Roles),
+    maplist(from_py, PyJoint, Joint),
+    length(Roles, N),
+    (   length(Joint, N)
+    ->  (   nth0(I, Roles, R), nth0(I, Joint, M), \+ Module:legal(R, M)
+        ->  Result = illegal-I
+        ;   next_state(Module, Roles, Joint, Next),
+            install(Module, Next),
+            maplist(to_py, Next, PyNext),
+            Result = next-PyNext
+        )
+    ;   Result = arity-N
+    ).
+
+%!  gdl_terminal(+Module, +State, -Bool) is det.
+
+gdl_terminal(M0, PyState, Bool) :-
+    game(M0, Module),
+    install_py(Module, PyState),
+    (   Module:terminal -> Bool = true ; Bool = false ).
+
+%!  gdl_goals(+Module, +State, -ValuesPerRole) is det.
+%
+%   For each role (in order) the sorted list of its goal values in State.
+
+gdl_goals(M0, PyState, PyValues) :-
+    game(M0, Module),
+    install_py(Module, PyState),
+    goal_values(Module, Values),
+    maplist(maplist(to_py), Values, PyValues).
+
+goal_values(Module, Values) :-
+    roles(Module, Roles),
+    maplist(role_goals(Module), Roles, Values).
+
+role_goals(Module, Role, Vs) :-
+    findall(V, Module:goal(Role, V), Vs0),
+    sort(Vs0, Vs).
+
+%!  gdl_state_info(+Module, +State, -Info) is det.
+%
+%   Info = -(info, Terminal, LegalPerRole, GoalsPerRole): everything a player asks
+%   about one state, in one call.
+
+gdl_state_info(M0, PyState, -(info, Terminal, PyLegal, PyGoals)) :-
+    game(M0, Module),
+    install_py(Module, PyState),
+    (   Module:terminal -> Terminal = true ; Terminal = false ),
+    roles(Module, Roles),
+    maplist(legal_moves(Module), Roles, Legal),
+    maplist(maplist(to_py), Legal, PyLegal),
+    goal_values(Module, Goals),
+    maplist(maplist(to_py), Goals, PyGoals).
+
+%!  gdl_depth_charge(+Module, +State, +MaxDepth, -Result) is det.
+%
+%   Play uniformly random joint moves from State until a terminal state, or until
+%   MaxDepth steps were made. Result is -(done, Final, Depth) (Final is then the
+%   installed state) or -(no_legal_move, Role, State).
+
+gdl_depth_charge(M0, PyState, MaxDepth, Result) :-
+    game(M0, Module),
+    install_py(Module, PyState),
+    roles(Module, Roles),
+    catch(( playout(Module, Roles, MaxDepth, 0, Depth),
+            current_state(Module, Final),
+            maplist(to_py, Final, PyFinal),
+            Result = -(done, PyFinal, Depth) ),
+          gdl_no_legal_move(Role, S),
+          ( maplist(to_py, S, PyS), to_py(Role, PyRole),
+            Result = -(no_legal_move, PyRole, PyS) )).
+
+%!  gdl_playouts(+Module, +State, +Count, +MaxDepth, -Result) is det.
+%
+%   Run Count depth charges from State. Result is -(playouts, PerRole, Steps): for
+%   each role the list of [Value, Depth] of every playout (Value is -1 when the
+%   role has no unique numeric goal value at the end), and the total number of
+%   state changes; or -(no_legal_move, Role, State).
+
+gdl_playouts(M0, PyState, Count, MaxDepth, Result) :-
+    game(M0, Module),
+    install_py(Module, PyState),
+    current_state(Module, Start),
+    roles(Module, Roles),
+    numlist(1, Count, Ns),
+    catch(( foldl(one_playout(Module, Roles, Start, MaxDepth), Ns, Results, 0, Steps),
+            transpose_results(Roles, Results, PerRole),
+            Result = -(playouts, PerRole, Steps) ),
+          gdl_no_legal_move(Role, S),
+          ( maplist(to_py, S, PyS), to_py(Role, PyRole),
+            Result = -(no_legal_move, PyRole, PyS) )).
+
+one_playout(Module, Roles, Start, MaxDepth, _, Depth-Goals, S0, S) :-
+    install(Module, Start),
+    playout(Module, Roles, MaxDepth, 0, Depth),
+    maplist(unique_goal(Module), Roles, Goals),
+    S is S0 + Depth.
+
+unique_goal(Module, Role, V) :-
+    role_goals(Module, Role, Vs),
+    (   Vs = [A], atom_number(A, N), integer(N) -> V = N ; V = -1 ).
+
+transpose_results(Roles, Results, PerRole) :-
+    length(Roles, N),
+    numlist(1, N, Is),
+    maplist(role_column(Results), Is, PerRole).
+
+role_column(Results, I, Column) :-
+    findall([V, D], ( member(D-Gs, Results), nth1(I, Gs, V) ), Column).
+
+playout(Module, Roles, MaxDepth, D0, D) :-
+    (   ( D0 >= MaxDepth ; Module:terminal )
+    ->  D = D0
+    ;   maplist(random_legal(Module), Roles, Joint),
+        next_state(Module, Roles, Joint, Next),
+        install(Module, Next),
+        D1 is D0 + 1,
+        playout(Module, Roles, MaxDepth, D1, D)
+    ).
+
+random_legal(Module, Role, Move) :-
+    legal_moves(Module, Role, Moves),
+    (   Moves == []
+    ->  current_state(Module, S),
+        throw(gdl_no_legal_move(Role, S))
+    ;   random_member(Move, Moves)
+    ).
+
+%!  gdl_seed(+Seed, -Done) is det.
+%
+%   Seed this thread's random generator (playouts are then reproducible).
+
+gdl_seed(Seed, true) :-
+    set_random(seed(Seed)).
+
+		 /*******************************
+		 *     STATE AND JOINT MOVE     *
+		 *******************************/
+
+%   next_state(+Module, +Roles, +Joint, -Next): the sorted successor fluents.
+
+next_state(Module, Roles, Joint, Next) :-
+    setup_call_cleanup(
+        assert_does(Module, Roles, Joint),
+        findall(F, Module:next(F), Fs),
+        retract_does(Module)),
+    sort(Fs, Next).
+
+assert_does(Module, Roles, Joint) :-
+    forall(nth0(I, Roles, R), ( nth0(I, Joint, M), assertz(Module:does(R, M)) )),
+    clear_tables(Module, gdl_does_table).
+
+retract_does(Module) :-
+    retractall(Module:does(_, _)),
+    clear_tables(Module, gdl_does_table).
+
+clear_tables(Module, Kind) :-
+    Goal =.. [Kind, Head],
+    forall(Module:Goal, abolish_table_subgoals(Module:Head)).
+
+state_key(Module, Key) :-
+    atom_concat('$gdl_state:', Module, Key).
+
+current_state(Module, State) :-
+    state_key(Module, Key),
+    (   nb_current(Key, S) -> State = S ; State = [] ).
+
+%   install_py(+Module, +State): make the state given in py form (a list) current;
+%   anything else (the caller sends '=') stands for the state installed last.
+
+install_py(Module, PyState) :-
+    (   \+ is_list(PyState)
+    ->  true
+    ;   maplist(from_py, PyState, Fs),
+        sort(Fs, State),
+        install(Module, State)
+    ).
+
+%   install(+Module, +State): make the sorted fluent list State current, asserting
+%   and retracting only the difference with the current state.
+
+install(Module, State) :-
+    current_state(Module, Old),
+    (   Old == State
+    ->  true
+    ;   ord_subtract(Old, State, Del),
+        ord_subtract(State, Old, Add),
+        maplist(retract_fluent(Module), Del),
+        maplist(assert_fluent(Module), Add),
+        state_key(Module, Key),
+        nb_setval(Key, State),
+        clear_tables(Module, gdl_true_table)
+    ).
+
+assert_fluent(Module, F) :-
+    once(Module:gdl_store(F, Fact)),
+    assertz(Module:Fact).
+
+retract_fluent(Module, F) :-
+    once(Module:gdl_store(F, Fact)),
+    retract(Module:Fact), !.
+
+		 /*******************************
+		 *        PY FORM TERMS         *
+		 *******************************/
+
+%!  to_py(+Term, -Py) is det.
+%!  from_py(+Py, -Term) is det.
+
+to_py(T, P) :-
+    (   atom(T)
+    ->  P = T
+    ;   compound_name_arguments(T, N, As),
+        maplist(to_py, As, Ps),
+        compound_name_arguments(P, -, [N|Ps])
+    ).
+
+from_py(P, T) :-
+    (   atom(P)
+    ->  T = P
+    ;   string(P)
+    ->  atom_string(T, P)
+    ;   compound(P), compound_name_arguments(P, -, [N0|Ps])
+    ->  from_py(N0, N),
+        maplist(from_py, Ps, As),
+        compound_name_arguments(T, N, As)
+    ;   integer(P)
+    ->  atom_number(T, P)
+    ;   P == @(true) -> T = true
+    ;   P == @(false) -> T = false
+    ;   throw(gdl_error(bad_term(P)))
+    ).
+
+dedup([], []).
+dedup([X|Xs], [X|Ys]) :-
+    exclude(==(X), Xs, Rest),
+    dedup(Rest, Ys).
