@@ -1,0 +1,613 @@
+"""Static checks of a game description: GDL's restrictions (safety, stratified negation and
+recursion, the keyword dependencies), arities, misplaced keywords and missing essentials.
+
+``check_description`` returns findings, each an error (the description is not valid GDL,
+or is so likely mistyped that a validator rejects it) or a warning (legal but suspicious,
+or outside the letter of GDL while still playable). Symbols are compared case-insensitively
+(``str.casefold``), so the checker runs on raw or on case-normalized descriptions alike.
+
+Stratified negation is checked on the ground level where the names alone do not settle it:
+a cycle through ``not`` in the dependency graph of relation names is an error only if some
+ground atom may depend on its own negation (see ``gdl2pl.depgraph.negation_may_close``);
+otherwise it is a warning. Real games rely on this, e.g. ``(<= (goal ?r 0) (not (goal ?r
+100)))``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cache
+
+from gdl2pl.depgraph import (
+    DependencyGraph,
+    body_atoms,
+    dependency_graph,
+    negation_may_close,
+)
+from gdl2pl.kif import kif_term
+from gdl2pl.syntax import (
+    And,
+    Clause,
+    Const,
+    Description,
+    Distinct,
+    Fact,
+    Func,
+    Literal,
+    Not,
+    Or,
+    Pos,
+    Rule,
+    Sentence,
+    Term,
+    Var,
+    variables,
+)
+
+#: The arity of each GDL keyword relation.
+KEYWORD_ARITY = {
+    "role": 1,
+    "init": 1,
+    "true": 1,
+    "next": 1,
+    "base": 1,
+    "input": 2,
+    "legal": 2,
+    "does": 2,
+    "goal": 2,
+    "terminal": 0,
+}
+
+#: Logical connectives: never relation names, functions or constants.
+CONNECTIVES = frozenset({"not", "or", "and", "distinct"})
+
+#: For each keyword relation, the relations it must not depend on (seeds; Love et al.).
+FORBIDDEN_DEPENDENCIES = {
+    "role": ("true", "does"),
+    "base": ("true", "does"),
+    "input": ("true", "does"),
+    "init": ("true", "does", "next", "legal", "goal", "terminal"),
+    "legal": ("does",),
+    "goal": ("does",),
+    "terminal": ("does",),
+}
+
+_RULE_TEXT_WIDTH = 100
+_MAX_ALTERNATIVES = 256
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem found in a description.
+
+    ``severity`` is ``"error"`` or ``"warning"``; ``code`` a stable identifier such as
+    ``"unsafe-variable"``; ``pos`` where it is (None for what concerns the whole game);
+    ``rule`` the KIF text of the clause concerned, shortened ("" for the whole game).
+    """
+
+    severity: str
+    code: str
+    message: str
+    pos: Pos | None = None
+    rule: str = ""
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
+
+
+def format_finding(f: Finding, file: str | None = None) -> str:
+    """``file:line:col: error|warning: message [rule: ...]`` (``file:`` alone without a
+    position)."""
+    if f.pos is not None:
+        where = str(f.pos if f.pos.file or file is None else Pos(f.pos.line, f.pos.column, file))
+    else:
+        where = file or "<input>"
+    text = f"{where}: {f.severity}: {f.message}"
+    return f"{text} [rule: {f.rule}]" if f.rule else text
+
+
+def has_errors(findings: Iterable[Finding]) -> bool:
+    """True if any finding is an error."""
+    return any(f.is_error for f in findings)
+
+
+def check_description(d: Description, file: str | None = None) -> list[Finding]:
+    """Every finding on ``d``, ordered by position (whole-game findings first). ``file``
+    names the source where positions carry no file name."""
+    graph = dependency_graph(d)
+    found: list[Finding] = []
+    for clause in d.clauses:
+        found += _check_clause_shape(clause)
+        found += _check_safety(clause)
+    found += _check_arities(d)
+    found += _check_essentials(d)
+    found += _check_keyword_dependencies(graph)
+    found += _check_negation_cycles(graph)
+    found += _check_recursion(graph)
+    unique = list(dict.fromkeys(_with_file(f, file) for f in found))
+    return sorted(unique, key=_order)
+
+
+def _order(f: Finding) -> tuple[int, int]:
+    return (f.pos.line, f.pos.column) if f.pos else (0, 0)
+
+
+def _with_file(f: Finding, file: str | None) -> Finding:
+    if file is None or f.pos is None or f.pos.file is not None:
+        return f
+    return Finding(f.severity, f.code, f.message, Pos(f.pos.line, f.pos.column, file), f.rule)
+
+
+# -- helpers ----------------------------------------------------------------------------
+
+
+def _key(name: str) -> str:
+    return name.casefold()
+
+
+def clause_text(c: Clause, width: int = _RULE_TEXT_WIDTH) -> str:
+    """One-line KIF text of a clause, cut to ``width`` characters with ``...``."""
+    if isinstance(c, Fact):
+        text = kif_term(c.head)
+    else:
+        text = "(<= " + " ".join([kif_term(c.head), *map(kif_term, c.body)]) + ")"
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _error(code: str, message: str, pos: Pos | None, c: Clause | None) -> Finding:
+    return Finding("error", code, message, pos, clause_text(c) if c else "")
+
+
+def _warning(code: str, message: str, pos: Pos | None, c: Clause | None) -> Finding:
+    return Finding("warning", code, message, pos, clause_text(c) if c else "")
+
+
+def _where(node: object, c: Clause) -> Pos | None:
+    return getattr(node, "pos", None) or c.pos
+
+
+def _body_literals(lits: Iterable[Literal]) -> Iterator[Literal]:
+    """Every literal inside ``lits``, nested ones included, outermost first."""
+    for lit in lits:
+        yield lit
+        if isinstance(lit, Not):
+            yield from _body_literals([lit.body])
+        elif isinstance(lit, Or):
+            yield from _body_literals(lit.disjuncts)
+        elif isinstance(lit, And):
+            yield from _body_literals(lit.conjuncts)
+
+
+def _sentences(c: Clause) -> Iterator[Sentence]:
+    """The head and every atomic sentence of the body."""
+    yield c.head
+    if isinstance(c, Rule):
+        for lit in _body_literals(c.body):
+            if isinstance(lit, (Const, Func)):
+                yield lit
+
+
+def _subterms(t: Term) -> Iterator[Term]:
+    yield t
+    if isinstance(t, Func):
+        for a in t.args:
+            yield from _subterms(a)
+
+
+def _terms(c: Clause) -> Iterator[Term]:
+    """Every term (argument of a sentence or of ``distinct``, at any depth) of a clause."""
+    for s in _sentences(c):
+        if isinstance(s, Func):
+            for a in s.args:
+                yield from _subterms(a)
+    if isinstance(c, Rule):
+        for lit in _body_literals(c.body):
+            if isinstance(lit, Distinct):
+                yield from _subterms(lit.left)
+                yield from _subterms(lit.right)
+
+
+def _arity(s: Sentence) -> int:
+    return len(s.args) if isinstance(s, Func) else 0
+
+
+def _show(s: Sentence | Term) -> str:
+    return kif_term(s)
+
+
+# -- the shape of clauses ---------------------------------------------------------------
+
+
+def _check_clause_shape(c: Clause) -> Iterator[Finding]:
+    """Misplaced connectives and keywords, zero-arity relations and functions, empty
+    bodies, empty disjunctions, negated non-sentences, rules for input relations, ``next``
+    in a body."""
+    if isinstance(c, Rule) and not c.body:
+        yield _error(
+            "zero-arity-rule",
+            f"(<= {_show(c.head)}) is a rule with an empty body: if it always holds, "
+            "write it as a fact (drop the '<='); otherwise check the parentheses",
+            c.pos,
+            c,
+        )
+    head = _key(c.head.name)
+    if head in ("true", "does"):
+        yield _error(
+            "defines-input",
+            f"{c.head.name} is an input relation of GDL: no rule or fact may define it",
+            _where(c.head, c),
+            c,
+        )
+    for s in _sentences(c):
+        name = _key(s.name)
+        if name in CONNECTIVES:
+            yield _error(
+                "misplaced-keyword",
+                f"'{s.name}' is a logical keyword, not a relation: {_show(s)} cannot be a "
+                + ("fact" if isinstance(c, Fact) else "sentence"),
+                _where(s, c),
+                c,
+            )
+        elif isinstance(s, Func) and not s.args:
+            yield _error(
+                "zero-arity-relation",
+                f"({s.name}) is written as a relation with no arguments: write it as the "
+                f"proposition {s.name} (drop the parentheses)",
+                _where(s, c),
+                c,
+            )
+        if name == "next" and s is not c.head:
+            yield _error(
+                "next-in-body",
+                "next must not occur in a rule body: it only defines the next state",
+                _where(s, c),
+                c,
+            )
+    for t in _terms(c):
+        if isinstance(t, Var):
+            continue
+        name = _key(t.name)
+        kind = "function" if isinstance(t, Func) else "constant"
+        if name in CONNECTIVES:
+            yield _error(
+                "misplaced-keyword",
+                f"'{t.name}' is a logical keyword and cannot be used as a {kind}",
+                _where(t, c),
+                c,
+            )
+        elif isinstance(t, Func) and name in KEYWORD_ARITY:
+            yield _error(
+                "keyword-as-function",
+                f"the keyword {t.name} is used as a function in {_show(t)}: it may only "
+                "name a sentence",
+                _where(t, c),
+                c,
+            )
+        elif isinstance(t, Func) and not t.args:
+            yield _error(
+                "zero-arity-function",
+                f"({t.name}) is written as a function with no arguments: write it as the "
+                f"constant {t.name} (drop the parentheses)",
+                _where(t, c),
+                c,
+            )
+    if isinstance(c, Rule):
+        for lit in _body_literals(c.body):
+            if isinstance(lit, Not) and not isinstance(lit.body, (Const, Func)):
+                yield _error(
+                    "negated-non-sentence",
+                    f"the negation {_show(lit)} contains {_show(lit.body)}, which is not a "
+                    "sentence: only a single sentence may be negated",
+                    _where(lit, c),
+                    c,
+                )
+            elif isinstance(lit, Or) and not lit.disjuncts:
+                yield _error(
+                    "empty-disjunction",
+                    "empty disjunction (or): it can never hold, so the rule never applies",
+                    _where(lit, c),
+                    c,
+                )
+
+
+# -- safety -----------------------------------------------------------------------------
+
+
+def _alternatives(lits: Iterable[Literal]) -> list[list[Literal]] | None:
+    """The body as a disjunction of plain conjunctions (sentences, ``not``, ``distinct``),
+    with ``or`` distributed and ``and`` flattened; None if there would be more than
+    _MAX_ALTERNATIVES. An empty ``or`` gives no alternative."""
+    result: list[list[Literal]] = [[]]
+    for lit in lits:
+        if isinstance(lit, Or):
+            options: list[list[Literal]] = []
+            for d in lit.disjuncts:
+                sub = _alternatives([d])
+                if sub is None:
+                    return None
+                options += sub
+        elif isinstance(lit, And):
+            sub = _alternatives(lit.conjuncts)
+            if sub is None:
+                return None
+            options = sub
+        else:
+            options = [[lit]]
+        if len(result) * len(options) > _MAX_ALTERNATIVES:
+            return None
+        result = [r + o for r in result for o in options]
+    return result
+
+
+def _bound_approx(lits: Iterable[Literal]) -> set[str]:
+    """Variables certainly bound by positive sentences (under ``or``: bound in every
+    disjunct). Used when distributing ``or`` would give too many alternatives."""
+    out: set[str] = set()
+    for lit in lits:
+        if isinstance(lit, (Const, Func)):
+            out |= {v.name for v in variables(lit)}
+        elif isinstance(lit, And):
+            out |= _bound_approx(lit.conjuncts)
+        elif isinstance(lit, Or) and lit.disjuncts:
+            out |= set.intersection(*(_bound_approx([d]) for d in lit.disjuncts))
+    return out
+
+
+def _check_safety(c: Clause) -> Iterator[Finding]:
+    """Facts must be ground; in a rule, every variable of the head, of a negation or of a
+    ``distinct`` must occur in a positive sentence of the body. A positive sentence inside
+    an ``or`` binds a variable only for its own disjunct: the body is checked as the rules
+    it stands for once ``or`` is distributed."""
+    if isinstance(c, Fact):
+        for v in variables(c.head):
+            yield _error(
+                "variable-in-fact",
+                f"the fact {_show(c.head)} contains the variable ?{v.name}: facts must be "
+                "ground (or write a rule that binds it)",
+                _where(v, c),
+                c,
+            )
+        return
+    alternatives = _alternatives(c.body)
+    if alternatives is None:
+        bound = _bound_approx(c.body)
+        alternatives = [[lit for lit in _body_literals(c.body) if isinstance(lit, (Not, Distinct))]]
+        bound_in = [bound]
+    else:
+        bound_in = [
+            {v.name for lit in alt if isinstance(lit, (Const, Func)) for v in variables(lit)}
+            for alt in alternatives
+        ]
+    reported: set[str] = set()
+    for alt, bound in zip(alternatives, bound_in, strict=True):
+        places: list[tuple[str, Var]] = [("the head", v) for v in variables(c.head)]
+        for lit in alt:
+            if isinstance(lit, Not):
+                places += [("a negation", v) for v in variables(lit)]
+            elif isinstance(lit, Distinct):
+                places += [("a distinct", v) for v in variables(lit)]
+        for where, v in places:
+            if v.name not in bound and v.name not in reported:
+                reported.add(v.name)
+                yield _error(
+                    "unsafe-variable",
+                    f"unsafe rule: the variable ?{v.name} in {where} does not occur in a "
+                    "positive sentence of the body",
+                    _where(v, c),
+                    c,
+                )
+
+
+# -- arities ----------------------------------------------------------------------------
+
+
+def _check_arities(d: Description) -> Iterator[Finding]:
+    """Keyword relations must have their fixed arity (error); any other relation, and any
+    function, should be used with one arity only (warning, as ggp-base's validator)."""
+    sentence_seen: dict[str, dict[int, tuple[Sentence, Clause]]] = {}
+    function_seen: dict[str, dict[int, tuple[Term, Clause]]] = {}
+    for c in d.clauses:
+        for s in _sentences(c):
+            name = _key(s.name)
+            if name in CONNECTIVES:
+                continue
+            sentence_seen.setdefault(name, {}).setdefault(_arity(s), (s, c))
+        for t in _terms(c):
+            if isinstance(t, Func) and t.args:
+                function_seen.setdefault(_key(t.name), {}).setdefault(len(t.args), (t, c))
+    for name, by_arity in sentence_seen.items():
+        if name in KEYWORD_ARITY:
+            want = KEYWORD_ARITY[name]
+            for arity, (s, c) in by_arity.items():
+                if arity != want:
+                    yield _error(
+                        "keyword-arity",
+                        f"the keyword relation {s.name} takes {want} argument(s), "
+                        f"found {arity} in {_show(s)}",
+                        _where(s, c),
+                        c,
+                    )
+        elif len(by_arity) > 1:
+            yield _arity_warning("relation", by_arity)
+    for by_arity in function_seen.values():
+        if len(by_arity) > 1:
+            yield _arity_warning("function", by_arity)
+
+
+def _arity_warning(kind: str, by_arity: dict[int, tuple[Sentence | Term, Clause]]) -> Finding:
+    uses = [
+        f"{arity} in {_show(node)} (line {c.pos.line if c.pos else '?'})"
+        for arity, (node, c) in by_arity.items()
+    ]
+    node, c = list(by_arity.values())[1]
+    return _warning(
+        "arity-mismatch",
+        f"the {kind} {node.name} is used with different numbers of arguments: " + ", ".join(uses),
+        _where(node, c),
+        c,
+    )
+
+
+# -- roles, goals, essentials -------------------------------------------------------------
+
+
+def _check_essentials(d: Description) -> Iterator[Finding]:
+    """role, legal, goal and terminal must be defined; goal values must be numbers 0..100;
+    the role argument of legal, goal, does and input should be a declared role (warning)."""
+    defined = {_key(c.head.name) for c in d.clauses}
+    for kw in ("role", "legal", "goal", "terminal"):
+        if kw not in defined:
+            yield _error(f"missing-{kw}", f"the game defines no {kw}", None, None)
+    roles = {
+        _key(c.head.args[0].name)
+        for c in d.clauses
+        if isinstance(c.head, Func)
+        and _key(c.head.name) == "role"
+        and len(c.head.args) == 1
+        and isinstance(c.head.args[0], Const)
+    }
+    warned: set[tuple[str, str]] = set()
+    for c in d.clauses:
+        if _key(c.head.name) == "goal" and isinstance(c.head, Func) and len(c.head.args) == 2:
+            value = c.head.args[1]
+            if not isinstance(value, Var) and not _is_goal_value(value):
+                yield _error(
+                    "goal-value",
+                    f"goal value {_show(value)} is not a number from 0 to 100",
+                    _where(value, c),
+                    c,
+                )
+        if not roles:
+            continue
+        for s in _sentences(c):
+            name = _key(s.name)
+            if name not in ("legal", "goal", "does", "input") or not isinstance(s, Func):
+                continue
+            if not s.args or not isinstance(s.args[0], Const):
+                continue
+            who = _key(s.args[0].name)
+            if who not in roles and (name, who) not in warned:
+                warned.add((name, who))
+                yield _warning(
+                    "unknown-role",
+                    f"{s.args[0].name} in {_show(s)} is not a declared role",
+                    _where(s.args[0], c),
+                    c,
+                )
+
+
+def _is_goal_value(t: Term) -> bool:
+    return isinstance(t, Const) and t.name.isdigit() and t.name.isascii() and int(t.name) <= 100
+
+
+# -- the dependency graph ---------------------------------------------------------------
+
+
+def _check_keyword_dependencies(graph: DependencyGraph) -> Iterator[Finding]:
+    """role, base, input and init must not depend on true or does; init also not on next,
+    legal, goal or terminal; legal, goal and terminal not on does. Reported at the body
+    sentence of a keyword's rule through which the dependency enters, once per rule and
+    forbidden relation."""
+
+    @cache
+    def reach(rel: str) -> frozenset[str]:
+        return graph.depends_on(rel) | {rel}
+
+    reported: set[tuple[int, str]] = set()
+    for e in graph.edges:
+        forbidden = FORBIDDEN_DEPENDENCIES.get(e.head)
+        if not forbidden:
+            continue
+        for bad in forbidden:
+            if bad in reach(e.body) and (id(e.rule), bad) not in reported:
+                reported.add((id(e.rule), bad))
+                via = "" if e.body == bad else f" (through {e.atom.name})"
+                yield _error(
+                    "keyword-dependency",
+                    f"{graph.spelling[e.head]} must not depend on {bad}{via}",
+                    _where(e.atom, e.rule),
+                    e.rule,
+                )
+
+
+def _check_negation_cycles(graph: DependencyGraph) -> Iterator[Finding]:
+    """A cycle through ``not`` in the graph of relation names is an error if some ground
+    atom may depend on its own negation through it, else a warning."""
+    for e in graph.negative_cycle_edges():
+        cycle = graph.spelling[e.body]
+        if negation_may_close(graph, e):
+            yield _error(
+                "unstratified-negation",
+                f"negation is not stratified: {_show(e.atom)} is negated in a rule for "
+                f"{graph.spelling[e.head]}, which it depends on (recursion through {cycle})",
+                _where(e.atom, e.rule),
+                e.rule,
+            )
+        else:
+            yield _warning(
+                "negation-cycle",
+                f"negation cycle through {cycle} is not stratified by name, but cannot "
+                f"close on one ground atom: no instance of {_show(e.atom)} depends on "
+                f"{_show(e.rule.head)}",
+                _where(e.atom, e.rule),
+                e.rule,
+            )
+
+
+def _same(a: Term, b: Term) -> bool:
+    if isinstance(a, Var) or isinstance(b, Var):
+        return isinstance(a, Var) and isinstance(b, Var) and a.name == b.name
+    if _key(a.name) != _key(b.name):
+        return False
+    if isinstance(a, Func) and isinstance(b, Func):
+        return len(a.args) == len(b.args) and all(map(_same, a.args, b.args))
+    return isinstance(a, Const) and isinstance(b, Const)
+
+
+def _check_recursion(graph: DependencyGraph) -> Iterator[Finding]:
+    """GDL's recursion restriction (warning): in a rule with head ``p`` and a positive body
+    sentence ``q`` in ``p``'s component, every argument of ``q`` is ground, or an argument
+    of the head, or a subterm of an argument of a positive body sentence outside the
+    component."""
+    recursive = graph.recursive()
+    comp = graph.component_of()
+    rules: dict[int, Rule] = {id(e.rule): e.rule for e in graph.edges if e.head in recursive}
+    for rule in rules.values():
+        group = comp[_key(rule.head.name)]
+        head_args = rule.head.args if isinstance(rule.head, Func) else ()
+        outside = [
+            sub
+            for lit in _top_conjuncts(rule.body)
+            if isinstance(lit, Func) and _key(lit.name) not in group
+            for a in lit.args
+            for sub in _subterms(a)
+        ]
+        for lit in rule.body:
+            for atom, negative in body_atoms(lit):
+                if negative or not isinstance(atom, Func) or _key(atom.name) not in group:
+                    continue
+                for arg in atom.args:
+                    if (
+                        not variables(arg)
+                        or any(_same(arg, h) for h in head_args)
+                        or any(_same(arg, o) for o in outside)
+                    ):
+                        continue
+                    yield _warning(
+                        "recursion-restriction",
+                        f"recursion restriction: the argument {_show(arg)} of {_show(atom)} "
+                        f"(recursive with {rule.head.name}) is neither ground, nor an "
+                        "argument of the head, nor bound by a sentence outside the recursion",
+                        _where(atom, rule),
+                        rule,
+                    )
+
+
+def _top_conjuncts(lits: Iterable[Literal]) -> Iterator[Literal]:
+    for lit in lits:
+        if isinstance(lit, And):
+            yield from _top_conjuncts(lit.conjuncts)
+        else:
+            yield lit
