@@ -5,10 +5,14 @@ positive sentences, negated sentences and ``distinct``; it
 
 - expands ``or``/``and`` into separate clauses (disjunctive normal form), keeping
   the source clause of each;
-- reads zero-arity relational sentences ``(foo)`` as the proposition ``foo``;
 - orders each body so that every negation and ``distinct`` comes right after the
-  positive literals that bind its variables (ground ones come first);
-- rejects what cannot be evaluated safely (``TranslationError``).
+  positive literals that bind its variables (ground ones come first).
+
+Like ggp-base's prover it is lenient where the meaning is clear: ``(foo)`` is a
+zero-arity relation distinct from the proposition ``foo``; an empty ``or`` never
+holds; unsafe rules and facts with variables are kept (the checker reports them);
+``(not (distinct a b))`` means ``a`` and ``b`` are identical. What has no meaning
+(a rule defining ``true``, ``not`` around a disjunction) raises ``TranslationError``.
 
 Pure functions only.
 """
@@ -80,13 +84,14 @@ def relation_name(s: Sentence) -> str:
 
 
 def relation_key(s: Sentence) -> tuple[str, int]:
-    """(name, arity) of a sentence."""
-    return (s.name, len(s.args)) if isinstance(s, Func) else (s.name, 0)
+    """(name, arity) of a sentence; a zero-arity relation ``(foo)`` is ``("foo()", 0)``,
+    a different relation from the proposition ``foo``, as in ggp-base."""
+    if isinstance(s, Func):
+        return (s.name, len(s.args)) if s.args else (s.name + "()", 0)
+    return (s.name, 0)
 
 
 def _sentence(s: Sentence | Literal, clause: Clause) -> Sentence:
-    if isinstance(s, Func) and not s.args:
-        return Const(s.name, s.pos)
     if isinstance(s, Const | Func):
         return s
     raise TranslationError(f"expected a sentence, found {type(s).__name__.lower()}", clause)
@@ -94,15 +99,17 @@ def _sentence(s: Sentence | Literal, clause: Clause) -> Sentence:
 
 def _alternatives(lit: Literal, clause: Clause) -> list[list[BodyLiteral]]:
     """The conjunctions one body literal stands for (more than one under ``or``)."""
-    if isinstance(lit, Or):
-        if not lit.disjuncts:
-            raise TranslationError("empty 'or' can never hold", clause)
+    if isinstance(lit, Or):  # an empty 'or' has no alternative: the clause never holds
         return [alt for d in lit.disjuncts for alt in _alternatives(d, clause)]
     if isinstance(lit, And):
         return _conjunctions(lit.conjuncts, clause)
     if isinstance(lit, Not):
         inner = lit.body
-        if isinstance(inner, Not | Distinct | Or | And):
+        if isinstance(inner, Distinct):
+            return [[Not(inner, lit.pos)]]
+        if isinstance(inner, Not) and isinstance(inner.body, Const | Func):
+            return [[Not(Not(inner.body, inner.pos), lit.pos)]]
+        if isinstance(inner, Not | Or | And):
             raise TranslationError("'not' must contain a single sentence", clause)
         return [[Not(_sentence(inner, clause), lit.pos)]]
     if isinstance(lit, Distinct):
@@ -153,22 +160,11 @@ def normalize_clause(clause: Clause) -> list[NormalRule]:
     if relation_name(head) in INPUT_RELATIONS:
         raise TranslationError(f"a game may not define '{relation_name(head)}'", clause)
     if isinstance(clause, Fact):
-        if variables(head):
-            raise TranslationError("a fact may not contain variables", clause)
         return [NormalRule(head, (), clause)]
-    rules = []
-    for conj in _conjunctions(clause.body, clause):
-        body, unbound = order_body(conj)
-        head_vars = {v.name for v in variables(head)}
-        positive_vars = {v.name for b in body if isinstance(b, Const | Func) for v in variables(b)}
-        unsafe = (head_vars - positive_vars) | unbound
-        if unsafe:
-            names = ", ".join("?" + n for n in sorted(unsafe))
-            raise TranslationError(
-                f"unsafe rule: {names} must occur in a positive literal of the body", clause
-            )
-        rules.append(NormalRule(head, tuple(body), clause))
-    return rules
+    return [
+        NormalRule(head, tuple(order_body(conj)[0]), clause)
+        for conj in _conjunctions(clause.body, clause)
+    ]
 
 
 def normalize_rules(d: Description) -> list[NormalRule]:

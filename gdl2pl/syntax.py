@@ -10,7 +10,7 @@ Sentences: a ``Const`` (proposition, e.g. ``terminal``) or a ``Func`` (relation,
 Literals:  a sentence, ``Not``, ``Distinct``, ``Or``, ``And``.
 Clauses:   ``Fact`` (a bare sentence) and ``Rule`` (``(<= head body...)``).
 
-Names are kept exactly as written (``CELL`` stays ``CELL``); see ``gdl2pl.normalize``
+``str()`` of any node is its KIF text. Names are kept exactly as written (``CELL`` stays ``CELL``); see ``gdl2pl.normalize``
 for GDL's case-insensitive symbol identity.
 """
 
@@ -40,6 +40,9 @@ class Const:
     name: str
     pos: Pos | None = field(default=None, compare=False, repr=False)
 
+    def __str__(self) -> str:
+        return _kif(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Var:
@@ -47,6 +50,9 @@ class Var:
 
     name: str
     pos: Pos | None = field(default=None, compare=False, repr=False)
+
+    def __str__(self) -> str:
+        return _kif(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +62,9 @@ class Func:
     name: str
     args: tuple[Term, ...]
     pos: Pos | None = field(default=None, compare=False, repr=False)
+
+    def __str__(self) -> str:
+        return _kif(self)
 
 
 Term = Union[Const, Var, Func]
@@ -69,6 +78,9 @@ class Not:
     body: Literal
     pos: Pos | None = field(default=None, compare=False, repr=False)
 
+    def __str__(self) -> str:
+        return _kif(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Distinct:
@@ -78,6 +90,9 @@ class Distinct:
     right: Term
     pos: Pos | None = field(default=None, compare=False, repr=False)
 
+    def __str__(self) -> str:
+        return _kif(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Or:
@@ -86,6 +101,9 @@ class Or:
     disjuncts: tuple[Literal, ...]
     pos: Pos | None = field(default=None, compare=False, repr=False)
 
+    def __str__(self) -> str:
+        return _kif(self)
+
 
 @dataclass(frozen=True, slots=True)
 class And:
@@ -93,6 +111,9 @@ class And:
 
     conjuncts: tuple[Literal, ...]
     pos: Pos | None = field(default=None, compare=False, repr=False)
+
+    def __str__(self) -> str:
+        return _kif(self)
 
 
 Literal = Union[Const, Func, Not, Distinct, Or, And]
@@ -105,6 +126,9 @@ class Fact:
     head: Sentence
     pos: Pos | None = field(default=None, compare=False, repr=False)
 
+    def __str__(self) -> str:
+        return _kif_clause(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Rule:
@@ -113,6 +137,9 @@ class Rule:
     head: Sentence
     body: tuple[Literal, ...]
     pos: Pos | None = field(default=None, compare=False, repr=False)
+
+    def __str__(self) -> str:
+        return _kif_clause(self)
 
 
 Clause = Union[Fact, Rule]
@@ -124,6 +151,18 @@ class Description:
 
     clauses: tuple[Clause, ...]
     source: str | None = field(default=None, compare=False)
+
+
+def _kif(node: object) -> str:
+    from gdl2pl.kif import kif_term
+
+    return kif_term(node)  # type: ignore[arg-type]
+
+
+def _kif_clause(node: object) -> str:
+    from gdl2pl.kif import kif_clause
+
+    return kif_clause(node)  # type: ignore[arg-type]
 
 
 def variables(node: Term | Literal) -> list[Var]:

@@ -145,7 +145,8 @@ class _Analysis:
 
 def _literal_sentence(lit: BodyLiteral) -> Sentence | None:
     if isinstance(lit, Not):
-        return lit.body  # type: ignore[return-value]
+        inner = lit.body.body if isinstance(lit.body, Not) else lit.body
+        return inner if isinstance(inner, Const | Func) else None
     if isinstance(lit, Const | Func):
         return lit
     return None
@@ -245,6 +246,10 @@ class _Writer:
     def literal(self, lit: BodyLiteral, head: PredKey, names: VariableNamer) -> str:
         if isinstance(lit, Distinct):
             return f"{self.term(lit.left, names)} \\== {self.term(lit.right, names)}"
+        if isinstance(lit, Not) and isinstance(lit.body, Distinct):
+            return f"{self.term(lit.body.left, names)} == {self.term(lit.body.right, names)}"
+        if isinstance(lit, Not) and isinstance(lit.body, Not):
+            return f"\\+ \\+ {self.call(lit.body.body, names)}"  # type: ignore[arg-type]
         if isinstance(lit, Not):
             inner = self.call(lit.body, names)  # type: ignore[arg-type]
             key = relation_key(lit.body)  # type: ignore[arg-type]
