@@ -19,12 +19,19 @@ import itertools
 import os
 import random
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from gdl2pl.errors import GdlError
 from gdl2pl.kif import kif_term, parse_kif_term
+from gdl2pl.load import parse_game, read_game
+from gdl2pl.normalize import (
+    normalize_case,
+    normalize_keywords,
+    symbol_table,
+    unambiguous_table,
+)
 from gdl2pl.syntax import Const, Description, Func, Term, Var
 from gdl2pl.translate import Translation, translate
 
@@ -122,10 +129,10 @@ def _raw_of(t: Term) -> Raw:
 class _Terms:
     """Interning cache between janus values and terms (bounded by the game's symbols)."""
 
-    def __init__(self, spelling: dict[str, str]) -> None:
+    def __init__(self, canonical: Callable[[Term], Term]) -> None:
         self._to_term: dict[Raw, Term] = {}
         self._to_raw: dict[Term, Raw] = {}
-        self.spelling = spelling
+        self.canonical = canonical
 
     def term(self, raw: Raw) -> Term:
         t = self._to_term.get(raw)
@@ -136,54 +143,32 @@ class _Terms:
     def raw(self, t: Term) -> Raw:
         r = self._to_raw.get(t)
         if r is None:
-            r = self._to_raw[t] = _raw_of(self.canonical(t))
+            r = _raw_of(self.canonical(t))
+            if len(self._to_raw) < 100_000:
+                self._to_raw[t] = r
         return r
-
-    def canonical(self, t: Term) -> Term:
-        """The term in the game's own spelling (GDL symbols are case-insensitive)."""
-        if isinstance(t, Func):
-            name = self.spelling.get(t.name.casefold(), t.name)
-            return Func(name, tuple(self.canonical(a) for a in t.args))
-        if isinstance(t, Const):
-            return Const(self.spelling.get(t.name.casefold(), t.name))
-        return t
-
-
-def _symbol_spellings(d: Description) -> dict[str, str]:
-    spelling: dict[str, str] = {}
-
-    def walk(x: object) -> None:
-        if isinstance(x, Const):
-            spelling.setdefault(x.name.casefold(), x.name)
-        elif isinstance(x, Func):
-            spelling.setdefault(x.name.casefold(), x.name)
-            for a in x.args:
-                walk(a)
-        elif hasattr(x, "__slots__"):
-            for slot in x.__slots__:  # type: ignore[attr-defined]
-                v = getattr(x, slot, None)
-                if isinstance(v, tuple):
-                    for e in v:
-                        walk(e)
-                elif slot not in ("pos",):
-                    walk(v)
-
-    for c in d.clauses:
-        walk(c)
-    return spelling
 
 
 class StateMachine:
     """A loaded game. Create with ``from_file``, ``from_text`` or ``from_description``;
     ``close()`` (or a ``with`` block) unloads it from Prolog."""
 
-    def __init__(self, description: Description, name: str | None = None) -> None:
+    def __init__(
+        self, description: Description, name: str | None = None, case_sensitive: bool = False
+    ) -> None:
+        """Load ``description``. GDL symbols are case-insensitive (``CELL`` is ``cell``,
+        reported in the file's first spelling); ``case_sensitive=True`` keeps symbols
+        that differ in case apart, as ggp-base does by default."""
         self._janus = runtime()
         self.name = name or "game"
-        normalized = _normalize(description)
+        if case_sensitive:
+            normalized = normalize_keywords(description)
+            self._terms = _Terms(unambiguous_table(normalized).term)
+        else:
+            normalized = normalize_case(description)
+            self._terms = _Terms(symbol_table(normalized).term)
         self.module = f"gdl_game_{next(_module_ids)}_{os.getpid()}"
         self.translation: Translation = translate(normalized, self.module, self.name)
-        self._terms = _Terms(_symbol_spellings(normalized))
         self._tls = threading.local()
         self._closed = False
         raw_roles = self._call("gdl_load", self.translation.text)
@@ -194,23 +179,25 @@ class StateMachine:
     # -- construction -------------------------------------------------------------------
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str], syntax: str = "auto") -> StateMachine:
+    def from_file(
+        cls, path: str | os.PathLike[str], syntax: str = "auto", case_sensitive: bool = False
+    ) -> StateMachine:
         """Load a game file (KIF or infix, detected from its content and extension)."""
-        from gdl2pl.load import read_game
-
         p = Path(path)
-        return cls(read_game(p, syntax=syntax), name=p.name)
+        return cls(read_game(p, syntax=syntax), name=p.name, case_sensitive=case_sensitive)
 
     @classmethod
-    def from_text(cls, text: str, syntax: str = "auto", name: str | None = None) -> StateMachine:
+    def from_text(
+        cls, text: str, syntax: str = "auto", name: str | None = None, case_sensitive: bool = False
+    ) -> StateMachine:
         """Load a game from its text (``syntax``: "auto", "kif" or "infix")."""
-        from gdl2pl.load import parse_game
-
-        return cls(parse_game(text, syntax=syntax, file=name), name=name)
+        return cls(parse_game(text, syntax=syntax, file=name), name, case_sensitive)
 
     @classmethod
-    def from_description(cls, d: Description, name: str | None = None) -> StateMachine:
-        return cls(d, name=name)
+    def from_description(
+        cls, d: Description, name: str | None = None, case_sensitive: bool = False
+    ) -> StateMachine:
+        return cls(d, name, case_sensitive)
 
     def close(self) -> None:
         """Unload the game from Prolog and return its memory. Idempotent."""
@@ -423,14 +410,6 @@ class StateMachine:
 
     def __repr__(self) -> str:
         return f"StateMachine({self.name!r}, roles={[str(r) for r in self._roles]})"
-
-
-def _normalize(d: Description) -> Description:
-    try:
-        from gdl2pl.normalize import normalize_case
-    except ImportError:  # pragma: no cover - during bootstrap only
-        return d
-    return normalize_case(d)
 
 
 def _short(state: MachineState, width: int = 300) -> str:

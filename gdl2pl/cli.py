@@ -10,6 +10,9 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
+from gdl2pl.errors import GdlSyntaxError
+from gdl2pl.syntax import Pos
+
 Command = Callable[[argparse.Namespace], int]
 _COMMANDS: dict[str, Command] = {}
 
@@ -34,7 +37,153 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("game")
     s.add_argument("--to", choices=["kif", "infix"], required=True)
     s.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
+
+    s = sub.add_parser("translate", help="print the SWI-Prolog module a game translates to")
+    s.add_argument("game")
+    s.add_argument("--module", help="module name (default: game)")
+    s.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
+
+    s = sub.add_parser("play", help="play a random match, printing every state")
+    s.add_argument("game")
+    s.add_argument("--seed", type=int)
+    s.add_argument("--max-steps", type=int, default=1000)
+    s.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
+
+    s = sub.add_parser("simulate", help="random playouts inside Prolog; prints playouts/s")
+    s.add_argument("game")
+    s.add_argument("-n", type=int, default=1000, help="number of playouts")
+    s.add_argument("--seed", type=int)
+    s.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
+
+    s = sub.add_parser("trace", help="random matches as JSON lines (the reference format)")
+    s.add_argument("game")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("-n", type=int, default=1, help="number of matches")
+    s.add_argument("--max-steps", type=int, default=10_000)
+    s.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
+
+    s = sub.add_parser("replay", help='replay matches read from stdin ({"moves": [[...]]} lines)')
+    s.add_argument("game")
+    s.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
+
+    try:
+        from gdl2pl.bridge.netcli import add_subcommands
+    except ImportError:  # the network commands are optional parts of the bridge
+        pass
+    else:
+        _COMMANDS.update(add_subcommands(sub))
     return p
+
+
+@_command("check")
+def _check(args: argparse.Namespace) -> int:
+    """Print the findings of each game, one per line; 1 if any error, 2 on I/O errors."""
+    from gdl2pl.check import check_description, format_finding
+    from gdl2pl.load import read_game
+
+    status = 0
+    for path in args.game:
+        try:
+            findings = check_description(read_game(path, syntax=args.syntax), path)
+        except GdlSyntaxError as e:
+            print(f"{_at(e.pos, path)}: error: syntax error: {e.message}")
+            status = max(status, 1)
+            continue
+        except (OSError, UnicodeDecodeError) as e:
+            print(f"{path}: error: cannot read: {_reason(e)}", file=sys.stderr)
+            status = 2
+            continue
+        except Exception as e:  # a bug: say so in one line, never a traceback
+            print(f"{path}: internal error: {type(e).__name__}: {e}", file=sys.stderr)
+            status = 2
+            continue
+        for f in findings:
+            print(format_finding(f, path))
+        if any(f.is_error for f in findings):
+            status = max(status, 1)
+    return status
+
+
+def _at(pos: Pos | None, path: str) -> str:
+    if pos is None:
+        return path
+    return str(pos if pos.file else Pos(pos.line, pos.column, path))
+
+
+def _reason(e: Exception) -> str:
+    if isinstance(e, UnicodeDecodeError):
+        return f"not UTF-8 text (byte {e.start})"
+    if isinstance(e, OSError) and e.strerror:
+        return e.strerror
+    return str(e)
+
+
+@_command("convert")
+def _convert(args: argparse.Namespace) -> int:
+    """Print the game in the syntax ``--to``, symbols spelled one way (``normalize_case``):
+    0 done, 1 syntax error (``file:line:col: error: ...`` and an excerpt on stderr), 2 I/O."""
+    from gdl2pl.infix import print_infix
+    from gdl2pl.kif import print_kif
+    from gdl2pl.load import read_game
+    from gdl2pl.normalize import normalize_case
+
+    path = args.game
+    try:
+        d = normalize_case(read_game(path, args.syntax))
+        text = print_infix(d) if args.to == "infix" else print_kif(d)
+    except GdlSyntaxError as e:
+        where = e.pos if e.pos.file else Pos(e.pos.line, e.pos.column, path)
+        print(f"{where}: error: {e.message}", file=sys.stderr)
+        if e.excerpt:
+            print(e.excerpt, file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"{path}: error: cannot read: {e.strerror or e}", file=sys.stderr)
+        return 2
+    except Exception as e:  # a bug or an unprintable name: one line, never a traceback
+        print(f"{path}: internal error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 2
+    sys.stdout.write(text)
+    return 0
+
+
+def _reasoner(name: str) -> Command:
+    """A subcommand that runs on SWI-Prolog (imported only when used)."""
+
+    def run(args: argparse.Namespace) -> int:
+        from gdl2pl.bridge import commands
+
+        return _guarded(getattr(commands, f"{name}_command"), args)
+
+    return run
+
+
+for _name in ("translate", "play", "simulate", "trace", "replay"):
+    _COMMANDS[_name] = _reasoner(_name)
+
+
+def _guarded(fn: Command, args: argparse.Namespace) -> int:
+    """Run a command; game errors exit 1, setup and I/O errors 2, each as one message."""
+    from gdl2pl.errors import GdlError
+
+    path = getattr(args, "game", "")
+    try:
+        return fn(args)
+    except GdlSyntaxError as e:
+        where = e.pos if e.pos.file else Pos(e.pos.line, e.pos.column, path)
+        print(f"{where}: error: {e.message}", file=sys.stderr)
+        if e.excerpt:
+            print(e.excerpt, file=sys.stderr)
+        return 1
+    except GdlError as e:
+        print(f"{path}: error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"{path}: error: cannot read: {_reason(e)}", file=sys.stderr)
+        return 2
+    except RuntimeError as e:  # PrologUnavailableError and friends
+        print(f"gdl2pl: {e}", file=sys.stderr)
+        return 2
 
 
 def main(argv: Sequence[str] | None = None) -> int:

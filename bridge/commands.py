@@ -1,0 +1,114 @@
+"""The reasoner's command-line subcommands (``play``, ``simulate``, ``trace``,
+``replay``, ``translate``); argument parsing lives in ``gdl2pl.cli``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from typing import TextIO
+
+from gdl2pl.board import render_state
+from gdl2pl.load import read_game
+from gdl2pl.normalize import normalize_case
+from gdl2pl.translate import translate
+
+from .machine import StateMachine
+from .oracle import random_match, replay
+
+
+def translate_command(args: argparse.Namespace) -> int:
+    """Print the Prolog module a game translates to."""
+    d = normalize_case(read_game(args.game, args.syntax))
+    name = args.module or "game"
+    sys.stdout.write(translate(d, name, _base(args.game)).text)
+    return 0
+
+
+def play_command(args: argparse.Namespace) -> int:
+    """Play one random match, printing each state (as a board when it is a grid)."""
+    rng = random.Random(args.seed)
+    with StateMachine.from_file(args.game, args.syntax) as sm:
+        state = sm.initial_state
+        roles = [str(r) for r in sm.roles]
+        print(f"{_base(args.game)}: roles {', '.join(roles)}")
+        for step in range(args.max_steps + 1):
+            print(f"\n-- step {step}")
+            print(render_state(state))
+            if sm.is_terminal(state):
+                print("\nterminal; goals: " + ", ".join(
+                    f"{r} {g}" for r, g in zip(roles, _goals_or_none(sm, state), strict=True)
+                ))
+                return 0
+            if step == args.max_steps:
+                break
+            jm = sm.random_joint_move(state, rng)
+            print("moves: " + ", ".join(f"{r} {m}" for r, m in zip(roles, jm, strict=True)))
+            state = sm.next_state(state, jm)
+        print(f"\nstopped after {args.max_steps} steps (not terminal)")
+    return 0
+
+
+def _goals_or_none(sm: StateMachine, state: object) -> list[str]:
+    _, _, goals = sm.state_info(state)  # type: ignore[arg-type]
+    return [str(vs[0]) if len(vs) == 1 else "none" if not vs else "several" for vs in goals]
+
+
+def simulate_command(args: argparse.Namespace) -> int:
+    """Run N random playouts inside Prolog; print playouts/s, states/s and mean goals."""
+    with StateMachine.from_file(args.game, args.syntax) as sm:
+        if args.seed is not None:
+            sm.seed(args.seed)
+        start = time.perf_counter()
+        per_role, steps = sm.playouts(sm.initial_state, args.n)
+        elapsed = time.perf_counter() - start
+        print(f"{_base(args.game)}: {args.n} playouts, {steps} states in {elapsed:.3f} s")
+        print(f"playouts/s {args.n / elapsed:,.1f}   states/s {steps / elapsed:,.0f}   "
+              f"mean depth {steps / max(args.n, 1):.1f}")
+        for role, col in zip(sm.roles, per_role, strict=True):
+            valid = [v for v, _ in col if v >= 0]
+            mean = sum(valid) / len(valid) if valid else float("nan")
+            print(f"  {role}: mean goal {mean:.1f}")
+    return 0
+
+
+def trace_command(args: argparse.Namespace) -> int:
+    """Print N random matches in the reference engine's JSON-lines format."""
+    rng = random.Random(args.seed)
+    with StateMachine.from_file(args.game, args.syntax) as sm:
+        for m in range(args.n):
+            for rec in random_match(sm, rng, m, args.max_steps):
+                _emit(rec, sys.stdout)
+    return 0
+
+
+def replay_command(args: argparse.Namespace, stdin: TextIO | None = None) -> int:
+    """Read one match per line (``{"moves": [[...], ...]}``) and print its records."""
+    source = stdin or sys.stdin
+    with StateMachine.from_file(args.game, args.syntax) as sm:
+        for m, line in enumerate(source):
+            if not line.strip():
+                continue
+            try:
+                msg = json.loads(line)
+                moves = msg["moves"]
+                if not isinstance(moves, list) or not all(
+                    isinstance(jm, list) and all(isinstance(x, str) for x in jm) for jm in moves
+                ):
+                    raise ValueError("'moves' must be a list of lists of KIF strings")
+            except (ValueError, KeyError, TypeError) as e:
+                _emit({"match": m, "step": 0, "error": f"bad input line: {e}"}, sys.stdout)
+                continue
+            for rec in replay(sm, moves, m):
+                _emit(rec, sys.stdout)
+    return 0
+
+
+def _emit(rec: dict[str, object], out: TextIO) -> None:
+    out.write(json.dumps(rec, separators=(",", ":")) + "\n")
+
+
+def _base(path: str) -> str:
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
