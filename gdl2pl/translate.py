@@ -17,7 +17,11 @@ Naming (injective, so nothing in a game can reach a Prolog builtin):
 Evaluation strategy:
 
 - relations that do not depend on ``true``/``does`` and are defined by rules are
-  tabled: computed once per game, shared by every state;
+  computed once per game: their rules are emitted as ``static_r`` (tabled when
+  recursive) and, when the game is loaded, the runtime asserts the facts they derive
+  as ``r_r`` (dynamic, shared by every state and thread), which is what every other
+  rule calls -- plain facts with SWI's multi-argument indexing. Recursive ones that
+  build compound terms (lists, counters) are instead tabled and answered on demand;
 - state-dependent relations are plain Prolog, except those that are recursive, which
   are tabled for termination; the runtime abolishes their tables whenever the state
   (or the joint move) changes, so no answer leaks from one state into another;
@@ -64,6 +68,12 @@ def predicate_name(name: str, arity: int) -> str:
     if KEYWORD_RELATIONS.get(name) == arity:
         return name
     return "r_" + name
+
+
+def static_name(name: str, arity: int) -> str:
+    """The rules of a state-independent relation; ``predicate_name`` then holds the facts
+    they derive, which the runtime computes once when the game is loaded."""
+    return "static_" + name
 
 
 def store_name(functor: str, arity: int, zero_arity_compound: bool = False) -> str:
@@ -198,6 +208,14 @@ class _Writer:
         self.a = _analyse(self.rules)
         self.stores: dict[tuple[str, int, bool], None] = {}
         self._collect_stores()
+        a = self.a
+        self.static_rules: set[PredKey] = {
+            key
+            for key, rules in a.defined.items()
+            if key not in a.depends_true | a.depends_does
+            and any(r.body for r in rules)
+            and not (key in a.recursive and any(_builds_terms(r) for r in rules))
+        }
 
     # fluent stores: functors seen in true/next/init/base positions
     def _collect_stores(self) -> None:
@@ -224,7 +242,16 @@ class _Writer:
         args = ", ".join(self.term(a, names) for a in t.args)
         return f"{quote_atom(t.name)}({args})"
 
-    def call(self, s: Sentence, names: VariableNamer) -> str:
+    def pred_name(self, key: PredKey, context: PredKey | None) -> str:
+        """The predicate a literal of relation ``key`` calls from a rule for ``context``
+        (``None`` for a head)."""
+        if key in self.static_rules and (
+            context is None or self.a.component.get(key) == self.a.component.get(context)
+        ):
+            return static_name(*key)
+        return predicate_name(*key)
+
+    def call(self, s: Sentence, names: VariableNamer, context: PredKey | None = None) -> str:
         key = relation_key(s)
         args = s.args if isinstance(s, Func) else ()
         if key == TRUE:
@@ -238,7 +265,7 @@ class _Writer:
             return f"true({self.term(f, names)})"
         if s.name in ("true", "does") and key != DOES:
             raise TranslationError(f"'{s.name}' used with {len(args)} argument(s)")
-        name = "does" if key == DOES else quote_atom(predicate_name(*key))
+        name = "does" if key == DOES else quote_atom(self.pred_name(key, context))
         if not args:
             return name
         return f"{name}({', '.join(self.term(a, names) for a in args)})"
@@ -249,22 +276,22 @@ class _Writer:
         if isinstance(lit, Not) and isinstance(lit.body, Distinct):
             return f"{self.term(lit.body.left, names)} == {self.term(lit.body.right, names)}"
         if isinstance(lit, Not) and isinstance(lit.body, Not):
-            return f"\\+ \\+ {self.call(lit.body.body, names)}"  # type: ignore[arg-type]
+            return f"\\+ \\+ {self.call(lit.body.body, names, head)}"  # type: ignore[arg-type]
         if isinstance(lit, Not):
-            inner = self.call(lit.body, names)  # type: ignore[arg-type]
+            inner = self.call(lit.body, names, head)  # type: ignore[arg-type]
             key = relation_key(lit.body)  # type: ignore[arg-type]
             same_component = self.a.component.get(key) == self.a.component.get(head)
             if same_component and key in self.tabled:
                 return f"tnot({inner})"
             return f"\\+ {inner}"
-        return self.call(lit, names)
+        return self.call(lit, names, head)
 
     def clause(self, r: NormalRule) -> str:
         counts: dict[str, int] = defaultdict(int)
         for node in (r.head, *r.body):
             _count_vars(node, counts)
         names = VariableNamer(dict(counts))
-        head = self.call(r.head, names)
+        head = self.call(r.head, names, None)
         src = " ".join(kif_clause(r.source).split())
         if len(src) > 110:
             src = src[:107] + "..."
@@ -279,19 +306,12 @@ class _Writer:
 
     @property
     def tabled(self) -> set[PredKey]:
-        a = self.a
-        out = set()
-        for key, rules in a.defined.items():
-            state = key in a.depends_true or key in a.depends_does
-            has_rule = any(r.body for r in rules)
-            if (not state and has_rule) or (state and key in a.recursive):
-                out.add(key)
-        return out
+        """Recursive relations: their rules (``static_`` ones for static relations)."""
+        return {key for key in self.a.defined if key in self.a.recursive}
 
     def generate(self, module: str) -> Translation:
         a = self.a
         tabled = self.tabled
-        rule_preds = sorted(a.defined)
         called: set[PredKey] = set()
         for r in self.rules:
             for lit in r.body:
@@ -303,43 +323,54 @@ class _Writer:
             if (name, arity) not in a.defined and (name, arity) not in undefined:
                 undefined.append((name, arity))
 
-        def pi(key: PredKey) -> str:
-            return f"{quote_atom(predicate_name(*key))}/{key[1]}"
+        def pi(key: PredKey, name: str | None = None) -> str:
+            return f"{quote_atom(name or predicate_name(*key))}/{key[1]}"
 
+        statics = sorted(self.static_rules, key=lambda k: (a.component[k], k))
+        heads = sorted(pi(k, self.pred_name(k, None)) for k in a.defined)
         store_pis = [
             f"{quote_atom(store_name(n, ar, z))}/{ar}" for (n, ar, z) in self.stores
-        ] + ["true_other/1", "does/2"]
+        ] + ["true_other/1"]
         out: list[str] = [
             f"/*  {module}: translated by gdl2pl from {self.source_name}.",
             "",
             "    Each clause is one GDL rule (or one branch of a rule's 'or'); the comment",
             "    above it gives the source line and the rule in KIF. The state is held in",
-            "    the thread-local true_F/N predicates and does/2; the runtime",
-            "    (prolog/gdl_runtime.pl) fills them in.",
+            "    the thread-local true_F/N predicates; does/2 reads the joint move the",
+            "    runtime (prolog/gdl_runtime.pl) is applying.",
             "*/",
             "",
             f":- module({quote_atom(module)}, []).",
             ":- set_module(base(system)).",
             "",
-            "% The state and the joint move: filled in by the runtime.",
+            "% The state: filled in by the runtime.",
             f":- thread_local {', '.join(store_pis)}.",
         ]
         if undefined:
             out.append("% Relations used but never defined: they are always false.")
             out.append(f":- dynamic {', '.join(pi(k) for k in undefined)}.")
-        if rule_preds:
-            out.append(f":- discontiguous {', '.join(pi(k) for k in rule_preds)}.")
-        static_tabled = sorted(k for k in tabled if k not in a.depends_true | a.depends_does)
-        state_tabled = sorted(k for k in tabled if k in a.depends_true | a.depends_does)
+        if statics:
+            out.append("% Independent of the state: the runtime asserts the facts that the")
+            out.append("% static_* rules derive, once, when the game is loaded.")
+            out.append(f":- dynamic {', '.join(pi(k) for k in statics)}.")
+        if heads:
+            out.append(f":- discontiguous {', '.join(heads)}.")
+        static_tabled = sorted(k for k in tabled if k in self.static_rules)
+        state_tabled = sorted(k for k in tabled if k not in self.static_rules)
         if static_tabled:
-            out.append("% Independent of the state: computed once per game.")
-            out.append(f":- table {', '.join(pi(k) for k in static_tabled)}.")
+            out.append("% Recursive, independent of the state: tabled while the facts are computed.")
+            out.append(
+                f":- table {', '.join(pi(k, static_name(*k)) for k in static_tabled)}."
+            )
         if state_tabled:
             out.append("% Recursive and state-dependent: tables are cleared on every state change.")
             out.append(f":- table {', '.join(pi(k) for k in state_tabled)}.")
         out.append("")
         out.extend(self.clause(r) + "\n" for r in self.rules)
         out.append("% ---- Interface to the runtime ----")
+        out.append("")
+        out.append("% does(?Role, ?Move): the joint move the runtime is applying.")
+        out.append("does(Role, Move) :- gdl_runtime:joint_move(Role, Move).")
         out.append("")
         out.append("% true(?Fluent): the dispatcher for fluents not known statically.")
         for n, ar, z in self.stores:
@@ -364,6 +395,15 @@ class _Writer:
             else:
                 out.append(f"gdl_store({quote_atom(n)}, {store}).")
         out.append("gdl_store(F, true_other(F)).")
+        out.append("")
+        out.append("% gdl_static(?Facts, ?Rules): what the runtime computes at load, in order.")
+        if not statics:
+            out.append("gdl_static(_, _) :- fail.")
+        for k in statics:
+            vs = ", ".join(f"A{i + 1}" for i in range(k[1]))
+            args = f"({vs})" if k[1] else ""
+            fact, rules = quote_atom(predicate_name(*k)), quote_atom(static_name(*k))
+            out.append(f"gdl_static({fact}{args}, {rules}{args}).")
         out.append("")
         out.append("% Tables to clear when the state (true) or the joint move (does) changes.")
         true_tables = [k for k in state_tabled if k not in a.depends_does]
@@ -390,6 +430,21 @@ class _Writer:
             does_tables=tuple(does_tables),
             stores=tuple(self.stores),
         )
+
+
+def _builds_terms(r: NormalRule) -> bool:
+    """True if the rule's head builds compound terms from variables (e.g. lists): a
+    recursive relation doing so may have a huge or infinite extension, so it is
+    evaluated on demand (tabled) instead of being computed whole at load time."""
+
+    def builds(t: Term, nested: bool) -> bool:
+        if isinstance(t, Var):
+            return nested
+        if isinstance(t, Func):
+            return any(builds(a, True) for a in t.args)
+        return False
+
+    return any(builds(t, False) for t in (r.head.args if isinstance(r.head, Func) else ()))
 
 
 def _count_vars(node: object, counts: dict[str, int]) -> None:

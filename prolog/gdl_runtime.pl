@@ -2,8 +2,8 @@
 
     A translated game is a module (see gdl2pl/translate.py) that defines GDL's
     keyword relations (role/1, init/1, legal/2, next/1, goal/2, terminal/0, ...),
-    keeps the current state in dynamic true_F/N predicates and the joint move in
-    does/2, and tells the runtime where each fluent is stored (gdl_store/2) and
+    keeps the current state in thread-local true_F/N predicates, reads the joint
+    move through joint_move/2 of this module, and tells the runtime where each fluent is stored (gdl_store/2) and
     which tables must be cleared when the state changes.
 
     Terms cross the boundary to Python in "py form": a constant is an atom, a
@@ -36,6 +36,7 @@
 :- use_module(library(apply)).
 :- use_module(library(ordsets)).
 :- use_module(library(random)).
+:- use_module(library(pairs)).
 
 /** <module> Runtime for games translated by gdl2pl
 
@@ -49,6 +50,7 @@ of that, which saves converting the state again).
 
 :- dynamic loading_error/2.          % loading_error(Module, Message)
 :- dynamic game_roles/2.             % game_roles(Module, Roles): cached role list
+:- dynamic game_tables/3.            % game_tables(Module, TrueHeads, DoesHeads)
 
 game(M0, M) :-
     (   atom(M0) -> M = M0 ; atom_string(M, M0) ).
@@ -73,7 +75,8 @@ gdl_load(M0, Text, PyRoles) :-
         ( close(In), nb_setval(gdl_loading, []) )),
     findall(Msg, retract(loading_error(Module, Msg)), Errors),
     (   Errors == []
-    ->  init_game(Module),
+    ->  catch(( materialize(Module), init_game(Module) ), E2,
+              ( catch(unload(Module), _, true), throw(E2) )),
         gdl_roles(Module, PyRoles)
     ;   catch(unload(Module), _, true),
         maplist(message_text, Errors, Texts),
@@ -96,11 +99,45 @@ user:message_hook(Term, Kind, _Lines) :-
     Module \== [],
     assertz(loading_error(Module, Term)).
 
+%   materialize(+Module): give each state-independent relation (gdl_static/2 lists
+%   them, dependencies first) the facts its rules derive. Recursive ones (their
+%   rules are tabled) always get facts; a non-recursive one with more than 1,000
+%   answers keeps calling its rules, which answer a bound call in a few inferences
+%   where SWI's clause indexing would scan many facts.
+
+materialize(Module) :-
+    forall(Module:gdl_static(Facts, Rules), materialize(Module, Facts, Rules)),
+    abolish_module_tables(Module).
+
+materialize(Module, Facts, Rules) :-
+    (   predicate_property(Module:Rules, tabled)
+    ->  Limit = 1000000
+    ;   Limit = 1000
+    ),
+    Max is Limit + 1,
+    current_prolog_flag(table_space, Space),
+    Bounded is min(Space, 256*1024*1024),
+    setup_call_cleanup(
+        set_prolog_flag(table_space, Bounded),
+        catch(findall(Facts, limit(Max, Module:Rules), Answers0),
+              error(resource_error(_), _),
+              Answers0 = too_many),
+        set_prolog_flag(table_space, Space)),
+    (   ( Answers0 == too_many ; length(Answers0, N), N > Limit )
+    ->  assertz(Module:(Facts :- Rules))
+    ;   sort(Answers0, Answers),
+        forall(member(A, Answers), assertz(Module:A))
+    ).
+
 init_game(Module) :-
     findall(R, Module:role(R), Rs0),
     dedup(Rs0, Rs),
     retractall(game_roles(Module, _)),
-    assertz(game_roles(Module, Rs)).
+    assertz(game_roles(Module, Rs)),
+    findall(H, Module:gdl_true_table(H), TrueHeads),
+    findall(H, Module:gdl_does_table(H), DoesHeads),
+    retractall(game_tables(Module, _, _)),
+    assertz(game_tables(Module, TrueHeads, DoesHeads)).
 
 %!  gdl_unload(+Module, -Done) is det.
 %
@@ -112,6 +149,7 @@ gdl_unload(M0, true) :-
 
 unload(Module) :-
     retractall(game_roles(Module, _)),
+    retractall(game_tables(Module, _, _)),
     catch(abolish_module_tables(Module), _, true),
     state_key(Module, Key),
     nb_setval(Key, []),
@@ -263,8 +301,9 @@ gdl_depth_charge(M0, PyState, MaxDepth, Result) :-
     game(M0, Module),
     install_py(Module, PyState),
     roles(Module, Roles),
-    catch(( playout(Module, Roles, MaxDepth, 0, Depth),
-            current_state(Module, Final),
+    current_state(Module, Start),
+    catch(( playout(Module, Roles, MaxDepth, Start, 0, Depth, Final),
+            set_current(Module, Final),
             maplist(to_py, Final, PyFinal),
             Result = -(done, PyFinal, Depth) ),
           gdl_no_legal_move(Role, S),
@@ -293,7 +332,8 @@ gdl_playouts(M0, PyState, Count, MaxDepth, Result) :-
 
 one_playout(Module, Roles, Start, MaxDepth, _, Depth-Goals, S0, S) :-
     install(Module, Start),
-    playout(Module, Roles, MaxDepth, 0, Depth),
+    playout(Module, Roles, MaxDepth, Start, 0, Depth, Final),
+    set_current(Module, Final),
     maplist(unique_goal(Module), Roles, Goals),
     S is S0 + Depth.
 
@@ -309,21 +349,25 @@ transpose_results(Roles, Results, PerRole) :-
 role_column(Results, I, Column) :-
     findall([V, D], ( member(D-Gs, Results), nth1(I, Gs, V) ), Column).
 
-playout(Module, Roles, MaxDepth, D0, D) :-
+%   playout(+Module, +Roles, +MaxDepth, +State, +Depth0, -Depth, -Final)
+%   State is installed (but not recorded as current: only Final is, by the caller).
+
+playout(Module, Roles, MaxDepth, State, D0, D, Final) :-
     (   ( D0 >= MaxDepth ; Module:terminal )
-    ->  D = D0
-    ;   maplist(random_legal(Module), Roles, Joint),
+    ->  D = D0,
+        Final = State
+    ;   maplist(random_legal(Module, State), Roles, Joint),
         next_state(Module, Roles, Joint, Next),
-        install(Module, Next),
+        switch(Module, State, Next),
         D1 is D0 + 1,
-        playout(Module, Roles, MaxDepth, D1, D)
+        playout(Module, Roles, MaxDepth, Next, D1, D, Final)
     ).
 
-random_legal(Module, Role, Move) :-
+random_legal(Module, State, Role, Move) :-
     legal_moves(Module, Role, Moves),
     (   Moves == []
-    ->  current_state(Module, S),
-        throw(gdl_no_legal_move(Role, S))
+    ->  set_current(Module, State),
+        throw(gdl_no_legal_move(Role, State))
     ;   random_member(Move, Moves)
     ).
 
@@ -338,26 +382,39 @@ gdl_seed(Seed, true) :-
 		 *     STATE AND JOINT MOVE     *
 		 *******************************/
 
-%   next_state(+Module, +Roles, +Joint, -Next): the sorted successor fluents.
+%   next_state(+Module, +Roles, +Joint, -Next): the sorted successor fluents. The
+%   joint move is visible to the game's does/2 (through joint_move/2) meanwhile.
 
 next_state(Module, Roles, Joint, Next) :-
-    setup_call_cleanup(
-        assert_does(Module, Roles, Joint),
-        findall(F, Module:next(F), Fs),
-        retract_does(Module)),
+    pairs_keys_values(Pairs, Roles, Joint),
+    b_setval('$gdl_joint', Pairs),
+    clear_does_tables(Module),
+    findall(F, Module:next(F), Fs),
+    b_setval('$gdl_joint', []),
+    clear_does_tables(Module),
     sort(Fs, Next).
 
-assert_does(Module, Roles, Joint) :-
-    forall(nth0(I, Roles, R), ( nth0(I, Joint, M), assertz(Module:does(R, M)) )),
-    clear_tables(Module, gdl_does_table).
+%!  joint_move(?Role, ?Move) is nondet.
+%
+%   The joint move being applied by next_state/4 (the game's does/2).
 
-retract_does(Module) :-
-    retractall(Module:does(_, _)),
-    clear_tables(Module, gdl_does_table).
+joint_move(Role, Move) :-
+    nb_current('$gdl_joint', Pairs),
+    member(Role-Move, Pairs).
 
-clear_tables(Module, Kind) :-
-    Goal =.. [Kind, Head],
-    forall(Module:Goal, abolish_table_subgoals(Module:Head)).
+clear_does_tables(Module) :-
+    (   game_tables(Module, _, [])
+    ->  true
+    ;   game_tables(Module, _, Heads),
+        forall(member(H, Heads), abolish_table_subgoals(Module:H))
+    ).
+
+clear_true_tables(Module) :-
+    (   game_tables(Module, [], _)
+    ->  true
+    ;   game_tables(Module, Heads, _),
+        forall(member(H, Heads), abolish_table_subgoals(Module:H))
+    ).
 
 state_key(Module, Key) :-
     atom_concat('$gdl_state:', Module, Key).
@@ -365,6 +422,10 @@ state_key(Module, Key) :-
 current_state(Module, State) :-
     state_key(Module, Key),
     (   nb_current(Key, S) -> State = S ; State = [] ).
+
+set_current(Module, State) :-
+    state_key(Module, Key),
+    nb_setval(Key, State).
 
 %   install_py(+Module, +State): make the state given in py form (a list) current;
 %   anything else (the caller sends '=') stands for the state installed last.
@@ -384,14 +445,18 @@ install(Module, State) :-
     current_state(Module, Old),
     (   Old == State
     ->  true
-    ;   ord_subtract(Old, State, Del),
-        ord_subtract(State, Old, Add),
-        maplist(retract_fluent(Module), Del),
-        maplist(assert_fluent(Module), Add),
-        state_key(Module, Key),
-        nb_setval(Key, State),
-        clear_tables(Module, gdl_true_table)
+    ;   switch(Module, Old, State),
+        set_current(Module, State)
     ).
+
+%   switch(+Module, +Old, +New): replace the installed fluents Old by New.
+
+switch(Module, Old, New) :-
+    ord_subtract(Old, New, Del),
+    ord_subtract(New, Old, Add),
+    maplist(retract_fluent(Module), Del),
+    maplist(assert_fluent(Module), Add),
+    clear_true_tables(Module).
 
 assert_fluent(Module, F) :-
     once(Module:gdl_store(F, Fact)),
