@@ -88,8 +88,9 @@ def _compare(want: dict, have: dict, ignored: set[str]) -> str | None:
     return None
 
 
-def replay_game(rel: str, case_sensitive: bool) -> list[str]:
-    """Replay every recorded match of a game; returns the differences found."""
+def replay_game(rel: str, case_sensitive: bool, stop_at_first: bool = False) -> list[str]:
+    """Replay every recorded match of a game; returns the differences found (only the
+    first one with ``stop_at_first``)."""
     shared = shared_dir()
     sm = StateMachine(read_game(shared / "games" / rel), rel, case_sensitive=case_sensitive)
     problems = []
@@ -97,6 +98,10 @@ def replay_game(rel: str, case_sensitive: bool) -> list[str]:
         for m, recs in _records(shared / "reference" / rel.replace(".kif", ".jsonl")).items():
             moves = [r["move"] for r in recs if r.get("move")]
             got = list(replay(sm, moves, m))
+            if "error" not in recs[-1] and recs[-1].get("move") is not None:
+                # A match too long for the reference's file cap: only its first steps
+                # were kept (see ../shared/reference/README.md).
+                got = got[: len(recs)]
             if len(got) != len(recs):
                 problems.append(f"match {m}: {len(recs)} records in the reference, {len(got)} here")
             for want, have in zip(recs, got, strict=False):
@@ -104,6 +109,8 @@ def replay_game(rel: str, case_sensitive: bool) -> list[str]:
                 if diff:
                     problems.append(f"match {m} step {want['step']}: {diff}")
                     break
+            if problems and stop_at_first:
+                break
     finally:
         sm.close()
     return problems
@@ -120,7 +127,7 @@ def test_agrees_with_reference(rel: str) -> None:
 def test_case_folding_changes_these_games(rel: str) -> None:
     """The reason for CASE_SENSITIVE holds: read case-insensitively, these games differ."""
     require_prolog()
-    assert replay_game(rel, case_sensitive=False)
+    assert replay_game(rel, case_sensitive=False, stop_at_first=True)
 
 
 def test_every_played_game_is_checked() -> None:

@@ -1,0 +1,38 @@
+"""Plain tables: Markdown and CSV text from a header and rows of strings."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A GitHub-style Markdown table."""
+    def line(cells: Sequence[str]) -> str:
+        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+    return "\n".join([line(header), line(["---"] * len(header)), *(line(r) for r in rows)])
+
+
+def csv_text(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """The rows as CSV (with a header line)."""
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(header)
+    w.writerows(rows)
+    return out.getvalue()
+
+
+def rate(x: float) -> str:
+    """A rate with a precision that suits its size (12,345 / 123.4 / 1.23)."""
+    if x >= 1000:
+        return f"{x:,.0f}"
+    if x >= 100:
+        return f"{x:.1f}"
+    return f"{x:.2f}"
+
+
+def ratio(x: float) -> str:
+    """A ratio to the reference, e.g. ``12.3x``."""
+    return f"{x:.2f}x" if x < 10 else f"{x:.1f}x"

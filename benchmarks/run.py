@@ -1,0 +1,220 @@
+"""Throughput on the 20-game set: states/s and playouts/s per game and mode, as ratios
+to the reference prover on this machine type.
+
+    python benchmarks/run.py [--games G ...] [--seconds 10] [--warmup 2]
+                             [--modes a,b,c] [--out benchmarks/out] [--quick]
+                             [--results benchmarks/RESULTS.md]
+
+Modes are described in ``loops.py``. Each game is loaded once, run in every mode, and
+closed; an exception in a game (or a mode) becomes an "error" row, not a crash.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import random
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from gdl2pl.bridge import StateMachine
+from loops import MODES, Count, cached_steps, in_prolog, python_steps
+from reference import DEFAULT_ANCHORS, DEFAULT_GAMES_DIR, Reference, game_path, read_references
+from reference import select as select_games
+from report import csv_text, markdown_table, rate, ratio
+from sysinfo import header_markdown, machine_header
+
+HERE = Path(__file__).resolve().parent
+
+#: (mode, median ratio at least, lowest ratio at least) from the issue; None: no bound.
+TARGETS: list[tuple[str, float, float | None]] = [("a", 10.0, 2.5), ("b", 5.0, None)]
+
+MD_HEADER = ["game", "mode", "states/s", "playouts/s", "avg depth", "ref states/s", "ratio",
+             "note"]
+CSV_HEADER = ["game", "mode", "states_per_s", "playouts_per_s", "ratio", "ref_states_per_s",
+              "ref_playouts_per_s", "states", "playouts", "seconds", "avg_depth", "note",
+              "error"]
+
+
+@dataclass
+class Row:
+    """One game in one mode: a count, or the error that stopped it."""
+
+    ref: Reference
+    mode: str
+    count: Count | None = None
+    error: str = ""
+
+    @property
+    def ratio(self) -> float | None:
+        if self.count is None or not self.ref.states_per_s:
+            return None
+        return self.count.states_per_s / self.ref.states_per_s
+
+    def markdown(self) -> list[str]:
+        label = f"{self.mode} ({MODES[self.mode]})"
+        ref = rate(self.ref.states_per_s)
+        c = self.count
+        if c is None:
+            return [self.ref.game, label, "error", "", "", ref, "", self.error]
+        depth = f"{c.states / c.playouts:.1f}" if c.playouts else ""
+        r = self.ratio
+        return [self.ref.game, label, rate(c.states_per_s), rate(c.playouts_per_s), depth,
+                ref, ratio(r) if r is not None else "", c.note]
+
+    def csv(self) -> list[object]:
+        c, ref = self.count, self.ref
+        head: list[object] = [ref.game, self.mode]
+        tail: list[object] = [ref.states_per_s, ref.playouts_per_s]
+        if c is None:
+            return [*head, "", "", "", *tail, "", "", "", "", "", self.error]
+        depth = round(c.states / c.playouts, 2) if c.playouts else ""
+        return [*head, round(c.states_per_s, 2), round(c.playouts_per_s, 3),
+                round(self.ratio or 0.0, 3), *tail, c.states, c.playouts, round(c.seconds, 3),
+                depth, c.note, ""]
+
+
+def _error_text(e: BaseException, width: int = 160) -> str:
+    text = " ".join(f"{type(e).__name__}: {e}".split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def run_game(ref: Reference, args: argparse.Namespace) -> list[Row]:
+    """Every requested mode on one game; the state machine is closed afterwards."""
+    rows = [Row(ref, m) for m in args.modes]
+    try:
+        sm = StateMachine.from_file(game_path(ref.game, args.games_dir))
+    except Exception as e:  # any failure becomes a row of the table
+        for row in rows:
+            row.error = "load: " + _error_text(e)
+        return rows
+    try:
+        for row in rows:
+            rng = random.Random(args.seed)
+            sm.seed(args.seed)
+            try:
+                if row.mode == "a":
+                    row.count = in_prolog(sm, args.warmup, args.seconds)
+                elif row.mode == "b":
+                    row.count = python_steps(sm, args.warmup, args.seconds, rng)
+                else:
+                    row.count = cached_steps(sm, args.warmup, args.seconds, rng, args.max_nodes)
+            except Exception as e:
+                row.error = _error_text(e)
+            print(" | ".join(row.markdown()), file=sys.stderr, flush=True)
+    finally:
+        sm.close()
+    return rows
+
+
+def summary(rows: list[Row], modes: list[str]) -> list[str]:
+    """Per mode: the median and the lowest ratio over the games, and the targets."""
+    lines: list[str] = []
+    for mode in modes:
+        of_mode = [r for r in rows if r.mode == mode]
+        ok = [(r.ratio, r.ref.game) for r in of_mode if r.ratio is not None]
+        errors = [r.ref.game for r in of_mode if r.count is None]
+        if not ok:
+            lines.append(f"- {mode} ({MODES[mode]}): no game ran")
+            continue
+        median = statistics.median(x for x, _ in ok)
+        low, low_game = min(ok)
+        text = (f"- {mode} ({MODES[mode]}): median ratio {ratio(median)}, "
+                f"lowest {ratio(low)} ({low_game}), {len(ok)}/{len(of_mode)} games ran")
+        if errors:
+            text += f"; errors: {', '.join(errors)}"
+        for t_mode, t_median, t_low in TARGETS:
+            if t_mode != mode:
+                continue
+            met = median >= t_median and (t_low is None or low >= t_low) and not errors
+            bound = f"median ≥ {t_median:g}x" + (f", none below {t_low:g}x" if t_low else "")
+            text += f" — target {bound}: {'PASS' if met else 'FAIL'}"
+        lines.append(text)
+    return lines
+
+
+def render(header: list[tuple[str, str]], rows: list[Row], args: argparse.Namespace) -> str:
+    """The Markdown report: machine header, settings, table, medians."""
+    settings = (f"{args.seconds:g} s per game and mode after {args.warmup:g} s warm-up, "
+                f"seed {args.seed}, node cache {args.max_nodes:,} states")
+    return "\n\n".join([
+        header_markdown(header) + f"\n- run: {settings}",
+        markdown_table(MD_HEADER, [r.markdown() for r in rows]),
+        "Ratio = states/s ÷ the reference prover's states/s on this machine type "
+        f"({DEFAULT_ANCHORS.name if args.anchors == DEFAULT_ANCHORS else args.anchors}); "
+        "indicative only, the reference was not re-run here.",
+        "\n".join(summary(rows, args.modes)),
+    ]) + "\n"
+
+
+def results_document(report: str) -> str:
+    """The text of RESULTS.md: the report and a section for the lead to fill in."""
+    return (
+        "# Benchmark results\n\n"
+        "Produced by `python benchmarks/run.py --results benchmarks/RESULTS.md` "
+        "(see `benchmarks/README.md`).\n\n"
+        + report
+        + "\n## What each change bought\n\n"
+        "_To be filled in: each engine change and the ratios before and after it._\n"
+    )
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--games", nargs="+", help="games of the set to run (default: all 20)")
+    p.add_argument("--seconds", type=float, default=10.0, help="measured time per game and mode")
+    p.add_argument("--warmup", type=float, default=2.0, help="warm-up time per game and mode")
+    p.add_argument("--modes", default="a,b,c", help="comma-separated subset of a,b,c")
+    p.add_argument("--out", type=Path, default=HERE / "out", help="directory for the tables")
+    p.add_argument("--results", type=Path, help="also write a RESULTS.md-style file here")
+    p.add_argument("--quick", action="store_true", help="smoke run: 1 s per game and mode")
+    p.add_argument("--seed", type=int, default=1, help="seed of the random moves")
+    p.add_argument("--max-nodes", type=int, default=100_000, help="node cache bound (mode c)")
+    p.add_argument("--anchors", type=Path, default=DEFAULT_ANCHORS, help="reference table")
+    p.add_argument("--games-dir", type=Path, default=DEFAULT_GAMES_DIR, help="KIF files")
+    args = p.parse_args(argv)
+    args.games = [g for item in args.games or [] for g in item.split(",") if g]
+    args.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    bad = [m for m in args.modes if m not in MODES]
+    if bad or not args.modes:
+        p.error(f"unknown mode(s) {', '.join(bad)}; choose from {', '.join(MODES)}")
+    if args.quick:
+        args.seconds, args.warmup = 1.0, 0.25
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        refs = select_games(read_references(args.anchors), args.games)
+    except (OSError, ValueError) as e:
+        print(f"run.py: {e}", file=sys.stderr)
+        return 2
+    header = machine_header()
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    args.out.mkdir(parents=True, exist_ok=True)
+    md_path = args.out / f"run-{stamp}.md"
+    csv_path = args.out / f"run-{stamp}.csv"
+    rows: list[Row] = []
+    started = time.perf_counter()
+    for ref in refs:
+        rows += run_game(ref, args)
+        # Rewritten after every game, so an interrupted run leaves its table behind.
+        md_path.write_text(render(header, rows, args), encoding="utf-8")
+        csv_path.write_text(csv_text(CSV_HEADER, [r.csv() for r in rows]), encoding="utf-8")
+    report = render(header, rows, args)
+    print()
+    print(report)
+    print(f"({time.perf_counter() - started:.0f} s) written: {md_path}, {csv_path}")
+    if args.results:
+        args.results.write_text(results_document(report), encoding="utf-8")
+        print(f"written: {args.results}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+"""Reading a game description from text or a file, in either syntax.
+
+``syntax="auto"`` decides as follows. A text that begins (after white space and ``;`` or
+``%`` comment lines) with ``(`` is KIF, whatever the file is called: an infix description
+never begins so, and many ``.gdl`` files in the wild hold KIF. Otherwise a ``.kif`` file is
+KIF (KIF may begin with a proposition, ``terminal``), any other non-empty text is infix, and
+an empty (or comments-only) text is infix for ``.gdl``, ``.hrf``, ``.infix`` and ``.pl`` files
+and KIF otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Literal as TypingLiteral
+
+from gdl2pl.infix import parse_infix
+from gdl2pl.kif import parse_kif
+from gdl2pl.syntax import Description
+
+Syntax = TypingLiteral["auto", "kif", "infix"]
+
+KIF_EXTENSIONS = frozenset({".kif"})
+INFIX_EXTENSIONS = frozenset({".gdl", ".hrf", ".infix", ".pl"})
+
+_LEADING = re.compile(r"(?:\s+|[;%][^\n]*)*")
+
+
+def detect_syntax(text: str, file: str | os.PathLike[str] | None = None) -> str:
+    """``"kif"`` or ``"infix"``: the syntax ``text`` is written in (see module doc)."""
+    start = _LEADING.match(text)
+    rest = text[start.end() if start else 0 :]
+    if rest.startswith("("):
+        return "kif"
+    suffix = Path(file).suffix.lower() if file is not None else ""
+    if suffix in KIF_EXTENSIONS:
+        return "kif"
+    if rest or suffix in INFIX_EXTENSIONS:
+        return "infix"
+    return "kif"
+
+
+def parse_game(text: str, syntax: Syntax = "auto", file: str | None = None) -> Description:
+    """Parse a game description; ``file`` names it in error messages and helps ``auto``.
+
+    Raises ``GdlSyntaxError`` (with file, line and column) if the text is not well-formed.
+    """
+    if syntax == "auto":
+        syntax = "kif" if detect_syntax(text, file) == "kif" else "infix"
+    if syntax == "kif":
+        return parse_kif(text, file)
+    if syntax == "infix":
+        return parse_infix(text, file)
+    raise ValueError(f"unknown syntax {syntax!r}: expected 'auto', 'kif' or 'infix'")
+
+
+def read_text(path: str | os.PathLike[str]) -> str:
+    """The text of a file: UTF-8 (a byte-order mark is dropped), else Latin-1.
+
+    Raises ``OSError`` (whose ``filename`` is the path) if the file cannot be read.
+    """
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def read_game(path: str | os.PathLike[str], syntax: Syntax = "auto") -> Description:
+    """Read and parse a game file. Raises ``OSError`` or ``GdlSyntaxError``."""
+    return parse_game(read_text(path), syntax, os.fspath(path))

@@ -1,0 +1,341 @@
+"""The GGP player: the protocol logic (GamePlayer), its strategies (MCTS against random) and
+its HTTP server (ggp-base's wire format, CORS, GET, bad input). Loopback only."""
+
+from __future__ import annotations
+
+import http.client
+import socket
+import time
+import urllib.parse
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+from conftest import EXAMPLES
+
+from gdl2pl.kif import parse_kif_term
+from gdl2pl.load import read_game
+from gdl2pl.protocol import one_line_rules, parse_info_reply, parse_move
+from gdl2pl.scramble import Scrambler
+from gdl2pl.syntax import Term
+
+engine = pytest.importorskip("gdl2pl.bridge.engine")
+try:
+    engine.check_environment()
+except engine.PrologUnavailableError as e:  # pragma: no cover - depends on the machine
+    pytest.skip(f"SWI-Prolog is not available: {e}", allow_module_level=True)
+
+from gdl2pl.bridge import StateMachine  # noqa: E402
+from gdl2pl.bridge.player import GamePlayer  # noqa: E402
+from gdl2pl.bridge.players import Budget, Strategy, make_strategy  # noqa: E402
+from gdl2pl.bridge.server import PlayerServer  # noqa: E402
+
+TTT = EXAMPLES / "ticTacToe.kif"
+PENNIES = EXAMPLES / "matchingPennies.kif"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def prolog_in_main_thread() -> None:
+    """Start janus from the main thread (and give it an engine) before any worker does."""
+    engine.runtime().attach_engine()
+
+
+def rules(path=TTT) -> str:  # type: ignore[no-untyped-def]
+    return one_line_rules(read_game(path))
+
+
+def start(match_id: str, role: str, start_clock: int = 5, play_clock: int = 2, path=TTT) -> str:  # type: ignore[no-untyped-def]
+    return f"(start {match_id} {role} ({rules(path)}) {start_clock} {play_clock})"
+
+
+@contextmanager
+def player(kind: str = "legal", **options: object) -> Iterator[GamePlayer]:
+    p = GamePlayer(lambda: make_strategy(kind, 1), name=f"test-{kind}", **options)  # type: ignore[arg-type]
+    try:
+        yield p
+    finally:
+        p.close()
+
+
+# -- the protocol logic ---------------------------------------------------------------------
+
+
+def test_a_whole_match_message_by_message() -> None:
+    with player("legal") as p:
+        assert parse_info_reply(p.handle("(info)").body).status == "available"
+        assert p.handle(start("m1", "xplayer")).body == "ready"
+        assert parse_info_reply(p.handle("(info)").body).status == "busy"
+        assert p.handle("(play m1 nil)").body == "(mark 1 1)"
+        # oplayer's turn: xplayer's only legal move is noop
+        assert p.handle("(play m1 ((mark 1 1) noop))").body == "noop"
+        assert p.handle("( PLAY m1 ( NOOP ( MARK 2 2 ) ) )").body == "(mark 1 2)"
+        assert p.handle("(stop m1 ((mark 1 2) noop))").body == "done"
+        assert parse_info_reply(p.handle("(info)").body).status == "available"
+
+
+def test_start_while_busy_unknown_ids_and_restarts() -> None:
+    with player("random") as p:
+        assert p.handle(start("a", "oplayer")).body == "ready"
+        assert p.handle(start("b", "xplayer")).body == "busy"
+        r = p.handle("(play b nil)")
+        assert (r.status, r.body.startswith("error: unknown match")) == (404, True)
+        assert p.handle("(stop b nil)").status == 404
+        assert p.handle("(abort b)").status == 404
+        assert p.handle("(play a nil)").body == "noop"
+        assert p.handle("(abort a)").body == "aborted"
+        # a new match after an abort, then after a stop
+        assert p.handle(start("b", "xplayer")).body == "ready"
+        assert parse_move(p.handle("(play b nil)").body).name == "mark"  # type: ignore[union-attr]
+        assert p.handle("(stop b nil)").body == "done"
+        assert p.handle(start("c", "oplayer")).body == "ready"
+        assert p.handle("(play c nil)").body == "noop"
+        assert p.handle("(play a nil)").status == 404  # the old match is gone
+
+
+def test_illegal_joint_move_is_refused_and_the_match_goes_on() -> None:
+    with player("legal") as p:
+        p.handle(start("m", "oplayer"))
+        assert p.handle("(play m nil)").body == "noop"
+        r = p.handle("(play m ((mark 9 9) noop))")
+        assert r.status == 400 and "not a legal move" in r.body
+        r = p.handle("(play m ((mark 1 1)))")  # one move for two roles
+        assert r.status == 400 and r.body.startswith("error:")
+        assert p.handle("(play m ((mark 1 1) noop))").body == "(mark 1 2)"
+
+
+@pytest.mark.parametrize(
+    ("rules_text", "fragment"),
+    [
+        ("(role xplayer) (<=)", "cannot load"),  # a rule without a head
+        ("(role xplayer) (init (p)) (<= (legal xplayer ?m) (q ?n))", "not valid GDL"),
+    ],
+)
+def test_rules_that_cannot_be_loaded_get_an_error(rules_text: str, fragment: str) -> None:
+    with player("legal") as p:
+        r = p.handle(f"(start m xplayer ({rules_text}) 5 2)")
+        assert r.status == 400 and fragment in r.body
+        assert parse_info_reply(p.handle("(info)").body).status == "available"
+        assert p.handle(start("m2", "xplayer")).body == "ready"
+
+
+def test_start_for_a_role_the_game_does_not_have() -> None:
+    with player("legal") as p:
+        r = p.handle(start("m", "zplayer"))
+        assert r.status == 400 and "not a role" in r.body
+        assert p.handle(start("m", "xplayer")).body == "ready"
+
+
+def test_malformed_messages_get_400_and_the_player_goes_on() -> None:
+    with player("legal") as p:
+        for text in ("", "(play m nil", "(hello)", "\x00\xff", "(start m x"):
+            r = p.handle(text)
+            assert r.status == 400 and r.body.startswith("error: malformed message")
+        assert p.handle(start("m", "xplayer")).body == "ready"
+        assert p.handle("(play m nil)").body == "(mark 1 1)"
+
+
+class _Slow(Strategy):
+    """Offers its first legal move, then ignores the budget for ``delay`` seconds."""
+
+    name = "slow"
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+
+    def select_move(self, state, legal, budget, offer):  # type: ignore[no-untyped-def]
+        offer(legal[-1])
+        time.sleep(self.delay)
+        return legal[0]
+
+
+def test_reply_leaves_before_the_play_clock_even_if_the_strategy_is_slow() -> None:
+    p = GamePlayer(lambda: _Slow(2.5), margin=0.5)
+    try:
+        p.handle(start("m", "xplayer", play_clock=2))
+        t0 = time.monotonic()
+        r = p.handle("(play m nil)", received=t0)
+        took = time.monotonic() - t0
+        assert r.body == "(mark 3 3)"  # the move offered, not the one returned late
+        assert 1.0 <= took < 1.6  # clock 2 s, margin min(max(0.5, 0.2), 1) = 0.5 s
+        assert p.handle("(stop m nil)").body == "done"
+    finally:
+        p.close()
+
+
+def test_margin_rule() -> None:
+    p = GamePlayer(lambda: make_strategy("legal"))
+    try:
+        assert p.margin_for(30) == 3.0  # 10 % of a long clock
+        assert p.margin_for(5) == 1.0  # at least 1 s
+        assert p.margin_for(1) == 0.5  # but never more than half the clock
+    finally:
+        p.close()
+
+
+# -- strategies -----------------------------------------------------------------------------
+
+
+def _play_out(sm: StateMachine, strategies: list[Strategy], think: float) -> list[int]:
+    for s, role in zip(strategies, sm.roles, strict=True):
+        s.metagame(sm, role, Budget.seconds(1))
+    state = sm.initial_state
+    while not sm.is_terminal(state):
+        joint: list[Term] = []
+        for s, role in zip(strategies, sm.roles, strict=True):
+            legal = sm.legal_moves(state, role)
+            move = legal[0] if len(legal) == 1 else s.select_move(
+                state, legal, Budget.seconds(think), lambda m: None
+            )
+            assert move in legal
+            joint.append(move)
+        state = sm.next_state(state, joint)
+    return sm.goals(state)
+
+
+def test_mcts_beats_random_at_tic_tac_toe() -> None:
+    wins = losses = 0
+    with StateMachine.from_file(TTT) as sm:
+        for match in range(8):
+            me = match % 2  # alternate roles: four matches as X, four as O
+            strategies = [make_strategy("mcts" if i == me else "random", match) for i in range(2)]
+            goal = _play_out(sm, strategies, think=0.15)[me]
+            wins += goal == 100
+            losses += goal == 0
+    assert losses <= 1, (wins, losses)
+    assert wins >= 5, (wins, losses)
+
+
+def test_mcts_plays_a_simultaneous_game() -> None:
+    with StateMachine.from_file(PENNIES) as sm:
+        strategies = [make_strategy("mcts", 3), make_strategy("mcts", 4)]
+        goals = _play_out(sm, strategies, think=0.1)
+        assert sorted(goals) == [0, 100]
+        assert strategies[0].iterations > 10  # type: ignore[attr-defined]
+
+
+def test_mcts_keeps_its_tree_between_steps() -> None:
+    with StateMachine.from_file(TTT) as sm:
+        s = make_strategy("mcts", 5)
+        x, o = sm.roles
+        s.metagame(sm, x, Budget.seconds(1))
+        state = sm.initial_state
+        move = s.select_move(state, sm.legal_moves(state, x), Budget.seconds(0.2), lambda m: None)
+        root = s.root  # type: ignore[attr-defined]
+        state = sm.next_state(state, [move, parse_kif_term("noop")])
+        s.select_move(state, sm.legal_moves(state, x), Budget.seconds(0.05), lambda m: None)
+        assert s.root in root.children.values()  # type: ignore[attr-defined]
+
+
+# -- HTTP -----------------------------------------------------------------------------------
+
+
+@contextmanager
+def serving(kind: str = "legal", **options: object) -> Iterator[PlayerServer]:
+    server = PlayerServer(GamePlayer(lambda: make_strategy(kind, 2), name="web", **options),  # type: ignore[arg-type]
+                          "127.0.0.1", 0, read_timeout=2.0)
+    server.start_in_thread()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+def request(
+    server: PlayerServer, method: str, path: str = "/", body: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> http.client.HTTPResponse:
+    host, port = server.server_address[:2]
+    conn = http.client.HTTPConnection(str(host), int(port), timeout=10)
+    conn.request(method, path, body=body.encode() if body is not None else None,
+                 headers=headers or ({"Content-Type": "text/acl"} if body is not None else {}))
+    r = conn.getresponse()
+    r.body = r.read().decode()  # type: ignore[attr-defined]
+    conn.close()
+    return r
+
+
+def raw(server: PlayerServer, data: bytes, shut: bool = True) -> bytes:
+    """Send raw bytes, half-close, return everything the server answers."""
+    host, port = server.server_address[:2]
+    with socket.create_connection((str(host), int(port)), timeout=10) as s:
+        s.sendall(data)
+        if shut:
+            s.shutdown(socket.SHUT_WR)
+        chunks = []
+        while chunk := s.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+CORS = {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Allow-Methods": "POST, GET, OPTIONS",
+    "Access-Control-Allow-Headers": "Content-Type",
+}
+
+
+def test_post_replies_in_text_acl_with_cors_headers() -> None:
+    with serving() as server:
+        r = request(server, "POST", body="( INFO )")
+        assert r.status == 200 and r.getheader("Content-Type", "").startswith("text/acl")
+        assert parse_info_reply(r.body).status == "available"  # type: ignore[attr-defined]
+        for k, v in CORS.items():
+            assert r.getheader(k) == v
+
+
+def test_options_preflight() -> None:
+    with serving() as server:
+        r = request(server, "OPTIONS", headers={"Origin": "http://example.org",
+                                                "Access-Control-Request-Method": "POST"})
+        assert r.status == 200 and r.body == ""  # type: ignore[attr-defined]
+        for k, v in CORS.items():
+            assert r.getheader(k) == v
+
+
+def test_get_with_the_message_in_the_path() -> None:
+    with serving() as server:
+        # as java.net.URLEncoder writes it: spaces as '+'
+        r = request(server, "GET", "/" + urllib.parse.quote_plus("( info )"))
+        assert parse_info_reply(r.body).status == "available"  # type: ignore[attr-defined]
+        assert r.getheader("Access-Control-Allow-Origin") == "*"
+        r = request(server, "GET", "/")
+        assert parse_info_reply(r.body).name == "web"  # type: ignore[attr-defined]
+        msg = urllib.parse.quote(start("g", "xplayer"))
+        assert request(server, "GET", "/" + msg).body == "ready"  # type: ignore[attr-defined]
+        assert request(server, "GET", "/" + urllib.parse.quote("(play g nil)")).body == "(mark 1 1)"  # type: ignore[attr-defined]
+        assert request(server, "GET", "/%28abort%20g%29").body == "aborted"  # type: ignore[attr-defined]
+
+
+def test_bad_input_never_stops_the_server() -> None:
+    with serving() as server:
+        r = request(server, "POST", body="(play nothing")
+        assert r.status == 400 and r.body.startswith("error:")  # type: ignore[attr-defined]
+        # a message cut short: Content-Length promises more than arrives
+        answer = raw(server, b"POST / HTTP/1.0\r\nContent-Length: 100\r\n\r\n(start m x ((role")
+        assert b" 400 " in answer.split(b"\r\n")[0] and b"error:" in answer
+        # not HTTP at all
+        assert b"400" in raw(server, b"\x16\x03\x01 hello there\r\n\r\n")
+        # a client that connects and says nothing is dropped after read_timeout
+        raw(server, b"", shut=False)
+        # HTTP/1.1 without Content-Length
+        assert b" 411 " in raw(server, b"POST / HTTP/1.1\r\nHost: x\r\n\r\n(info)")
+        assert request(server, "POST", body="(info)").status == 200
+        assert request(server, "PUT", body="(info)").status == 501
+        # HTTP/1.0 without Content-Length: the body ends with the stream (as ggp-base reads)
+        assert b"status available" in raw(server, b"POST / HTTP/1.0\r\n\r\n(info)")
+        assert request(server, "POST", body=start("m", "oplayer")).body == "ready"  # type: ignore[attr-defined]
+        assert request(server, "POST", body="(play m nil)").body == "noop"  # type: ignore[attr-defined]
+
+
+def test_scrambled_rules_are_played_without_names() -> None:
+    scrambler = Scrambler()
+    game = read_game(TTT)
+    text = one_line_rules(scrambler.description(game))
+    x = scrambler.symbol("xplayer")
+    with serving("mcts", margin=0.8) as server, StateMachine.from_description(game) as sm:
+        assert "mark" not in text and "cell" not in text
+        assert request(server, "POST", body=f"(start s {x} ({text}) 5 1)").body == "ready"  # type: ignore[attr-defined]
+        reply = request(server, "POST", body="(play s nil)").body  # type: ignore[attr-defined]
+        move = sm.term(str(scrambler.unterm(parse_move(reply))))
+        assert move in sm.legal_moves(sm.initial_state, "xplayer")
+        assert request(server, "POST", body="(abort s)").body == "aborted"  # type: ignore[attr-defined]

@@ -1,0 +1,183 @@
+"""The match protocol's messages (gdl2pl.protocol) and the scrambler (gdl2pl.scramble):
+pure Python, no Prolog."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from conftest import EXAMPLES
+
+from gdl2pl.kif import parse_kif, parse_kif_term
+from gdl2pl.load import read_game
+from gdl2pl.protocol import (
+    Abort,
+    Info,
+    Play,
+    Preview,
+    ProtocolError,
+    Start,
+    Stop,
+    format_info_reply,
+    format_message,
+    one_line_rules,
+    parse_info_reply,
+    parse_message,
+    parse_move,
+)
+from gdl2pl.scramble import Scrambler, kept
+from gdl2pl.syntax import Const, Func, Var
+
+T = parse_kif_term
+
+
+def test_start_as_ggp_base_sends_it() -> None:
+    text = (
+        "( START match.1 xplayer ( ( role xplayer ) ( role oplayer ) "
+        "( <= ( legal ?r noop ) ( role ?r ) ) ) 30 15)"
+    )
+    msg = parse_message(text)
+    assert isinstance(msg, Start)
+    assert (msg.match_id, msg.role, msg.start_clock, msg.play_clock) == ("match.1", "xplayer", 30, 15)
+    assert parse_kif(msg.rules) == parse_kif("(role xplayer) (role oplayer) (<= (legal ?r noop) (role ?r))")
+
+
+def test_start_rules_over_several_lines_with_comments() -> None:
+    msg = parse_message("(start m r (\n(role r) ; the role\n(init p)\r\n) 1 2)")
+    assert isinstance(msg, Start)
+    assert len(parse_kif(msg.rules).clauses) == 2
+
+
+def test_keywords_in_any_case_and_nil() -> None:
+    assert parse_message("(INFO)") == Info()
+    assert parse_message("  ( Play  m1  NIL ) ") == Play("m1", None)
+    assert parse_message("(stop m1 nil)") == Stop("m1", None)
+    assert parse_message("(ABORT m1)") == Abort("m1")
+    assert parse_message("(preview ((role a)) 5)") == Preview("(role a)", 5)
+
+
+def test_play_moves_are_terms_in_role_order() -> None:
+    msg = parse_message("(play m ((mark 1 2) noop))")
+    assert msg == Play("m", (Func("mark", (Const("1"), Const("2"))), Const("noop")))
+
+
+def test_match_id_keeps_its_case() -> None:
+    assert parse_message("(abort Match.ABC)") == Abort("Match.ABC")
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("", "empty"),
+        ("(play m nil", "truncated"),
+        ("(play m nil))", "unbalanced"),
+        ("(dance m)", "unknown message"),
+        ("(play m)", "takes 2"),
+        ("(abort)", "takes 1"),
+        ("(start m r ((role r)) ten 5)", "whole number"),
+        ("(start m r role 10 5)", "rules must be a list"),
+        ("(start m (r) ((role r)) 10 5)", "role must be a symbol"),
+        ("(play m (?x))", "variable"),
+        ("(play m yes)", "nil or a list"),
+        ("(info) (info)", "one message"),
+        ("hello", "a message is a list"),
+        ("((play) m nil)", "keyword"),
+    ],
+)
+def test_malformed_messages_say_why(text: str, fragment: str) -> None:
+    with pytest.raises(ProtocolError, match=fragment):
+        parse_message(text)
+
+
+def test_extra_start_fields_are_tolerated() -> None:
+    msg = parse_message("(start m r ((role r)) 10 5 extra)")
+    assert isinstance(msg, Start) and msg.play_clock == 5
+
+
+@pytest.mark.parametrize(
+    "msg",
+    [
+        Info(),
+        Start("m.1", "white", "(role white) (<= (legal white noop) (true p))", 10, 5),
+        Play("m.1", None),
+        Play("m.1", (T("(mark 1 1)"), T("noop"))),
+        Stop("m.1", (T("(move a (b c))"),)),
+        Abort("m.1"),
+        Preview("(role a)", 3),
+    ],
+)
+def test_format_then_parse_is_identity(msg: object) -> None:
+    assert parse_message(format_message(msg)) == msg  # type: ignore[arg-type]
+
+
+def test_one_line_rules_reparse_to_the_same_game() -> None:
+    d = read_game(EXAMPLES / "ticTacToe.kif")
+    text = one_line_rules(d)
+    assert "\n" not in text
+    assert parse_kif(text) == d
+
+
+def test_move_replies() -> None:
+    assert parse_move(" ( mark 1 1 ) \n") == T("(mark 1 1)")
+    assert parse_move("noop") == Const("noop")
+    for bad in ("", "(mark 1", "a b", "?x", "()"):
+        with pytest.raises(ProtocolError):
+            parse_move(bad)
+
+
+def test_info_replies() -> None:
+    assert format_info_reply("p1", "available") == "((name p1) (status available))"
+    r = parse_info_reply("( ( name gamer ) ( status busy ) ( species alien ) )")
+    assert (r.name, r.status, r.species, r.available) == ("gamer", "busy", "alien", False)
+    assert parse_info_reply("READY").available
+    assert parse_info_reply('{"name": "j", "status": "available"}').name == "j"
+    assert parse_info_reply("(((").status == ""
+    assert parse_info_reply('{"status": ').status == ""
+    assert parse_info_reply("a b").status == ""
+
+
+# -- scrambling ---------------------------------------------------------------------------
+
+
+def _symbols(d: object) -> set[str]:
+    """Every symbol and variable name in a description's KIF text."""
+    from gdl2pl.kif import print_kif
+
+    text = print_kif(d)  # type: ignore[arg-type]
+    return set(text.replace("(", " ").replace(")", " ").split())
+
+
+def test_scrambling_renames_everything_but_keywords_and_numbers() -> None:
+    d = read_game(EXAMPLES / "ticTacToe.kif")
+    s = Scrambler(random.Random(7))
+    scrambled = s.description(d)
+    before, after = _symbols(d), _symbols(scrambled)
+    survivors = {n for n in before & after if not kept(n) and n != "<="}
+    assert survivors == set()
+    assert {"role", "true", "legal", "1", "2", "3", "100"} <= after
+    assert len(scrambled.clauses) == len(d.clauses)
+
+
+def test_scrambling_is_consistent_case_insensitive_and_reversible() -> None:
+    s = Scrambler(random.Random(1))
+    a = s.term(T("(Cell 1 x)"))
+    b = s.term(T("(cell 1 X)"))
+    assert a == b and isinstance(a, Func) and a.args[0] == Const("1")
+    assert s.unterm(a) == T("(Cell 1 x)")
+    assert s.unterm(T(str(a).upper())) == T("(Cell 1 x)")  # players may change the case
+    with pytest.raises(KeyError):
+        s.unterm(T("(cell 1 x)"))  # the original names are not scrambled names
+
+
+def test_scrambling_renames_variables_consistently() -> None:
+    s = Scrambler(random.Random(3))
+    d = s.description(parse_kif("(<= (p ?x ?Y) (q ?x) (r ?y))"))
+    head, (q, r) = d.clauses[0].head, d.clauses[0].body  # type: ignore[union-attr]
+    x, y = head.args
+    assert isinstance(x, Var) and x.name != "x"
+    assert q.args == (x,) and r.args == (y,) and x != y
+
+
+def test_different_seeds_give_different_names() -> None:
+    d = read_game(EXAMPLES / "ticTacToe.kif")
+    assert Scrambler(random.Random(1)).description(d) != Scrambler(random.Random(2)).description(d)
