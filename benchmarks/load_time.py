@@ -71,6 +71,7 @@ def measure_once(path: Path) -> list[float]:
     t_load = _prolog_load(lambda module: translate(n, module, path.name).text)
     sm, t_file = _timed(lambda: StateMachine.from_file(path))
     try:
+
         def first_step() -> None:
             s = sm.initial_state
             sm.next_state(s, [ms[0] for ms in sm.all_legal_moves(s)])
@@ -111,8 +112,11 @@ def main(argv: list[str] | None = None) -> int:
         try:
             runs = [measure_once(path) for _ in range(max(1, args.repeat))]
         except Exception as e:  # a game that fails to load is a row, not a crash
-            rows.append([ref.game, f"error: {type(e).__name__}: {' '.join(str(e).split())[:120]}"]
-                        + [""] * (len(COLUMNS) - 1) + [""])
+            rows.append(
+                [ref.game, f"error: {type(e).__name__}: {' '.join(str(e).split())[:120]}"]
+                + [""] * (len(COLUMNS) - 1)
+                + [""]
+            )
             continue
         medians = [statistics.median(col) for col in zip(*runs, strict=True)]
         totals = [a + b for a, b in zip(totals, medians, strict=True)]
@@ -125,12 +129,15 @@ def main(argv: list[str] | None = None) -> int:
     print(header_markdown(header) + f"\n- runs per game: {args.repeat} (median)\n")
     print(markdown_table(["game", *(f"{c} ms" for c in COLUMNS), "KIF KiB"], rows))
     if _unload_errors:
-        print(f"\nnote: gdl_unload failed {len(_unload_errors)} time(s), the modules stay "
-              f"loaded; first: {_unload_errors[0]}")
+        print(
+            f"\nnote: gdl_unload failed {len(_unload_errors)} time(s), the modules stay "
+            f"loaded; first: {_unload_errors[0]}"
+        )
     if target is not None:
         verdict = "PASS" if target < TARGET_SECONDS else "FAIL"
-        print(f"\n{TARGET_GAME} from_file: {target:.3f} s (target < {TARGET_SECONDS:g} s): "
-              f"{verdict}")
+        print(
+            f"\n{TARGET_GAME} from_file: {target:.3f} s (target < {TARGET_SECONDS:g} s): {verdict}"
+        )
     return 0
 
 

@@ -87,8 +87,10 @@ def main(argv: list[str] | None = None) -> int:
     with StateMachine.from_file(path) as sm:
         sm.seed(args.seed)
         samples = sample_rss(sm, args.calls, args.every, args.seed)
-    rows = [[f"{n:,}", f"{kib / 1024:.1f}", f"{(kib - samples[0][1]) / 1024:+.1f}", f"{t:.1f}"]
-            for n, kib, t in samples]
+    rows = [
+        [f"{n:,}", f"{kib / 1024:.1f}", f"{(kib - samples[0][1]) / 1024:+.1f}", f"{t:.1f}"]
+        for n, kib, t in samples
+    ]
     print(header_markdown(header) + f"\n- game: {path.name}, {args.calls:,} calls\n")
     print(markdown_table(["calls", "RSS MB", "since start MB", "seconds"], rows))
     if len(samples) < 3:
@@ -97,9 +99,11 @@ def main(argv: list[str] | None = None) -> int:
     growth = (samples[-1][1] - samples[1][1]) / 1024
     verdict = "PASS" if growth < args.threshold_mb else "FAIL"
     calls_per_s = samples[-1][0] / samples[-1][2] if samples[-1][2] else 0.0
-    print(f"\ngrowth from sample 2 ({samples[1][0]:,} calls) to the last "
-          f"({samples[-1][0]:,}): {growth:+.2f} MB (threshold < {args.threshold_mb:g} MB): "
-          f"{verdict}; {calls_per_s:,.0f} calls/s")
+    print(
+        f"\ngrowth from sample 2 ({samples[1][0]:,} calls) to the last "
+        f"({samples[-1][0]:,}): {growth:+.2f} MB (threshold < {args.threshold_mb:g} MB): "
+        f"{verdict}; {calls_per_s:,.0f} calls/s"
+    )
     return 0 if verdict == "PASS" else 1
 
 

@@ -32,11 +32,22 @@ HERE = Path(__file__).resolve().parent
 #: (mode, median ratio at least, lowest ratio at least) from the issue; None: no bound.
 TARGETS: list[tuple[str, float, float | None]] = [("a", 10.0, 2.5), ("b", 5.0, None)]
 
-MD_HEADER = ["game", "mode", "states/s", "playouts/s", "avg depth", "ref states/s", "ratio",
-             "note"]
-CSV_HEADER = ["game", "mode", "states_per_s", "playouts_per_s", "ratio", "ref_states_per_s",
-              "ref_playouts_per_s", "states", "playouts", "seconds", "avg_depth", "note",
-              "error"]
+MD_HEADER = ["game", "mode", "states/s", "playouts/s", "avg depth", "ref states/s", "ratio", "note"]
+CSV_HEADER = [
+    "game",
+    "mode",
+    "states_per_s",
+    "playouts_per_s",
+    "ratio",
+    "ref_states_per_s",
+    "ref_playouts_per_s",
+    "states",
+    "playouts",
+    "seconds",
+    "avg_depth",
+    "note",
+    "error",
+]
 
 
 @dataclass
@@ -62,8 +73,16 @@ class Row:
             return [self.ref.game, label, "error", "", "", ref, "", self.error]
         depth = f"{c.states / c.playouts:.1f}" if c.playouts else ""
         r = self.ratio
-        return [self.ref.game, label, rate(c.states_per_s), rate(c.playouts_per_s), depth,
-                ref, ratio(r) if r is not None else "", c.note]
+        return [
+            self.ref.game,
+            label,
+            rate(c.states_per_s),
+            rate(c.playouts_per_s),
+            depth,
+            ref,
+            ratio(r) if r is not None else "",
+            c.note,
+        ]
 
     def csv(self) -> list[object]:
         c, ref = self.count, self.ref
@@ -72,9 +91,19 @@ class Row:
         if c is None:
             return [*head, "", "", "", *tail, "", "", "", "", "", self.error]
         depth = round(c.states / c.playouts, 2) if c.playouts else ""
-        return [*head, round(c.states_per_s, 2), round(c.playouts_per_s, 3),
-                round(self.ratio or 0.0, 3), *tail, c.states, c.playouts, round(c.seconds, 3),
-                depth, c.note, ""]
+        return [
+            *head,
+            round(c.states_per_s, 2),
+            round(c.playouts_per_s, 3),
+            round(self.ratio or 0.0, 3),
+            *tail,
+            c.states,
+            c.playouts,
+            round(c.seconds, 3),
+            depth,
+            c.note,
+            "",
+        ]
 
 
 def _error_text(e: BaseException, width: int = 160) -> str:
@@ -122,8 +151,10 @@ def summary(rows: list[Row], modes: list[str]) -> list[str]:
             continue
         median = statistics.median(x for x, _ in ok)
         low, low_game = min(ok)
-        text = (f"- {mode} ({MODES[mode]}): median ratio {ratio(median)}, "
-                f"lowest {ratio(low)} ({low_game}), {len(ok)}/{len(of_mode)} games ran")
+        text = (
+            f"- {mode} ({MODES[mode]}): median ratio {ratio(median)}, "
+            f"lowest {ratio(low)} ({low_game}), {len(ok)}/{len(of_mode)} games ran"
+        )
         if errors:
             text += f"; errors: {', '.join(errors)}"
         for t_mode, t_median, t_low in TARGETS:
@@ -138,16 +169,23 @@ def summary(rows: list[Row], modes: list[str]) -> list[str]:
 
 def render(header: list[tuple[str, str]], rows: list[Row], args: argparse.Namespace) -> str:
     """The Markdown report: machine header, settings, table, medians."""
-    settings = (f"{args.seconds:g} s per game and mode after {args.warmup:g} s warm-up, "
-                f"seed {args.seed}, node cache {args.max_nodes:,} states")
-    return "\n\n".join([
-        header_markdown(header) + f"\n- run: {settings}",
-        markdown_table(MD_HEADER, [r.markdown() for r in rows]),
-        "Ratio = states/s ÷ the reference prover's states/s on this machine type "
-        f"({DEFAULT_ANCHORS.name if args.anchors == DEFAULT_ANCHORS else args.anchors}); "
-        "indicative only, the reference was not re-run here.",
-        "\n".join(summary(rows, args.modes)),
-    ]) + "\n"
+    settings = (
+        f"{args.seconds:g} s per game and mode after {args.warmup:g} s warm-up, "
+        f"seed {args.seed}, node cache {args.max_nodes:,} states"
+    )
+    return (
+        "\n\n".join(
+            [
+                header_markdown(header) + f"\n- run: {settings}",
+                markdown_table(MD_HEADER, [r.markdown() for r in rows]),
+                "Ratio = states/s ÷ the reference prover's states/s on this machine type "
+                f"({DEFAULT_ANCHORS.name if args.anchors == DEFAULT_ANCHORS else args.anchors}); "
+                "indicative only, the reference was not re-run here.",
+                "\n".join(summary(rows, args.modes)),
+            ]
+        )
+        + "\n"
+    )
 
 
 def results_document(report: str) -> str:
@@ -155,16 +193,15 @@ def results_document(report: str) -> str:
     return (
         "# Benchmark results\n\n"
         "Produced by `python benchmarks/run.py --results benchmarks/RESULTS.md` "
-        "(see `benchmarks/README.md`).\n\n"
-        + report
-        + "\n## What each change bought\n\n"
+        "(see `benchmarks/README.md`).\n\n" + report + "\n## What each change bought\n\n"
         "_To be filled in: each engine change and the ratios before and after it._\n"
     )
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--games", nargs="+", help="games of the set to run (default: all 20)")
     p.add_argument("--seconds", type=float, default=10.0, help="measured time per game and mode")
     p.add_argument("--warmup", type=float, default=2.0, help="warm-up time per game and mode")

@@ -38,9 +38,12 @@ def play_command(args: argparse.Namespace) -> int:
             print(f"\n-- step {step}")
             print(render_state(state))
             if sm.is_terminal(state):
-                print("\nterminal; goals: " + ", ".join(
-                    f"{r} {g}" for r, g in zip(roles, _goals_or_none(sm, state), strict=True)
-                ))
+                print(
+                    "\nterminal; goals: "
+                    + ", ".join(
+                        f"{r} {g}" for r, g in zip(roles, _goals_or_none(sm, state), strict=True)
+                    )
+                )
                 return 0
             if step == args.max_steps:
                 break
@@ -65,8 +68,10 @@ def simulate_command(args: argparse.Namespace) -> int:
         per_role, steps = sm.playouts(sm.initial_state, args.n)
         elapsed = time.perf_counter() - start
         print(f"{_base(args.game)}: {args.n} playouts, {steps} states in {elapsed:.3f} s")
-        print(f"playouts/s {args.n / elapsed:,.1f}   states/s {steps / elapsed:,.0f}   "
-              f"mean depth {steps / max(args.n, 1):.1f}")
+        print(
+            f"playouts/s {args.n / elapsed:,.1f}   states/s {steps / elapsed:,.0f}   "
+            f"mean depth {steps / max(args.n, 1):.1f}"
+        )
         for role, col in zip(sm.roles, per_role, strict=True):
             valid = [v for v, _ in col if v >= 0]
             mean = sum(valid) / len(valid) if valid else float("nan")

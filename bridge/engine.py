@@ -23,6 +23,7 @@ RUNTIME_MODULE = "gdl_runtime"
 
 _lock = threading.Lock()
 _janus: ModuleType | None = None
+_thread = threading.local()
 
 INSTALL_HINT = (
     "Install SWI-Prolog >= 9.1.12 (e.g. run scripts/install-swipl from the gdl2pl source tree, "
@@ -83,7 +84,9 @@ def check_environment() -> None:
     """
     spec = find_spec("janus_swi")
     if spec is None or not spec.submodule_search_locations:
-        raise PrologUnavailableError("the Python package janus-swi is not installed. " + INSTALL_HINT)
+        raise PrologUnavailableError(
+            "the Python package janus-swi is not installed. " + INSTALL_HINT
+        )
     pkg = Path(next(iter(spec.submodule_search_locations)))
     ext = next(iter(pkg.glob("_swipl*.so")), None) or next(iter(pkg.glob("_swipl*")), None)
     linked = _linked_home(ext) if ext else None
@@ -157,4 +160,12 @@ def runtime() -> ModuleType:
             with resources.as_file(path) as p:
                 janus.query_once("use_module(F)", {"F": str(p)})
             _janus = janus
+            _thread.attached = True
     return _janus
+
+
+def attach_thread() -> None:
+    """Give the calling thread its own Prolog engine (janus' direct calls do not)."""
+    if not getattr(_thread, "attached", False):
+        runtime().attach_engine()
+        _thread.attached = True

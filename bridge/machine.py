@@ -15,6 +15,7 @@ and hashable. Every call goes to Prolog through a fixed predicate of
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import random
@@ -35,7 +36,7 @@ from gdl2pl.normalize import (
 from gdl2pl.syntax import Const, Description, Func, Term, Var
 from gdl2pl.translate import Translation, translate
 
-from .engine import RUNTIME_MODULE, runtime
+from .engine import RUNTIME_MODULE, attach_thread, runtime
 from .errors import (
     GoalDefinitionError,
     IllegalMoveError,
@@ -49,16 +50,29 @@ _CURRENT = "="  # tells the runtime: the state this thread installed last
 _module_ids = itertools.count(1)
 
 
+_set = object.__setattr__
+
+
 class MachineState:
     """A game state: an immutable set of fluents."""
 
-    __slots__ = ("_hash", "_key", "_raw", "_terms")
+    __slots__ = ("_hash", "_key", "_terms")
 
-    def __init__(self, raw: Sequence[Raw], terms: _Terms | None = None) -> None:
-        self._raw: tuple[Raw, ...] = tuple(raw)
-        self._key = frozenset(self._raw)
-        self._hash = hash(self._key)
-        self._terms = terms
+    _key: frozenset[Raw]
+    _hash: int
+    _terms: _Terms | None
+
+    def __init__(self, raw: Iterable[Raw], terms: _Terms | None = None) -> None:
+        key = raw if isinstance(raw, frozenset) else frozenset(raw)
+        _set(self, "_key", key)
+        _set(self, "_hash", hash(key))
+        _set(self, "_terms", terms)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("MachineState is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("MachineState is immutable")
 
     @classmethod
     def from_fluents(cls, fluents: Iterable[Term | str]) -> MachineState:
@@ -68,11 +82,11 @@ class MachineState:
     @property
     def fluents(self) -> frozenset[Term]:
         convert = self._terms.term if self._terms else _term_of
-        return frozenset(convert(r) for r in self._raw)
+        return frozenset(convert(r) for r in self._key)
 
     def __iter__(self) -> Iterator[Term]:
         convert = self._terms.term if self._terms else _term_of
-        return (convert(r) for r in self._raw)
+        return (convert(r) for r in self._key)
 
     def __len__(self) -> int:
         return len(self._key)
@@ -112,6 +126,11 @@ def _name(x: Raw) -> str:
     return x if isinstance(x, str) else str(x).lower() if isinstance(x, bool) else str(x)
 
 
+def _freeze(x: Any) -> Raw:
+    """A term as janus returns it (nested lists) in the hashable form (nested tuples)."""
+    return x if x.__class__ is str else tuple(_freeze(e) for e in x)
+
+
 def _term_of(raw: Raw) -> Term:
     if isinstance(raw, tuple):
         return Func(_name(raw[0]), tuple(_term_of(a) for a in raw[1:]))
@@ -134,7 +153,10 @@ class _Terms:
         self._to_raw: dict[Term, Raw] = {}
         self.canonical = canonical
 
-    def term(self, raw: Raw) -> Term:
+    def term(self, raw: Any) -> Term:
+        """The term for a value from janus (a string, or a list for a compound)."""
+        if raw.__class__ is list:
+            raw = _freeze(raw)
         t = self._to_term.get(raw)
         if t is None:
             t = self._to_term[raw] = _term_of(raw)
@@ -154,11 +176,17 @@ class StateMachine:
     ``close()`` (or a ``with`` block) unloads it from Prolog."""
 
     def __init__(
-        self, description: Description, name: str | None = None, case_sensitive: bool = False
+        self,
+        description: Description,
+        name: str | None = None,
+        case_sensitive: bool = False,
+        inference_limit: int = 100_000_000,
     ) -> None:
         """Load ``description``. GDL symbols are case-insensitive (``CELL`` is ``cell``,
         reported in the file's first spelling); ``case_sensitive=True`` keeps symbols
-        that differ in case apart, as ggp-base does by default."""
+        that differ in case apart, as ggp-base does by default. Every query may use at
+        most ``inference_limit`` Prolog inferences (playouts a thousand times that);
+        beyond it ``ReasonerError`` is raised, so no game can make a call run forever."""
         self._janus = runtime()
         self.name = name or "game"
         if case_sensitive:
@@ -172,9 +200,10 @@ class StateMachine:
         self._tls = threading.local()
         self._closed = False
         raw_roles = self._call("gdl_load", self.translation.text)
-        self._roles: tuple[Term, ...] = tuple(self._terms.term(r) for r in raw_roles)
-        self._raw_roles = tuple(raw_roles)
-        self._initial = MachineState(self._call("gdl_initial_state"), self._terms)
+        self._call("gdl_set_limit", inference_limit)
+        self._raw_roles = tuple(_freeze(r) for r in raw_roles)
+        self._roles: tuple[Term, ...] = tuple(self._terms.term(r) for r in self._raw_roles)
+        self._initial = MachineState(map(_freeze, self._call("gdl_initial_state")), self._terms)
 
     # -- construction -------------------------------------------------------------------
 
@@ -203,10 +232,8 @@ class StateMachine:
         """Unload the game from Prolog and return its memory. Idempotent."""
         if not self._closed:
             self._closed = True
-            try:
+            with contextlib.suppress(Exception):  # best effort, e.g. at interpreter exit
                 self._janus.apply_once(RUNTIME_MODULE, "gdl_unload", self.module)
-            except Exception:  # noqa: BLE001 - unloading is best effort at shutdown
-                pass
 
     def __enter__(self) -> StateMachine:
         return self
@@ -219,6 +246,9 @@ class StateMachine:
     def _call(self, predicate: str, *args: Any) -> Any:
         if self._closed:
             raise GdlError(f"game {self.name} has been closed")
+        if not getattr(self._tls, "attached", False):
+            attach_thread()
+            self._tls.attached = True
         try:
             return self._janus.apply_once(RUNTIME_MODULE, predicate, self.module, *args)
         except self._janus.PrologError as e:
@@ -230,7 +260,7 @@ class StateMachine:
         if installed is state or (installed is not None and installed == state):
             return _CURRENT
         self._tls.installed = state
-        return list(state._raw)
+        return list(state._key)
 
     def _new_state(self, raw: Sequence[Raw]) -> MachineState:
         s = MachineState(raw, self._terms)
@@ -240,7 +270,9 @@ class StateMachine:
     def _role_raw(self, role: Term | str) -> Raw:
         t = self._terms.raw(_as_term(role))
         if t not in self._raw_roles:
-            raise TransitionDefinitionError(f"{self.name}: {kif_term(_as_term(role))} is not a role")
+            raise TransitionDefinitionError(
+                f"{self.name}: {kif_term(_as_term(role))} is not a role"
+            )
         return t
 
     # -- the StateMachine contract ------------------------------------------------------
@@ -264,7 +296,8 @@ class StateMachine:
         raw = self._call("gdl_legal", self._state_arg(state), self._role_raw(role))
         if not raw:
             raise MoveDefinitionError(
-                f"{self.name}: no legal move for role {kif_term(_as_term(role))} in state {_short(state)}"
+                f"{self.name}: no legal move for role {kif_term(_as_term(role))} "
+                f"in state {_short(state)}"
             )
         return [self._terms.term(m) for m in raw]
 
@@ -292,7 +325,9 @@ class StateMachine:
         result = self._call("gdl_next", self._state_arg(state), moves)
         kind = result[0]
         if kind == "next":
-            return self._new_state(result[1])
+            _, added, removed = result
+            key = state._key.difference(map(_freeze, removed)).union(map(_freeze, added))
+            return self._new_state(key)
         self._tls.installed = state
         if kind == "illegal":
             i = result[1]
@@ -331,16 +366,23 @@ class StateMachine:
         vs = values[index]
         role = self._roles[index]
         if len(vs) != 1:
-            what = "no goal value" if not vs else f"{len(vs)} goal values ({', '.join(map(str, vs))})"
-            raise GoalDefinitionError(f"{self.name}: role {role} has {what} in state {_short(state)}")
+            what = (
+                "no goal value" if not vs else f"{len(vs)} goal values ({', '.join(map(str, vs))})"
+            )
+            raise GoalDefinitionError(
+                f"{self.name}: role {role} has {what} in state {_short(state)}"
+            )
         try:
             return int(vs[0])
         except ValueError:
             raise GoalDefinitionError(
-                f"{self.name}: role {role} has the non-numeric goal value {vs[0]} in state {_short(state)}"
+                f"{self.name}: role {role} has the non-numeric goal value {vs[0]} "
+                f"in state {_short(state)}"
             ) from None
 
-    def state_info(self, state: MachineState) -> tuple[bool, list[list[Term]], list[list[int | str]]]:
+    def state_info(
+        self, state: MachineState
+    ) -> tuple[bool, list[list[Term]], list[list[int | str]]]:
         """(terminal, legal moves per role, goal values per role) in one Prolog call."""
         _, terminal, legal, goals = self._call("gdl_state_info", self._state_arg(state))
         return (
@@ -349,7 +391,9 @@ class StateMachine:
             [[int(v) if v.lstrip("-").isdigit() else v for v in vs] for vs in goals],
         )
 
-    def random_joint_move(self, state: MachineState, rng: random.Random | None = None) -> tuple[Term, ...]:
+    def random_joint_move(
+        self, state: MachineState, rng: random.Random | None = None
+    ) -> tuple[Term, ...]:
         """A uniformly random legal move for every role."""
         choice = (rng or random).choice
         per_role = self.all_legal_moves(state)
@@ -360,22 +404,28 @@ class StateMachine:
                 )
         return tuple(choice(ms) for ms in per_role)
 
-    def random_next_state(self, state: MachineState, rng: random.Random | None = None) -> MachineState:
+    def random_next_state(
+        self, state: MachineState, rng: random.Random | None = None
+    ) -> MachineState:
         return self.next_state(state, self.random_joint_move(state, rng))
 
-    def depth_charge(self, state: MachineState, max_depth: int = 1_000_000) -> tuple[MachineState, int]:
+    def depth_charge(
+        self, state: MachineState, max_depth: int = 1_000_000
+    ) -> tuple[MachineState, int]:
         """Play random joint moves inside Prolog until a terminal state; returns the final
         state and the number of steps taken."""
         result = self._call("gdl_depth_charge", self._state_arg(state), max_depth)
         if result[0] == "done":
-            return self._new_state(result[1]), result[2]
+            return self._new_state(map(_freeze, result[1])), result[2]
         self._tls.installed = None
         raise MoveDefinitionError(
             f"{self.name}: no legal move for role {self._terms.term(result[1])} during a depth "
-            f"charge, in state {_short(MachineState(result[2], self._terms))}"
+            f"charge, in state {_short(MachineState(map(_freeze, result[2]), self._terms))}"
         )
 
-    def playouts(self, state: MachineState, n: int, max_depth: int = 1_000_000) -> tuple[list[list[tuple[int, int]]], int]:
+    def playouts(
+        self, state: MachineState, n: int, max_depth: int = 1_000_000
+    ) -> tuple[list[list[tuple[int, int]]], int]:
         """``n`` depth charges inside Prolog in one call. Returns, per role, the
         (goal value or -1, depth) of each playout, and the total number of steps."""
         result = self._call("gdl_playouts", self._state_arg(state), n, max_depth)
@@ -384,16 +434,14 @@ class StateMachine:
             return [[(v, d) for v, d in col] for col in result[1]], result[2]
         raise MoveDefinitionError(
             f"{self.name}: no legal move for role {self._terms.term(result[1])} during a depth "
-            f"charge, in state {_short(MachineState(result[2], self._terms))}"
+            f"charge, in state {_short(MachineState(map(_freeze, result[2]), self._terms))}"
         )
 
     def average_scores(self, state: MachineState, n: int, discount: float = 1.0) -> list[float]:
-        """Per role, the mean over ``n`` random playouts of goal × discount**depth
+        """Per role, the mean over ``n`` random playouts of goal * discount**depth
         (a role without a unique goal value at the end scores 0)."""
         per_role, _ = self.playouts(state, n)
-        return [
-            sum(max(v, 0) * discount**d for v, d in col) / n if n else 0.0 for col in per_role
-        ]
+        return [sum(max(v, 0) * discount**d for v, d in col) / n if n else 0.0 for col in per_role]
 
     def seed(self, seed: int) -> None:
         """Seed the in-Prolog random generator of this thread (for depth charges)."""
@@ -420,5 +468,5 @@ def _short(state: MachineState, width: int = 300) -> str:
 def _prolog_message(e: Exception) -> str:
     try:
         return str(e)
-    except Exception:  # noqa: BLE001 - janus may fail to format the exception term
+    except Exception:
         return repr(getattr(e, "args", ()))

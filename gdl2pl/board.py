@@ -25,7 +25,11 @@ def find_grid(fluents: Iterable[Term]) -> str | None:
     """The functor that best reads as a board ``(f x y v)``, or None."""
     cells: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for f in fluents:
-        if isinstance(f, Func) and len(f.args) == 3 and all(isinstance(a, Const) for a in f.args[:2]):
+        if (
+            isinstance(f, Func)
+            and len(f.args) == 3
+            and all(isinstance(a, Const) for a in f.args[:2])
+        ):
             cells[f.name].append((f.args[0].name, f.args[1].name))  # type: ignore[union-attr]
     best, best_count = None, 3
     for name, coords in cells.items():
@@ -46,8 +50,11 @@ def render_state(fluents: Iterable[Term]) -> str:
         cell: dict[tuple[str, str], str] = {}
         rest = []
         for f in fl:
-            if isinstance(f, Func) and f.name == grid and len(f.args) == 3 and all(
-                isinstance(a, Const) for a in f.args[:2]
+            if (
+                isinstance(f, Func)
+                and f.name == grid
+                and len(f.args) == 3
+                and all(isinstance(a, Const) for a in f.args[:2])
             ):
                 key = (f.args[0].name, f.args[1].name)  # type: ignore[union-attr]
                 v = kif_term(f.args[2])

@@ -43,7 +43,7 @@ CONNECTIVES = ("not", "or", "distinct", "and")
 
 
 class _Atom:
-    __slots__ = ("text", "pos")
+    __slots__ = ("pos", "text")
 
     def __init__(self, text: str, pos: Pos) -> None:
         self.text = text
@@ -51,7 +51,7 @@ class _Atom:
 
 
 class _List:
-    __slots__ = ("items", "pos", "end")
+    __slots__ = ("end", "items", "pos")
 
     def __init__(self, items: list[_Atom | _List], pos: Pos, end: Pos) -> None:
         self.items = items
@@ -116,7 +116,12 @@ class _Reader:
         return Description(tuple(self.clause(i) for i in items), self.text)
 
     def clause(self, x: _SExpr) -> Clause:
-        if isinstance(x, _List) and x.items and isinstance(x.items[0], _Atom) and x.items[0].text == "<=":
+        if (
+            isinstance(x, _List)
+            and x.items
+            and isinstance(x.items[0], _Atom)
+            and x.items[0].text == "<="
+        ):
             if len(x.items) < 2:
                 raise self.error("rule '(<= ...)' has no head", x.pos)
             head = self.sentence(x.items[1])
@@ -150,7 +155,9 @@ class _Reader:
                 return Not(self.literal(args[0]), x.pos)
             if key == "distinct":
                 if len(args) != 2:
-                    raise self.error(f"'distinct' takes exactly two terms, found {len(args)}", x.pos)
+                    raise self.error(
+                        f"'distinct' takes exactly two terms, found {len(args)}", x.pos
+                    )
                 return Distinct(self.term(args[0]), self.term(args[1]), x.pos)
             if key == "or":
                 return Or(tuple(self.literal(a) for a in args), x.pos)

@@ -13,8 +13,25 @@ _BARE_ATOM = re.compile(r"[a-z][A-Za-z0-9_]*")
 
 #: Words SWI-Prolog reads as operators; quoted so that the text reads back unambiguously.
 _OPERATOR_WORDS = frozenset(
-    "is mod rem xor div rdiv as dynamic discontiguous initialization meta_predicate "
-    "module_transparent multifile public thread_local table volatile".split()
+    [
+        "is",
+        "mod",
+        "rem",
+        "xor",
+        "div",
+        "rdiv",
+        "as",
+        "dynamic",
+        "discontiguous",
+        "initialization",
+        "meta_predicate",
+        "module_transparent",
+        "multifile",
+        "public",
+        "thread_local",
+        "table",
+        "volatile",
+    ]
 )
 
 _ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
@@ -24,9 +41,7 @@ def quote_atom(name: str) -> str:
     """Prolog text for the atom ``name`` (bare when safe, else single-quoted)."""
     if _BARE_ATOM.fullmatch(name) and name not in _OPERATOR_WORDS:
         return name
-    body = "".join(
-        _ESCAPES.get(ch, ch if ch.isprintable() else f"\\x{ord(ch):x}\\") for ch in name
-    )
+    body = "".join(_ESCAPES.get(ch, ch if ch.isprintable() else f"\\x{ord(ch):x}\\") for ch in name)
     return f"'{body}'"
 
 

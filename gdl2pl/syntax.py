@@ -10,14 +10,13 @@ Sentences: a ``Const`` (proposition, e.g. ``terminal``) or a ``Func`` (relation,
 Literals:  a sentence, ``Not``, ``Distinct``, ``Or``, ``And``.
 Clauses:   ``Fact`` (a bare sentence) and ``Rule`` (``(<= head body...)``).
 
-``str()`` of any node is its KIF text. Names are kept exactly as written (``CELL`` stays ``CELL``); see ``gdl2pl.normalize``
-for GDL's case-insensitive symbol identity.
+``str()`` of any node is its KIF text. Names are kept exactly as written (``CELL``
+stays ``CELL``); see ``gdl2pl.normalize`` for GDL's case-insensitive symbol identity.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +66,8 @@ class Func:
         return _kif(self)
 
 
-Term = Union[Const, Var, Func]
-Sentence = Union[Const, Func]
+Term = Const | Var | Func
+Sentence = Const | Func
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +115,7 @@ class And:
         return _kif(self)
 
 
-Literal = Union[Const, Func, Not, Distinct, Or, And]
+Literal = Const | Func | Not | Distinct | Or | And
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +141,7 @@ class Rule:
         return _kif_clause(self)
 
 
-Clause = Union[Fact, Rule]
+Clause = Fact | Rule
 
 
 @dataclass(frozen=True, slots=True)

@@ -328,9 +328,9 @@ class _Writer:
 
         statics = sorted(self.static_rules, key=lambda k: (a.component[k], k))
         heads = sorted(pi(k, self.pred_name(k, None)) for k in a.defined)
-        store_pis = [
-            f"{quote_atom(store_name(n, ar, z))}/{ar}" for (n, ar, z) in self.stores
-        ] + ["true_other/1"]
+        store_pis = [f"{quote_atom(store_name(n, ar, z))}/{ar}" for (n, ar, z) in self.stores] + [
+            "true_other/1"
+        ]
         out: list[str] = [
             f"/*  {module}: translated by gdl2pl from {self.source_name}.",
             "",
@@ -358,13 +358,18 @@ class _Writer:
         static_tabled = sorted(k for k in tabled if k in self.static_rules)
         state_tabled = sorted(k for k in tabled if k not in self.static_rules)
         if static_tabled:
-            out.append("% Recursive, independent of the state: tabled while the facts are computed.")
             out.append(
-                f":- table {', '.join(pi(k, static_name(*k)) for k in static_tabled)}."
+                "% Recursive, independent of the state: tabled while the facts are computed."
             )
-        if state_tabled:
+            out.append(f":- table {', '.join(pi(k, static_name(*k)) for k in static_tabled)}.")
+        on_demand = [k for k in state_tabled if k not in a.depends_true | a.depends_does]
+        changing = [k for k in state_tabled if k in a.depends_true | a.depends_does]
+        if on_demand:
+            out.append("% Recursive, independent of the state, building terms: answered on demand.")
+            out.append(f":- table {', '.join(pi(k) for k in on_demand)}.")
+        if changing:
             out.append("% Recursive and state-dependent: tables are cleared on every state change.")
-            out.append(f":- table {', '.join(pi(k) for k in state_tabled)}.")
+            out.append(f":- table {', '.join(pi(k) for k in changing)}.")
         out.append("")
         out.extend(self.clause(r) + "\n" for r in self.rules)
         out.append("% ---- Interface to the runtime ----")
@@ -406,8 +411,8 @@ class _Writer:
             out.append(f"gdl_static({fact}{args}, {rules}{args}).")
         out.append("")
         out.append("% Tables to clear when the state (true) or the joint move (does) changes.")
-        true_tables = [k for k in state_tabled if k not in a.depends_does]
-        does_tables = [k for k in state_tabled if k in a.depends_does]
+        true_tables = [k for k in changing if k not in a.depends_does]
+        does_tables = [k for k in changing if k in a.depends_does]
         for kind, keys in (("gdl_true_table", true_tables), ("gdl_does_table", does_tables)):
             if not keys:
                 out.append(f"{kind}(_) :- fail.")

@@ -3,13 +3,16 @@
     A translated game is a module (see gdl2pl/translate.py) that defines GDL's
     keyword relations (role/1, init/1, legal/2, next/1, goal/2, terminal/0, ...),
     keeps the current state in thread-local true_F/N predicates, reads the joint
-    move through joint_move/2 of this module, and tells the runtime where each fluent is stored (gdl_store/2) and
-    which tables must be cleared when the state changes.
+    move through joint_move/2 of this module, and tells the runtime where each
+    fluent is stored (gdl_store/2) and which tables must be cleared when the
+    state changes.
 
-    Terms cross the boundary to Python in "py form": a constant is an atom, a
-    compound f(a1,...,an) is the term -(f, a1', ..., an'), which janus turns into
-    the Python tuple ('f', a1', ..., an'). Strings coming from Python are read as
-    atoms. States are sorted lists of fluents; answers are sorted sets.
+    Terms cross the boundary to Python in "py form": a constant is an atom; a
+    compound f(a1,...,an) goes out as the list [f, a1', ..., an'] and comes in as
+    -(f, a1', ..., an') (janus' form of the Python tuple ('f', a1', ...)). Lists
+    go out rather than tuples because janus-swi 1.5.3 leaks the elements of every
+    tuple it builds. Strings coming from Python are read as atoms. States are
+    sorted lists of fluents; answers are sorted sets.
 
     The state is per thread (thread_local stores, private tables, thread-local
     global variables): Python threads each attach their own Prolog engine.
@@ -30,7 +33,8 @@
             gdl_state_info/3,         % +Module, +State, -info(Terminal, Legal, Goals)
             gdl_depth_charge/4,       % +Module, +State, +MaxDepth, -Result
             gdl_playouts/5,           % +Module, +State, +Count, +MaxDepth, -Result
-            gdl_seed/2                % +Seed, -Done
+            gdl_seed/2,               % +Seed, -Done
+            gdl_set_limit/3           % +Module, +Inferences, -Done
           ]).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
@@ -41,16 +45,24 @@
 /** <module> Runtime for games translated by gdl2pl
 
 Every exported predicate takes the game module first (an atom, or a string naming
-it) and returns its answer in its last argument, in py form (compound results are
--(Tag, ...) terms, which janus turns into Python tuples), so that Python calls it with
+it) and returns its answer in its last argument, in py form: atoms, and lists for
+compound terms and compound results (janus turns them into Python strings and lists;
+the bridge makes tuples of the compound terms), so that Python calls it with
 janus' apply_once/3+. A State argument is either a list of fluents in py form, or
 the atom '=', meaning "the state this thread installed last" (the caller keeps track
 of that, which saves converting the state again).
 */
 
+%   No term in a game is that large: a tabled relation building ever larger terms
+%   (an endless recursion through function symbols) fails fast with a resource
+%   error instead of filling the table space.
+:- set_prolog_flag(max_table_subgoal_size, 2000).
+:- set_prolog_flag(max_table_answer_size, 2000).
+
 :- dynamic loading_error/2.          % loading_error(Module, Message)
 :- dynamic game_roles/2.             % game_roles(Module, Roles): cached role list
-:- dynamic game_tables/3.            % game_tables(Module, TrueHeads, DoesHeads)
+:- dynamic game_tables/3.
+:- dynamic game_limit/2.             % game_limit(Module, Inferences)            % game_tables(Module, TrueHeads, DoesHeads)
 
 game(M0, M) :-
     (   atom(M0) -> M = M0 ; atom_string(M, M0) ).
@@ -103,7 +115,8 @@ user:message_hook(Term, Kind, _Lines) :-
 %   them, dependencies first) the facts its rules derive. Recursive ones (their
 %   rules are tabled) always get facts; a non-recursive one with more than 1,000
 %   answers keeps calling its rules, which answer a bound call in a few inferences
-%   where SWI's clause indexing would scan many facts.
+%   where SWI's clause indexing would scan many facts (a ground call is answered
+%   once, as a fact would be).
 
 materialize(Module) :-
     forall(Module:gdl_static(Facts, Rules), materialize(Module, Facts, Rules)),
@@ -124,7 +137,7 @@ materialize(Module, Facts, Rules) :-
               Answers0 = too_many),
         set_prolog_flag(table_space, Space)),
     (   ( Answers0 == too_many ; length(Answers0, N), N > Limit )
-    ->  assertz(Module:(Facts :- Rules))
+    ->  assertz(Module:(Facts :- ( ground(Facts) -> once(Rules) ; Rules )))
     ;   sort(Answers0, Answers),
         forall(member(A, Answers), assertz(Module:A))
     ).
@@ -149,6 +162,7 @@ gdl_unload(M0, true) :-
 
 unload(Module) :-
     retractall(game_roles(Module, _)),
+    retractall(game_limit(Module, _)),
     retractall(game_tables(Module, _, _)),
     catch(abolish_module_tables(Module), _, true),
     state_key(Module, Key),
@@ -159,7 +173,11 @@ unload(Module) :-
     ),
     forall(( current_predicate(_, Module:Head),
              \+ predicate_property(Module:Head, imported_from(_)) ),
-           ( functor(Head, N, A), abolish(Module:N/A) )),
+           (   predicate_property(Module:Head, thread_local)
+           ->  retractall(Module:Head)          % this thread's clauses
+           ;   functor(Head, N, A),
+               catch(abolish(Module:N/A), _, retractall(Module:Head))
+           )),
     (   current_module(Module)
     ->  catch('$destroy_module'(Module), _, true)
     ;   true
@@ -182,7 +200,7 @@ roles(Module, Roles) :-
 
 %!  gdl_initial_state(+Module, -State) is det.
 
-gdl_initial_state(M0, PyState) :-
+gdl_initial_state_(M0, PyState) :-
     game(M0, Module),
     findall(F, Module:init(F), Fs),
     sort(Fs, State),
@@ -191,13 +209,13 @@ gdl_initial_state(M0, PyState) :-
 %!  gdl_base(+Module, -Fluents) is det.
 %!  gdl_input(+Module, +Role, -Moves) is det.
 
-gdl_base(M0, Py) :-
+gdl_base_(M0, Py) :-
     game(M0, Module),
     findall(F, Module:base(F), Fs),
     sort(Fs, Sorted),
     maplist(to_py, Sorted, Py).
 
-gdl_input(M0, PyRole, Py) :-
+gdl_input_(M0, PyRole, Py) :-
     game(M0, Module),
     from_py(PyRole, Role),
     findall(M, Module:input(Role, M), Ms),
@@ -206,7 +224,7 @@ gdl_input(M0, PyRole, Py) :-
 
 %!  gdl_legal(+Module, +State, +Role, -Moves) is det.
 
-gdl_legal(M0, PyState, PyRole, PyMoves) :-
+gdl_legal_(M0, PyState, PyRole, PyMoves) :-
     game(M0, Module),
     install_py(Module, PyState),
     from_py(PyRole, Role),
@@ -221,7 +239,7 @@ legal_moves(Module, Role, Moves) :-
 %
 %   One sorted list of legal moves per role, in role order.
 
-gdl_legal_all(M0, PyState, PyPerRole) :-
+gdl_legal_all_(M0, PyState, PyPerRole) :-
     game(M0, Module),
     install_py(Module, PyState),
     roles(Module, Roles),
@@ -230,11 +248,12 @@ gdl_legal_all(M0, PyState, PyPerRole) :-
 
 %!  gdl_next(+Module, +State, +JointMove, -Result) is det.
 %
-%   Result is next-NextState -- NextState is then this thread's installed state --,
-%   illegal-RoleIndex when the move of the role at RoleIndex (0-based) is not
-%   legal, or arity-N when JointMove does not have one move per role (N roles).
+%   Result is [next, Added, Removed]: the fluents the next state adds to and removes
+%   from State (the next state is then this thread's installed state);
+%   [illegal, RoleIndex] when the move of the role at RoleIndex (0-based) is not
+%   legal, or [arity, N] when JointMove does not have one move per role (N roles).
 
-gdl_next(M0, PyState, PyJoint, Result) :-
+gdl_next_(M0, PyState, PyJoint, Result) :-
     game(M0, Module),
     install_py(Module, PyState),
     roles(Module, Roles),
@@ -242,18 +261,21 @@ gdl_next(M0, PyState, PyJoint, Result) :-
     length(Roles, N),
     (   length(Joint, N)
     ->  (   nth0(I, Roles, R), nth0(I, Joint, M), \+ Module:legal(R, M)
-        ->  Result = illegal-I
+        ->  Result = [illegal, I]
         ;   next_state(Module, Roles, Joint, Next),
-            install(Module, Next),
-            maplist(to_py, Next, PyNext),
-            Result = next-PyNext
+            installed(Module, Old),
+            switch(Module, Old, Next, Pairs, Add, Del),
+            set_installed(Module, Pairs),
+            maplist(to_py, Add, PyAdd),
+            maplist(to_py, Del, PyDel),
+            Result = [next, PyAdd, PyDel]
         )
-    ;   Result = arity-N
+    ;   Result = [arity, N]
     ).
 
 %!  gdl_terminal(+Module, +State, -Bool) is det.
 
-gdl_terminal(M0, PyState, Bool) :-
+gdl_terminal_(M0, PyState, Bool) :-
     game(M0, Module),
     install_py(Module, PyState),
     (   Module:terminal -> Bool = true ; Bool = false ).
@@ -262,7 +284,7 @@ gdl_terminal(M0, PyState, Bool) :-
 %
 %   For each role (in order) the sorted list of its goal values in State.
 
-gdl_goals(M0, PyState, PyValues) :-
+gdl_goals_(M0, PyState, PyValues) :-
     game(M0, Module),
     install_py(Module, PyState),
     goal_values(Module, Values),
@@ -278,10 +300,10 @@ role_goals(Module, Role, Vs) :-
 
 %!  gdl_state_info(+Module, +State, -Info) is det.
 %
-%   Info = -(info, Terminal, LegalPerRole, GoalsPerRole): everything a player asks
+%   Info = [info, Terminal, LegalPerRole, GoalsPerRole]: everything a player asks
 %   about one state, in one call.
 
-gdl_state_info(M0, PyState, -(info, Terminal, PyLegal, PyGoals)) :-
+gdl_state_info_(M0, PyState, [info, Terminal, PyLegal, PyGoals]) :-
     game(M0, Module),
     install_py(Module, PyState),
     (   Module:terminal -> Terminal = true ; Terminal = false ),
@@ -294,30 +316,31 @@ gdl_state_info(M0, PyState, -(info, Terminal, PyLegal, PyGoals)) :-
 %!  gdl_depth_charge(+Module, +State, +MaxDepth, -Result) is det.
 %
 %   Play uniformly random joint moves from State until a terminal state, or until
-%   MaxDepth steps were made. Result is -(done, Final, Depth) (Final is then the
-%   installed state) or -(no_legal_move, Role, State).
+%   MaxDepth steps were made. Result is [done, Final, Depth] (Final is then the
+%   installed state) or [no_legal_move, Role, State].
 
-gdl_depth_charge(M0, PyState, MaxDepth, Result) :-
+gdl_depth_charge_(M0, PyState, MaxDepth, Result) :-
     game(M0, Module),
     install_py(Module, PyState),
     roles(Module, Roles),
-    current_state(Module, Start),
+    installed(Module, Start),
     catch(( playout(Module, Roles, MaxDepth, Start, 0, Depth, Final),
-            set_current(Module, Final),
-            maplist(to_py, Final, PyFinal),
-            Result = -(done, PyFinal, Depth) ),
+            set_installed(Module, Final),
+            pairs_keys(Final, FinalState),
+            maplist(to_py, FinalState, PyFinal),
+            Result = [done, PyFinal, Depth] ),
           gdl_no_legal_move(Role, S),
           ( maplist(to_py, S, PyS), to_py(Role, PyRole),
-            Result = -(no_legal_move, PyRole, PyS) )).
+            Result = [no_legal_move, PyRole, PyS] )).
 
 %!  gdl_playouts(+Module, +State, +Count, +MaxDepth, -Result) is det.
 %
-%   Run Count depth charges from State. Result is -(playouts, PerRole, Steps): for
+%   Run Count depth charges from State. Result is [playouts, PerRole, Steps]: for
 %   each role the list of [Value, Depth] of every playout (Value is -1 when the
 %   role has no unique numeric goal value at the end), and the total number of
-%   state changes; or -(no_legal_move, Role, State).
+%   state changes; or [no_legal_move, Role, State].
 
-gdl_playouts(M0, PyState, Count, MaxDepth, Result) :-
+gdl_playouts_(M0, PyState, Count, MaxDepth, Result) :-
     game(M0, Module),
     install_py(Module, PyState),
     current_state(Module, Start),
@@ -325,15 +348,16 @@ gdl_playouts(M0, PyState, Count, MaxDepth, Result) :-
     numlist(1, Count, Ns),
     catch(( foldl(one_playout(Module, Roles, Start, MaxDepth), Ns, Results, 0, Steps),
             transpose_results(Roles, Results, PerRole),
-            Result = -(playouts, PerRole, Steps) ),
+            Result = [playouts, PerRole, Steps] ),
           gdl_no_legal_move(Role, S),
           ( maplist(to_py, S, PyS), to_py(Role, PyRole),
-            Result = -(no_legal_move, PyRole, PyS) )).
+            Result = [no_legal_move, PyRole, PyS] )).
 
 one_playout(Module, Roles, Start, MaxDepth, _, Depth-Goals, S0, S) :-
     install(Module, Start),
-    playout(Module, Roles, MaxDepth, Start, 0, Depth, Final),
-    set_current(Module, Final),
+    installed(Module, Pairs),
+    playout(Module, Roles, MaxDepth, Pairs, 0, Depth, Final),
+    set_installed(Module, Final),
     maplist(unique_goal(Module), Roles, Goals),
     S is S0 + Depth.
 
@@ -349,24 +373,25 @@ transpose_results(Roles, Results, PerRole) :-
 role_column(Results, I, Column) :-
     findall([V, D], ( member(D-Gs, Results), nth1(I, Gs, V) ), Column).
 
-%   playout(+Module, +Roles, +MaxDepth, +State, +Depth0, -Depth, -Final)
-%   State is installed (but not recorded as current: only Final is, by the caller).
+%   playout(+Module, +Roles, +MaxDepth, +Pairs, +Depth0, -Depth, -Final)
+%   Pairs (see installed/2) is installed, but only the caller records Final.
 
-playout(Module, Roles, MaxDepth, State, D0, D, Final) :-
+playout(Module, Roles, MaxDepth, Pairs, D0, D, Final) :-
     (   ( D0 >= MaxDepth ; Module:terminal )
     ->  D = D0,
-        Final = State
-    ;   maplist(random_legal(Module, State), Roles, Joint),
+        Final = Pairs
+    ;   maplist(random_legal(Module, Pairs), Roles, Joint),
         next_state(Module, Roles, Joint, Next),
-        switch(Module, State, Next),
+        switch(Module, Pairs, Next, Pairs1, _, _),
         D1 is D0 + 1,
-        playout(Module, Roles, MaxDepth, Next, D1, D, Final)
+        playout(Module, Roles, MaxDepth, Pairs1, D1, D, Final)
     ).
 
-random_legal(Module, State, Role, Move) :-
+random_legal(Module, Pairs, Role, Move) :-
     legal_moves(Module, Role, Moves),
     (   Moves == []
-    ->  set_current(Module, State),
+    ->  set_installed(Module, Pairs),
+        pairs_keys(Pairs, State),
         throw(gdl_no_legal_move(Role, State))
     ;   random_member(Move, Moves)
     ).
@@ -377,6 +402,68 @@ random_legal(Module, State, Role, Move) :-
 
 gdl_seed(Seed, true) :-
     set_random(seed(Seed)).
+
+		 /*******************************
+		 *       INFERENCE LIMITS       *
+		 *******************************/
+
+%   Every query runs under the game's inference limit (gdl_set_limit/3), so that a
+%   hostile or broken game cannot make a query run forever: exceeding it raises
+%   gdl_error(inference_limit(Limit)). Playouts get a thousand times the limit.
+
+gdl_initial_state(M0, A1) :-
+    limited(M0, 1, gdl_initial_state_(M0, A1)).
+
+gdl_base(M0, A1) :-
+    limited(M0, 1, gdl_base_(M0, A1)).
+
+gdl_input(M0, A1, A2) :-
+    limited(M0, 1, gdl_input_(M0, A1, A2)).
+
+gdl_legal(M0, A1, A2, A3) :-
+    limited(M0, 1, gdl_legal_(M0, A1, A2, A3)).
+
+gdl_legal_all(M0, A1, A2) :-
+    limited(M0, 1, gdl_legal_all_(M0, A1, A2)).
+
+gdl_next(M0, A1, A2, A3) :-
+    limited(M0, 1, gdl_next_(M0, A1, A2, A3)).
+
+gdl_terminal(M0, A1, A2) :-
+    limited(M0, 1, gdl_terminal_(M0, A1, A2)).
+
+gdl_goals(M0, A1, A2) :-
+    limited(M0, 1, gdl_goals_(M0, A1, A2)).
+
+gdl_state_info(M0, A1, A2) :-
+    limited(M0, 1, gdl_state_info_(M0, A1, A2)).
+
+gdl_depth_charge(M0, A1, A2, A3) :-
+    limited(M0, 1000, gdl_depth_charge_(M0, A1, A2, A3)).
+
+gdl_playouts(M0, A1, A2, A3, A4) :-
+    limited(M0, 1000, gdl_playouts_(M0, A1, A2, A3, A4)).
+
+limited(M0, Factor, Goal) :-
+    game(M0, Module),
+    (   game_limit(Module, Limit0) -> true ; Limit0 = 100000000 ),
+    Limit is Limit0 * Factor,
+    call_with_inference_limit(Goal, Limit, Result),
+    (   Result == inference_limit_exceeded
+    ->  throw(gdl_error(inference_limit(Limit)))
+    ;   true
+    ).
+
+%!  gdl_set_limit(+Module, +Inferences, -Done) is det.
+%
+%   Set the inference limit of every query on Module (default 100,000,000).
+
+gdl_set_limit(M0, Limit, true) :-
+    game(M0, Module),
+    must_be(positive_integer, Limit),
+    retractall(game_limit(Module, _)),
+    assertz(game_limit(Module, Limit)).
+
 
 		 /*******************************
 		 *     STATE AND JOINT MOVE     *
@@ -416,16 +503,24 @@ clear_true_tables(Module) :-
         forall(member(H, Heads), abolish_table_subgoals(Module:H))
     ).
 
+%   The installed state of a game (per thread) is a sorted list of Fluent-Ref
+%   pairs, Ref being the clause that stores Fluent: changing state erases and
+%   asserts clauses by reference, with no search.
+
 state_key(Module, Key) :-
     atom_concat('$gdl_state:', Module, Key).
 
-current_state(Module, State) :-
+installed(Module, Pairs) :-
     state_key(Module, Key),
-    (   nb_current(Key, S) -> State = S ; State = [] ).
+    (   nb_current(Key, P) -> Pairs = P ; Pairs = [] ).
 
-set_current(Module, State) :-
+set_installed(Module, Pairs) :-
     state_key(Module, Key),
-    nb_setval(Key, State).
+    nb_setval(Key, Pairs).
+
+current_state(Module, State) :-
+    installed(Module, Pairs),
+    pairs_keys(Pairs, State).
 
 %   install_py(+Module, +State): make the state given in py form (a list) current;
 %   anything else (the caller sends '=') stands for the state installed last.
@@ -439,32 +534,46 @@ install_py(Module, PyState) :-
     ).
 
 %   install(+Module, +State): make the sorted fluent list State current, asserting
-%   and retracting only the difference with the current state.
+%   and erasing only the difference with the installed state.
 
 install(Module, State) :-
-    current_state(Module, Old),
-    (   Old == State
+    installed(Module, Old),
+    (   pairs_keys(Old, State)
     ->  true
-    ;   switch(Module, Old, State),
-        set_current(Module, State)
+    ;   switch(Module, Old, State, Pairs, _, _),
+        set_installed(Module, Pairs)
     ).
 
-%   switch(+Module, +Old, +New): replace the installed fluents Old by New.
+%   switch(+Module, +OldPairs, +New, -NewPairs, -Added, -Removed): replace the
+%   installed fluents by the sorted list New.
 
-switch(Module, Old, New) :-
-    ord_subtract(Old, New, Del),
-    ord_subtract(New, Old, Add),
-    maplist(retract_fluent(Module), Del),
-    maplist(assert_fluent(Module), Add),
+switch(Module, Old, New, Pairs, Add, Del) :-
+    sync(Old, New, Module, Pairs, Add, Del),
     clear_true_tables(Module).
 
-assert_fluent(Module, F) :-
-    once(Module:gdl_store(F, Fact)),
-    assertz(Module:Fact).
+sync([], New, Module, Pairs, New, []) :- !,
+    maplist(assert_fluent(Module), New, Pairs).
+sync(Old, [], _, [], [], Del) :- !,
+    maplist(erase_fluent, Old, Del).
+sync([O-R|Os], [N|Ns], Module, Pairs, Add, Del) :-
+    compare(Order, O, N),
+    sync(Order, O-R, Os, N, Ns, Module, Pairs, Add, Del).
 
-retract_fluent(Module, F) :-
+sync(=, P, Os, _, Ns, Module, [P|Pairs], Add, Del) :-
+    sync(Os, Ns, Module, Pairs, Add, Del).
+sync(<, O-R, Os, N, Ns, Module, Pairs, Add, [O|Del]) :-
+    erase(R),
+    sync(Os, [N|Ns], Module, Pairs, Add, Del).
+sync(>, P, Os, N, Ns, Module, [Pair|Pairs], [N|Add], Del) :-
+    assert_fluent(Module, N, Pair),
+    sync([P|Os], Ns, Module, Pairs, Add, Del).
+
+assert_fluent(Module, F, F-Ref) :-
     once(Module:gdl_store(F, Fact)),
-    retract(Module:Fact), !.
+    assertz(Module:Fact, Ref).
+
+erase_fluent(F-Ref, F) :-
+    erase(Ref).
 
 		 /*******************************
 		 *        PY FORM TERMS         *
@@ -478,7 +587,7 @@ to_py(T, P) :-
     ->  P = T
     ;   compound_name_arguments(T, N, As),
         maplist(to_py, As, Ps),
-        compound_name_arguments(P, -, [N|Ps])
+        P = [N|Ps]
     ).
 
 from_py(P, T) :-
@@ -486,6 +595,10 @@ from_py(P, T) :-
     ->  T = P
     ;   string(P)
     ->  atom_string(T, P)
+    ;   P = [N0|Ps]
+    ->  from_py(N0, N),
+        maplist(from_py, Ps, As),
+        compound_name_arguments(T, N, As)
     ;   compound(P), compound_name_arguments(P, -, [N0|Ps])
     ->  from_py(N0, N),
         maplist(from_py, Ps, As),

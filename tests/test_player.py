@@ -183,8 +183,10 @@ def _play_out(sm: StateMachine, strategies: list[Strategy], think: float) -> lis
         joint: list[Term] = []
         for s, role in zip(strategies, sm.roles, strict=True):
             legal = sm.legal_moves(state, role)
-            move = legal[0] if len(legal) == 1 else s.select_move(
-                state, legal, Budget.seconds(think), lambda m: None
+            move = (
+                legal[0]
+                if len(legal) == 1
+                else s.select_move(state, legal, Budget.seconds(think), lambda m: None)
             )
             assert move in legal
             joint.append(move)
@@ -216,7 +218,7 @@ def test_mcts_plays_a_simultaneous_game() -> None:
 def test_mcts_keeps_its_tree_between_steps() -> None:
     with StateMachine.from_file(TTT) as sm:
         s = make_strategy("mcts", 5)
-        x, o = sm.roles
+        x = sm.roles[0]
         s.metagame(sm, x, Budget.seconds(1))
         state = sm.initial_state
         move = s.select_move(state, sm.legal_moves(state, x), Budget.seconds(0.2), lambda m: None)
@@ -231,8 +233,12 @@ def test_mcts_keeps_its_tree_between_steps() -> None:
 
 @contextmanager
 def serving(kind: str = "legal", **options: object) -> Iterator[PlayerServer]:
-    server = PlayerServer(GamePlayer(lambda: make_strategy(kind, 2), name="web", **options),  # type: ignore[arg-type]
-                          "127.0.0.1", 0, read_timeout=2.0)
+    server = PlayerServer(
+        GamePlayer(lambda: make_strategy(kind, 2), name="web", **options),  # type: ignore[arg-type]
+        "127.0.0.1",
+        0,
+        read_timeout=2.0,
+    )
     server.start_in_thread()
     try:
         yield server
@@ -241,13 +247,20 @@ def serving(kind: str = "legal", **options: object) -> Iterator[PlayerServer]:
 
 
 def request(
-    server: PlayerServer, method: str, path: str = "/", body: str | None = None,
+    server: PlayerServer,
+    method: str,
+    path: str = "/",
+    body: str | None = None,
     headers: dict[str, str] | None = None,
 ) -> http.client.HTTPResponse:
     host, port = server.server_address[:2]
     conn = http.client.HTTPConnection(str(host), int(port), timeout=10)
-    conn.request(method, path, body=body.encode() if body is not None else None,
-                 headers=headers or ({"Content-Type": "text/acl"} if body is not None else {}))
+    conn.request(
+        method,
+        path,
+        body=body.encode() if body is not None else None,
+        headers=headers or ({"Content-Type": "text/acl"} if body is not None else {}),
+    )
     r = conn.getresponse()
     r.body = r.read().decode()  # type: ignore[attr-defined]
     conn.close()
@@ -285,8 +298,11 @@ def test_post_replies_in_text_acl_with_cors_headers() -> None:
 
 def test_options_preflight() -> None:
     with serving() as server:
-        r = request(server, "OPTIONS", headers={"Origin": "http://example.org",
-                                                "Access-Control-Request-Method": "POST"})
+        r = request(
+            server,
+            "OPTIONS",
+            headers={"Origin": "http://example.org", "Access-Control-Request-Method": "POST"},
+        )
         assert r.status == 200 and r.body == ""  # type: ignore[attr-defined]
         for k, v in CORS.items():
             assert r.getheader(k) == v

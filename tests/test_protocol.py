@@ -38,8 +38,15 @@ def test_start_as_ggp_base_sends_it() -> None:
     )
     msg = parse_message(text)
     assert isinstance(msg, Start)
-    assert (msg.match_id, msg.role, msg.start_clock, msg.play_clock) == ("match.1", "xplayer", 30, 15)
-    assert parse_kif(msg.rules) == parse_kif("(role xplayer) (role oplayer) (<= (legal ?r noop) (role ?r))")
+    assert (msg.match_id, msg.role, msg.start_clock, msg.play_clock) == (
+        "match.1",
+        "xplayer",
+        30,
+        15,
+    )
+    assert parse_kif(msg.rules) == parse_kif(
+        "(role xplayer) (role oplayer) (<= (legal ?r noop) (role ?r))"
+    )
 
 
 def test_start_rules_over_several_lines_with_comments() -> None:

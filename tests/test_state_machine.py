@@ -8,9 +8,6 @@ import threading
 
 import pytest
 from conftest import EXAMPLES, shared_dir
-from prolog_env import require_prolog
-
-from gdl2pl import Const, Func
 from gdl2pl.bridge import (
     GoalDefinitionError,
     IllegalMoveError,
@@ -20,6 +17,9 @@ from gdl2pl.bridge import (
     StateMachine,
     TransitionDefinitionError,
 )
+from prolog_env import require_prolog
+
+from gdl2pl import Const, Func
 from gdl2pl.kif import parse_kif_term
 from gdl2pl.load import parse_game
 
@@ -140,7 +140,7 @@ def test_states_are_values(ttt: StateMachine) -> None:
     assert a != s
     assert MachineState.from_fluents(list(map(str, a))) == a
     with pytest.raises(AttributeError):
-        a._key = frozenset()  # type: ignore[misc]  # noqa: SLF001
+        a._key = frozenset()  # type: ignore[misc]
     assert ttt.initial_state == s  # the initial state was not changed by moving on
 
 
@@ -156,7 +156,9 @@ def test_states_can_be_revisited_in_any_order(ttt: StateMachine) -> None:
 
 def test_illegal_and_ill_formed_joint_moves(ttt: StateMachine) -> None:
     s = ttt.initial_state
-    with pytest.raises(IllegalMoveError, match=r"\(mark 1 1\) is not a legal move for role oplayer"):
+    with pytest.raises(
+        IllegalMoveError, match=r"\(mark 1 1\) is not a legal move for role oplayer"
+    ):
         ttt.next_state(s, ["(mark 1 1)", "(mark 1 1)"])
     with pytest.raises(TransitionDefinitionError, match="one move per role"):
         ttt.next_state(s, ["(mark 1 1)"])
@@ -269,7 +271,7 @@ def test_threads_have_their_own_state(ttt: StateMachine) -> None:
                 while not ttt.is_terminal(s):
                     s = ttt.next_state(s, ttt.random_joint_move(s, rng))
                 results.append(sum(ttt.goals(s)))
-        except BaseException as e:  # noqa: BLE001 - reported below
+        except BaseException as e:
             errors.append(e)
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(3)]
@@ -282,14 +284,25 @@ def test_threads_have_their_own_state(ttt: StateMachine) -> None:
 
 
 def test_prolog_errors_become_python_errors() -> None:
-    # Unbounded recursion building ever larger terms exhausts Prolog's resources.
+    # An endless recursion through a function symbol: stopped by a resource limit.
     game = """(role p) (init (n z)) (<= (num (s ?x)) (num ?x)) (num z)
               (<= (legal p go) (num ?x) (true (n ?x)) (num (s (s ?x))))
               (<= (next (n z)) (does p go)) (<= terminal (true (n q))) (goal p 0)"""
-    sm = StateMachine(parse_game(game), "endless", inference_limit=1_000_000)
-    with sm:
-        with pytest.raises(ReasonerError, match="inference_limit"):
+    with StateMachine.from_text(game, name="endless") as sm:
+        with pytest.raises(ReasonerError, match="endless"):
             sm.legal_moves(sm.initial_state, "p")
         assert sm.roles  # still usable
-        with pytest.raises(ReasonerError):
-            sm.legal_moves(sm.initial_state, "p")
+        assert not sm.is_terminal(sm.initial_state)
+
+
+def test_inference_limit() -> None:
+    # A legitimate but long computation stops at the inference limit.
+    game = """(role p) (init c) (legal p go) (<= (next c) (does p go)) (goal p 0)
+              (n 0) (n 1) (n 2) (n 3) (n 4) (n 5) (n 6) (n 7) (n 8) (n 9)
+              (<= (big ?a ?b ?c ?d ?e) (n ?a) (n ?b) (n ?c) (n ?d) (n ?e) (true c))
+              (<= terminal (big ?a ?b ?c ?d ?e) (distinct ?a ?a))"""
+    sm = StateMachine(parse_game(game), "long", inference_limit=10_000)
+    with sm:
+        with pytest.raises(ReasonerError, match="inference_limit"):
+            sm.is_terminal(sm.initial_state)
+        assert sm.legal_moves(sm.initial_state, "p") == [Const("go")]

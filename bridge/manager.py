@@ -1,0 +1,366 @@
+"""A game manager: runs one match between GGP players over HTTP and records it.
+
+``run_match`` follows ggp-base's ``GameServer``: it asks every player for ``(info)`` (for
+its name), sends ``start`` to all players in role order and waits for them up to the start
+clock, then sends ``play`` with the previous joint move (``nil`` first) and waits up to the
+play clock, and so on until a terminal state, where it sends ``stop`` with the last joint
+move and reads the goals from its own state machine. Players are contacted in parallel;
+every wait is the clock plus ``grace`` seconds (ggp-base allows one second).
+
+A move that is late, unreadable or illegal is replaced by a random legal move and the
+error recorded with ggp-base's codes: ``TO`` (timeout), ``CE`` (connection error), ``IL
+<reply>`` (illegal or unreadable move). With ``scramble`` the rules, roles and moves sent are
+renamed (``gdl2pl.scramble``) and the replies renamed back. If the game itself fails (no
+legal move, no goal value) or the manager is interrupted, players get ``abort``.
+
+The record is a dict in the JSON shape of ggp-base's ``Match.toJSON`` (``matchId``,
+``startClock``, ``playClock``, ``moves``, ``states``, ``errors``, ``goalValues``, ...);
+as there, ``errors[0]`` is about ``start`` and ``errors[i + 1]`` about the play that gave
+``moves[i]``. Moves and states are KIF strings in the game's own (unscrambled) names.
+``gameName``, ``roles`` and ``playerURLs`` are additions of gdl2pl.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import http.client
+import logging
+import random
+import secrets
+import time
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from gdl2pl.kif import kif_term
+from gdl2pl.protocol import (
+    Abort,
+    Info,
+    Message,
+    Play,
+    ProtocolError,
+    Start,
+    Stop,
+    format_message,
+    one_line_rules,
+    parse_info_reply,
+    parse_move,
+)
+from gdl2pl.scramble import Scrambler
+from gdl2pl.syntax import Description, Term
+
+from .errors import GameError, MoveDefinitionError
+from .machine import StateMachine
+
+log = logging.getLogger("gdl2pl.manager")
+
+Record = dict[str, Any]
+_Outcome = tuple[str | None, str]  # (reply text or None, error code "" / "TO" / "CE")
+
+
+# -- HTTP ---------------------------------------------------------------------------------
+
+
+def normalize_url(url: str) -> str:
+    """``host:port`` as ggp-base writes players, or a full ``http://`` URL."""
+    return url if "://" in url else f"http://{url}"
+
+
+def send(url: str, text: str, timeout: float, receiver: str = "") -> str:
+    """POST one message as ggp-base does and return the reply text (stripped). Raises
+    ``TimeoutError`` or ``OSError``/``http.client.HTTPException`` on failure."""
+    parts = urlsplit(normalize_url(url))
+    if parts.scheme != "http" or not parts.hostname:
+        raise OSError(f"not an http URL: {url}")
+    conn = http.client.HTTPConnection(parts.hostname, parts.port or 80, timeout=timeout)
+    try:
+        data = text.encode("utf-8")
+        conn.request(
+            "POST",
+            parts.path or "/",
+            body=data,
+            headers={
+                "Content-Type": "text/acl",
+                "Accept": "text/delim",
+                "Sender": "GAMESERVER",
+                "Receiver": receiver,
+                "Connection": "close",
+            },
+        )
+        response = conn.getresponse()
+        return response.read().decode("utf-8", errors="replace").strip()
+    finally:
+        conn.close()
+
+
+def _broadcast(urls: Sequence[str], texts: Sequence[str], wait: float) -> list[_Outcome]:
+    """Send ``texts[i]`` to ``urls[i]`` in parallel; wait at most ``wait`` seconds overall."""
+    pool = cf.ThreadPoolExecutor(max_workers=max(1, len(urls)), thread_name_prefix="gdl2pl-send")
+    futures = [pool.submit(send, u, t, wait) for u, t in zip(urls, texts, strict=True)]
+    cf.wait(futures, timeout=wait)
+    pool.shutdown(wait=False, cancel_futures=True)
+    outcomes: list[_Outcome] = []
+    for f in futures:
+        if not f.done():
+            outcomes.append((None, "TO"))
+            continue
+        e = f.exception()
+        if e is None:
+            outcomes.append((f.result(), ""))
+        elif isinstance(e, TimeoutError):
+            outcomes.append((None, "TO"))
+        else:
+            log.info("connection error: %s", e)
+            outcomes.append((None, "CE"))
+    return outcomes
+
+
+# -- the match ----------------------------------------------------------------------------
+
+
+def run_match(
+    game: Description,
+    players: Sequence[str],
+    *,
+    game_name: str = "game",
+    start_clock: int = 10,
+    play_clock: int = 5,
+    scramble: bool = False,
+    seed: int | None = None,
+    match_id: str | None = None,
+    grace: float = 1.0,
+    max_steps: int = 10_000,
+) -> Record:
+    """Play one match of ``game`` between the players at ``players`` (URLs, in role
+    order) and return its record (see the module doc). ``ValueError`` if the number of
+    players is not the number of roles."""
+    from .engine import runtime
+
+    runtime().attach_engine()  # janus needs an engine in every thread that calls Prolog
+    rng = random.Random(seed)
+    with StateMachine.from_description(game, name=game_name) as sm:
+        if len(players) != len(sm.roles):
+            raise ValueError(
+                f"{game_name} has {len(sm.roles)} roles ({', '.join(map(str, sm.roles))}) "
+                f"but {len(players)} player(s) were given"
+            )
+        return _Match(
+            sm,
+            game,
+            list(map(normalize_url, players)),
+            rng,
+            game_name,
+            start_clock,
+            play_clock,
+            scramble,
+            match_id,
+            grace,
+            max_steps,
+        ).run()
+
+
+class _Match:
+    def __init__(
+        self,
+        sm: StateMachine,
+        game: Description,
+        urls: list[str],
+        rng: random.Random,
+        game_name: str,
+        start_clock: int,
+        play_clock: int,
+        scramble: bool,
+        match_id: str | None,
+        grace: float,
+        max_steps: int,
+    ) -> None:
+        self.sm = sm
+        self.urls = urls
+        self.rng = rng
+        self.grace = grace
+        self.max_steps = max_steps
+        self.scrambler = Scrambler(random.Random(rng.random())) if scramble else None
+        sent = self.scrambler.description(game) if self.scrambler else game
+        self.rules = one_line_rules(sent)
+        self.id = match_id or f"gdl2pl.{int(time.time())}.{rng.getrandbits(32):08x}"
+        self.state = sm.initial_state
+        self.record: Record = {
+            "matchId": self.id,
+            "randomToken": secrets.token_urlsafe(24),
+            "startTime": _now_ms(),
+            "gameName": game_name,
+            "roles": [str(r) for r in sm.roles],
+            "playerURLs": urls,
+            "playerNamesFromHost": list(urls),
+            "previewClock": -1,
+            "startClock": start_clock,
+            "playClock": play_clock,
+            "scrambled": scramble,
+            "isCompleted": False,
+            "isAborted": False,
+            "states": [str(self.state)],
+            "stateTimes": [_now_ms()],
+            "moves": [],
+            "errors": [],
+            "goalValues": [],
+        }
+
+    # -- translation between the game's names and the names the players see ----------------
+
+    def _out(self, t: Term) -> Term:
+        return self.scrambler.term(t) if self.scrambler else t
+
+    def _in(self, reply: str) -> Term:
+        t = parse_move(reply)
+        if self.scrambler:
+            try:
+                t = self.scrambler.unterm(t)
+            except KeyError as e:
+                raise ProtocolError(f"unknown symbol {e}") from None
+        return self.sm.term(kif_term(t))
+
+    def _all(self, message: Message | list[Message], wait: float) -> list[_Outcome]:
+        msgs = message if isinstance(message, list) else [message] * len(self.urls)
+        return _broadcast(self.urls, [format_message(m) for m in msgs], wait)
+
+    # -- phases ---------------------------------------------------------------------------
+
+    def run(self) -> Record:
+        rec = self.record
+        try:
+            self._info()
+            self._start()
+            moves: tuple[Term, ...] | None = None
+            while not self.sm.is_terminal(self.state):
+                if len(rec["moves"]) >= self.max_steps:
+                    raise GameError(f"no terminal state after {self.max_steps} steps")
+                moves = self._play(moves)
+            rec["goalValues"] = self.sm.goals(self.state)
+            rec["isCompleted"] = True
+            self._all(Stop(self.id, self._sent(moves)), self.record["playClock"] + self.grace)
+            log.info("%s completed: goals %s", self.id, rec["goalValues"])
+        except (GameError, KeyboardInterrupt) as e:
+            reason = "interrupted" if isinstance(e, KeyboardInterrupt) else str(e)
+            log.error("%s aborted: %s", self.id, reason)
+            rec["isAborted"] = True
+            rec["abortReason"] = reason
+            self._all(Abort(self.id), min(self.record["playClock"], 5) + self.grace)
+        return rec
+
+    def _sent(self, moves: tuple[Term, ...] | None) -> tuple[Term, ...] | None:
+        return None if moves is None else tuple(self._out(m) for m in moves)
+
+    def _info(self) -> None:
+        wait = min(2.0, float(self.record["startClock"])) + self.grace
+        names = self.record["playerNamesFromHost"]
+        for i, (reply, _) in enumerate(self._all(Info(), wait)):
+            if reply is not None:
+                info = parse_info_reply(reply)
+                if info.name:
+                    names[i] = info.name
+                if info.status and not info.available:
+                    log.warning("player %s says it is %s", self.urls[i], info.status)
+
+    def _start(self) -> None:
+        msgs: list[Message] = [
+            Start(
+                self.id,
+                kif_term(self._out(role)),
+                self.rules,
+                self.record["startClock"],
+                self.record["playClock"],
+            )
+            for role in self.sm.roles
+        ]
+        errors = []
+        for url, (reply, error) in zip(
+            self.urls, self._all(msgs, self.record["startClock"] + self.grace), strict=True
+        ):
+            if error:
+                log.warning("%s: no reply to start (%s)", url, error)
+            elif reply is None or reply.lower() != "ready":
+                log.warning("%s: replied %.100r to start", url, reply)
+            errors.append(error)
+        self.record["errors"].append(errors)
+
+    def _play(self, previous: tuple[Term, ...] | None) -> tuple[Term, ...]:
+        legal = self.sm.all_legal_moves(self.state)
+        for role, moves in zip(self.sm.roles, legal, strict=True):
+            if not moves:
+                raise MoveDefinitionError(f"{role} has no legal move in {self.state}")
+        outcomes = self._all(
+            Play(self.id, self._sent(previous)), self.record["playClock"] + self.grace
+        )
+        joint: list[Term] = []
+        errors: list[str] = []
+        for role, moves, (reply, error) in zip(self.sm.roles, legal, outcomes, strict=True):
+            move: Term | None = None
+            if not error:
+                try:
+                    move = self._in(reply or "")
+                except (ProtocolError, GameError, ValueError):
+                    move = None
+                if move is None or move not in moves:
+                    error = "IL " + " ".join((reply or "").split())[:200]
+                    move = None
+            if move is None:
+                move = self.rng.choice(moves)
+                log.warning(
+                    "%s: step %d: %s: %s, playing %s instead",
+                    self.id,
+                    len(self.record["moves"]) + 1,
+                    role,
+                    error,
+                    move,
+                )
+            joint.append(move)
+            errors.append(error)
+        self.state = self.sm.next_state(self.state, joint)
+        rec = self.record
+        rec["moves"].append([kif_term(m) for m in joint])
+        rec["states"].append(str(self.state))
+        rec["stateTimes"].append(_now_ms())
+        rec["errors"].append(errors)
+        return tuple(joint)
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+# -- the summary ----------------------------------------------------------------------------
+
+
+def summary(record: Record) -> str:
+    """A readable account of a match record: players, moves with errors, result."""
+    roles = record.get("roles") or [f"role{i + 1}" for i in range(len(record["playerURLs"]))]
+    lines = [
+        f"match {record['matchId']}: {record.get('gameName', '?')}, start clock "
+        f"{record['startClock']} s, play clock {record['playClock']} s"
+        + (", scrambled" if record.get("scrambled") else "")
+    ]
+    urls = record.get("playerURLs", [])
+    names = record.get("playerNamesFromHost", urls)
+    for role, url, name in zip(roles, urls, names, strict=False):
+        lines.append(f"  {role}: {name}" + (f" ({url})" if name != url else ""))
+    errors = record.get("errors", [])
+    if errors and any(errors[0]):
+        lines.append("  start: " + _errors(roles, errors[0]))
+    for i, joint in enumerate(record["moves"], 1):
+        line = f"  {i:3d}. " + "  ".join(joint)
+        if i < len(errors) and any(errors[i]):
+            line += "   [" + _errors(roles, errors[i]) + "]"
+        lines.append(line)
+    if record.get("isCompleted"):
+        result = ", ".join(f"{r} {g}" for r, g in zip(roles, record["goalValues"], strict=False))
+        lines.append(f"result after {len(record['moves'])} step(s): {result}")
+    else:
+        lines.append(
+            f"aborted after {len(record['moves'])} step(s): "
+            f"{record.get('abortReason', 'unknown reason')}"
+        )
+    return "\n".join(lines)
+
+
+def _errors(roles: Sequence[str], errors: Sequence[str]) -> str:
+    return "; ".join(f"{r}: {e}" for r, e in zip(roles, errors, strict=False) if e)

@@ -1,0 +1,173 @@
+"""The network subcommands of ``gdl2pl``: ``serve`` (a GGP player) and ``match`` (a game
+manager). ``add_subcommands(sub)`` adds them to an argparse subparsers object and returns
+their handlers, each taking the parsed arguments and returning an exit status::
+
+    gdl2pl serve [--port 9147] [--host 127.0.0.1] [--player mcts|random|legal] [--name NAME]
+    gdl2pl match GAME --player URL [--player URL ...] [--startclock S] [--playclock P]
+                 [--scramble] [--out match.json] [--seed N]
+
+``match`` exits 0 when the match completes, 1 when it is aborted or the game has errors,
+2 on usage or I/O errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import re
+import sys
+from collections.abc import Callable
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # type: ignore[type-arg]
+    """Add ``serve`` and ``match`` to ``sub``; return ``{name: handler}``."""
+    from .players import STRATEGIES
+
+    s = sub.add_parser("serve", help="run a GGP player (HTTP, ggp-base's match protocol)")
+    s.add_argument("--port", type=int, default=9147, help="port to listen on (default 9147)")
+    s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    s.add_argument("--player", choices=STRATEGIES, default="mcts", help="strategy (default mcts)")
+    s.add_argument("--name", default=None, help="name given in reply to (info)")
+    s.add_argument(
+        "--margin", type=float, default=1.0, help="seconds kept before a clock runs out (default 1)"
+    )
+    s.add_argument(
+        "--margin-fraction",
+        type=float,
+        default=0.1,
+        help="or this fraction of the clock, if larger (default 0.1)",
+    )
+    s.add_argument("--seed", type=int, default=None, help="random seed of the strategy")
+    s.add_argument("--no-check", action="store_true", help="do not check the rules received")
+    s.add_argument("-v", "--verbose", action="store_true", help="log every message")
+
+    m = sub.add_parser("match", help="run a match between GGP players and record it")
+    m.add_argument("game", help="game file (.kif or infix)")
+    m.add_argument(
+        "--player",
+        action="append",
+        required=True,
+        metavar="URL",
+        help="a player's URL (http://host:port/ or host:port), once per role, in role order",
+    )
+    m.add_argument("--startclock", type=int, default=10, help="start clock, s (default 10)")
+    m.add_argument("--playclock", type=int, default=5, help="play clock, s (default 5)")
+    m.add_argument("--scramble", action="store_true", help="rename the game's symbols")
+    m.add_argument("--out", default=None, help="write the match record (JSON) here")
+    m.add_argument("--seed", type=int, default=None, help="seed of the manager's choices")
+    m.add_argument("--match-id", default=None, help="match id (default: generated)")
+    m.add_argument(
+        "--grace",
+        type=float,
+        default=1.0,
+        help="seconds allowed beyond each clock (default 1, as ggp-base)",
+    )
+    m.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
+    m.add_argument("-v", "--verbose", action="store_true", help="log each step")
+    return {"serve": serve, "match": match}
+
+
+def _logging(verbose: bool, default: int) -> None:
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else default,
+        format="%(asctime)s %(name)s %(levelname)s: %(message)s",
+        stream=sys.stderr,
+    )
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Serve until interrupted; 2 if the port cannot be opened."""
+    from .player import GamePlayer
+    from .players import make_strategy
+    from .server import PlayerServer
+
+    _logging(args.verbose, logging.INFO)
+    name = re.sub(r"[\s();]+", "-", args.name or f"gdl2pl-{args.player}")
+    player = GamePlayer(
+        lambda: make_strategy(args.player, args.seed),
+        name=name,
+        margin=args.margin,
+        margin_fraction=args.margin_fraction,
+        check=not args.no_check,
+    )
+    try:
+        server = PlayerServer(player, args.host, args.port)
+    except OSError as e:
+        print(
+            f"gdl2pl serve: cannot listen on {args.host}:{args.port}: {e.strerror or e}",
+            file=sys.stderr,
+        )
+        player.close()
+        return 2
+    logging.getLogger("gdl2pl.server").info(
+        "%s (%s) listening on %s", name, args.player, server.url
+    )
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+        player.close()
+    return 0
+
+
+def match(args: argparse.Namespace) -> int:
+    """Run one match, print its summary, write the record if asked."""
+    from pathlib import Path
+
+    from gdl2pl.check import check_description, format_finding, has_errors
+    from gdl2pl.errors import GdlSyntaxError
+    from gdl2pl.load import read_game
+
+    from .engine import PrologUnavailableError
+    from .manager import run_match, summary
+
+    _logging(args.verbose, logging.WARNING)
+    path = args.game
+    try:
+        game = read_game(path, syntax=args.syntax)
+    except GdlSyntaxError as e:
+        print(f"{e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"{path}: error: cannot read: {e.strerror or e}", file=sys.stderr)
+        return 2
+    findings = check_description(game, path)
+    if has_errors(findings):
+        for f in findings:
+            if f.is_error:
+                print(format_finding(f, path), file=sys.stderr)
+        return 1
+    if args.startclock < 1 or args.playclock < 1:
+        print("gdl2pl match: the clocks must be at least 1 s", file=sys.stderr)
+        return 2
+    try:
+        record = run_match(
+            game,
+            args.player,
+            game_name=Path(path).name,
+            start_clock=args.startclock,
+            play_clock=args.playclock,
+            scramble=args.scramble,
+            seed=args.seed,
+            match_id=args.match_id,
+            grace=args.grace,
+        )
+    except ValueError as e:
+        print(f"gdl2pl match: {e}", file=sys.stderr)
+        return 2
+    except PrologUnavailableError as e:
+        print(f"gdl2pl match: {e}", file=sys.stderr)
+        return 2
+    if args.out:
+        try:
+            Path(args.out).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+        except OSError as e:
+            print(f"{args.out}: error: cannot write: {e.strerror or e}", file=sys.stderr)
+            return 2
+    print(summary(record))
+    return 0 if record["isCompleted"] else 1

@@ -1,0 +1,106 @@
+"""How a player chooses its moves: the ``Strategy`` contract and the simple strategies.
+
+A strategy plays one match for one role. ``metagame`` is called once with the loaded game
+(within the start clock), ``select_move`` once per step with the current state and the
+role's legal moves (at least two: a forced move is played without asking), ``finish`` at the
+end. Every call gets a ``Budget``: a strategy must return before ``budget.expired()``, and
+may ``offer`` its best move so far, which is sent if it does not return in time.
+
+Strategies: ``legal`` (the first legal move), ``random`` (a uniformly random legal move),
+``mcts`` (Monte Carlo tree search, in ``gdl2pl.bridge.mcts``). ``make_strategy`` builds one
+by name.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+
+from gdl2pl.syntax import Term
+
+from .machine import MachineState, StateMachine
+
+Offer = Callable[[Term], None]
+
+
+class Budget:
+    """The time a strategy may use: until ``deadline`` (``time.monotonic()`` seconds), or
+    until ``cancel`` is set (the match was stopped or aborted)."""
+
+    def __init__(self, deadline: float, cancel: threading.Event | None = None) -> None:
+        self.deadline = deadline
+        self.cancel = cancel or threading.Event()
+
+    @classmethod
+    def seconds(cls, s: float) -> Budget:
+        return cls(time.monotonic() + s)
+
+    def remaining(self) -> float:
+        return 0.0 if self.cancel.is_set() else max(0.0, self.deadline - time.monotonic())
+
+    def expired(self) -> bool:
+        return self.cancel.is_set() or time.monotonic() >= self.deadline
+
+
+class Strategy(ABC):
+    """A way of choosing moves for one role in one match (see the module doc)."""
+
+    name = "strategy"
+
+    def metagame(self, sm: StateMachine, role: Term, budget: Budget) -> None:
+        """Called once the game is loaded; ``role`` is spelled as in ``sm.roles``."""
+        self.sm = sm
+        self.role = role
+
+    @abstractmethod
+    def select_move(
+        self, state: MachineState, legal: list[Term], budget: Budget, offer: Offer
+    ) -> Term:
+        """One of ``legal``, chosen before the budget expires."""
+
+    def finish(self) -> None:  # noqa: B027 - optional hook, empty by default
+        """The match is over (stopped or aborted): release what the strategy holds."""
+
+
+class LegalStrategy(Strategy):
+    """Always the first legal move (moves are sorted): ggp-base's legal player."""
+
+    name = "legal"
+
+    def select_move(
+        self, state: MachineState, legal: list[Term], budget: Budget, offer: Offer
+    ) -> Term:
+        return legal[0]
+
+
+class RandomStrategy(Strategy):
+    """A uniformly random legal move."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def select_move(
+        self, state: MachineState, legal: list[Term], budget: Budget, offer: Offer
+    ) -> Term:
+        return self.rng.choice(legal)
+
+
+STRATEGIES = ("legal", "random", "mcts")
+
+
+def make_strategy(kind: str, seed: int | None = None) -> Strategy:
+    """A new strategy of the given kind (one of ``STRATEGIES``)."""
+    if kind == "legal":
+        return LegalStrategy()
+    if kind == "random":
+        return RandomStrategy(seed)
+    if kind == "mcts":
+        from .mcts import MctsStrategy
+
+        return MctsStrategy(seed=seed)
+    raise ValueError(f"unknown player {kind!r}: expected one of {', '.join(STRATEGIES)}")

@@ -1,0 +1,141 @@
+"""The player's HTTP server: ggp-base's wire format in front of a ``GamePlayer``.
+
+A message arrives as the body of a POST (ggp-base sends ``Content-Type: text/acl``), or
+URL-encoded in the path of a GET (``GET /%28info%29``; ``GET /`` alone means ``(info)``).
+Each reply is ``text/acl`` with the CORS headers browsers need
+(``Access-Control-Allow-Origin: *``, methods POST, GET, OPTIONS, header Content-Type); an
+OPTIONS preflight gets them with an empty body. HTTP/1.0: one message per connection.
+
+Nothing a client sends stops the server: malformed HTTP is answered by ``http.server``
+(400), a message that cannot be read gets ``error: ...`` with status 400, a bug 500, and a
+client that stalls is dropped after ``read_timeout`` seconds.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import unquote_plus
+
+from .player import GamePlayer, Reply
+
+log = logging.getLogger("gdl2pl.server")
+
+MAX_BODY = 64 * 1024 * 1024  # bytes: far more than the largest game description
+
+CORS_HEADERS = {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Allow-Methods": "POST, GET, OPTIONS",
+    "Access-Control-Allow-Headers": "Content-Type",
+    "Access-Control-Max-Age": "86400",
+}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: PlayerServer
+    server_version = "gdl2pl"
+    timeout = 30.0  # seconds a client may take to send its request (set per server)
+
+    def setup(self) -> None:
+        self.timeout = self.server.read_timeout
+        super().setup()
+
+    def log_message(self, fmt: str, *args: object) -> None:
+        log.debug("%s %s", self.address_string(), fmt % args)
+
+    def _send(self, reply: Reply) -> None:
+        data = reply.body.encode("utf-8")
+        self.send_response(reply.status)
+        self.send_header("Content-Type", "text/acl; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in CORS_HEADERS.items():
+            self.send_header(k, v)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+
+    def _answer(self, text: str, received: float) -> None:
+        try:
+            reply = self.server.player.handle(text, received)
+        except Exception as e:  # a bug: answer it and keep serving
+            log.exception("internal error on %.200s", text)
+            reply = Reply(500, f"error: internal error: {type(e).__name__}: {e}")
+        self._send(reply)
+
+    def do_OPTIONS(self) -> None:
+        self._send(Reply(200, ""))
+
+    def do_GET(self) -> None:
+        received = time.monotonic()
+        text = unquote_plus(self.path.lstrip("/"))
+        self._answer(text.replace("\r", " ") if text.strip() else "(info)", received)
+
+    def do_POST(self) -> None:
+        received = time.monotonic()
+        length = self.headers.get("Content-Length")
+        try:
+            if length is None:
+                if self.request_version != "HTTP/1.0":
+                    self._send(Reply(411, "error: Content-Length required"))
+                    return
+                data = self.rfile.read(MAX_BODY + 1)  # HTTP/1.0: the body ends with the stream
+            else:
+                n = int(length)
+                if n < 0:
+                    raise ValueError(length)
+                if n > MAX_BODY:
+                    self._send(Reply(413, "error: message too large"))
+                    return
+                data = self.rfile.read(n)
+        except ValueError:
+            self._send(Reply(400, f"error: bad Content-Length: {length[:40]}"))
+            return
+        except (TimeoutError, OSError) as e:
+            log.warning("%s: could not read the request: %s", self.address_string(), e)
+            self.close_connection = True
+            return
+        if length is not None and len(data) < int(length):
+            log.warning("truncated request: %d of %s bytes", len(data), length)
+        self._answer(data.decode("utf-8", errors="replace"), received)
+
+
+class PlayerServer(ThreadingHTTPServer):
+    """An HTTP server answering match-protocol messages with ``player``."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(
+        self,
+        player: GamePlayer,
+        host: str = "127.0.0.1",
+        port: int = 9147,
+        read_timeout: float = 30.0,
+    ) -> None:
+        self.player = player
+        self.read_timeout = read_timeout
+        super().__init__((host, port), _Handler)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host}:{port}/"
+
+    def start_in_thread(self) -> threading.Thread:
+        """Serve from a daemon thread; ``shutdown()`` then ``server_close()`` end it."""
+        t = threading.Thread(
+            target=self.serve_forever, args=(0.05,), name="gdl2pl-http", daemon=True
+        )
+        t.start()
+        self._thread = t
+        return t
+
+    def close(self) -> None:
+        """Stop serving (if serving from a thread), close the socket and the player."""
+        thread = getattr(self, "_thread", None)
+        if thread is not None and thread.is_alive():
+            self.shutdown()
+        self.server_close()
+        self.player.close()

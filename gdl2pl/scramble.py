@@ -1,0 +1,122 @@
+"""Scrambling a game: renaming its symbols so that a player cannot recognise it by name.
+
+A ``Scrambler`` renames every symbol that is not a GDL keyword (``role``, ``true``, ``not``,
+...) or an integer (goal values and counters keep their meaning), and every variable, with
+one random name per symbol; GDL symbols are case-insensitive, so ``Cell`` and ``cell``
+get the same name. The renaming is built while scrambling and then works both ways: moves
+sent to the players are scrambled, their replies unscrambled. Unscrambling a name the
+scrambler never produced raises ``KeyError``: it cannot be a move of the game.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import string
+
+from gdl2pl.normalize import KEYWORDS
+from gdl2pl.syntax import (
+    And,
+    Clause,
+    Const,
+    Description,
+    Distinct,
+    Fact,
+    Func,
+    Literal,
+    Not,
+    Or,
+    Rule,
+    Term,
+    Var,
+)
+
+_INTEGER = re.compile(r"-?\d+")
+_LETTERS = string.ascii_lowercase
+_CHARS = string.ascii_lowercase + string.digits
+
+
+def kept(name: str) -> bool:
+    """True for the names a scrambler leaves alone: GDL keywords and integers."""
+    return name.casefold() in KEYWORDS or _INTEGER.fullmatch(name) is not None
+
+
+class Scrambler:
+    """A consistent random renaming of symbols and variables (see the module doc)."""
+
+    def __init__(self, rng: random.Random | None = None, length: int = 6) -> None:
+        self._rng = rng or random.Random()
+        self._length = length
+        self._forward: dict[str, str] = {}  # casefolded original -> scrambled
+        self._backward: dict[str, str] = {}  # scrambled -> original (first spelling seen)
+        self._vars: dict[str, str] = {}
+        self._used: set[str] = set()
+
+    def _fresh(self) -> str:
+        while True:
+            name = self._rng.choice(_LETTERS) + "".join(
+                self._rng.choice(_CHARS) for _ in range(self._length - 1)
+            )
+            if name not in self._used and not kept(name):
+                self._used.add(name)
+                return name
+
+    def symbol(self, name: str) -> str:
+        """The scrambled name of a symbol (created on first use)."""
+        if kept(name):
+            return name
+        key = name.casefold()
+        new = self._forward.get(key)
+        if new is None:
+            new = self._forward[key] = self._fresh()
+            self._backward[new] = name
+        return new
+
+    def unsymbol(self, name: str) -> str:
+        """The original name of a scrambled symbol; ``KeyError`` if it is not one."""
+        if kept(name):
+            return name
+        return self._backward[name.casefold()]
+
+    def _variable(self, name: str) -> str:
+        key = name.casefold()
+        new = self._vars.get(key)
+        if new is None:
+            new = self._vars[key] = self._fresh()
+        return new
+
+    def term(self, t: Term) -> Term:
+        """``t`` scrambled."""
+        if isinstance(t, Var):
+            return Var(self._variable(t.name))
+        if isinstance(t, Func):
+            return Func(self.symbol(t.name), tuple(self.term(a) for a in t.args))
+        return Const(self.symbol(t.name))
+
+    def unterm(self, t: Term) -> Term:
+        """``t`` unscrambled; ``KeyError`` if it holds a name the scrambler never gave."""
+        if isinstance(t, Func):
+            return Func(self.unsymbol(t.name), tuple(self.unterm(a) for a in t.args))
+        if isinstance(t, Const):
+            return Const(self.unsymbol(t.name))
+        raise KeyError(f"?{t.name}")
+
+    def literal(self, lit: Literal) -> Literal:
+        if isinstance(lit, Not):
+            return Not(self.literal(lit.body))
+        if isinstance(lit, Distinct):
+            return Distinct(self.term(lit.left), self.term(lit.right))
+        if isinstance(lit, Or):
+            return Or(tuple(self.literal(x) for x in lit.disjuncts))
+        if isinstance(lit, And):
+            return And(tuple(self.literal(x) for x in lit.conjuncts))
+        return self.term(lit)  # type: ignore[return-value]
+
+    def clause(self, c: Clause) -> Clause:
+        if isinstance(c, Fact):
+            return Fact(self.term(c.head))  # type: ignore[arg-type]
+        return Rule(self.term(c.head), tuple(self.literal(b) for b in c.body))  # type: ignore[arg-type]
+
+    def description(self, d: Description) -> Description:
+        """Every clause of ``d`` scrambled."""
+        return Description(tuple(self.clause(c) for c in d.clauses))
