@@ -4,13 +4,12 @@ SWI-Prolog, and played through ``gdl2pl.bridge.StateMachine``.
 This package (the front end and the translator) is pure Python and never imports SWI.
 """
 
-from gdl2pl.errors import GdlError, GdlSyntaxError
 from gdl2pl.check import check_description
+from gdl2pl.errors import GdlError, GdlSyntaxError
 from gdl2pl.infix import parse_infix, print_infix
 from gdl2pl.kif import parse_kif, print_kif
 from gdl2pl.load import parse_game, read_game
 from gdl2pl.normalize import normalize_case
-from gdl2pl.translate import translate
 from gdl2pl.syntax import (
     And,
     Clause,
@@ -27,6 +26,7 @@ from gdl2pl.syntax import (
     Term,
     Var,
 )
+from gdl2pl.translate import translate
 
 __all__ = [
     "And",
@@ -55,3 +55,12 @@ __all__ = [
     "read_game",
     "translate",
 ]
+
+from pathlib import Path as _Path
+
+# The distribution installs bridge/ and prolog/ as gdl2pl.bridge and gdl2pl.prolog. Run
+# from a source tree (e.g. a script beside README.md), this package is found before the
+# installed one, so let it find those two subpackages beside it as well.
+_root = _Path(__file__).resolve().parent.parent
+if (_root / "bridge" / "__init__.py").is_file() and str(_root) not in __path__:
+    __path__.append(str(_root))

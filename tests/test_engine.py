@@ -24,11 +24,7 @@ def _fake_old_swipl(tmp: Path) -> Path:
     home = tmp / "old-home"
     home.mkdir()
     exe = bindir / "swipl"
-    exe.write_text(
-        "#!/bin/sh\n"
-        f'echo \'PLBASE="{home}";\'\n'
-        "echo 'PLVERSION=\"90004\";'\n"
-    )
+    exe.write_text(f"#!/bin/sh\necho 'PLBASE=\"{home}\";'\necho 'PLVERSION=\"90004\";'\n")
     exe.chmod(0o755)
     return bindir
 
@@ -38,7 +34,12 @@ def test_older_swipl_first_on_path_is_bypassed(tmp_path: Path) -> None:
     env = dict(os.environ, PATH=f"{_fake_old_swipl(tmp_path)}:{os.environ['PATH']}")
     env.pop("SWI_HOME_DIR", None)
     done = subprocess.run(
-        [sys.executable, "-c", PROGRAM], env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", PROGRAM],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "9"
@@ -48,7 +49,12 @@ def test_wrong_swi_home_dir_is_a_clear_error(tmp_path: Path) -> None:
     require_prolog()
     env = dict(os.environ, SWI_HOME_DIR=str(tmp_path))
     done = subprocess.run(
-        [sys.executable, "-c", PROGRAM], env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", PROGRAM],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode != 0
     assert "SWI_HOME_DIR" in done.stderr and "janus-swi is built against" in done.stderr
