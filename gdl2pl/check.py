@@ -225,7 +225,7 @@ def _check_clause_shape(c: Clause) -> Iterator[Finding]:
     bodies, empty disjunctions, negated non-sentences, rules for input relations, ``next``
     in a body."""
     if isinstance(c, Rule) and not c.body:
-        yield _error(
+        yield _warning(
             "zero-arity-rule",
             f"(<= {_show(c.head)}) is a rule with an empty body: if it always holds, "
             "write it as a fact (drop the '<='); otherwise check the parentheses",
@@ -251,7 +251,7 @@ def _check_clause_shape(c: Clause) -> Iterator[Finding]:
                 c,
             )
         elif isinstance(s, Func) and not s.args:
-            yield _error(
+            yield _warning(
                 "zero-arity-relation",
                 f"({s.name}) is written as a relation with no arguments: write it as the "
                 f"proposition {s.name} (drop the parentheses)",
@@ -286,7 +286,7 @@ def _check_clause_shape(c: Clause) -> Iterator[Finding]:
                 c,
             )
         elif isinstance(t, Func) and not t.args:
-            yield _error(
+            yield _warning(
                 "zero-arity-function",
                 f"({t.name}) is written as a function with no arguments: write it as the "
                 f"constant {t.name} (drop the parentheses)",

@@ -117,12 +117,13 @@ def test_keyword_used_as_function_is_an_error() -> None:
         ("(<= (legal white giveup))", "zero-arity-rule"),
     ],
 )
-def test_zero_arity_forms_are_errors(snippet: str, code: str) -> None:
-    assert errors(snippet) == [code]
+def test_zero_arity_forms_are_warnings(snippet: str, code: str) -> None:
+    assert errors(snippet) == []
+    assert code in warnings(snippet)
 
 
 def test_zero_arity_rule_message_names_the_rule() -> None:
-    (f,) = [f for f in check("(<= (legal white giveup))") if f.is_error]
+    (f,) = [f for f in check("(<= (legal white giveup))") if f.code == "zero-arity-rule"]
     assert "(<= (legal white giveup))" in f.message
     assert f.rule == "(<= (legal white giveup))"
 
@@ -524,13 +525,10 @@ STATIC_VALIDATION = {
     "ticTacToe": "valid",
 }
 
-#: Where we are stricter than ggp-base: it only warns about an empty-bodied rule and a
-#: zero-arity relation, but the Dresden validator rejects both (shared/anchors/
-#: invalid-games.csv lists games for exactly these), and so do we.
-STRICTER_THAN_GGP_BASE = {
-    "test_case_1a": {"zero-arity-rule"},
-    "test_case_3a": {"zero-arity-relation"},
-}
+#: Like ggp-base we only warn about an empty-bodied rule and a zero-arity relation (the
+#: Dresden validator rejects them: invalid-games.csv lists games for them; the warning
+#: flags those). Both readings are played consistently: see rules.py.
+STRICTER_THAN_GGP_BASE: dict[str, set[str]] = {}
 
 
 @pytest.mark.parametrize("name", sorted(STATIC_VALIDATION))
@@ -626,4 +624,4 @@ def test_cli_as_a_process_prints_no_traceback(tmp_path: Path) -> None:
     )
     assert r.returncode == 2
     assert "Traceback" not in r.stderr + r.stdout
-    assert f"{path}:1:1: error: (<= (legal white giveup)) is a rule with an empty body" in r.stdout
+    assert f"{path}:1:1: warning: (<= (legal white giveup)) is a rule with an empty body" in r.stdout
