@@ -118,7 +118,6 @@ def _reason(e: Exception) -> str:
     return str(e)
 
 
-@_command("convert")
 def _convert(args: argparse.Namespace) -> int:
     """Print the game in the syntax ``--to``, symbols spelled one way (``normalize_case``):
     0 done, 1 syntax error (``file:line:col: error: ...`` and an excerpt on stderr), 2 I/O."""
@@ -127,23 +126,8 @@ def _convert(args: argparse.Namespace) -> int:
     from gdl2pl.load import read_game
     from gdl2pl.normalize import normalize_case
 
-    path = args.game
-    try:
-        d = normalize_case(read_game(path, args.syntax))
-        text = print_infix(d) if args.to == "infix" else print_kif(d)
-    except GdlSyntaxError as e:
-        where = e.pos if e.pos.file else Pos(e.pos.line, e.pos.column, path)
-        print(f"{where}: error: {e.message}", file=sys.stderr)
-        if e.excerpt:
-            print(e.excerpt, file=sys.stderr)
-        return 1
-    except OSError as e:
-        print(f"{path}: error: cannot read: {e.strerror or e}", file=sys.stderr)
-        return 2
-    except Exception as e:  # a bug or an unprintable name: one line, never a traceback
-        print(f"{path}: internal error: {type(e).__name__}: {e}", file=sys.stderr)
-        return 2
-    sys.stdout.write(text)
+    d = normalize_case(read_game(args.game, args.syntax))
+    sys.stdout.write(print_infix(d) if args.to == "infix" else print_kif(d))
     return 0
 
 
@@ -160,6 +144,7 @@ def _reasoner(name: str) -> Command:
 
 for _name in ("translate", "play", "simulate", "trace", "replay"):
     _COMMANDS[_name] = _reasoner(_name)
+_COMMANDS["convert"] = lambda args: _guarded(_convert, args)
 
 
 def _guarded(fn: Command, args: argparse.Namespace) -> int:
@@ -183,6 +168,9 @@ def _guarded(fn: Command, args: argparse.Namespace) -> int:
         return 2
     except RuntimeError as e:  # PrologUnavailableError and friends
         print(f"gdl2pl: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:  # a bug: say so in one line, never a traceback
+        print(f"{path}: internal error: {type(e).__name__}: {e}", file=sys.stderr)
         return 2
 
 

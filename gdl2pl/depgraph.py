@@ -15,9 +15,10 @@ arities are an error the checker reports, and are one node here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TypeVar
 
 from gdl2pl.syntax import (
     And,
@@ -33,6 +34,8 @@ from gdl2pl.syntax import (
     Term,
     Var,
 )
+
+N = TypeVar("N", bound=Hashable)
 
 Key = Callable[[str], str]
 
@@ -217,19 +220,19 @@ def _closure(adjacent: dict[str, tuple[str, ...]], start: Iterable[str]) -> froz
 
 
 def strongly_connected_components(
-    nodes: Iterable[str], uses: dict[str, tuple[str, ...]]
-) -> list[frozenset[str]]:
+    nodes: Iterable[N], uses: Mapping[N, Iterable[N]]
+) -> list[frozenset[N]]:
     """Tarjan's algorithm, iterative. ``uses[n]`` are the nodes ``n`` depends on; every
     component comes after all components it depends on."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    out: list[frozenset[str]] = []
+    index: dict[N, int] = {}
+    low: dict[N, int] = {}
+    stack: list[N] = []
+    on_stack: set[N] = set()
+    out: list[frozenset[N]] = []
     for root in nodes:
         if root in index:
             continue
-        work: list[tuple[str, Iterator[str]]] = [(root, iter(uses.get(root, ())))]
+        work: list[tuple[N, Iterator[N]]] = [(root, iter(uses.get(root, ())))]
         index[root] = low[root] = len(index)
         stack.append(root)
         on_stack.add(root)
@@ -250,7 +253,7 @@ def strongly_connected_components(
                     parent = work[-1][0]
                     low[parent] = min(low[parent], low[n])
                 if low[n] == index[n]:
-                    comp: set[str] = set()
+                    comp: set[N] = set()
                     while True:
                         m = stack.pop()
                         on_stack.discard(m)

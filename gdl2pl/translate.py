@@ -32,9 +32,9 @@ Evaluation strategy:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from gdl2pl.depgraph import strongly_connected_components
 from gdl2pl.kif import kif_clause
 from gdl2pl.prolog_syntax import VariableNamer, quote_atom
 from gdl2pl.rules import (
@@ -97,53 +97,6 @@ class Translation:
 # -- dependency analysis --------------------------------------------------------------
 
 
-def _sccs(nodes: Iterable[PredKey], edges: dict[PredKey, set[PredKey]]) -> list[set[PredKey]]:
-    """Strongly connected components (Tarjan, iterative)."""
-    index: dict[PredKey, int] = {}
-    low: dict[PredKey, int] = {}
-    on_stack: set[PredKey] = set()
-    stack: list[PredKey] = []
-    out: list[set[PredKey]] = []
-    counter = 0
-    for root in nodes:
-        if root in index:
-            continue
-        work = [(root, iter(sorted(edges.get(root, ()))))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, it = work[-1]
-            advanced = False
-            for nxt in it:
-                if nxt not in index:
-                    index[nxt] = low[nxt] = counter
-                    counter += 1
-                    stack.append(nxt)
-                    on_stack.add(nxt)
-                    work.append((nxt, iter(sorted(edges.get(nxt, ())))))
-                    advanced = True
-                    break
-                if nxt in on_stack:
-                    low[node] = min(low[node], index[nxt])
-            if advanced:
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                comp = set()
-                while True:
-                    x = stack.pop()
-                    on_stack.discard(x)
-                    comp.add(x)
-                    if x == node:
-                        break
-                out.append(comp)
-    return out
-
-
 @dataclass
 class _Analysis:
     defined: dict[PredKey, list[NormalRule]]
@@ -190,10 +143,12 @@ def _analyse(rules: list[NormalRule]) -> _Analysis:
         return out
 
     recursive: set[PredKey] = set()
-    for comp in _sccs(nodes, pos_uses):
+    for comp in strongly_connected_components(nodes, pos_uses):
         if len(comp) > 1 or any(p in pos_uses.get(p, ()) for p in comp):
             recursive |= comp
-    component = {p: i for i, comp in enumerate(_sccs(nodes, uses)) for p in comp}
+    component = {
+        p: i for i, comp in enumerate(strongly_connected_components(nodes, uses)) for p in comp
+    }
     return _Analysis(dict(defined), reaching(TRUE), reaching(DOES), recursive, component)
 
 
@@ -377,28 +332,23 @@ class _Writer:
         out.append("% does(?Role, ?Move): the joint move the runtime is applying.")
         out.append("does(Role, Move) :- gdl_runtime:joint_move(Role, Move).")
         out.append("")
-        out.append("% true(?Fluent): the dispatcher for fluents not known statically.")
+        dispatch, stores = [], []
         for n, ar, z in self.stores:
             vs = ", ".join(f"A{i + 1}" for i in range(ar))
             store = quote_atom(store_name(n, ar, z))
+            fluent, fact = quote_atom(n), store
             if z:
-                out.append(f"true({quote_atom(n)}()) :- {store}.")
+                fluent += "()"
             elif ar:
-                out.append(f"true({quote_atom(n)}({vs})) :- {store}({vs}).")
-            else:
-                out.append(f"true({quote_atom(n)}) :- {store}.")
+                fluent, fact = f"{fluent}({vs})", f"{store}({vs})"
+            dispatch.append(f"true({fluent}) :- {fact}.")
+            stores.append(f"gdl_store({fluent}, {fact}).")
+        out.append("% true(?Fluent): the dispatcher for fluents not known statically.")
+        out.extend(dispatch)
         out.append("true(F) :- true_other(F).")
         out.append("")
         out.append("% gdl_store(+Fluent, -Fact): where the runtime asserts a fluent.")
-        for n, ar, z in self.stores:
-            vs = ", ".join(f"A{i + 1}" for i in range(ar))
-            store = quote_atom(store_name(n, ar, z))
-            if z:
-                out.append(f"gdl_store({quote_atom(n)}(), {store}).")
-            elif ar:
-                out.append(f"gdl_store({quote_atom(n)}({vs}), {store}({vs})).")
-            else:
-                out.append(f"gdl_store({quote_atom(n)}, {store}).")
+        out.extend(stores)
         out.append("gdl_store(F, true_other(F)).")
         out.append("")
         out.append("% gdl_static(?Facts, ?Rules): what the runtime computes at load, in order.")
