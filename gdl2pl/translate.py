@@ -283,22 +283,22 @@ class _Writer:
 
         statics = sorted(self.static_rules, key=lambda k: (a.component[k], k))
         heads = sorted(pi(k, self.pred_name(k, None)) for k in a.defined)
-        store_pis = [f"{quote_atom(store_name(n, ar, z))}/{ar}" for (n, ar, z) in self.stores] + [
-            "true_other/1"
-        ]
+        store_pis = [f"{quote_atom(store_name(n, ar, z))}/{ar}" for (n, ar, z) in self.stores]
+        store_pis += ["true_other/1", "does/2"]
         out: list[str] = [
             f"/*  {module}: translated by gdl2pl from {self.source_name}.",
             "",
             "    Each clause is one GDL rule (or one branch of a rule's 'or'); the comment",
             "    above it gives the source line and the rule in KIF. The state is held in",
-            "    the thread-local true_F/N predicates; does/2 reads the joint move the",
-            "    runtime (prolog/gdl_runtime.pl) is applying.",
+            "    the thread-local true_F/N predicates, the joint move in does/2; the",
+            "    runtime (prolog/gdl_runtime.pl) fills them in.",
             "*/",
             "",
             f":- module({quote_atom(module)}, []).",
             ":- set_module(base(system)).",
             "",
-            "% The state: filled in by the runtime.",
+            "% The state, and the joint move while the next state is computed:",
+            "% filled in by the runtime.",
             f":- thread_local {', '.join(store_pis)}.",
         ]
         if undefined:
@@ -328,9 +328,6 @@ class _Writer:
         out.append("")
         out.extend(self.clause(r) + "\n" for r in self.rules)
         out.append("% ---- Interface to the runtime ----")
-        out.append("")
-        out.append("% does(?Role, ?Move): the joint move the runtime is applying.")
-        out.append("does(Role, Move) :- gdl_runtime:joint_move(Role, Move).")
         out.append("")
         dispatch, stores = [], []
         for n, ar, z in self.stores:

@@ -2,8 +2,8 @@
 
     A translated game is a module (see gdl2pl/translate.py) that defines GDL's
     keyword relations (role/1, init/1, legal/2, next/1, goal/2, terminal/0, ...),
-    keeps the current state in thread-local true_F/N predicates, reads the joint
-    move through joint_move/2 of this module, and tells the runtime where each
+    keeps the current state in thread-local true_F/N predicates and the joint
+    move in does/2 (asserted here), and tells the runtime where each
     fluent is stored (gdl_store/2) and which tables must be cleared when the
     state changes.
 
@@ -470,24 +470,26 @@ gdl_set_limit(M0, Limit, true) :-
 		 *******************************/
 
 %   next_state(+Module, +Roles, +Joint, -Next): the sorted successor fluents. The
-%   joint move is visible to the game's does/2 (through joint_move/2) meanwhile.
+%   joint move is asserted as the game's does/2 facts meanwhile (and erased after,
+%   by reference).
 
 next_state(Module, Roles, Joint, Next) :-
-    pairs_keys_values(Pairs, Roles, Joint),
-    b_setval('$gdl_joint', Pairs),
-    clear_does_tables(Module),
-    findall(F, Module:next(F), Fs),
-    b_setval('$gdl_joint', []),
-    clear_does_tables(Module),
+    setup_call_cleanup(
+        assert_joint(Module, Roles, Joint, Refs),
+        findall(F, Module:next(F), Fs),
+        erase_joint(Module, Refs)),
     sort(Fs, Next).
 
-%!  joint_move(?Role, ?Move) is nondet.
-%
-%   The joint move being applied by next_state/4 (the game's does/2).
+assert_joint(Module, Roles, Joint, Refs) :-
+    maplist(assert_does(Module), Roles, Joint, Refs),
+    clear_does_tables(Module).
 
-joint_move(Role, Move) :-
-    nb_current('$gdl_joint', Pairs),
-    member(Role-Move, Pairs).
+assert_does(Module, Role, Move, Ref) :-
+    assertz(Module:does(Role, Move), Ref).
+
+erase_joint(Module, Refs) :-
+    maplist(erase, Refs),
+    clear_does_tables(Module).
 
 clear_does_tables(Module) :-
     (   game_tables(Module, _, [])
