@@ -33,7 +33,7 @@ from gdl2pl.normalize import (
     symbol_table,
     unambiguous_table,
 )
-from gdl2pl.syntax import Const, Description, Func, Term, Var
+from gdl2pl.syntax import Const, Description, Func, Term, is_ground
 from gdl2pl.translate import Translation, translate
 
 from .engine import RUNTIME_MODULE, attach_thread, runtime
@@ -111,15 +111,9 @@ class MachineState:
 
 def _as_term(x: Term | str) -> Term:
     t = parse_kif_term(x) if isinstance(x, str) else x
-    if not isinstance(t, Const | Func) or not _ground(t):
+    if not isinstance(t, Const | Func) or not is_ground(t):
         raise TransitionDefinitionError(f"not a ground GDL term: {x!r}")
     return t
-
-
-def _ground(t: Term) -> bool:
-    if isinstance(t, Var):
-        return False
-    return all(_ground(a) for a in t.args) if isinstance(t, Func) else True
 
 
 def _name(x: Raw) -> str:

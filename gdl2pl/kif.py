@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
 
 from gdl2pl.errors import GdlSyntaxError
 from gdl2pl.syntax import (
@@ -225,9 +224,3 @@ def kif_clause(c: Clause) -> str:
 def print_kif(d: Description) -> str:
     """The whole description as KIF text, one clause per paragraph."""
     return "".join(kif_clause(c) + "\n" for c in d.clauses)
-
-
-def iter_terms(d: Description) -> Iterator[Term]:
-    """Every term in head position of every clause (helper for tests and tools)."""
-    for c in d.clauses:
-        yield c.head

@@ -36,10 +36,8 @@ from gdl2pl.syntax import (
     Not,
     Or,
     Pos,
-    Rule,
     Sentence,
     Term,
-    Var,
     variables,
 )
 
@@ -181,9 +179,7 @@ __all__ = [
     "INPUT_RELATIONS",
     "BodyLiteral",
     "NormalRule",
-    "Rule",
     "TranslationError",
-    "Var",
     "normalize_clause",
     "normalize_rules",
     "order_body",
