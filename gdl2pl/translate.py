@@ -23,8 +23,9 @@ Evaluation strategy:
   rule calls -- plain facts with SWI's multi-argument indexing. Recursive ones that
   build compound terms (lists, counters) are instead tabled and answered on demand;
 - state-dependent relations are plain Prolog, except those that are recursive, which
-  are tabled for termination; the runtime abolishes their tables whenever the state
-  (or the joint move) changes, so no answer leaks from one state into another;
+  are tabled for termination; when the state (or the joint move) changes, the runtime
+  abolishes their tables if a query that may have filled them ran since
+  (``gdl_query_tables/2``), so no answer leaks from one state into another;
 - ``not`` -> ``\\+`` (``tnot/1`` on a tabled relation of the same recursive
   component), ``distinct`` -> ``\\==``, both placed after the literals binding them.
 """
@@ -104,6 +105,17 @@ class _Analysis:
     depends_does: set[PredKey]
     recursive: set[PredKey]  # on a cycle of positive dependencies
     component: dict[PredKey, int]  # SCC id over all (positive and negative) edges
+    uses: dict[PredKey, set[PredKey]]  # head -> relations its rules' bodies call
+
+    def reached(self, start: PredKey) -> set[PredKey]:
+        """``start`` and every relation its rules call, directly or not."""
+        seen, todo = {start}, [start]
+        while todo:
+            for k in self.uses.get(todo.pop(), ()):
+                if k not in seen:
+                    seen.add(k)
+                    todo.append(k)
+        return seen
 
 
 def _literal_sentence(lit: BodyLiteral) -> Sentence | None:
@@ -149,7 +161,9 @@ def _analyse(rules: list[NormalRule]) -> _Analysis:
     component = {
         p: i for i, comp in enumerate(strongly_connected_components(nodes, uses)) for p in comp
     }
-    return _Analysis(dict(defined), reaching(TRUE), reaching(DOES), recursive, component)
+    return _Analysis(
+        dict(defined), reaching(TRUE), reaching(DOES), recursive, component, dict(uses)
+    )
 
 
 # -- code generation --------------------------------------------------------------------
@@ -367,6 +381,18 @@ class _Writer:
                 vs = ", ".join("_" for _ in range(k[1]))
                 head = quote_atom(predicate_name(*k)) + (f"({vs})" if k[1] else "")
                 out.append(f"{kind}({head}).")
+        out.append("")
+        out.append("% gdl_query_tables(?Query, ?Kind): the queries that may fill those tables;")
+        out.append("% the runtime clears a kind of tables only when such a query ran since.")
+        reaching = [
+            (name, kind)
+            for name, arity in KEYWORD_RELATIONS.items()
+            for kind, keys in (("true", true_tables), ("does", does_tables))
+            if (name, arity) in a.defined and a.reached((name, arity)) & set(keys)
+        ]
+        if not reaching:
+            out.append("gdl_query_tables(_, _) :- fail.")
+        out.extend(f"gdl_query_tables({name}, {kind})." for name, kind in reaching)
         out.append("")
         roles = tuple(
             r.head.args[0].name  # type: ignore[union-attr]

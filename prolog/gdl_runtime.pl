@@ -41,6 +41,8 @@
 :- use_module(library(ordsets)).
 :- use_module(library(random)).
 :- use_module(library(pairs)).
+:- set_prolog_flag(optimise, true).   % for this file only: inline maplist/N,
+:- use_module(library(apply_macros)).  % compiled arithmetic
 
 /** <module> Runtime for games translated by gdl2pl
 
@@ -61,8 +63,9 @@ of that, which saves converting the state again).
 
 :- dynamic loading_error/2.          % loading_error(Module, Message)
 :- dynamic game_roles/2.             % game_roles(Module, Roles): cached role list
-:- dynamic game_tables/3.
-:- dynamic game_limit/2.             % game_limit(Module, Inferences)            % game_tables(Module, TrueHeads, DoesHeads)
+:- dynamic game_limit/2.             % game_limit(Module, Inferences)
+:- dynamic game_tables/4.            % game_tables(Module, Kind, Heads, FlagKey)
+:- dynamic game_query_flags/3.       % game_query_flags(Module, Query, FlagKeys)
 
 game(M0, M) :-
     (   atom(M0) -> M = M0 ; atom_string(M, M0) ).
@@ -147,10 +150,20 @@ init_game(Module) :-
     dedup(Rs0, Rs),
     retractall(game_roles(Module, _)),
     assertz(game_roles(Module, Rs)),
-    findall(H, Module:gdl_true_table(H), TrueHeads),
-    findall(H, Module:gdl_does_table(H), DoesHeads),
-    retractall(game_tables(Module, _, _)),
-    assertz(game_tables(Module, TrueHeads, DoesHeads)).
+    retractall(game_tables(Module, _, _, _)),
+    retractall(game_query_flags(Module, _, _)),
+    forall(member(Kind-Table, [true-gdl_true_table, does-gdl_does_table]),
+           (   findall(H, call(Module:Table, H), Heads),
+               Heads \== []
+           ->  tables_flag(Module, Kind, Key),
+               assertz(game_tables(Module, Kind, Heads, Key))
+           ;   true
+           )),
+    forall(distinct(Query, Module:gdl_query_tables(Query, _)),
+           (   findall(Key, ( Module:gdl_query_tables(Query, Kind),
+                              tables_flag(Module, Kind, Key) ), Keys),
+               assertz(game_query_flags(Module, Query, Keys))
+           )).
 
 %!  gdl_unload(+Module, -Done) is det.
 %
@@ -163,7 +176,8 @@ gdl_unload(M0, true) :-
 unload(Module) :-
     retractall(game_roles(Module, _)),
     retractall(game_limit(Module, _)),
-    retractall(game_tables(Module, _, _)),
+    forall(retract(game_tables(Module, _, _, Flag)), nb_delete(Flag)),
+    retractall(game_query_flags(Module, _, _)),
     catch(abolish_module_tables(Module), _, true),
     state_key(Module, Key),
     nb_setval(Key, []),
@@ -202,6 +216,7 @@ roles(Module, Roles) :-
 
 gdl_initial_state_(M0, PyState) :-
     game(M0, Module),
+    tables_used(Module, init),
     findall(F, Module:init(F), Fs),
     sort(Fs, State),
     maplist(to_py, State, PyState).
@@ -211,6 +226,7 @@ gdl_initial_state_(M0, PyState) :-
 
 gdl_base_(M0, Py) :-
     game(M0, Module),
+    tables_used(Module, base),
     findall(F, Module:base(F), Fs),
     sort(Fs, Sorted),
     maplist(to_py, Sorted, Py).
@@ -218,6 +234,7 @@ gdl_base_(M0, Py) :-
 gdl_input_(M0, PyRole, Py) :-
     game(M0, Module),
     from_py(PyRole, Role),
+    tables_used(Module, input),
     findall(M, Module:input(Role, M), Ms),
     sort(Ms, Sorted),
     maplist(to_py, Sorted, Py).
@@ -232,6 +249,7 @@ gdl_legal_(M0, PyState, PyRole, PyMoves) :-
     maplist(to_py, Moves, PyMoves).
 
 legal_moves(Module, Role, Moves) :-
+    tables_used(Module, legal),
     findall(M, Module:legal(Role, M), Ms),
     sort(Ms, Moves).
 
@@ -260,7 +278,8 @@ gdl_next_(M0, PyState, PyJoint, Result) :-
     maplist(from_py, PyJoint, Joint),
     length(Roles, N),
     (   length(Joint, N)
-    ->  (   nth0(I, Roles, R), nth0(I, Joint, M), \+ Module:legal(R, M)
+    ->  tables_used(Module, legal),
+        (   nth0(I, Roles, R), nth0(I, Joint, M), \+ Module:legal(R, M)
         ->  Result = [illegal, I]
         ;   next_state(Module, Roles, Joint, Next),
             installed(Module, Old),
@@ -278,7 +297,11 @@ gdl_next_(M0, PyState, PyJoint, Result) :-
 gdl_terminal_(M0, PyState, Bool) :-
     game(M0, Module),
     install_py(Module, PyState),
-    (   Module:terminal -> Bool = true ; Bool = false ).
+    (   is_terminal(Module) -> Bool = true ; Bool = false ).
+
+is_terminal(Module) :-
+    tables_used(Module, terminal),
+    Module:terminal.
 
 %!  gdl_goals(+Module, +State, -ValuesPerRole) is det.
 %
@@ -295,6 +318,7 @@ goal_values(Module, Values) :-
     maplist(role_goals(Module), Roles, Values).
 
 role_goals(Module, Role, Vs) :-
+    tables_used(Module, goal),
     findall(V, Module:goal(Role, V), Vs0),
     sort(Vs0, Vs).
 
@@ -306,7 +330,7 @@ role_goals(Module, Role, Vs) :-
 gdl_state_info_(M0, PyState, [info, Terminal, PyLegal, PyGoals]) :-
     game(M0, Module),
     install_py(Module, PyState),
-    (   Module:terminal -> Terminal = true ; Terminal = false ),
+    (   is_terminal(Module) -> Terminal = true ; Terminal = false ),
     roles(Module, Roles),
     maplist(legal_moves(Module), Roles, Legal),
     maplist(maplist(to_py), Legal, PyLegal),
@@ -377,7 +401,7 @@ role_column(Results, I, Column) :-
 %   Pairs (see installed/2) is installed, but only the caller records Final.
 
 playout(Module, Roles, MaxDepth, Pairs, D0, D, Final) :-
-    (   ( D0 >= MaxDepth ; Module:terminal )
+    (   ( D0 >= MaxDepth ; is_terminal(Module) )
     ->  D = D0,
         Final = Pairs
     ;   maplist(random_legal(Module, Pairs), Roles, Joint),
@@ -393,7 +417,9 @@ random_legal(Module, Pairs, Role, Move) :-
     ->  set_installed(Module, Pairs),
         pairs_keys(Pairs, State),
         throw(gdl_no_legal_move(Role, State))
-    ;   random_member(Move, Moves)
+    ;   length(Moves, N),
+        I is random(N),
+        nth0(I, Moves, Move)
     ).
 
 %!  gdl_seed(+Seed, -Done) is det.
@@ -474,10 +500,11 @@ gdl_set_limit(M0, Limit, true) :-
 %   by reference).
 
 next_state(Module, Roles, Joint, Next) :-
-    setup_call_cleanup(
-        assert_joint(Module, Roles, Joint, Refs),
-        findall(F, Module:next(F), Fs),
-        erase_joint(Module, Refs)),
+    tables_used(Module, next),
+    assert_joint(Module, Roles, Joint, Refs),
+    catch(findall(F, Module:next(F), Fs), E,
+          ( erase_joint(Module, Refs), throw(E) )),
+    erase_joint(Module, Refs),
     sort(Fs, Next).
 
 assert_joint(Module, Roles, Joint, Refs) :-
@@ -491,19 +518,39 @@ erase_joint(Module, Refs) :-
     maplist(erase, Refs),
     clear_does_tables(Module).
 
+%   The tables of state-dependent recursive relations are private to the thread
+%   and cleared when the state (Kind true) or the joint move (Kind does) changes,
+%   but only if a query that may fill them (gdl_query_tables/2 of the game) ran
+%   since they were last cleared: a thread-local flag per game and Kind says so.
+
 clear_does_tables(Module) :-
-    (   game_tables(Module, _, [])
-    ->  true
-    ;   game_tables(Module, _, Heads),
-        forall(member(H, Heads), abolish_table_subgoals(Module:H))
-    ).
+    clear_tables(Module, does).
 
 clear_true_tables(Module) :-
-    (   game_tables(Module, [], _)
-    ->  true
-    ;   game_tables(Module, Heads, _),
+    clear_tables(Module, true).
+
+clear_tables(Module, Kind) :-
+    (   game_tables(Module, Kind, Heads, Flag),
+        nb_current(Flag, used)
+    ->  nb_setval(Flag, clean),
         forall(member(H, Heads), abolish_table_subgoals(Module:H))
+    ;   true
     ).
+
+%   tables_used(+Module, +Query): Query (legal, next, terminal, goal, ...) is
+%   about to run; mark the tables it may fill.
+
+tables_used(Module, Query) :-
+    (   game_query_flags(Module, Query, Flags)
+    ->  maplist(flag_used, Flags)
+    ;   true
+    ).
+
+flag_used(Flag) :-
+    nb_setval(Flag, used).
+
+tables_flag(Module, Kind, Flag) :-
+    atomic_list_concat(['$gdl_tables', Kind, Module], :, Flag).
 
 %   The installed state of a game (per thread) is a sorted list of Fluent-Ref
 %   pairs, Ref being the clause that stores Fluent: changing state erases and
@@ -553,25 +600,33 @@ switch(Module, Old, New, Pairs, Add, Del) :-
     sync(Old, New, Module, Pairs, Add, Del),
     clear_true_tables(Module).
 
-sync([], New, Module, Pairs, New, []) :- !,
-    maplist(assert_fluent(Module), New, Pairs).
-sync(Old, [], _, [], [], Del) :- !,
-    maplist(erase_fluent, Old, Del).
-sync([O-R|Os], [N|Ns], Module, Pairs, Add, Del) :-
-    compare(Order, O, N),
-    sync(Order, O-R, Os, N, Ns, Module, Pairs, Add, Del).
+%   sync(+OldPairs, +New, +Module, -Pairs, -Added, -Removed): merge the two
+%   sorted lists, erasing the clauses of the fluents New lacks and asserting those
+%   it adds (deterministic: first-argument indexing, no choice points).
 
-sync(=, P, Os, _, Ns, Module, [P|Pairs], Add, Del) :-
-    sync(Os, Ns, Module, Pairs, Add, Del).
-sync(<, O-R, Os, N, Ns, Module, Pairs, Add, [O|Del]) :-
-    erase(R),
-    sync(Os, [N|Ns], Module, Pairs, Add, Del).
-sync(>, P, Os, N, Ns, Module, [Pair|Pairs], [N|Add], Del) :-
-    assert_fluent(Module, N, Pair),
-    sync([P|Os], Ns, Module, Pairs, Add, Del).
+sync([], New, Module, Pairs, New, []) :-
+    maplist(assert_fluent(Module), New, Pairs).
+sync([P|Ps], New, Module, Pairs, Add, Del) :-
+    sync_old(New, P, Ps, Module, Pairs, Add, Del).
+
+sync_old([], P, Ps, _, [], [], Del) :-
+    maplist(erase_fluent, [P|Ps], Del).
+sync_old([N|Ns], O-R, Os, Module, Pairs, Add, Del) :-
+    (   O == N
+    ->  Pairs = [O-R|Pairs1],
+        sync(Os, Ns, Module, Pairs1, Add, Del)
+    ;   O @< N
+    ->  erase(R),
+        Del = [O|Del1],
+        sync(Os, [N|Ns], Module, Pairs, Add, Del1)
+    ;   assert_fluent(Module, N, Pair),
+        Pairs = [Pair|Pairs1],
+        Add = [N|Add1],
+        sync_old(Ns, O-R, Os, Module, Pairs1, Add1, Del)
+    ).
 
 assert_fluent(Module, F, F-Ref) :-
-    once(Module:gdl_store(F, Fact)),
+    (   Module:gdl_store(F, Fact) -> true ),
     assertz(Module:Fact, Ref).
 
 erase_fluent(F-Ref, F) :-

@@ -306,3 +306,76 @@ def test_inference_limit() -> None:
         with pytest.raises(ReasonerError, match="inference_limit"):
             sm.is_terminal(sm.initial_state)
         assert sm.legal_moves(sm.initial_state, "p") == [Const("go")]
+
+
+# -- recursive relations of the state and of the move ------------------------------------
+
+#: A graph game of our own: the state holds edges, ``reach`` (recursive, over the state) is
+#: asked by legal, goal and terminal, ``later`` (recursive, over the move) by next; both are
+#: tabled, and their tables must never answer for another state or joint move.
+RELINK = """
+(role mover)
+(init (edge n1 n2)) (init (edge n2 n3)) (init (at n1)) (init (step 0))
+(node n1) (node n2) (node n3) (node n4)
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
+(<= (legal mover (link ?x ?y)) (node ?x) (node ?y) (distinct ?x ?y) (not (true (edge ?x ?y))))
+(<= (legal mover (cut ?x ?y)) (true (edge ?x ?y)))
+(<= (legal mover (walk ?y)) (true (at ?x)) (reach ?x ?y) (distinct ?x ?y))
+(<= (reach ?x ?x) (node ?x))
+(<= (reach ?x ?z) (true (edge ?x ?y)) (reach ?y ?z))
+(<= (after ?x ?y) (does mover (link ?x ?y)))
+(<= (after ?x ?y) (true (edge ?x ?y)) (not (does mover (cut ?x ?y))))
+(<= (later ?x ?x) (node ?x))
+(<= (later ?x ?z) (after ?x ?y) (later ?y ?z))
+(<= (next (edge ?x ?y)) (after ?x ?y))
+(<= (next (seen ?y)) (later n1 ?y))
+(<= (next (at ?y)) (does mover (walk ?y)))
+(<= (next (at ?x)) (true (at ?x)) (not walking))
+(<= walking (does mover (walk ?y)))
+(<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))
+(<= terminal (true (step 6)))
+(<= terminal (reach n3 n1))
+(<= (goal mover 100) (reach n1 n4))
+(<= (goal mover 0) (not (reach n1 n4)))
+"""
+
+
+QUERIES = {
+    "terminal": lambda sm, s: sm.is_terminal(s),
+    "goals": lambda sm, s: sm.goals(s),
+    "legal": lambda sm, s: sorted(map(str, sm.legal_moves(s, "mover"))),
+    "next": lambda sm, s: sorted(
+        (str(m), tuple(sorted(map(str, sm.next_state(s, [m]))))) for m in sm.legal_moves(s, "mover")
+    ),
+}
+
+
+def _walk(sm: StateMachine, steps: int, seed: int) -> list[MachineState]:
+    import random
+
+    rng = random.Random(seed)
+    visited = [sm.initial_state]
+    for _ in range(10 * steps):
+        s = visited[-1] if rng.random() < 0.8 else rng.choice(visited)
+        if not sm.is_terminal(s):
+            visited.append(sm.next_state(s, sm.random_joint_move(s)))
+        if len(visited) > steps:
+            return visited
+    raise AssertionError(f"no walk of {steps} steps")
+
+
+@pytest.mark.parametrize("query", sorted(QUERIES))
+def test_recursive_relations_answer_for_the_current_state_only(query: str) -> None:
+    """Asking one kind of query along a walk that revisits states gives, in every state,
+    the answer a freshly loaded game gives for that state alone."""
+    ask = QUERIES[query]
+    with StateMachine.from_text(RELINK, name="relink.kif") as sm:
+        walk = _walk(sm, 16, seed=3)
+        walk = walk + walk[::-1]
+        got = [ask(sm, s) for s in walk]
+    expected = []
+    for s in walk:
+        with StateMachine.from_text(RELINK, name="relink.kif") as fresh:
+            expected.append(ask(fresh, MachineState.from_fluents(list(map(str, s)))))
+    assert got == expected
+    assert len({repr(e) for e in expected}) > 1  # the walk does change the answer
