@@ -1,17 +1,20 @@
 """Throughput on the 20-game set: states/s and playouts/s per game and mode, as ratios
 to the reference prover on this machine type.
 
-    python benchmarks/run.py [--games G ...] [--seconds 10] [--warmup 2]
+    python benchmarks/run.py [--games G ...] [--seconds 10] [--warmup 2] [--repeats 1]
                              [--modes a,b,c] [--out benchmarks/out] [--quick]
                              [--results benchmarks/RESULTS.md]
 
-Modes are described in ``loops.py``. Each game is loaded once, run in every mode, and
-closed; an exception in a game (or a mode) becomes an "error" row, not a crash.
+Modes are described in ``loops.py``. Each game is loaded once per round, run in every
+mode, and closed; an exception in a game (or a mode) becomes an "error" row, not a crash.
+With ``--repeats R`` the whole set is run R times, round after round (so that a noisy
+minute does not hit every run of one game), and each game and mode reports its median run.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import random
 import statistics
@@ -139,6 +142,27 @@ def run_game(ref: Reference, args: argparse.Namespace) -> list[Row]:
     return rows
 
 
+def median_rows(rounds: list[list[Row]]) -> list[Row]:
+    """Per game and mode, the run with the median states/s over the rounds (an error in
+    any round is reported instead); the note gives the spread."""
+    if len(rounds) == 1:
+        return rounds[0]
+    out: list[Row] = []
+    for runs in zip(*rounds, strict=True):
+        failed = [r for r in runs if r.count is None]
+        if failed:
+            out.append(failed[0])
+            continue
+        ranked = sorted(runs, key=lambda r: r.count.states_per_s)  # type: ignore[union-attr]
+        mid = ranked[(len(ranked) - 1) // 2]
+        assert mid.count is not None
+        lo, hi = (rate(r.count.states_per_s) for r in (ranked[0], ranked[-1]))  # type: ignore[union-attr]
+        count = dataclasses.replace(mid.count)
+        count.add_note(f"median of {len(runs)} runs, {lo} to {hi} states/s")
+        out.append(dataclasses.replace(mid, count=count))
+    return out
+
+
 def summary(rows: list[Row], modes: list[str]) -> list[str]:
     """Per mode: the median and the lowest ratio over the games, and the targets."""
     lines: list[str] = []
@@ -173,6 +197,9 @@ def render(header: list[tuple[str, str]], rows: list[Row], args: argparse.Namesp
         f"{args.seconds:g} s per game and mode after {args.warmup:g} s warm-up, "
         f"seed {args.seed}, node cache {args.max_nodes:,} states"
     )
+    if args.repeats > 1:
+        settings += f"; median of {args.repeats} rounds over the set"
+
     return (
         "\n\n".join(
             [
@@ -198,6 +225,11 @@ def results_document(report: str) -> str:
     )
 
 
+def write_tables(md_path: Path, csv_path: Path, report: str, rows: list[Row]) -> None:
+    md_path.write_text(report, encoding="utf-8")
+    csv_path.write_text(csv_text(CSV_HEADER, [r.csv() for r in rows]), encoding="utf-8")
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
@@ -205,6 +237,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--games", nargs="+", help="games of the set to run (default: all 20)")
     p.add_argument("--seconds", type=float, default=10.0, help="measured time per game and mode")
     p.add_argument("--warmup", type=float, default=2.0, help="warm-up time per game and mode")
+    p.add_argument("--repeats", type=int, default=1, help="rounds over the set; median reported")
     p.add_argument("--modes", default="a,b,c", help="comma-separated subset of a,b,c")
     p.add_argument("--out", type=Path, default=HERE / "out", help="directory for the tables")
     p.add_argument("--results", type=Path, help="also write a RESULTS.md-style file here")
@@ -219,8 +252,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     bad = [m for m in args.modes if m not in MODES]
     if bad or not args.modes:
         p.error(f"unknown mode(s) {', '.join(bad)}; choose from {', '.join(MODES)}")
+    if args.repeats < 1:
+        p.error("--repeats must be at least 1")
     if args.quick:
-        args.seconds, args.warmup = 1.0, 0.25
+        args.seconds, args.warmup, args.repeats = 1.0, 0.25, 1
     return args
 
 
@@ -236,13 +271,20 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     md_path = args.out / f"run-{stamp}.md"
     csv_path = args.out / f"run-{stamp}.csv"
-    rows: list[Row] = []
+    rounds: list[list[Row]] = []
     started = time.perf_counter()
-    for ref in refs:
-        rows += run_game(ref, args)
-        # Rewritten after every game, so an interrupted run leaves its table behind.
-        md_path.write_text(render(header, rows, args), encoding="utf-8")
-        csv_path.write_text(csv_text(CSV_HEADER, [r.csv() for r in rows]), encoding="utf-8")
+    for n in range(args.repeats):
+        if args.repeats > 1:
+            print(f"-- round {n + 1} of {args.repeats}", file=sys.stderr, flush=True)
+        rows: list[Row] = []
+        for ref in refs:
+            rows += run_game(ref, args)
+            if not rounds:  # rewritten as it goes: an interrupted run leaves its table
+                write_tables(md_path, csv_path, render(header, rows, args), rows)
+        rounds.append(rows)
+        shown = median_rows(rounds)
+        write_tables(md_path, csv_path, render(header, shown, args), shown)
+    rows = median_rows(rounds)
     report = render(header, rows, args)
     print()
     print(report)
