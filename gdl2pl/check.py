@@ -122,6 +122,7 @@ def check_description(d: Description, file: str | None = None) -> list[Finding]:
         found += _check_clause_shape(clause)
         found += _check_safety(clause)
     found += _check_arities(d)
+    found += _check_spellings(d)
     found += _check_essentials(d)
     found += _check_keyword_dependencies(graph)
     found += _check_negation_cycles(graph)
@@ -450,12 +451,42 @@ def _arity_warning(kind: str, by_arity: dict[int, tuple[Sentence | Term, Clause]
     )
 
 
+def _check_spellings(d: Description) -> Iterator[Finding]:
+    """A symbol spelled in several cases (``whiteWin``, ``whitewin``) is one symbol in GDL,
+    and in gdl2pl by default, but two for a case-sensitive engine (warning, once per
+    symbol, where the second spelling first appears)."""
+    seen: dict[str, dict[str, tuple[Sentence | Term, Clause]]] = {}
+    for c in d.clauses:
+        for node in (*_sentences(c), *_terms(c)):
+            if isinstance(node, Var):
+                continue
+            key = _key(node.name)
+            if key in KEYWORD_ARITY or key in CONNECTIVES:
+                continue
+            seen.setdefault(key, {}).setdefault(node.name, (node, c))
+    for spellings in seen.values():
+        if len(spellings) < 2:
+            continue
+        uses = [
+            f"{name} (line {c.pos.line if c.pos else '?'})" for name, (_, c) in spellings.items()
+        ]
+        node, c = list(spellings.values())[1]
+        yield _warning(
+            "mixed-case",
+            "one symbol spelled in different cases: " + ", ".join(uses) + "; GDL reads them "
+            "as one symbol, case-sensitive engines as several",
+            _where(node, c),
+            c,
+        )
+
+
 # -- roles, goals, essentials -------------------------------------------------------------
 
 
 def _check_essentials(d: Description) -> Iterator[Finding]:
-    """role, legal, goal and terminal must be defined; goal values must be numbers 0..100;
-    the role argument of legal, goal, does and input should be a declared role (warning)."""
+    """role, legal, goal and terminal must be defined (init and next need not be: an empty
+    state is a state); goal values must be numbers 0..100; the role argument of legal,
+    goal, does and input should be a declared role (warning)."""
     defined = {_key(c.head.name) for c in d.clauses}
     for kw in ("role", "legal", "goal", "terminal"):
         if kw not in defined:

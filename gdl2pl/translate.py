@@ -337,7 +337,9 @@ class _Writer:
             out.append("% Recursive, independent of the state, building terms: answered on demand.")
             out.append(f":- table {', '.join(pi(k) for k in on_demand)}.")
         if changing:
-            out.append("% Recursive and state-dependent: tables are cleared on every state change.")
+            out.append(
+                "% Recursive and state-dependent: tables are cleared when the state changes."
+            )
             out.append(f":- table {', '.join(pi(k) for k in changing)}.")
         out.append("")
         out.extend(self.clause(r) + "\n" for r in self.rules)

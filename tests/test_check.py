@@ -68,8 +68,34 @@ def test_the_base_game_is_clean() -> None:
 
 
 def test_keywords_and_symbols_are_case_insensitive() -> None:
-    src = GAME.replace("(role white)", "(ROLE White)").replace("terminal", "TERMINAL")
+    src = GAME.replace("(role white)", "(ROLE white)").replace("terminal", "TERMINAL")
     assert check_description(parse_kif(src)) == []
+    src = src.replace("(ROLE white)", "(ROLE White)")  # one symbol, spelled two ways
+    assert [(f.severity, f.code) for f in check_description(parse_kif(src))] == [
+        ("warning", "mixed-case")
+    ]
+
+
+def test_a_symbol_spelled_in_several_cases_is_a_warning_once() -> None:
+    found = [
+        f
+        for f in check("(<= (goal white 100) (true (cell A)))\n(<= (x) (cell A))")
+        if f.code == "mixed-case"
+    ]
+    assert len(found) == 1
+    (f,) = found
+    assert not f.is_error
+    assert f.pos is not None and (f.pos.line, f.pos.column) == (12, 34)
+    assert "a (line 3), A (line 12)" in f.message
+    assert "case-sensitive engines" in f.message
+
+
+def test_missing_init_or_next_is_no_finding() -> None:
+    # an empty state is a state: games of one step, or that start empty, are valid GDL
+    no_init = "\n".join(line for line in GAME.splitlines() if not line.startswith("(init"))
+    assert check(no_init, game=False) == []
+    no_next = "\n".join(line for line in GAME.splitlines() if "(next" not in line)
+    assert check(no_next, game=False) == []
 
 
 # -- arities and misplaced keywords ---------------------------------------------------------
