@@ -17,6 +17,7 @@ import argparse
 import dataclasses
 import datetime
 import random
+import shlex
 import statistics
 import sys
 import time
@@ -215,13 +216,24 @@ def render(header: list[tuple[str, str]], rows: list[Row], args: argparse.Namesp
     )
 
 
-def results_document(report: str) -> str:
-    """The text of RESULTS.md: the report and a section for the lead to fill in."""
+HAND_WRITTEN = "## What each change bought"
+
+
+def results_document(report: str, command: str, previous: str = "") -> str:
+    """The text of RESULTS.md: how it was produced, the report, then the hand-written
+    sections from ``HAND_WRITTEN`` on, kept from ``previous`` (the file being replaced)."""
+    at = previous.find(HAND_WRITTEN)
+    kept = (
+        previous[at:]
+        if at >= 0
+        else f"{HAND_WRITTEN}\n\n_To be filled in: each engine change and the ratios "
+        "before and after it._\n"
+    )
     return (
-        "# Benchmark results\n\n"
-        "Produced by `python benchmarks/run.py --results benchmarks/RESULTS.md` "
-        "(see `benchmarks/README.md`).\n\n" + report + "\n## What each change bought\n\n"
-        "_To be filled in: each engine change and the ratios before and after it._\n"
+        f"# Benchmark results\n\nProduced by `{command}` (see `benchmarks/README.md`).\n\n"
+        + report
+        + "\n"
+        + kept
     )
 
 
@@ -290,7 +302,10 @@ def main(argv: list[str] | None = None) -> int:
     print(report)
     print(f"({time.perf_counter() - started:.0f} s) written: {md_path}, {csv_path}")
     if args.results:
-        args.results.write_text(results_document(report), encoding="utf-8")
+        previous = args.results.read_text(encoding="utf-8") if args.results.exists() else ""
+        given = sys.argv[1:] if argv is None else argv
+        command = shlex.join(["python", "benchmarks/run.py", *given])
+        args.results.write_text(results_document(report, command, previous), encoding="utf-8")
         print(f"written: {args.results}")
     return 0
 

@@ -1,0 +1,111 @@
+"""The benchmark scripts (``benchmarks/``): the set they read, the medians and targets they
+report, and the results document they write. Speed itself is never asserted here."""
+
+from __future__ import annotations
+
+import csv
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import run
+from loops import Count
+from reference import Reference, game_path, read_references
+
+HANOI = Reference("hanoi", 100.0, 10.0, 10.0)
+CHESS = Reference("chess", 10.0, 0.1, 100.0)
+
+
+def row(ref: Reference, mode: str, states_per_s: float) -> run.Row:
+    return run.Row(ref, mode, Count(states=int(states_per_s * 10), playouts=10, seconds=10.0))
+
+
+def test_the_benchmark_set_is_read_from_the_anchors_table(shared: Path) -> None:
+    refs = read_references(shared / "anchors" / "this-machine.md")
+    assert len(refs) == 20
+    assert len({r.game for r in refs}) == 20
+    for r in refs:
+        assert r.states_per_s > 0 and r.playouts_per_s > 0, r
+        assert game_path(r.game, shared / "games" / "ggp-repository").is_file(), r.game
+
+
+def test_median_rows_take_the_median_run_and_name_the_spread() -> None:
+    rounds = [[row(HANOI, "a", v)] for v in (300.0, 100.0, 200.0)]
+    [median] = run.median_rows(rounds)
+    assert median.count is not None
+    assert median.count.states_per_s == pytest.approx(200.0)
+    assert median.ratio == pytest.approx(2.0)
+    assert "median of 3 runs, 100.0 to 300.0 states/s" in median.count.note
+
+
+def test_an_error_in_any_round_is_reported_instead_of_a_median() -> None:
+    failed = run.Row(HANOI, "a", error="GameError: boom")
+    [median] = run.median_rows([[row(HANOI, "a", 100.0)], [failed], [row(HANOI, "a", 300.0)]])
+    assert median.count is None and median.error == "GameError: boom"
+
+
+def test_summary_checks_the_median_and_the_lowest_ratio_against_the_targets() -> None:
+    passing = [row(HANOI, "a", 300.0), row(CHESS, "a", 200.0)]  # 3x and 20x
+    [line] = run.summary(passing, ["a"])
+    assert "median ratio 11.5x" in line and "lowest 3.00x (hanoi)" in line
+    assert line.endswith("PASS")
+
+    one_slow = [row(HANOI, "a", 200.0), row(CHESS, "a", 300.0)]  # 2x and 30x
+    [line] = run.summary(one_slow, ["a"])
+    assert line.endswith("FAIL")
+
+
+def test_the_results_document_keeps_the_hand_written_sections() -> None:
+    previous = (
+        "# Benchmark results\n\nold table\n\n"
+        f"{run.HAND_WRITTEN}\n\n| change | effect |\n\n## Targets\n\nmet.\n"
+    )
+    text = run.results_document("new table\n", "python benchmarks/run.py --quick", previous)
+    assert "old table" not in text
+    assert text.index("new table") < text.index(run.HAND_WRITTEN)
+    assert text.endswith(f"{run.HAND_WRITTEN}\n\n| change | effect |\n\n## Targets\n\nmet.\n")
+    assert "Produced by `python benchmarks/run.py --quick`" in text
+
+    fresh = run.results_document("new table\n", "python benchmarks/run.py")
+    assert fresh.rstrip().endswith(
+        "_To be filled in: each engine change and the ratios before and after it._"
+    )
+
+
+def test_a_short_run_writes_its_tables_and_results(shared: Path, tmp_path: Path) -> None:
+    results = tmp_path / "RESULTS.md"
+    results.write_text(f"# old\n\n{run.HAND_WRITTEN}\n\nkept by hand\n", encoding="utf-8")
+    argv = [
+        "--games",
+        "ticTacToe",
+        "--seconds",
+        "0.3",
+        "--warmup",
+        "0.05",
+        "--repeats",
+        "2",
+        "--out",
+        str(tmp_path / "out"),
+        "--results",
+        str(results),
+    ]
+    assert run.main(argv) == 0
+
+    [md] = (tmp_path / "out").glob("run-*.md")
+    [csv_path] = (tmp_path / "out").glob("run-*.csv")
+    table = md.read_text(encoding="utf-8")
+    for mode in ("a (in-Prolog playouts)", "b (Python step API)", "c (Python + node cache)"):
+        assert f"| ticTacToe | {mode} |" in table
+    assert "median of 2 runs" in table
+    with csv_path.open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["mode"] for r in rows] == ["a", "b", "c"]
+    for r in rows:
+        assert r["error"] == "" and float(r["states_per_s"]) > 0, r
+    text = results.read_text(encoding="utf-8")
+    assert text.endswith(f"{run.HAND_WRITTEN}\n\nkept by hand\n")
+    assert "--repeats 2" in text and "| ticTacToe |" in text
