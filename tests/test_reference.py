@@ -43,6 +43,9 @@ IGNORED_FIELDS = {
     "conformance/ggp-base/test_case_3f.kif": {"goals"},
 }
 
+#: One case per game the reference played. The 21 game files it could not play (it failed on
+#: them, or they are malformed on purpose: ../shared/reference/README.md) have no .jsonl; an
+#: empty .jsonl (none at present) would replay nothing and pass, so it is not a case either.
 CASES = [
     p[: -len(".jsonl")] + ".kif"
     for p in shared_files("reference", "**/*.jsonl")
