@@ -358,7 +358,7 @@ def _walk(sm: StateMachine, steps: int, seed: int) -> list[MachineState]:
     for _ in range(10 * steps):
         s = visited[-1] if rng.random() < 0.8 else rng.choice(visited)
         if not sm.is_terminal(s):
-            visited.append(sm.next_state(s, sm.random_joint_move(s)))
+            visited.append(sm.next_state(s, sm.random_joint_move(s, rng)))
         if len(visited) > steps:
             return visited
     raise AssertionError(f"no walk of {steps} steps")
