@@ -7,6 +7,7 @@ Exit status: 0 success, 1 the game has errors (or a match failed), 2 usage or I/
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable, Sequence
 
@@ -72,6 +73,8 @@ def _parser() -> argparse.ArgumentParser:
         pass
     else:
         _COMMANDS.update(add_subcommands(sub))
+    for plugin in ("gdl2pl.analysis.commands", "gdl2pl.verify.commands"):
+        _COMMANDS.update(importlib.import_module(plugin).add_subcommands(sub))
     return p
 
 

@@ -1,0 +1,1 @@
+"""What the game-AI adapters share: stable action ids, observations, game kind."""

@@ -1,0 +1,1 @@
+"""GDL games as Gymnasium environments (one-player games)."""

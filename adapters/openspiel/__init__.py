@@ -1,0 +1,1 @@
+"""GDL games as OpenSpiel games."""

@@ -1,0 +1,1 @@
+"""Analysis and teaching tools: well-formedness by search, explanations, dependency graphs, minimal models."""

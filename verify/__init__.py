@@ -1,0 +1,1 @@
+"""Cross-checking engines against gdl2pl: verify, first divergences, parallel runs."""
