@@ -34,7 +34,15 @@
             gdl_depth_charge/4,       % +Module, +State, +MaxDepth, -Result
             gdl_playouts/5,           % +Module, +State, +Count, +MaxDepth, -Result
             gdl_seed/2,               % +Seed, -Done
-            gdl_set_limit/3           % +Module, +Inferences, -Done
+            gdl_set_limit/3,          % +Module, +Inferences, -Done
+            % The same questions on Prolog terms, for searches written in Prolog:
+            state_roles/2,            % +Module, -Roles
+            state_install/2,          % +Module, +SortedFluents
+            state_current/2,          % +Module, -SortedFluents
+            state_legal/3,            % +Module, +Role, -SortedMoves
+            state_terminal/1,         % +Module
+            state_goals/3,            % +Module, +Role, -SortedValues
+            state_next/3              % +Module, +JointMove, -SortedFluents
           ]).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
@@ -495,6 +503,51 @@ gdl_set_limit(M0, Limit, true) :-
     retractall(game_limit(Module, _)),
     assertz(game_limit(Module, Limit)).
 
+
+		 /*******************************
+		 *   TERM-LEVEL QUESTIONS       *
+		 *******************************/
+
+%   These answer on Prolog terms (no py form) about the state this thread installed
+%   with state_install/2; they run under no inference limit of their own, so a
+%   caller bounds its search itself.
+
+%!  state_roles(+Module, -Roles) is det.
+%   The roles of a loaded game, in the order the game states them.
+state_roles(Module, Roles) :-
+    roles(Module, Roles).
+
+%!  state_install(+Module, +Fluents) is det.
+%   Make the sorted, duplicate-free list Fluents this thread's state of Module.
+state_install(Module, State) :-
+    install(Module, State).
+
+%!  state_current(+Module, -Fluents) is det.
+%   The state this thread installed last (a sorted list).
+state_current(Module, State) :-
+    current_state(Module, State).
+
+%!  state_legal(+Module, +Role, -Moves) is det.
+%   The sorted legal moves of Role in the installed state.
+state_legal(Module, Role, Moves) :-
+    legal_moves(Module, Role, Moves).
+
+%!  state_terminal(+Module) is semidet.
+%   True if the installed state is terminal.
+state_terminal(Module) :-
+    is_terminal(Module).
+
+%!  state_goals(+Module, +Role, -Values) is det.
+%   The sorted goal values of Role in the installed state.
+state_goals(Module, Role, Values) :-
+    role_goals(Module, Role, Values).
+
+%!  state_next(+Module, +Joint, -Next) is det.
+%   The sorted successor of the installed state under Joint (one move per role, in
+%   role order; legality is not checked). The installed state does not change.
+state_next(Module, Joint, Next) :-
+    roles(Module, Roles),
+    next_state(Module, Roles, Joint, Next).
 
 		 /*******************************
 		 *     STATE AND JOINT MOVE     *
