@@ -93,6 +93,9 @@ class Translation:
     true_tables: tuple[PredKey, ...]
     does_tables: tuple[PredKey, ...]
     stores: tuple[tuple[str, int, bool], ...] = field(default=())
+    #: For each clause of ``text``: the 1-based line where its head starts (the line
+    #: after its comment), and the flat rule it was written from.
+    origins: tuple[tuple[int, NormalRule], ...] = field(default=())
 
 
 # -- dependency analysis --------------------------------------------------------------
@@ -342,7 +345,13 @@ class _Writer:
             )
             out.append(f":- table {', '.join(pi(k) for k in changing)}.")
         out.append("")
-        out.extend(self.clause(r) + "\n" for r in self.rules)
+        origins: list[tuple[int, NormalRule]] = []
+        line = sum(chunk.count("\n") + 1 for chunk in out)
+        for r in self.rules:
+            chunk = self.clause(r) + "\n"
+            origins.append((line + 2, r))
+            line += chunk.count("\n") + 1
+            out.append(chunk)
         out.append("% ---- Interface to the runtime ----")
         out.append("")
         dispatch, stores = [], []
@@ -409,6 +418,7 @@ class _Writer:
             true_tables=tuple(true_tables),
             does_tables=tuple(does_tables),
             stores=tuple(self.stores),
+            origins=tuple(origins),
         )
 
 
