@@ -169,3 +169,20 @@ def attach_thread() -> None:
     if not getattr(_thread, "attached", False):
         runtime().attach_engine()
         _thread.attached = True
+
+
+def prolog_thread_id() -> int:
+    """The id of the Prolog engine of the calling thread (attached if need be), for
+    ``interrupt`` from another thread."""
+    attach_thread()
+    return int(runtime().query_once("thread_self(_T), thread_property(_T, id(Id))")["Id"])
+
+
+def interrupt(thread_id: int) -> None:
+    """Make the Prolog query running in the engine ``thread_id`` stop at its next call:
+    it raises ``QueryInterrupted`` (a ``ReasonerError``) in the thread that made it.
+    Does nothing if that engine is gone or idle (an idle engine ignores it)."""
+    attach_thread()
+    runtime().query_once(
+        "catch(thread_signal(Id, gdl_runtime:gdl_interrupt), _, true)", {"Id": thread_id}
+    )

@@ -35,6 +35,7 @@
             gdl_playouts/5,           % +Module, +State, +Count, +MaxDepth, -Result
             gdl_seed/2,               % +Seed, -Done
             gdl_set_limit/3,          % +Module, +Inferences, -Done
+            gdl_interrupt/0,          % signalled to a thread: stop its query
             % The same questions on Prolog terms, for searches written in Prolog:
             state_roles/2,            % +Module, -Roles
             state_install/2,          % +Module, +SortedFluents
@@ -487,9 +488,24 @@ limited(M0, Factor, Goal) :-
     game(M0, Module),
     (   game_limit(Module, Limit0) -> true ; Limit0 = 100000000 ),
     Limit is Limit0 * Factor,
-    call_with_inference_limit(Goal, Limit, Result),
+    setup_call_cleanup(
+        nb_setval('$gdl_busy', true),
+        call_with_inference_limit(Goal, Limit, Result),
+        nb_setval('$gdl_busy', false)),
     (   Result == inference_limit_exceeded
     ->  throw(gdl_error(inference_limit(Limit)))
+    ;   true
+    ).
+
+%!  gdl_interrupt is det.
+%
+%   Sent to a thread with thread_signal/2 (see bridge/engine.py: interrupt()): the
+%   query running there raises gdl_error(interrupted). A thread that is not inside a
+%   gdl2pl query ignores it.
+
+gdl_interrupt :-
+    (   nb_current('$gdl_busy', true)
+    ->  throw(gdl_error(interrupted))
     ;   true
     ).
 
