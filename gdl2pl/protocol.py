@@ -18,6 +18,12 @@ text of the clauses, ready for ``gdl2pl.kif.parse_kif``.
 Replies are plain text: ``ready``, a move in KIF, ``done``, ``aborted``, ``busy``; the reply to
 ``(info)`` is ggp-base's ``((name NAME) (status available|busy))``. ``parse_info_reply`` also
 reads the bare atoms of older players and ggp-base's earlier JSON form.
+
+Limits (the text comes from strangers): a message is at most ``MAX_MESSAGE`` characters, a
+move reply at most ``MAX_MOVE`` characters, and no list is nested deeper than ``MAX_DEPTH``
+(the deepest real game nests about 10); beyond them ``ProtocolError`` says which limit was
+hit. The reader is iterative, so no input can exhaust the Python stack. ``shown(text)``
+writes network text for a log line: control characters escaped, length capped.
 """
 
 from __future__ import annotations
@@ -46,7 +52,15 @@ __all__ = [
     "parse_info_reply",
     "parse_message",
     "parse_move",
+    "shown",
 ]
+
+#: Longest message accepted, in characters (a large game's rules are a few hundred KB).
+MAX_MESSAGE = 8_000_000
+#: Longest move reply accepted, in characters.
+MAX_MOVE = 64_000
+#: Deepest nesting of lists accepted in a message or a reply.
+MAX_DEPTH = 200
 
 
 class ProtocolError(GdlError):
@@ -124,11 +138,19 @@ class _List:
     end: int  # offset just after ")"
 
 
-def _read(text: str) -> list[_Atom | _List]:
+def _read(text: str, max_chars: int = MAX_MESSAGE) -> list[_Atom | _List]:
+    """The s-expressions of ``text``; ``ProtocolError`` if unbalanced, longer than
+    ``max_chars`` or nested deeper than ``MAX_DEPTH``."""
+    if len(text) > max_chars:
+        raise ProtocolError(f"too long: {len(text)} characters (at most {max_chars})")
     stack: list[tuple[int, list[_Atom | _List]]] = []
     current: list[_Atom | _List] = []
     for m in _TOKEN.finditer(text):
         if m.group(2):
+            if len(stack) >= MAX_DEPTH:
+                raise ProtocolError(
+                    f"nested deeper than {MAX_DEPTH} lists at offset {m.start()}"
+                )
             stack.append((m.start(), current))
             current = []
         elif m.group(3):
@@ -147,6 +169,7 @@ def _read(text: str) -> list[_Atom | _List]:
 
 
 def _term(x: _Atom | _List, what: str) -> Term:
+    """``x`` as a ground term (recursion depth is bounded by ``MAX_DEPTH``, see ``_read``)."""
     if isinstance(x, _Atom):
         if x.text.startswith("?"):
             raise ProtocolError(f"{what}: a variable ({x.text}) is not a ground term")
@@ -268,8 +291,9 @@ def format_message(msg: Message) -> str:
 
 
 def parse_move(text: str) -> Term:
-    """The move in a player's reply to ``play``: one ground KIF term."""
-    items = _read(text)
+    """The move in a player's reply to ``play``: one ground KIF term (at most ``MAX_MOVE``
+    characters)."""
+    items = _read(text, MAX_MOVE)
     if len(items) != 1:
         raise ProtocolError(f"a move reply is one term, found {len(items)} expressions")
     return _term(items[0], "the move")
@@ -329,3 +353,26 @@ def parse_info_reply(text: str) -> InfoReply:
 
 def _opt(v: object) -> str | None:
     return None if v is None else str(v)
+
+
+# -- logging network text -------------------------------------------------------------------
+
+
+def shown(text: str, limit: int = 200) -> str:
+    """``text`` fit for one log line: backslashes doubled, control and other non-printable
+    characters written as Python escapes (``\\n`` is ``\\x0a``), cut to ``limit`` characters
+    (``...`` marks a cut)."""
+    cut = len(text) > limit
+    out = []
+    for ch in text[:limit]:
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch.isprintable():
+            out.append(ch)
+        else:
+            code = ord(ch)
+            if code < 0x100:
+                out.append(f"\\x{code:02x}")
+            else:
+                out.append(f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+    return "".join(out) + ("..." if cut else "")

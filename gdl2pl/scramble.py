@@ -1,9 +1,14 @@
 """Scrambling a game: renaming its symbols so that a player cannot recognise it by name.
 
-A ``Scrambler`` renames every symbol that is not a GDL keyword (``role``, ``true``, ``not``,
-...) or an integer (goal values and counters keep their meaning), and every variable, with
-one random name per symbol; GDL symbols are case-insensitive, so ``Cell`` and ``cell``
-get the same name. The renaming is built while scrambling and then works both ways: moves
+A ``Scrambler`` renames every symbol that is not a GDL relation keyword (``role``, ``true``,
+``legal``, ...) or an integer (goal values and counters keep their meaning), and every
+variable, with one random name per symbol; GDL symbols are case-insensitive, so ``Cell`` and
+``cell`` get the same name. The names given are always plain KIF symbols (a lowercase letter,
+then letters and digits), so a game whose symbols KIF cannot write bare (infix's quoted
+``'not-filled'``, ``'x player'``, ``'cell(1)'``) scrambles into rules that KIF reads back.
+The connectives ``not``, ``distinct``, ``or`` and ``and`` are syntax, not symbols: where one
+of these names is used as an ordinary symbol (infix's quoted ``'distinct'(a, b, c)``) it is
+renamed like any other, as KIF would read it as the connective. The renaming is built while scrambling and then works both ways: moves
 sent to the players are scrambled, their replies unscrambled. Unscrambling a name the
 scrambler never produced raises ``KeyError``: it cannot be a move of the game.
 """
@@ -36,9 +41,15 @@ _LETTERS = string.ascii_lowercase
 _CHARS = string.ascii_lowercase + string.digits
 
 
+#: Connectives: keywords of the syntax, never names of relations or objects.
+CONNECTIVES = frozenset({"not", "distinct", "or", "and"})
+#: Keywords a scrambler keeps: GDL's relations (``role``, ``legal``, ``true``, ...).
+RELATION_KEYWORDS = KEYWORDS - CONNECTIVES
+
+
 def kept(name: str) -> bool:
-    """True for the names a scrambler leaves alone: GDL keywords and integers."""
-    return name.casefold() in KEYWORDS or _INTEGER.fullmatch(name) is not None
+    """True for the symbols a scrambler leaves alone: GDL's relation keywords and integers."""
+    return name.casefold() in RELATION_KEYWORDS or _INTEGER.fullmatch(name) is not None
 
 
 class Scrambler:
@@ -57,7 +68,7 @@ class Scrambler:
             name = self._rng.choice(_LETTERS) + "".join(
                 self._rng.choice(_CHARS) for _ in range(self._length - 1)
             )
-            if name not in self._used and not kept(name):
+            if name not in self._used and name not in KEYWORDS:
                 self._used.add(name)
                 return name
 
