@@ -1,0 +1,89 @@
+"""Running another engine as a subprocess through ``gdl2pl replay``'s protocol.
+
+The engine gets one ``{"moves": [[...], ...]}`` line per match on stdin (then end of
+input) and answers with one JSON record per visited state on stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+from dataclasses import dataclass, field
+from typing import Any
+
+STDERR_TAIL = 2000
+
+
+@dataclass
+class EngineRun:
+    """What an engine answered: the records it printed (up to the first unreadable line),
+    and ``problem`` (None if it ran to a clean end), with ``timed_out`` set when it was
+    stopped for taking too long."""
+
+    records: list[Any] = field(default_factory=list)
+    problem: str | None = None
+    timed_out: bool = False
+    stderr_tail: str = ""
+
+
+def engine_argv(template: str, game: str) -> list[str]:
+    """The command line for one game: ``template`` split like a shell would, each
+    ``{game}`` replaced by the game's path (appended as the last argument if absent)."""
+    argv = shlex.split(template)
+    if not argv:
+        raise ValueError("the engine command is empty")
+    if not any("{game}" in a for a in argv):
+        return [*argv, game]
+    return [a.replace("{game}", game) for a in argv]
+
+
+def parse_output(stdout: str) -> tuple[list[Any], str | None]:
+    """The JSON records of an engine's output, and a description of its first line that is
+    not a JSON object (None if all are)."""
+    records: list[Any] = []
+    for n, line in enumerate(stdout.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            return records, f"line {n} of its output is not JSON: {line[:120]!r}"
+        if not isinstance(rec, dict):
+            return records, f"line {n} of its output is not a JSON object: {line[:120]!r}"
+        records.append(rec)
+    return records, None
+
+
+def run_engine(argv: list[str], matches: list[list[list[str]]], timeout: float) -> EngineRun:
+    """Send ``matches`` (joint-move sequences) to the engine ``argv``; wait at most
+    ``timeout`` seconds for it to finish."""
+    stdin = "".join(json.dumps({"moves": m}, separators=(",", ":")) + "\n" for m in matches)
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+        )
+    except OSError as e:
+        return EngineRun(problem=f"the engine does not start: {argv[0]}: {e.strerror or e}")
+    timed_out = False
+    try:
+        out, err = proc.communicate(stdin, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        timed_out = True
+    records, garbage = parse_output(out)
+    run = EngineRun(records, garbage, timed_out, (err or "")[-STDERR_TAIL:])
+    if timed_out:
+        run.problem = f"the engine did not finish within {timeout:g} s"
+    elif proc.returncode != 0:
+        run.problem = f"the engine exited with status {proc.returncode}" + (
+            f" ({garbage})" if garbage else ""
+        )
+    return run

@@ -1,0 +1,240 @@
+"""One game's work, as a picklable task: verify it against an engine or recorded traces,
+or write its random-match traces. Runs in a worker process (local or Ray); the game's text
+travels with the task, so a worker needs no shared file system."""
+
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .engine import EngineRun, engine_argv, run_engine
+from .oracle_link import Record, StateMachine, load_machine, random_match, replay
+from .records import Difference, MalformedRecord, compare
+from .why import why_text
+
+VERDICTS = ("agree", "diverge", "engine_error", "timeout", "gdl2pl_error", "skipped")
+
+
+@dataclass(frozen=True)
+class Job:
+    """What to do with one game. Exactly one of ``engine`` (a command template with
+    ``{game}``) and ``trace_text`` (the recorded JSON lines) is set for verification;
+    neither for ``trace`` jobs."""
+
+    path: str
+    text: str
+    engine: str | None = None
+    trace_text: str | None = None
+    matches: int = 2
+    seed: int = 0
+    max_steps: int = 1000
+    timeout: float = 300.0
+    case_sensitive: bool = False
+    skip_reason: str | None = None
+
+
+def result(job: Job, verdict: str, **extra: Any) -> dict[str, Any]:
+    """A per-game result object (the ``--json`` shape)."""
+    out: dict[str, Any] = {
+        "game": job.path,
+        "verdict": verdict,
+        "matches": 0,
+        "steps_compared": 0,
+        "first_divergence": None,
+        "error": None,
+    }
+    out.update(extra)
+    return out
+
+
+def run_verify(job: Job) -> dict[str, Any]:
+    """Verify one game; never raises (a failure of gdl2pl itself is ``gdl2pl_error``)."""
+    if job.skip_reason:
+        return result(job, "skipped", error=job.skip_reason)
+    start = time.perf_counter()
+    try:
+        sm = load_machine(job.text, job.path, job.case_sensitive)
+    except Exception as e:
+        return result(job, "gdl2pl_error", error=f"gdl2pl cannot load the game: {e}")
+    try:
+        out = _verify_loaded(job, sm)
+    except Exception as e:  # a reasoner error while playing or explaining
+        out = result(job, "gdl2pl_error", error=f"{type(e).__name__}: {e}")
+    finally:
+        sm.close()
+    out["seconds"] = round(time.perf_counter() - start, 3)
+    return out
+
+
+def _verify_loaded(job: Job, sm: StateMachine) -> dict[str, Any]:
+    if job.trace_text is not None:
+        try:
+            theirs_by_match = _trace_matches(job.trace_text)
+        except (ValueError, KeyError, TypeError) as e:
+            return result(job, "engine_error", error=f"the trace file is not readable: {e}")
+        move_lists = [[r["move"] for r in recs if r.get("move")] for recs in theirs_by_match]
+        mine = [list(replay(sm, moves, m)) for m, moves in enumerate(move_lists)]
+        # A match cut short by the trace's size cap keeps only its first records.
+        mine = [
+            ours[: len(recs)] if recs and "error" not in recs[-1] and recs[-1].get("move") else ours
+            for ours, recs in zip(mine, theirs_by_match, strict=True)
+        ]
+        run = EngineRun([r for recs in theirs_by_match for r in recs])
+    else:
+        rng = random.Random(job.seed)
+        mine = [list(random_match(sm, rng, m, job.max_steps)) for m in range(job.matches)]
+        move_lists = [[r["move"] for r in recs if r.get("move")] for recs in mine]
+        assert job.engine is not None
+        run = _run_engine_on(job, move_lists)
+    return _judge(job, sm, mine, move_lists, run)
+
+
+def _run_engine_on(job: Job, move_lists: list[list[list[str]]]) -> EngineRun:
+    """Run the engine with ``{game}`` the original path if this worker has the same file,
+    else a temporary copy of the game's text."""
+    assert job.engine is not None
+    if _same_file(job.path, job.text):
+        return run_engine(engine_argv(job.engine, job.path), move_lists, job.timeout)
+    with tempfile.TemporaryDirectory(prefix="gdl2pl-verify-") as tmp:
+        copy = Path(tmp) / Path(job.path).name
+        copy.write_text(job.text, encoding="utf-8")
+        return run_engine(engine_argv(job.engine, str(copy)), move_lists, job.timeout)
+
+
+def _same_file(path: str, text: str) -> bool:
+    try:
+        return Path(path).read_text(encoding="utf-8-sig") == text
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _trace_matches(text: str) -> list[list[Record]]:
+    by_match: dict[int, list[Record]] = {}
+    for line in text.splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            by_match.setdefault(int(rec["match"]), []).append(rec)
+    return [by_match[m] for m in sorted(by_match)]
+
+
+def _judge(
+    job: Job,
+    sm: StateMachine,
+    mine: list[list[Record]],
+    move_lists: list[list[list[str]]],
+    run: EngineRun,
+) -> dict[str, Any]:
+    """Compare gdl2pl's records with the engine's, match by match, in order."""
+    theirs = iter(run.records)
+    compared = 0
+    problem = run.problem
+    for m, ours in enumerate(mine):
+        for rec in ours:
+            other = next(theirs, None)
+            if other is None:
+                if problem is None:
+                    problem = (
+                        f"the engine answered {len(run.records)} records, "
+                        f"{sum(map(len, mine))} expected (none for match {m} step {rec['step']})"
+                    )
+                return _finish(job, len(mine), compared, None, problem, run)
+            try:
+                diffs = compare(rec, other)
+            except MalformedRecord as e:
+                problem = f"match {m} step {rec['step']}: malformed record: {e}"
+                return _finish(job, len(mine), compared, None, problem, run)
+            compared += 1
+            if diffs:
+                divergence = _divergence(sm, m, rec, diffs, move_lists[m])
+                return _finish(job, len(mine), compared, divergence, problem, run)
+    if problem is None and next(theirs, None) is not None:
+        problem = f"the engine answered {len(run.records)} records, {compared} expected"
+    return _finish(job, len(mine), compared, None, problem, run)
+
+
+def _finish(
+    job: Job,
+    matches: int,
+    compared: int,
+    divergence: dict[str, Any] | None,
+    problem: str | None,
+    run: EngineRun,
+) -> dict[str, Any]:
+    """The verdict: a divergence found in what the engine answered wins (with the engine's
+    problem, if any, still reported); else the engine's problem; else agreement."""
+    if divergence is not None:
+        verdict = "diverge"
+    elif problem is not None:
+        verdict = "timeout" if run.timed_out else "engine_error"
+    else:
+        verdict = "agree"
+    error = problem
+    if problem is not None and run.stderr_tail.strip():
+        error = f"{problem}; stderr: {run.stderr_tail.strip()}"
+    return result(
+        job,
+        verdict,
+        matches=matches,
+        steps_compared=compared,
+        first_divergence=divergence,
+        error=error,
+    )
+
+
+def _divergence(
+    sm: StateMachine,
+    match: int,
+    rec: Record,
+    diffs: list[Difference],
+    moves: list[list[str]],
+) -> dict[str, Any]:
+    step = int(rec["step"])
+    prefix = moves[:step]
+    state = sm.initial_state
+    for jm in prefix:
+        state = sm.next_state(state, [sm.term(m) for m in jm])
+    last = prefix[-1] if prefix else None
+    explained = [
+        Difference(
+            d.field, d.role, d.only_gdl2pl, d.only_engine, why_text(sm, d, step, last, state)
+        )
+        for d in diffs
+    ]
+    return {
+        "match": match,
+        "step": step,
+        "moves": prefix,
+        "differences": [d.as_json() for d in explained],
+    }
+
+
+def run_trace(job: Job) -> dict[str, Any]:
+    """Play ``job.matches`` random matches of the game; the result's ``text`` is what
+    ``gdl2pl trace --seed S -n N`` prints (the caller writes it where it belongs)."""
+    start = time.perf_counter()
+    try:
+        sm = load_machine(job.text, job.path, job.case_sensitive)
+    except Exception as e:
+        return {"game": job.path, "error": f"gdl2pl cannot load the game: {e}"}
+    lines = []
+    try:
+        rng = random.Random(job.seed)
+        for m in range(job.matches):
+            for rec in random_match(sm, rng, m, job.max_steps):
+                lines.append(json.dumps(rec, separators=(",", ":")) + "\n")
+    except Exception as e:
+        return {"game": job.path, "error": f"{type(e).__name__}: {e}"}
+    finally:
+        sm.close()
+    return {
+        "game": job.path,
+        "records": len(lines),
+        "error": None,
+        "seconds": round(time.perf_counter() - start, 3),
+        "text": "".join(lines),
+    }

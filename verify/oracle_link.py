@@ -1,0 +1,28 @@
+"""gdl2pl's own answers, for this package: the one place that imports the oracle.
+
+When the oracle module moves, only the import below changes.
+"""
+
+from __future__ import annotations
+
+from gdl2pl.bridge import MachineState, StateMachine
+from gdl2pl.bridge.oracle import Record, random_match, replay, state_record
+
+from gdl2pl.load import parse_game
+
+__all__ = [
+    "MachineState",
+    "Record",
+    "StateMachine",
+    "load_machine",
+    "random_match",
+    "replay",
+    "state_record",
+]
+
+
+def load_machine(text: str, path: str, case_sensitive: bool = False) -> StateMachine:
+    """Load a game from its ``text``; ``path`` names it in messages and decides the syntax
+    when the text alone does not."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return StateMachine(parse_game(text, file=path), name, case_sensitive=case_sensitive)

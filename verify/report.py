@@ -1,0 +1,108 @@
+"""Where results go: the ``--out`` file (appended as results arrive, put in game order at
+the end, read back by ``--resume``), the reproduction files, and the terminal summary."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+Result = dict[str, Any]
+FAILING = frozenset({"diverge", "engine_error", "timeout", "gdl2pl_error"})
+
+
+def read_results(out: Path) -> dict[str, Result]:
+    """The results saved in ``out`` by game (a torn last line, from a killed run, is
+    ignored); empty if the file does not exist."""
+    if not out.is_file():
+        return {}
+    saved: dict[str, Result] = {}
+    for line in out.read_text(encoding="utf-8").splitlines():
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(r, dict) and isinstance(r.get("game"), str):
+            saved[r["game"]] = r
+    return saved
+
+
+def append_result(out: Path, r: Result) -> None:
+    """Add one result to ``out`` at once (so an interrupted run loses nothing)."""
+    with out.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(r, separators=(",", ":")) + "\n")
+        f.flush()
+
+
+def rewrite_in_order(out: Path, results: list[Result]) -> None:
+    """Replace ``out`` by ``results`` in the given (game) order."""
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in results))
+    tmp.replace(out)
+
+
+def repro_name(rel: str) -> str:
+    """The reproduction file's name for a game named ``rel`` (path below its directory)."""
+    stem = rel.rsplit(".", 1)[0] if "." in rel.rsplit("/", 1)[-1] else rel
+    return stem.replace("/", "__") + ".moves.jsonl"
+
+
+def write_repro(folder: Path, rel: str, divergence: dict[str, Any]) -> Path:
+    """Write the divergence's move prefix as a ``gdl2pl replay`` input file; its path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / repro_name(rel)
+    path.write_text(json.dumps({"moves": divergence["moves"]}) + "\n", encoding="utf-8")
+    return path
+
+
+def _cut(s: str, width: int) -> str:
+    return s if len(s) <= width else s[: width - 1] + "…"
+
+
+def summary_table(results: list[Result]) -> str:
+    """One line per game (verdict, matches, steps compared, where it diverged), then the
+    totals."""
+    width = min(60, max([len(r["game"]) for r in results] + [4]))
+    lines = [f"{'game':<{width}}  {'verdict':<12}  {'matches':>7}  {'steps':>6}  first divergence"]
+    for r in results:
+        d = r.get("first_divergence")
+        where = (
+            f"match {d['match']} step {d['step']}: "
+            + ", ".join(sorted({x["field"] for x in d["differences"]}))
+            if d
+            else _cut(r.get("error") or "", 60)
+        )
+        lines.append(
+            f"{_cut(r['game'], width):<{width}}  {r['verdict']:<12}  "
+            f"{r.get('matches', 0):>7}  {r.get('steps_compared', 0):>6}  {where}"
+        )
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+    steps = sum(r.get("steps_compared", 0) for r in results)
+    lines.append(
+        f"{len(results)} games, {steps} steps compared: "
+        + ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+    )
+    return "\n".join(lines)
+
+
+def details(r: Result) -> str:
+    """The full story of one failing game: its error, and each difference with gdl2pl's
+    reason."""
+    out = [f"{r['game']}: {r['verdict']}"]
+    if r.get("error"):
+        out.append(f"  error: {r['error']}")
+    d = r.get("first_divergence")
+    if d:
+        out.append(f"  match {d['match']} step {d['step']}, after {len(d['moves'])} joint moves")
+        for x in d["differences"]:
+            role = f" of {x['role']}" if x["role"] else ""
+            out.append(f"  {x['field']}{role}:")
+            out.append(f"    only gdl2pl: {x['only_gdl2pl']}")
+            out.append(f"    only engine: {x['only_engine']}")
+            if x.get("why"):
+                out.append(f"    why: {x['why']}")
+    if r.get("reproduction"):
+        out.append(f"  reproduce: gdl2pl replay {r['game']} < {r['reproduction']}")
+    return "\n".join(out)
