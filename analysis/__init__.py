@@ -1,1 +1,2 @@
-"""Analysis and teaching tools: well-formedness by search, explanations, dependency graphs, minimal models."""
+"""Analysis and teaching tools: well-formedness by search, explanations of atoms,
+dependency graphs, minimal models of logic programs."""

@@ -1,0 +1,221 @@
+/*  gdl_search: breadth-first search of a loaded game's state graph, and random
+    walks, for gdl2pl's analyzer (analysis/analyze.py).
+
+    The search runs on gdl_runtime's term-level questions (state_install/2,
+    state_legal/3, state_next/3, ...) in the calling thread. Each search is a
+    session: a trie maps each state (a sorted fluent list) to its number, in the
+    order of discovery (0 is the initial state), and search_state/3 facts map
+    numbers back to states. Python expands the states in batches (so it can show
+    progress and stop at a time limit) and receives, for each expanded state, only
+    numbers and goal values: the graph itself stays small on the Python side.
+
+    Terms cross to Python in the runtime's "py form": atoms, and lists
+    [Functor, Arg...] for compound terms.
+*/
+
+:- module(gdl_search,
+          [ search_open/3,      % +Module, +Session, -InitialId
+            search_expand/5,    % +Module, +Session, +MaxStates, +Batch, -Result
+            search_legal/4,     % +Module, +Session, +Id, -LegalPerRole (py form)
+            search_fluents/3,   % +Session, +Id, -Fluents (py form)
+            search_close/1,     % +Session
+            search_walks/6      % +Module, +Count, +MaxDepth, +Seed, +Limit, -Walks
+          ]).
+:- use_module(library(lists)).
+:- use_module(library(apply)).
+:- use_module(library(random)).
+:- import(gdl_runtime:state_roles/2).    % the runtime is loaded first (bridge.runtime())
+:- import(gdl_runtime:state_install/2).
+:- import(gdl_runtime:state_current/2).
+:- import(gdl_runtime:state_legal/3).
+:- import(gdl_runtime:state_terminal/1).
+:- import(gdl_runtime:state_goals/3).
+:- import(gdl_runtime:state_next/3).
+
+:- dynamic search_state/3.          % search_state(Session, Id, State)
+
+%!  search_open(+Module, +Session, -InitialId) is det.
+%
+%   Start a search session from the game's initial state (the state installed in
+%   this thread is restored when the session is closed).
+
+search_open(M0, S0, 0) :-
+    atom_string(Module, M0),
+    atom_string(Session, S0),
+    search_close(Session),
+    state_current(Module, Saved),
+    trie_new(Trie),
+    findall(F, Module:init(F), Fs),
+    sort(Fs, Init),
+    trie_insert(Trie, Init, 0),
+    assertz(search_state(Session, 0, Init)),
+    nb_setval(Session, session(Module, Trie, Saved)),
+    key(Session, count, CK), nb_setval(CK, 1),
+    key(Session, next, NK), nb_setval(NK, 0).
+
+key(Session, What, Key) :-
+    atomic_list_concat(['$gdl_search', Session, What], :, Key).
+
+%!  search_close(+Session) is det.
+%
+%   Forget a session and reinstall the state that was installed when it opened.
+
+search_close(S0) :-
+    atom_string(Session, S0),
+    (   nb_current(Session, session(Module, Trie, Saved))
+    ->  trie_destroy(Trie),
+        state_install(Module, Saved),
+        nb_delete(Session)
+    ;   true
+    ),
+    retractall(search_state(Session, _, _)).
+
+%!  search_expand(+Module, +Session, +MaxStates, +Batch, -Result) is det.
+%
+%   Expand up to Batch states, in order of discovery, while fewer than MaxStates
+%   states were discovered. Result = [Records, Discovered, Expanded]; a record is
+%   [Id, Terminal, Goals, LegalCounts, Successors]: Terminal is 1 or 0; Goals, for
+%   a terminal state, the sorted goal values of each role (else []); LegalCounts,
+%   for a non-terminal state, the number of legal moves of each role (else []);
+%   Successors the number of the state each joint move leads to, joint moves in
+%   lexicographic order of the roles' sorted moves (empty when a role has none).
+
+search_expand(_M0, S0, MaxStates, Batch, [Records, Count, Next]) :-
+    atom_string(Session, S0),
+    nb_getval(Session, session(Module, Trie, _)),
+    state_roles(Module, Roles),
+    key(Session, count, CK),
+    key(Session, next, NK),
+    nb_getval(NK, Next0),
+    expand_loop(Batch, Module, Session, Trie, Roles, MaxStates, CK, Next0, Next, Records),
+    nb_setval(NK, Next),
+    nb_getval(CK, Count).
+
+expand_loop(Batch, Module, Session, Trie, Roles, MaxStates, CK, Id, Next, Records) :-
+    nb_getval(CK, Count),
+    (   ( Batch =< 0 ; Id >= Count ; Count >= MaxStates )
+    ->  Next = Id,
+        Records = []
+    ;   search_state(Session, Id, State)
+    ->  state_install(Module, State),
+        expand_state(Module, Session, Trie, Roles, CK, Id, Record),
+        Records = [Record|Rest],
+        Batch1 is Batch - 1,
+        Id1 is Id + 1,
+        expand_loop(Batch1, Module, Session, Trie, Roles, MaxStates, CK, Id1, Next, Rest)
+    ).
+
+expand_state(Module, Session, Trie, Roles, CK, Id, [Id, T, Goals, Counts, Succs]) :-
+    (   state_terminal(Module)
+    ->  T = 1,
+        maplist(state_goals(Module), Roles, Goals),
+        Counts = [],
+        Succs = []
+    ;   T = 0,
+        Goals = [],
+        maplist(state_legal(Module), Roles, Legal),
+        maplist(length, Legal, Counts),
+        (   memberchk([], Legal)
+        ->  Succs = []
+        ;   findall(Joint, maplist(member, Joint, Legal), Joints),
+            maplist(successor(Module, Session, Trie, CK), Joints, Succs)
+        )
+    ).
+
+successor(Module, Session, Trie, CK, Joint, Id) :-
+    state_next(Module, Joint, Next),
+    (   trie_lookup(Trie, Next, Id0)
+    ->  Id = Id0
+    ;   nb_getval(CK, Id),
+        Count is Id + 1,
+        nb_setval(CK, Count),
+        trie_insert(Trie, Next, Id),
+        assertz(search_state(Session, Id, Next))
+    ).
+
+%!  search_legal(+Module, +Session, +Id, -LegalPerRole) is det.
+%
+%   The sorted legal moves of each role in state Id, in py form.
+
+search_legal(_M0, S0, Id, PyLegal) :-
+    atom_string(Session, S0),
+    nb_getval(Session, session(Module, _, _)),
+    search_state(Session, Id, State),
+    state_install(Module, State),
+    state_roles(Module, Roles),
+    maplist(state_legal(Module), Roles, Legal),
+    maplist(maplist(to_py), Legal, PyLegal).
+
+%!  search_fluents(+Session, +Id, -Fluents) is det.
+
+search_fluents(S0, Id, PyFluents) :-
+    atom_string(Session, S0),
+    search_state(Session, Id, State),
+    maplist(to_py, State, PyFluents).
+
+%!  search_walks(+Module, +Count, +MaxDepth, +Seed, +Limit, -Walks) is det.
+%
+%   Count random walks from the initial state, each a list
+%   [Kind, JointMoves, Detail]: Kind is terminal (Detail: each role's sorted goal
+%   values), stuck (Detail: the 0-based index of a role without a legal move),
+%   cycle (the last state occurred earlier on the walk; Detail: the step at which it
+%   first occurred) or long (MaxDepth steps without reaching a terminal state;
+%   JointMoves is then []). Limit bounds the inferences of each walk (a walk over
+%   it ends as long). The installed state is restored.
+
+search_walks(M0, Count, MaxDepth, Seed, Limit, Walks) :-
+    atom_string(Module, M0),
+    state_current(Module, Saved),
+    set_random(seed(Seed)),
+    state_roles(Module, Roles),
+    findall(F, Module:init(F), Fs),
+    sort(Fs, Init),
+    numlist(1, Count, Ns),
+    call_cleanup(maplist(walk_from(Module, Roles, Init, MaxDepth, Limit), Ns, Walks),
+                 state_install(Module, Saved)).
+
+walk_from(Module, Roles, Init, MaxDepth, Limit, _, Walk) :-
+    trie_new(Seen),
+    call_cleanup(
+        ( call_with_inference_limit(walk(Module, Roles, Seen, MaxDepth, 0, Init, Walk0),
+                                    Limit, R),
+          (   R == inference_limit_exceeded -> Walk = [long, [], []] ; Walk = Walk0 )
+        ),
+        trie_destroy(Seen)).
+
+walk(Module, Roles, Seen, MaxDepth, D, State, Walk) :-
+    (   trie_lookup(Seen, State, First)
+    ->  Walk = [cycle, [], First]
+    ;   trie_insert(Seen, State, D),
+        state_install(Module, State),
+        walk_step(Module, Roles, Seen, MaxDepth, D, Walk)
+    ).
+
+walk_step(Module, Roles, Seen, MaxDepth, D, Walk) :-
+    (   state_terminal(Module)
+    ->  maplist(state_goals(Module), Roles, Goals),
+        Walk = [terminal, [], Goals]
+    ;   D >= MaxDepth
+    ->  Walk = [long, [], []]
+    ;   maplist(state_legal(Module), Roles, Legal),
+        (   nth0(I, Legal, [])
+        ->  Walk = [stuck, [], I]
+        ;   maplist(random_member, Joint, Legal),
+            state_next(Module, Joint, Next),
+            D1 is D + 1,
+            walk(Module, Roles, Seen, MaxDepth, D1, Next, [Kind, Rest, Detail]),
+            (   Kind == long
+            ->  Walk = [long, [], []]
+            ;   maplist(to_py, Joint, PyJoint),
+                Walk = [Kind, [PyJoint|Rest], Detail]
+            )
+        )
+    ).
+
+to_py(T, P) :-
+    (   atomic(T)
+    ->  P = T
+    ;   compound_name_arguments(T, N, As),
+        maplist(to_py, As, Ps),
+        P = [N|Ps]
+    ).

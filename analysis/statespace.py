@@ -1,0 +1,210 @@
+"""The reachable state graph of a game, explored breadth-first inside Prolog.
+
+``explore(sm, max_states, seconds)`` returns a ``StateSpace``: states are numbered in
+order of discovery (0 is the initial state); for every *expanded* state it holds whether
+it is terminal, its goal values (terminal states), the number of legal moves of each role
+and the successor of each joint move (non-terminal states). States discovered but not
+expanded (the search stopped at its budget) have no entry. ``random_walks`` plays random
+matches inside Prolog and reports how each ended. Joint moves are found back from a joint
+index (``joint_move``) by asking Prolog for the legal moves of that one state.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+from gdl2pl.bridge import StateMachine
+from gdl2pl.bridge.engine import attach_thread, runtime
+
+from gdl2pl.kif import kif_term
+from gdl2pl.syntax import Const, Func, Term
+
+SEARCH_MODULE = "gdl_search"
+_loaded = False
+_sessions = itertools.count(1)
+
+
+def search_runtime() -> Any:
+    """The janus module with ``analysis/gdl_search.pl`` loaded (once per process)."""
+    global _loaded
+    janus = runtime()
+    attach_thread()
+    if not _loaded:
+        path = resources.files("gdl2pl.analysis") / "gdl_search.pl"
+        with resources.as_file(path) as p:
+            janus.query_once("use_module(F)", {"F": str(p)})
+        _loaded = True
+    return janus
+
+
+def py_term(x: Any) -> Term:
+    """A term from the runtime's py form (an atom, or a list [functor, args...])."""
+    if isinstance(x, list):
+        return Func(_symbol(x[0]), tuple(py_term(a) for a in x[1:]))
+    return Const(_symbol(x))
+
+
+def _symbol(x: Any) -> str:
+    return str(x).lower() if isinstance(x, bool) else str(x)
+
+
+@dataclass
+class StateSpace:
+    """What a breadth-first search found (see the module docstring)."""
+
+    roles: tuple[str, ...]
+    discovered: int = 1
+    terminal: dict[int, list[list[str]]] = field(default_factory=dict)  # id -> goals per role
+    counts: dict[int, tuple[int, ...]] = field(default_factory=dict)  # id -> legal per role
+    succ: dict[int, list[int]] = field(default_factory=dict)  # id -> successor per joint
+    seconds: float = 0.0
+
+    @property
+    def expanded(self) -> int:
+        return len(self.terminal) + len(self.counts)
+
+    @property
+    def exhaustive(self) -> bool:
+        """True if every reachable state was expanded."""
+        return self.expanded == self.discovered
+
+    def edges(self, state: int) -> list[int]:
+        return self.succ.get(state, [])
+
+    def role_move_index(self, state: int, joint: int, role: int) -> int:
+        """The index, among ``role``'s sorted legal moves, of its move in joint move
+        number ``joint`` of ``state`` (joint moves in lexicographic order)."""
+        counts = self.counts[state]
+        stride = 1
+        for c in counts[role + 1 :]:
+            stride *= c
+        return (joint // stride) % counts[role]
+
+    def parents(self) -> dict[int, tuple[int, int]]:
+        """For each state but the initial one, (the state it was discovered from, the
+        joint index leading there): shortest paths from the initial state."""
+        parent: dict[int, tuple[int, int]] = {}
+        for s in sorted(self.succ):
+            for j, t in enumerate(self.succ[s]):
+                if t != 0 and t not in parent:
+                    parent[t] = (s, j)
+        return parent
+
+
+class Explorer:
+    """A search session over a loaded game (the state machine's Prolog module)."""
+
+    def __init__(self, sm: StateMachine) -> None:
+        self.sm = sm
+        self.janus = search_runtime()
+        self.session = f"gdl_search_{next(_sessions)}"
+        self.space = StateSpace(tuple(kif_term(r) for r in sm.roles))
+        self.janus.apply_once(SEARCH_MODULE, "search_open", sm.module, self.session)
+        self._legal: dict[int, list[list[str]]] = {}
+
+    def close(self) -> None:
+        self.janus.query_once(f"{SEARCH_MODULE}:search_close(S)", {"S": self.session})
+
+    def __enter__(self) -> Explorer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def run(
+        self, max_states: int, seconds: float, batch: int = 500, progress: bool | None = None
+    ) -> StateSpace:
+        """Expand states until all are expanded, ``max_states`` were discovered, or
+        ``seconds`` have passed; a progress bar on a terminal after one second."""
+        from tqdm import tqdm
+
+        show = sys.stderr.isatty() if progress is None else progress
+        space = self.space
+        start = time.monotonic()
+        with tqdm(
+            desc="states", unit=" states", delay=1.0, disable=not show, file=sys.stderr
+        ) as bar:
+            while True:
+                records, discovered, _ = self.janus.apply_once(
+                    SEARCH_MODULE, "search_expand", self.sm.module, self.session, max_states, batch
+                )
+                space.discovered = discovered
+                for sid, term, goals, counts, succs in records:
+                    if term:
+                        space.terminal[sid] = [[_symbol(v) for v in vs] for vs in goals]
+                    else:
+                        space.counts[sid] = tuple(counts)
+                        space.succ[sid] = succs
+                bar.update(len(records))
+                bar.set_postfix(found=discovered, refresh=False)
+                if not records or time.monotonic() - start > seconds:
+                    break
+        space.seconds = time.monotonic() - start
+        return space
+
+    def legal(self, state: int) -> list[list[str]]:
+        """Each role's sorted legal moves in ``state``, as KIF strings."""
+        if state not in self._legal:
+            raw = self.janus.apply_once(
+                SEARCH_MODULE, "search_legal", self.sm.module, self.session, state
+            )
+            self._legal[state] = [[kif_term(py_term(m)) for m in ms] for ms in raw]
+        return self._legal[state]
+
+    def fluents(self, state: int) -> list[str]:
+        raw = self.janus.apply_once(SEARCH_MODULE, "search_fluents", self.session, state)
+        return [kif_term(py_term(f)) for f in raw]
+
+    def joint_move(self, state: int, joint: int) -> list[str]:
+        """Joint move number ``joint`` of ``state`` (KIF strings, role order)."""
+        legal = self.legal(state)
+        return [
+            legal[r][self.space.role_move_index(state, joint, r)] for r in range(len(legal))
+        ]
+
+    def path_to(self, state: int) -> list[list[str]]:
+        """A shortest list of joint moves from the initial state to ``state``."""
+        parent = self.space.parents()
+        steps: list[tuple[int, int]] = []
+        while state != 0:
+            s, j = parent[state]
+            steps.append((s, j))
+            state = s
+        return [self.joint_move(s, j) for s, j in reversed(steps)]
+
+    def walk_moves(self, steps: Iterator[tuple[int, int]]) -> list[list[str]]:
+        return [self.joint_move(s, j) for s, j in steps]
+
+
+@dataclass(frozen=True)
+class Walk:
+    """One random match: how it ended (terminal, stuck, cycle, long), its joint moves
+    (KIF strings; empty for long), and the detail (goals per role, the stuck role's index,
+    or the step at which the repeated state first occurred)."""
+
+    kind: str
+    moves: list[list[str]]
+    detail: Any
+
+
+def random_walks(
+    sm: StateMachine, count: int, max_depth: int, seed: int = 0, inferences: int = 10**9
+) -> list[Walk]:
+    """``count`` random matches from the initial state (inside Prolog)."""
+    janus = search_runtime()
+    raw = janus.apply_once(
+        SEARCH_MODULE, "search_walks", sm.module, count, max_depth, seed, inferences
+    )
+    walks = []
+    for kind, moves, detail in raw:
+        joint = [[kif_term(py_term(m)) for m in jm] for jm in moves]
+        if kind == "terminal":
+            detail = [[_symbol(v) for v in vs] for vs in detail]
+        walks.append(Walk(str(kind), joint, detail))
+    return walks

@@ -1,0 +1,190 @@
+"""Well-formedness of a game, decided on its explored state graph (``StateSpace``).
+
+Each check is a pure function of the graph and returns the states or the path that make
+its verdict: a cycle of non-terminal states (termination), a non-terminal state where a
+role has no legal move (playability), a terminal state where a role has not exactly one
+goal value (goal definition), a terminal state where a role's goal is 100 (weak
+winnability), and the states from which a role can force such a state (strong
+winnability, by the attractor of AND-OR search). On a partial graph (the search stopped at
+its budget) every refutation found is still a refutation and every witness still a
+witness; ``strong_winnability_bounds`` gives what the unexplored part cannot change.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from .statespace import StateSpace
+
+WIN = "100"
+
+
+def find_cycle(space: StateSpace) -> list[tuple[int, int]] | None:
+    """Steps (state, joint index) from the initial state along which the last step
+    leads back to a state of the path: a cycle of non-terminal states; None if the
+    expanded graph has none."""
+    color: dict[int, int] = {}  # 1 on the current path, 2 done
+    for root in (0, *sorted(space.succ)):
+        if root in color or root not in space.succ:
+            continue
+        path: list[tuple[int, int]] = []  # (state, next joint index to try)
+        color[root] = 1
+        stack = [(root, 0)]
+        while stack:
+            s, j = stack[-1]
+            edges = space.succ.get(s, [])
+            if j >= len(edges):
+                color[s] = 2
+                stack.pop()
+                continue
+            stack[-1] = (s, j + 1)
+            t = edges[j]
+            c = color.get(t)
+            if c == 1:
+                path = [(u, k - 1) for u, k in stack]
+                return _rooted(space, path)
+            if c is None and t in space.succ:
+                color[t] = 1
+                stack.append((t, 0))
+            elif c is None:
+                color[t] = 2
+    return None
+
+
+def _rooted(space: StateSpace, cycle_path: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Prefix a path that starts at some state with a shortest path from state 0."""
+    first = cycle_path[0][0]
+    if first == 0:
+        return cycle_path
+    parent = space.parents()
+    prefix: list[tuple[int, int]] = []
+    s = first
+    while s != 0:
+        p, j = parent[s]
+        prefix.append((p, j))
+        s = p
+    return list(reversed(prefix)) + cycle_path
+
+
+def stuck_states(space: StateSpace) -> list[int]:
+    """Expanded non-terminal states where some role has no legal move, in BFS order."""
+    return sorted(s for s, counts in space.counts.items() if 0 in counts)
+
+
+def bad_goal_states(space: StateSpace) -> list[int]:
+    """Expanded terminal states where some role has not exactly one integer goal value
+    in 0..100."""
+    return sorted(s for s, goals in space.terminal.items() if not all(map(_good_goal, goals)))
+
+
+def _good_goal(values: list[str]) -> bool:
+    return len(values) == 1 and values[0].isdigit() and 0 <= int(values[0]) <= 100
+
+
+def winning_terminals(space: StateSpace, role: int) -> list[int]:
+    """Expanded terminal states where ``role``'s goal is 100 (its only value)."""
+    return sorted(s for s, goals in space.terminal.items() if goals[role] == [WIN])
+
+
+def attractor(space: StateSpace, role: int, unexplored_wins: bool) -> set[int]:
+    """The states from which ``role`` can force a terminal state where its goal is 100,
+    whatever the other roles do (least fixed point; a cycle never counts as a win).
+    States discovered but not expanded count as won if ``unexplored_wins``, else lost."""
+    win: set[int] = set(winning_terminals(space, role))
+    if unexplored_wins:
+        known = set(space.terminal) | set(space.counts)
+        win |= {t for ts in space.succ.values() for t in ts if t not in known}
+    # need[(s, m)]: successors of s under role's move m not yet known to be won
+    need: dict[tuple[int, int], int] = {}
+    preds: dict[int, list[tuple[int, int]]] = {}
+    for s, succs in space.succ.items():
+        if not succs:
+            continue
+        for j, t in enumerate(succs):
+            m = space.role_move_index(s, j, role)
+            need[(s, m)] = need.get((s, m), 0) + 1
+            preds.setdefault(t, []).append((s, m))
+    queue = deque(win)
+    while queue:
+        t = queue.popleft()
+        for s, m in preds.get(t, ()):
+            need[(s, m)] -= 1
+            if need[(s, m)] == 0 and s not in win:
+                win.add(s)
+                queue.append(s)
+    return win
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """What the explored graph says about a role's strong winnability: ``proved`` if it
+    wins even when every unexplored state is lost, ``refuted`` if it loses even when
+    every unexplored state is won (both exact when the graph is complete)."""
+
+    proved: bool
+    refuted: bool
+
+
+def strong_winnability_bounds(space: StateSpace, role: int) -> Bounds:
+    proved = 0 in attractor(space, role, unexplored_wins=False)
+    refuted = 0 not in attractor(space, role, unexplored_wins=True)
+    return Bounds(proved, refuted)
+
+
+def depth_range(space: StateSpace) -> tuple[int, int | None] | None:
+    """(shortest, longest) number of steps from the initial state to a terminal state in
+    a complete graph; longest is None when the graph has a cycle; None without terminal
+    states."""
+    if not space.terminal:
+        return None
+    dist = {0: 0}
+    queue = deque([0])
+    shortest = None
+    while queue:
+        s = queue.popleft()
+        if s in space.terminal:
+            shortest = dist[s]
+            break
+        for t in space.succ.get(s, ()):
+            if t not in dist:
+                dist[t] = dist[s] + 1
+                queue.append(t)
+    if shortest is None:
+        return None
+    if find_cycle(space) is not None:
+        return shortest, None
+    longest: dict[int, int] = {}
+    for s in _postorder(space):
+        if s in space.terminal:
+            longest[s] = 0
+        else:
+            below = [longest[t] for t in space.succ.get(s, ()) if longest.get(t, -1) >= 0]
+            longest[s] = 1 + max(below) if below else -1
+    return shortest, longest.get(0, shortest)
+
+
+def _postorder(space: StateSpace) -> list[int]:
+    """States reachable from 0, each after all its successors (the graph is acyclic)."""
+    order: list[int] = []
+    seen = {0}
+    stack = [(0, iter(space.succ.get(0, ())))]
+    while stack:
+        s, it = stack[-1]
+        for t in it:
+            if t not in seen:
+                seen.add(t)
+                stack.append((t, iter(space.succ.get(t, ()))))
+                break
+        else:
+            stack.pop()
+            order.append(s)
+    return order
+
+
+def branching(space: StateSpace) -> dict[str, float] | None:
+    """Joint moves per expanded non-terminal state: min, mean and max."""
+    sizes = [len(v) for v in space.succ.values() if v]
+    if not sizes:
+        return None
+    return {"min": min(sizes), "mean": round(sum(sizes) / len(sizes), 2), "max": max(sizes)}
