@@ -22,17 +22,30 @@ rules that cannot be loaded, 404 for a match id that is not the current match's.
 Clocks: the reply to ``start`` or ``play`` is ready ``margin(clock)`` seconds before the
 clock runs out, where ``margin(c) = min(max(margin, margin_fraction * c), c / 2)``
 (defaults: 1 s or 10 %, whichever is larger, but never more than half the clock). All
-Prolog work happens on one worker thread, in order; ``handle`` waits for it only until
-that deadline and then answers the best move offered so far (at first, the first legal
-move), so a slow reasoner makes a weak move, not a late one. ``stop`` and ``abort`` are
-answered at once and interrupt the search. One match is played at a time; after ``stop``
-or ``abort`` a new ``start`` is accepted.
+Prolog work of a match happens on that match's own worker thread, in order; ``handle``
+waits for it only until that deadline and then answers the best move offered so far (at
+first, the first legal move), so a slow reasoner makes a weak move, not a late one. One
+match is played at a time; after ``stop`` or ``abort`` a new ``start`` is accepted.
+
+Ending a match: ``stop`` and ``abort`` are answered at once; the match's search is
+cancelled, the Prolog query its worker is running is interrupted
+(``gdl2pl.bridge.engine.interrupt``), and the worker retires once it has freed the game.
+The next match gets a fresh worker, so it never waits behind the work of an old one. A
+match that gets no message for ``expiry_clocks`` play clocks beyond the clock of its last
+message (the manager is gone) expires the same way, and the player is ``available`` again.
+While ``MAX_RETIRING`` retired workers are still running (their queries ignore the
+interrupt), a new ``start`` is answered ``busy``.
+
+Logging: one line per event; text from the network is written with
+``gdl2pl.protocol.shown`` (control characters escaped), so no message can forge a log line.
+A failure of the worker is logged when it happens, also when nobody waits for it any more.
 """
 
 from __future__ import annotations
 
 import logging
 import queue
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -52,6 +65,7 @@ from gdl2pl.protocol import (
     Stop,
     format_info_reply,
     parse_message,
+    shown,
 )
 from gdl2pl.syntax import Term
 
@@ -62,6 +76,8 @@ log = logging.getLogger("gdl2pl.player")
 
 #: Time kept between the worker's own deadline and the reply's, to hand the result over.
 HANDOVER = 0.05
+#: Retired workers that may still be running before a new ``start`` is answered ``busy``.
+MAX_RETIRING = 2
 
 
 @dataclass(frozen=True)
@@ -73,9 +89,10 @@ class Reply:
 
 
 class _Job:
-    """One piece of work for the worker thread, with the best answer offered so far."""
+    """One piece of work for a worker thread, with the best answer offered so far."""
 
-    def __init__(self, run: Callable[[_Job], Any], budget: Budget) -> None:
+    def __init__(self, what: str, run: Callable[[_Job], Any], budget: Budget) -> None:
+        self.what = what  # for the log: "match m1: play"
         self.run = run
         self.budget = budget
         self.done = threading.Event()
@@ -87,6 +104,85 @@ class _Job:
         self.offered = move
 
 
+class _Worker:
+    """A thread running one match's jobs in order, with its own Prolog engine."""
+
+    def __init__(self, name: str) -> None:
+        self.prolog_id: int | None = None  # for interrupt(); known once the thread runs
+        self._jobs: queue.Queue[_Job | None] = queue.Queue()
+        self.thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        from .engine import prolog_thread_id, runtime
+
+        try:
+            self.prolog_id = prolog_thread_id()  # attaches an engine to this thread
+        except Exception as e:  # no Prolog: every job will fail and say why
+            log.error("worker cannot start Prolog: %s", _reason(e))
+        while (job := self._jobs.get()) is not None:
+            try:
+                job.result = job.run(job)
+            except BaseException as e:
+                job.error = e
+                if "interrupted" in str(e) or job.budget.cancel.is_set():
+                    log.info("%s: stopped: %s", job.what, _reason(e))
+                else:
+                    log.warning("%s: %s", job.what, _reason(e))
+            finally:
+                job.done.set()
+        if self.prolog_id is not None:
+            runtime().detach_engine()
+
+    def submit(self, what: str, run: Callable[[_Job], Any], budget: Budget) -> _Job:
+        job = _Job(what, run, budget)
+        self._jobs.put(job)
+        return job
+
+    def retire(self) -> None:
+        """End the thread once the jobs already queued have run."""
+        self._jobs.put(None)
+
+    @property
+    def alive(self) -> bool:
+        return self.thread.is_alive()
+
+
+class _Interrupter:
+    """One thread that sends Prolog interrupts (it needs an engine of its own, which the
+    short-lived HTTP threads should not create)."""
+
+    def __init__(self) -> None:
+        self._ids: queue.Queue[int | None] = queue.Queue()
+        self._thread: threading.Thread | None = None
+
+    def interrupt(self, worker: _Worker) -> None:
+        if worker.prolog_id is None or not worker.alive:
+            return
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="gdl2pl-interrupt", daemon=True)
+            self._thread.start()
+        self._ids.put(worker.prolog_id)
+
+    def _run(self) -> None:
+        from .engine import interrupt, runtime
+
+        used = False
+        while (thread_id := self._ids.get()) is not None:
+            try:
+                interrupt(thread_id)
+                used = True
+            except Exception as e:  # the worker is gone: nothing to stop
+                log.info("interrupt of Prolog thread %d: %s", thread_id, _reason(e))
+        if used:
+            runtime().detach_engine()
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self._ids.put(None)
+            self._thread.join(timeout=5)
+
+
 @dataclass
 class _Match:
     id: str
@@ -94,12 +190,25 @@ class _Match:
     start_clock: int
     play_clock: int
     strategy: Strategy
+    worker: _Worker
+    expires: float  # time.monotonic() after which the match is dropped
     cancel: threading.Event = field(default_factory=threading.Event)
     sm: StateMachine | None = None
     role: Term | None = None
     state: MachineState | None = None
     failed: str | None = None  # why the game could not be loaded
+    late: bool = False  # a job ran past its deadline: do not start more work at the end
     steps: int = 0
+
+    @property
+    def shown_id(self) -> str:
+        return shown(self.id, 80)
+
+
+def _label(match_id: str) -> str:
+    """A name for the game of match ``match_id`` (error messages, Prolog-side names) that
+    holds nothing but letters, digits and ``._-``: the id itself comes from the network."""
+    return "match " + (re.sub(r"[^A-Za-z0-9._-]", "_", match_id[:60]) or "_")
 
 
 class GamePlayer:
@@ -112,17 +221,19 @@ class GamePlayer:
         margin: float = 1.0,
         margin_fraction: float = 0.1,
         check: bool = True,
+        expiry_clocks: float = 3.0,
     ) -> None:
         self.new_strategy = strategy
         self.name = name
         self.margin = margin
         self.margin_fraction = margin_fraction
         self.check = check
+        self.expiry_clocks = expiry_clocks
         self._lock = threading.Lock()
         self._match: _Match | None = None
-        self._jobs: queue.Queue[_Job | None] = queue.Queue()
-        self._worker = threading.Thread(target=self._work, name="gdl2pl-player", daemon=True)
-        self._worker.start()
+        self._retiring: list[_Worker] = []
+        self._interrupter = _Interrupter()
+        self._workers = 0
 
     # -- clocks ---------------------------------------------------------------------------
 
@@ -133,44 +244,46 @@ class GamePlayer:
     def _deadline(self, received: float, clock: float) -> float:
         return received + clock - self.margin_for(clock)
 
-    # -- the worker -----------------------------------------------------------------------
+    def _expiry(self, received: float, clock: float, play_clock: float) -> float:
+        return received + clock + self.expiry_clocks * play_clock
 
-    def _work(self) -> None:
-        attached = False
-        while True:
-            job = self._jobs.get()
-            if job is None:
-                break
-            try:
-                if not attached:
-                    from .engine import runtime
+    # -- ending matches -------------------------------------------------------------------
 
-                    runtime().attach_engine()  # janus needs an engine in every thread
-                    attached = True
-                job.result = job.run(job)
-            except BaseException as e:
-                job.error = e
-            finally:
-                job.done.set()
-        if attached:
-            from .engine import runtime
+    def _retire(self, match: _Match, moves: tuple[Term, ...] | None = None) -> None:
+        """Cancel ``match``'s work, interrupt its query, free it and retire its worker.
+        The caller has already removed it from ``self._match``."""
+        match.cancel.set()
+        self._interrupter.interrupt(match.worker)
+        match.worker.submit(
+            f"{match.shown_id}: finish", lambda job: self._finish(match, moves), Budget(0)
+        )
+        match.worker.retire()
+        with self._lock:
+            self._retiring = [w for w in self._retiring if w.alive]
+            self._retiring.append(match.worker)
 
-            runtime().detach_engine()
-
-    def _submit(self, run: Callable[[_Job], Any], budget: Budget) -> _Job:
-        job = _Job(run, budget)
-        self._jobs.put(job)
-        return job
+    def _expire(self, now: float) -> None:
+        with self._lock:
+            match = self._match
+            if match is None or now <= match.expires:
+                return
+            self._match = None
+        log.warning(
+            "%s expired: no message for %g play clock(s)", match.shown_id, self.expiry_clocks
+        )
+        self._retire(match)
 
     def close(self) -> None:
-        """Stop the worker thread (after the jobs already queued) and end any match."""
+        """End any match, then stop the worker threads (waiting a few seconds at most)."""
         with self._lock:
             match, self._match = self._match, None
         if match is not None:
-            match.cancel.set()
-            self._jobs.put(_Job(lambda job: self._finish(match), Budget(0)))
-        self._jobs.put(None)
-        self._worker.join(timeout=10)
+            self._retire(match)
+        with self._lock:
+            workers = list(self._retiring)
+        for w in workers:
+            w.thread.join(timeout=5)
+        self._interrupter.close()
 
     @property
     def busy(self) -> bool:
@@ -181,10 +294,11 @@ class GamePlayer:
     def handle(self, text: str, received: float | None = None) -> Reply:
         """The reply to one message; ``received`` is when it arrived (``time.monotonic()``)."""
         received = time.monotonic() if received is None else received
+        self._expire(received)
         try:
             msg = parse_message(text)
         except ProtocolError as e:
-            log.warning("malformed message: %s: %.200s", e, text)
+            log.warning("malformed message: %s: %s", shown(str(e)), shown(text))
             return Reply(400, f"error: malformed message: {e}")
         if isinstance(msg, Info):
             status = "busy" if self.busy else "available"
@@ -203,50 +317,71 @@ class GamePlayer:
         return m if m is not None and m.id == match_id else None
 
     def _unknown(self, match_id: str, kind: str) -> Reply:
-        log.warning("%s for unknown match %s", kind, match_id)
+        log.warning("%s for unknown match %s", kind, shown(match_id, 80))
         return Reply(404, f"error: unknown match id {match_id}")
 
     def _start(self, msg: Start, received: float) -> Reply:
         with self._lock:
-            if self._match is not None:
-                log.warning("start of %s refused: busy with %s", msg.match_id, self._match.id)
+            self._retiring = [w for w in self._retiring if w.alive]
+            if self._match is not None or len(self._retiring) >= MAX_RETIRING:
+                why = (
+                    f"busy with {self._match.shown_id}"
+                    if self._match is not None
+                    else f"{len(self._retiring)} old match(es) still stopping"
+                )
+                log.warning("start of %s refused: %s", shown(msg.match_id, 80), why)
                 return Reply(200, "busy")
+            self._workers += 1
             match = self._match = _Match(
-                msg.match_id, msg.role, msg.start_clock, msg.play_clock, self.new_strategy()
+                msg.match_id,
+                msg.role,
+                msg.start_clock,
+                msg.play_clock,
+                self.new_strategy(),
+                _Worker(f"gdl2pl-player-{self._workers}"),
+                self._expiry(received, msg.start_clock, msg.play_clock),
             )
         deadline = self._deadline(received, msg.start_clock)
         log.info(
-            "start %s as %s (clocks %d/%d)", msg.match_id, msg.role, msg.start_clock, msg.play_clock
+            "start %s as %s (clocks %d/%d)",
+            match.shown_id,
+            shown(msg.role, 80),
+            msg.start_clock,
+            msg.play_clock,
         )
-        job = self._submit(
+        job = match.worker.submit(
+            f"{match.shown_id}: start",
             lambda job: self._load(match, msg.rules, job.budget),
             Budget(deadline - HANDOVER, match.cancel),
         )
         if not job.done.wait(max(0.0, deadline - time.monotonic())):
-            log.warning("%s: still loading the game when the start clock ran low", match.id)
+            match.late = True
+            log.warning("%s: still loading the game when the start clock ran low", match.shown_id)
             return Reply(200, "ready")
         if job.error is not None:
-            reason = _reason(job.error)
-            match.failed = reason
-            log.error("%s: cannot load the game: %s", match.id, reason)
             with self._lock:
-                if self._match is match:
+                mine = self._match is match
+                if mine:
                     self._match = None
-            self._jobs.put(_Job(lambda j: self._finish(match), Budget(0)))
-            return Reply(400, f"error: cannot load the game: {reason}")
+            if mine:
+                self._retire(match)
+            return Reply(400, f"error: cannot load the game: {_reason(job.error)}")
         return Reply(200, "ready")
 
     def _load(self, match: _Match, rules: str, budget: Budget) -> None:
         """Worker: parse, check and load the game, then let the strategy metagame."""
         try:
-            d = parse_kif(rules, f"match {match.id}")
+            label = _label(match.id)
+            d = parse_kif(rules, label)
             if self.check:
                 findings = check_description(d)
                 if has_errors(findings):
                     errors = [format_finding(f) for f in findings if f.is_error]
                     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
                     raise GdlError(f"the rules are not valid GDL: {errors[0]}{more}")
-            sm = StateMachine.from_description(d, name=f"match {match.id}")
+            if match.cancel.is_set():
+                raise GdlError("the match ended before its game was loaded")
+            sm = StateMachine.from_description(d, name=label)
             match.sm = sm
             role = sm.term(match.role_name)
             if role not in sm.roles:
@@ -262,22 +397,24 @@ class GamePlayer:
         match = self._current(msg.match_id)
         if match is None:
             return self._unknown(msg.match_id, "play")
+        match.expires = self._expiry(received, match.play_clock, match.play_clock)
         deadline = self._deadline(received, match.play_clock)
-        job = self._submit(
+        job = match.worker.submit(
+            f"{match.shown_id}: play {match.steps + 1}",
             lambda job: self._select(match, msg.moves, job),
             Budget(deadline - HANDOVER, match.cancel),
         )
         if not job.done.wait(max(0.0, deadline - time.monotonic())):
+            match.late = True
             move = job.offered
             log.warning(
                 "%s: out of time, sending %s",
-                match.id,
+                match.shown_id,
                 "the best move so far" if move is not None else "nil",
             )
             return Reply(200, kif_term(move) if move is not None else "nil")
         if job.error is not None:
             status = 400 if isinstance(job.error, (GdlError, ValueError)) else 500
-            log.error("%s: play: %s", match.id, _reason(job.error))
             return Reply(status, f"error: {_reason(job.error)}")
         return Reply(200, job.result)
 
@@ -285,6 +422,8 @@ class GamePlayer:
         """Worker: apply the last joint move, then choose a move (KIF text)."""
         if match.failed is not None:
             raise GdlError(f"the game could not be loaded: {match.failed}")
+        if match.cancel.is_set():
+            return "nil"
         sm, role, state = match.sm, match.role, match.state
         if sm is None or role is None or state is None:
             raise GdlError("the game is not loaded")
@@ -314,22 +453,21 @@ class GamePlayer:
                 self._match = None
         if match is None:
             return self._unknown(msg.match_id, kind)
-        match.cancel.set()
-        moves = msg.moves if isinstance(msg, Stop) else None
-        self._submit(lambda job: self._finish(match, moves), Budget(0))
-        log.info("%s %s after %d step(s)", kind, match.id, match.steps)
+        log.info("%s %s after %d step(s)", kind, match.shown_id, match.steps)
+        self._retire(match, msg.moves if isinstance(msg, Stop) else None)
         return Reply(200, "done" if kind == "stop" else "aborted")
 
     def _finish(self, match: _Match, moves: tuple[Term, ...] | None = None) -> None:
-        """Worker: log the outcome if known, free the strategy and the game."""
+        """Worker: log the outcome if known (and cheap to know), free the strategy and
+        the game."""
         sm = match.sm
         try:
-            if sm is not None and match.state is not None and moves is not None:
+            if sm is not None and match.state is not None and moves is not None and not match.late:
                 final = sm.next_state(match.state, [sm.term(kif_term(m)) for m in moves])
                 if sm.is_terminal(final) and match.role is not None:
-                    log.info("%s: our goal: %s", match.id, sm.goal(final, match.role))
+                    log.info("%s: our goal: %s", match.shown_id, sm.goal(final, match.role))
         except GdlError as e:
-            log.info("%s: final state unknown: %s", match.id, e)
+            log.info("%s: final state unknown: %s", match.shown_id, _reason(e))
         finally:
             match.strategy.finish()
             if sm is not None:
@@ -337,5 +475,6 @@ class GamePlayer:
 
 
 def _reason(e: BaseException) -> str:
-    text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-    return text[:300]
+    """The first line of ``e``'s message (its type if empty), fit for a log line."""
+    text = str(e).strip()
+    return shown(text.splitlines()[0] if text else type(e).__name__, 300)
