@@ -7,23 +7,33 @@ Each reply is ``text/acl`` with the CORS headers browsers need
 OPTIONS preflight gets them with an empty body. HTTP/1.0: one message per connection.
 
 Nothing a client sends stops the server: malformed HTTP is answered by ``http.server``
-(400), a message that cannot be read gets ``error: ...`` with status 400, a bug 500, and a
-client that stalls is dropped after ``read_timeout`` seconds.
+(400), a message that cannot be read gets ``error: ...`` with status 400, a body longer
+than ``MAX_BODY`` bytes 413, a bug 500, and a client that stalls is dropped after
+``read_timeout`` seconds. Each bad request and each client that resets or drops its
+connection is logged as one warning line, with the client's text escaped
+(``gdl2pl.protocol.shown``); a traceback is logged only for a bug of the server itself.
 """
 
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 from urllib.parse import unquote_plus
+
+from gdl2pl.protocol import MAX_MESSAGE, shown
 
 from .player import GamePlayer, Reply
 
 log = logging.getLogger("gdl2pl.server")
 
-MAX_BODY = 64 * 1024 * 1024  # bytes: far more than the largest game description
+MAX_BODY = MAX_MESSAGE  # bytes: far more than the largest game description
+
+#: Errors of a client's connection (it went away, reset, or stalled): not bugs.
+CLIENT_ERRORS = (ConnectionError, TimeoutError)
 
 CORS_HEADERS = {
     "Access-Control-Allow-Origin": "*",
@@ -43,7 +53,11 @@ class _Handler(BaseHTTPRequestHandler):
         super().setup()
 
     def log_message(self, fmt: str, *args: object) -> None:
-        log.debug("%s %s", self.address_string(), fmt % args)
+        log.debug("%s %s", self.address_string(), shown(fmt % args))
+
+    def log_error(self, fmt: str, *args: object) -> None:
+        """``http.server``'s complaints about a request (bad request line, headers...)."""
+        log.warning("%s: bad request: %s", self.address_string(), shown(fmt % args))
 
     def _send(self, reply: Reply) -> None:
         data = reply.body.encode("utf-8")
@@ -60,7 +74,7 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             reply = self.server.player.handle(text, received)
         except Exception as e:  # a bug: answer it and keep serving
-            log.exception("internal error on %.200s", text)
+            log.exception("internal error on %s", shown(text))
             reply = Reply(500, f"error: internal error: {type(e).__name__}: {e}")
         self._send(reply)
 
@@ -78,6 +92,7 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if length is None:
                 if self.request_version != "HTTP/1.0":
+                    log.warning("%s: POST without Content-Length", self.address_string())
                     self._send(Reply(411, "error: Content-Length required"))
                     return
                 data = self.rfile.read(MAX_BODY + 1)  # HTTP/1.0: the body ends with the stream
@@ -86,18 +101,22 @@ class _Handler(BaseHTTPRequestHandler):
                 if n < 0:
                     raise ValueError(length)
                 if n > MAX_BODY:
+                    log.warning("%s: message of %d bytes refused", self.address_string(), n)
                     self._send(Reply(413, "error: message too large"))
                     return
                 data = self.rfile.read(n)
         except ValueError:
+            log.warning("%s: bad Content-Length: %s", self.address_string(), shown(length, 40))
             self._send(Reply(400, f"error: bad Content-Length: {length[:40]}"))
             return
-        except (TimeoutError, OSError) as e:
+        except OSError as e:
             log.warning("%s: could not read the request: %s", self.address_string(), e)
             self.close_connection = True
             return
         if length is not None and len(data) < int(length):
-            log.warning("truncated request: %d of %s bytes", len(data), length)
+            log.warning(
+                "%s: truncated request: %d of %s bytes", self.address_string(), len(data), length
+            )
         self._answer(data.decode("utf-8", errors="replace"), received)
 
 
@@ -117,6 +136,17 @@ class PlayerServer(ThreadingHTTPServer):
         self.player = player
         self.read_timeout = read_timeout
         super().__init__((host, port), _Handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """One line for a client that reset or dropped its connection; a traceback only
+        for anything else (a bug)."""
+        e = sys.exc_info()[1]
+        if isinstance(e, CLIENT_ERRORS):
+            log.warning(
+                "%s: connection lost: %s", client_address[0], shown(str(e) or type(e).__name__)
+            )
+        else:
+            log.exception("internal error serving %s", client_address[0])
 
     @property
     def url(self) -> str:

@@ -148,9 +148,7 @@ def _read(text: str, max_chars: int = MAX_MESSAGE) -> list[_Atom | _List]:
     for m in _TOKEN.finditer(text):
         if m.group(2):
             if len(stack) >= MAX_DEPTH:
-                raise ProtocolError(
-                    f"nested deeper than {MAX_DEPTH} lists at offset {m.start()}"
-                )
+                raise ProtocolError(f"nested deeper than {MAX_DEPTH} lists at offset {m.start()}")
             stack.append((m.start(), current))
             current = []
         elif m.group(3):
