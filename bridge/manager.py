@@ -9,9 +9,19 @@ every wait is the clock plus ``grace`` seconds (ggp-base allows one second).
 
 A move that is late, unreadable or illegal is replaced by a random legal move and the
 error recorded with ggp-base's codes: ``TO`` (timeout), ``CE`` (connection error), ``IL
-<reply>`` (illegal or unreadable move). With ``scramble`` the rules, roles and moves sent are
-renamed (``gdl2pl.scramble``) and the replies renamed back. If the game itself fails (no
-legal move, no goal value) or the manager is interrupted, players get ``abort``.
+<reply>`` (illegal or unreadable move). A reply body longer than ``MAX_REPLY`` bytes (1 MB)
+is not read further, and a move nested deeper than ``gdl2pl.protocol.MAX_DEPTH`` (200) or
+longer than ``gdl2pl.protocol.MAX_MOVE`` characters is not parsed: both are illegal moves
+(``IL reply larger than ...``, ``IL nested deeper than ...``). With ``scramble`` the rules,
+roles and moves sent are renamed (``gdl2pl.scramble``) and the replies renamed back; without
+it, a game whose symbols KIF cannot write bare (infix's quoted ``'x player'``) cannot be
+sent and the match is aborted before it starts, saying so.
+
+Any failure ends the match cleanly: the game's own (no legal move, no goal value, a Prolog
+error or resource limit while answering), the manager's (a bug, Ctrl-C), or a game that
+cannot be loaded. The record is returned with ``isAborted`` and ``abortReason``, and every
+player that was sent ``start`` gets ``abort``. ``run_match`` raises only ``ValueError`` for
+a wrong number of players.
 
 The record is a dict in the JSON shape of ggp-base's ``Match.toJSON`` (``matchId``,
 ``startClock``, ``playClock``, ``moves``, ``states``, ``errors``, ``goalValues``, ...);
@@ -32,7 +42,8 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from gdl2pl.kif import kif_term
+from gdl2pl.errors import GdlError
+from gdl2pl.kif import kif_term, parse_kif
 from gdl2pl.protocol import (
     Abort,
     Info,
@@ -45,17 +56,21 @@ from gdl2pl.protocol import (
     one_line_rules,
     parse_info_reply,
     parse_move,
+    shown,
 )
 from gdl2pl.scramble import Scrambler
-from gdl2pl.syntax import Description, Term
+from gdl2pl.syntax import Const, Description, Func, Term
 
 from .errors import GameError, MoveDefinitionError
 from .machine import StateMachine
 
 log = logging.getLogger("gdl2pl.manager")
 
+#: Longest reply body read from a player, in bytes.
+MAX_REPLY = 1_000_000
+
 Record = dict[str, Any]
-_Outcome = tuple[str | None, str]  # (reply text or None, error code "" / "TO" / "CE")
+_Outcome = tuple[str | None, str]  # (reply text or None, error "" / "TO" / "CE" / "IL ...")
 
 
 # -- HTTP ---------------------------------------------------------------------------------
@@ -68,7 +83,8 @@ def normalize_url(url: str) -> str:
 
 def send(url: str, text: str, timeout: float, receiver: str = "") -> str:
     """POST one message as ggp-base does and return the reply text (stripped). Raises
-    ``TimeoutError`` or ``OSError``/``http.client.HTTPException`` on failure."""
+    ``TimeoutError`` or ``OSError``/``http.client.HTTPException`` on failure, and
+    ``ProtocolError`` for a body longer than ``MAX_REPLY`` bytes."""
     parts = urlsplit(normalize_url(url))
     if parts.scheme != "http" or not parts.hostname:
         raise OSError(f"not an http URL: {url}")
@@ -88,7 +104,10 @@ def send(url: str, text: str, timeout: float, receiver: str = "") -> str:
             },
         )
         response = conn.getresponse()
-        return response.read().decode("utf-8", errors="replace").strip()
+        body = response.read(MAX_REPLY + 1)
+        if len(body) > MAX_REPLY:
+            raise ProtocolError(f"reply larger than {MAX_REPLY} bytes")
+        return body.decode("utf-8", errors="replace").strip()
     finally:
         conn.close()
 
@@ -109,8 +128,10 @@ def _broadcast(urls: Sequence[str], texts: Sequence[str], wait: float) -> list[_
             outcomes.append((f.result(), ""))
         elif isinstance(e, TimeoutError):
             outcomes.append((None, "TO"))
+        elif isinstance(e, ProtocolError):
+            outcomes.append((None, f"IL {e}"))
         else:
-            log.info("connection error: %s", e)
+            log.info("connection error: %s", shown(str(e)))
             outcomes.append((None, "CE"))
     return outcomes
 
@@ -130,15 +151,25 @@ def run_match(
     match_id: str | None = None,
     grace: float = 1.0,
     max_steps: int = 10_000,
+    inference_limit: int = 100_000_000,
 ) -> Record:
     """Play one match of ``game`` between the players at ``players`` (URLs, in role
     order) and return its record (see the module doc). ``ValueError`` if the number of
-    players is not the number of roles."""
+    players is not the number of roles. ``inference_limit`` bounds each of the manager's
+    own questions to the game (``StateMachine``)."""
     from .engine import runtime
 
     runtime().attach_engine()  # janus needs an engine in every thread that calls Prolog
     rng = random.Random(seed)
-    with StateMachine.from_description(game, name=game_name) as sm:
+    try:
+        sm = StateMachine(game, name=game_name, inference_limit=inference_limit)
+    except GdlError as e:
+        log.error("the game cannot be loaded: %s", shown(str(e)))
+        record = _new_record(match_id or "gdl2pl.unstarted", game_name, [], players, scramble)
+        record.update(isAborted=True, abortReason=f"the game cannot be loaded: {e}")
+        record.update(startClock=start_clock, playClock=play_clock)
+        return record
+    with sm:
         if len(players) != len(sm.roles):
             raise ValueError(
                 f"{game_name} has {len(sm.roles)} roles ({', '.join(map(str, sm.roles))}) "
@@ -175,49 +206,51 @@ class _Match:
         max_steps: int,
     ) -> None:
         self.sm = sm
+        self.game = game
         self.urls = urls
         self.rng = rng
         self.grace = grace
         self.max_steps = max_steps
         self.scrambler = Scrambler(random.Random(rng.random())) if scramble else None
-        sent = self.scrambler.description(game) if self.scrambler else game
-        self.rules = one_line_rules(sent)
+        self.rules = ""
+        self.started = False  # start was sent: an aborted match must be aborted at the players
         self.id = match_id or f"gdl2pl.{int(time.time())}.{rng.getrandbits(32):08x}"
         self.state = sm.initial_state
-        self.record: Record = {
-            "matchId": self.id,
-            "randomToken": secrets.token_urlsafe(24),
-            "startTime": _now_ms(),
-            "gameName": game_name,
-            "roles": [str(r) for r in sm.roles],
-            "playerURLs": urls,
-            "playerNamesFromHost": list(urls),
-            "previewClock": -1,
-            "startClock": start_clock,
-            "playClock": play_clock,
-            "scrambled": scramble,
-            "isCompleted": False,
-            "isAborted": False,
-            "states": [str(self.state)],
-            "stateTimes": [_now_ms()],
-            "moves": [],
-            "errors": [],
-            "goalValues": [],
-        }
+        self.record = _new_record(self.id, game_name, [str(r) for r in sm.roles], urls, scramble)
+        self.record.update(startClock=start_clock, playClock=play_clock)
+        self.record["states"].append(str(self.state))
+        self.record["stateTimes"].append(_now_ms())
+
+    def _rules(self) -> str:
+        """The rules as sent: scrambled or not, one line of KIF that reads back the same."""
+        sent = self.scrambler.description(self.game) if self.scrambler else self.game
+        text = one_line_rules(sent)
+        try:
+            same = one_line_rules(parse_kif(text, "the rules sent")) == text
+        except GdlError:
+            same = False
+        if not same:
+            raise GameError(
+                "the game's symbols cannot all be written in KIF (quoted infix names?): "
+                "use scrambling (--scramble) to send it"
+            )
+        return text
 
     # -- translation between the game's names and the names the players see ----------------
 
     def _out(self, t: Term) -> Term:
         return self.scrambler.term(t) if self.scrambler else t
 
-    def _in(self, reply: str) -> Term:
+    def _in(self, reply: str, legal: list[Term]) -> Term | None:
+        """The legal move ``reply`` names (symbols compared case-insensitively), or None."""
         t = parse_move(reply)
         if self.scrambler:
             try:
                 t = self.scrambler.unterm(t)
             except KeyError as e:
                 raise ProtocolError(f"unknown symbol {e}") from None
-        return self.sm.term(kif_term(t))
+        key = _folded(t)
+        return next((m for m in legal if _folded(m) == key), None)
 
     def _all(self, message: Message | list[Message], wait: float) -> list[_Outcome]:
         msgs = message if isinstance(message, list) else [message] * len(self.urls)
@@ -228,6 +261,7 @@ class _Match:
     def run(self) -> Record:
         rec = self.record
         try:
+            self.rules = self._rules()
             self._info()
             self._start()
             moves: tuple[Term, ...] | None = None
@@ -239,12 +273,20 @@ class _Match:
             rec["isCompleted"] = True
             self._all(Stop(self.id, self._sent(moves)), self.record["playClock"] + self.grace)
             log.info("%s completed: goals %s", self.id, rec["goalValues"])
-        except (GameError, KeyboardInterrupt) as e:
-            reason = "interrupted" if isinstance(e, KeyboardInterrupt) else str(e)
-            log.error("%s aborted: %s", self.id, reason)
+        except (Exception, KeyboardInterrupt) as e:
+            if isinstance(e, KeyboardInterrupt):
+                reason = "interrupted"
+            elif isinstance(e, GdlError):
+                reason = str(e)
+            else:  # a bug of the manager: say what it was, end the match all the same
+                log.exception("%s: internal error", shown(self.id))
+                reason = f"internal error: {type(e).__name__}: {e}"
+            log.error("%s aborted: %s", shown(self.id), shown(reason))
+            rec["isCompleted"] = False
             rec["isAborted"] = True
             rec["abortReason"] = reason
-            self._all(Abort(self.id), min(self.record["playClock"], 5) + self.grace)
+            if self.started:
+                self._all(Abort(self.id), min(self.record["playClock"], 5) + self.grace)
         return rec
 
     def _sent(self, moves: tuple[Term, ...] | None) -> tuple[Term, ...] | None:
@@ -272,14 +314,15 @@ class _Match:
             )
             for role in self.sm.roles
         ]
+        self.started = True
         errors = []
         for url, (reply, error) in zip(
             self.urls, self._all(msgs, self.record["startClock"] + self.grace), strict=True
         ):
             if error:
-                log.warning("%s: no reply to start (%s)", url, error)
+                log.warning("%s: no reply to start (%s)", url, shown(error))
             elif reply is None or reply.lower() != "ready":
-                log.warning("%s: replied %.100r to start", url, reply)
+                log.warning("%s: replied %s to start", url, shown(reply or "", 100))
             errors.append(error)
         self.record["errors"].append(errors)
 
@@ -297,20 +340,19 @@ class _Match:
             move: Term | None = None
             if not error:
                 try:
-                    move = self._in(reply or "")
-                except (ProtocolError, GameError, ValueError):
+                    move = self._in(reply or "", moves)
+                except ProtocolError:
                     move = None
-                if move is None or move not in moves:
+                if move is None:
                     error = "IL " + " ".join((reply or "").split())[:200]
-                    move = None
             if move is None:
                 move = self.rng.choice(moves)
                 log.warning(
                     "%s: step %d: %s: %s, playing %s instead",
-                    self.id,
+                    shown(self.id),
                     len(self.record["moves"]) + 1,
                     role,
-                    error,
+                    shown(error),
                     move,
                 )
             joint.append(move)
@@ -326,6 +368,42 @@ class _Match:
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
+
+
+def _new_record(
+    match_id: str, game_name: str, roles: list[str], urls: Sequence[str], scramble: bool
+) -> Record:
+    """A record of a match not played yet (ggp-base's Match.toJSON fields)."""
+    return {
+        "matchId": match_id,
+        "randomToken": secrets.token_urlsafe(24),
+        "startTime": _now_ms(),
+        "gameName": game_name,
+        "roles": roles,
+        "playerURLs": list(urls),
+        "playerNamesFromHost": list(urls),
+        "previewClock": -1,
+        "startClock": 0,
+        "playClock": 0,
+        "scrambled": scramble,
+        "isCompleted": False,
+        "isAborted": False,
+        "states": [],
+        "stateTimes": [],
+        "moves": [],
+        "errors": [],
+        "goalValues": [],
+    }
+
+
+def _folded(t: Term) -> object:
+    """``t`` with case-folded names (a constant is a string, ``(f a)`` a tuple), to compare
+    moves as GDL does."""
+    if isinstance(t, Func):
+        return (t.name.casefold(), *map(_folded, t.args))
+    if isinstance(t, Const):
+        return t.name.casefold()
+    raise ProtocolError(f"a move must be ground, found {t}")
 
 
 # -- the summary ----------------------------------------------------------------------------

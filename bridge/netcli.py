@@ -6,8 +6,9 @@ their handlers, each taking the parsed arguments and returning an exit status::
     gdl2pl match GAME --player URL [--player URL ...] [--startclock S] [--playclock P]
                  [--scramble] [--out match.json] [--seed N]
 
-``match`` exits 0 when the match completes, 1 when it is aborted or the game has errors,
-2 on usage or I/O errors.
+``match`` exits 0 when the match completes, 1 when it is aborted (the game has errors, a
+question to the game fails, a bug; the record, written all the same, says why in
+``abortReason``), 2 on usage or I/O errors.
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ def match(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from gdl2pl.check import check_description, format_finding, has_errors
-    from gdl2pl.errors import GdlSyntaxError
+    from gdl2pl.errors import GdlError, GdlSyntaxError
     from gdl2pl.load import read_game
 
     from .engine import PrologUnavailableError
@@ -163,6 +164,9 @@ def match(args: argparse.Namespace) -> int:
     except PrologUnavailableError as e:
         print(f"gdl2pl match: {e}", file=sys.stderr)
         return 2
+    except GdlError as e:
+        print(f"gdl2pl match: {e}", file=sys.stderr)
+        return 1
     if args.out:
         try:
             Path(args.out).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
@@ -170,4 +174,6 @@ def match(args: argparse.Namespace) -> int:
             print(f"{args.out}: error: cannot write: {e.strerror or e}", file=sys.stderr)
             return 2
     print(summary(record))
+    if record.get("isAborted"):
+        print(f"gdl2pl match: aborted: {record.get('abortReason')}", file=sys.stderr)
     return 0 if record["isCompleted"] else 1
