@@ -98,13 +98,20 @@ def why_text(
         return f"gdl2pl: terminal {verdict} {when}; " + _rules_text(sm, Const("terminal"))
     if diff.field == "error":
         return "gdl2pl: " + (diff.only_gdl2pl[0] if diff.only_gdl2pl else "no error here")
+    derived: set[str] | None = None
     if diff.field == "goals" and diff.role is not None and state is not None:
         _, _, goals = sm.state_info(state)
         roles = [kif_term(r).lower() for r in sm.roles]
         values = goals[roles.index(diff.role.lower())] if diff.role.lower() in roles else []
-        parts.append(f"gdl2pl derives the goal values {sorted(map(str, values))} for {diff.role}")
+        derived = {str(v).lower() for v in values}
+        parts.append(f"gdl2pl derives the goal values {sorted(derived)} for {diff.role}")
     for side, facts in (("derives", diff.only_gdl2pl), ("does not derive", diff.only_engine)):
         for fact in facts[:3]:
+            if derived is not None and side == "does not derive" and fact in derived:
+                parts.append(
+                    f"gdl2pl derives goal {fact} for {diff.role}, but not as the only value"
+                )
+                continue
             goal = _goal_for(sm, diff, fact, step)
             if goal is None:
                 parts.append(f"{fact}: not a term of this game")
