@@ -1,0 +1,407 @@
+"""Why a ground atom holds in a state of a game, or why it does not: proof trees.
+
+``explain(sm, state, atom)`` asks ``prolog/gdl_explain.pl`` (a meta-interpreter over the
+game's generated module) for a justification and returns an ``Explanation``: a tree of
+``Node`` objects that prints as indented text. Each node that uses a rule names both
+ends of the translation: the GDL rule with its file:line, and the Prolog clause with its
+line in the generated module (``gdl2pl translate GAME`` prints that module), with the
+bindings of the GDL variables. An atom that does not hold is explained, for every rule
+whose head matches it, by the first body literal that fails, recursively to ``depth``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from gdl2pl.errors import GdlError
+from gdl2pl.kif import kif_clause, kif_term, parse_kif_term
+from gdl2pl.rules import BodyLiteral, NormalRule
+from gdl2pl.syntax import Const, Distinct, Func, Not, Pos, Sentence, Term, Var, is_ground
+from gdl2pl.translate import predicate_name
+
+from .engine import attach_thread, runtime
+
+if TYPE_CHECKING:
+    from .machine import MachineState, StateMachine
+
+EXPLAIN_MODULE = "gdl_explain"
+_loaded = False
+
+
+class ExplainError(GdlError):
+    """The atom cannot be explained: unknown relation, wrong arity, not ground."""
+
+
+@dataclass(frozen=True)
+class RuleUse:
+    """One clause applied to an atom: the GDL rule and the Prolog clause it became."""
+
+    source: str  # the GDL rule, KIF
+    pos: Pos | None  # where it is in the game file
+    prolog_line: int  # where its clause starts in the generated module (0: unknown)
+    prolog_text: str
+    bindings: dict[str, Term]  # GDL variable name (without ?) -> value
+    failing: int | None = None  # for an atom that fails: the 1-based failing literal
+    solutions: int | None = None  # how many solutions the literals before it have
+
+
+@dataclass(frozen=True)
+class Node:
+    """A node of an explanation. ``kind``: state, does, rule (holds by ``rule``), fails
+    (no rule derives it; ``children`` are the rules tried, each a ``rule`` node with
+    ``failing`` set), not (a negation that holds), distinct, same, more (depth
+    reached), no_instance (a literal with variables that has no solution)."""
+
+    text: str  # the atom or literal, KIF
+    holds: bool
+    kind: str
+    rule: RuleUse | None = None
+    children: tuple[Node, ...] = ()
+    note: str = ""
+
+    def lines(self, indent: str = "", marker: str = "") -> Iterator[str]:
+        """The node as text lines: its first line at ``indent`` + ``marker``, what
+        explains it below, indented."""
+        sub = indent + " " * len(marker) + "  "
+        if self.kind == "attempt" and self.rule is not None:  # one rule that fails
+            yield from _rule_lines(self.rule, indent + marker, indent + " " * len(marker))
+            for child in self.children:
+                yield from child.lines(sub)
+            return
+        verdict = "holds" if self.holds else "does not hold"
+        head = f"{indent}{marker}{self.text} {verdict}"
+        yield head + (f": {self.note}" if self.note else "")
+        if self.rule is not None:
+            yield from _rule_lines(self.rule, sub, sub)
+        numbered = self.kind == "rule"
+        for i, child in enumerate(self.children, 1):
+            yield from child.lines(sub, f"{i}. " if numbered else "- ")
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+
+def _rule_lines(r: RuleUse, first: str, indent: str) -> Iterator[str]:
+    where = str(r.pos) if r.pos else "?"
+    what = "fact" if not r.source.startswith("(<=") else "rule"
+    yield f"{first}by {what} {where}: {r.source}"
+    if r.prolog_line:
+        clause = " ".join(r.prolog_text.split())
+        yield f"{indent}   = clause at line {r.prolog_line} of the translation: {clause}"
+    if r.bindings:
+        yield indent + "   with " + ", ".join(
+            f"?{k} = {kif_term(v)}" for k, v in r.bindings.items()
+        )
+    if r.failing is not None:
+        after = ""
+        if r.failing > 1:
+            n = "1000+" if (r.solutions or 0) >= 1000 else str(r.solutions)
+            after = f" for each of the {n} solutions of literals 1..{r.failing - 1} (first shown)"
+        yield f"{indent}   fails at literal {r.failing}{after}:"
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """The answer to one question: does ``atom`` hold, and why."""
+
+    atom: Term
+    holds: bool
+    tree: Node
+    state: tuple[str, ...] = field(default=())
+
+    def __str__(self) -> str:
+        return str(self.tree)
+
+
+def explain_runtime() -> Any:
+    """The janus module with ``prolog/gdl_explain.pl`` loaded (once per process)."""
+    global _loaded
+    janus = runtime()
+    attach_thread()
+    if not _loaded:
+        path = resources.files("gdl2pl.prolog") / "gdl_explain.pl"
+        with resources.as_file(path) as p:
+            janus.query_once("use_module(F)", {"F": str(p)})
+        _loaded = True
+    return janus
+
+
+def game_relations(sm: StateMachine) -> dict[str, int]:
+    """The relations of the game (name -> arity): every head and body atom."""
+    rels: dict[str, int] = {"true": 1, "does": 2}
+    for _, r in sm.translation.origins:
+        rels.setdefault(r.head.name, len(r.head.args) if isinstance(r.head, Func) else 0)
+        for lit in r.body:
+            s = _sentence(lit)
+            if s is not None:
+                rels.setdefault(s.name, len(s.args) if isinstance(s, Func) else 0)
+    return rels
+
+
+def depends_on_does(sm: StateMachine, relation: str) -> bool:
+    """True if atoms of ``relation`` may depend on the joint move."""
+    uses: dict[str, set[str]] = {}
+    for _, r in sm.translation.origins:
+        body = {s.name for s in map(_sentence, r.body) if s is not None}
+        uses.setdefault(r.head.name, set()).update(body)
+    seen, todo = {relation}, [relation]
+    while todo:
+        for q in uses.get(todo.pop(), ()):
+            if q == "does":
+                return True
+            if q not in seen:
+                seen.add(q)
+                todo.append(q)
+    return relation == "does"
+
+
+def parse_atom(sm: StateMachine, atom: Term | str) -> Sentence:
+    """The atom, checked against the game: a known relation, the right arity, ground."""
+    t = parse_kif_term(atom) if isinstance(atom, str) else atom
+    text = atom if isinstance(atom, str) else kif_term(atom)
+    if isinstance(t, Var):
+        raise ExplainError(f"{text}: a variable is not an atom")
+    if not is_ground(t):
+        raise ExplainError(f"{text}: not ground (has variables); give a ground atom")
+    t = sm.term(kif_term(t))
+    arity = len(t.args) if isinstance(t, Func) else 0
+    rels = game_relations(sm)
+    if t.name not in rels:
+        known = ", ".join(sorted(rels))
+        raise ExplainError(f"{text}: unknown relation {t.name} (the game's relations: {known})")
+    if rels[t.name] != arity:
+        raise ExplainError(
+            f"{text}: {t.name} takes {rels[t.name]} argument(s) in this game, not {arity}"
+        )
+    return t  # type: ignore[return-value]
+
+
+def explain(
+    sm: StateMachine,
+    state: MachineState,
+    atom: Term | str,
+    depth: int = 3,
+    joint_move: Sequence[Term | str] | None = None,
+) -> Explanation:
+    """Why ``atom`` holds in ``state`` (with ``joint_move`` as ``does``), or why not."""
+    goal = parse_atom(sm, atom)
+    janus = explain_runtime()
+    joint = [_py(sm.term(m) if isinstance(m, str) else m) for m in (joint_move or ())]
+    if joint and len(joint) != len(sm.roles):
+        raise ExplainError(f"a joint move needs {len(sm.roles)} moves, got {len(joint)}")
+    fluents = [_py(f) for f in state]
+    sm.is_terminal(state)  # any query installs the state (and checks it) in this thread
+    try:
+        raw = janus.apply_once(
+            EXPLAIN_MODULE, "explain_atom", sm.module, fluents, joint, _goal_py(goal), depth
+        )
+    except janus.PrologError as e:
+        raise ExplainError(f"{kif_term(goal)}: Prolog raised: {e}") from None
+    tree = _Builder(sm).node(raw, kif_term(goal))
+    return Explanation(goal, tree.holds, tree, tuple(sorted(kif_term(f) for f in state)))
+
+
+# -- from Prolog's answer to nodes -----------------------------------------------------------
+
+
+def _py(t: Term) -> Any:
+    if isinstance(t, Func):
+        return [t.name, *(_py(a) for a in t.args)]
+    if isinstance(t, Const):
+        return t.name
+    raise ExplainError(f"not ground: ?{t.name}")
+
+
+def _goal_py(s: Sentence) -> Any:
+    args = s.args if isinstance(s, Func) else ()
+    if s.name in ("true", "does") and args:
+        return [s.name, *(_py(a) for a in args)]
+    name = predicate_name(s.name, len(args))
+    return [name, *(_py(a) for a in args)] if args else name
+
+
+def _symbol(x: Any) -> str:
+    return str(x).lower() if isinstance(x, bool) else str(x)
+
+
+def _term(py: Any) -> Term:
+    if isinstance(py, list):
+        if py == ["$var"]:
+            return Var("_")
+        return Func(_symbol(py[0]), tuple(_term(a) for a in py[1:]))
+    return Const(_symbol(py))
+
+
+def _sentence(lit: BodyLiteral) -> Sentence | None:
+    if isinstance(lit, Not):
+        return _sentence(lit.body)  # type: ignore[arg-type]
+    if isinstance(lit, Const | Func):
+        return lit
+    return None
+
+
+def _match(pattern: Term, value: Term, out: dict[str, Term]) -> None:
+    """Bind the variables of ``pattern`` to the parts of ``value`` (unbound parts of
+    ``value`` are Var and bind nothing)."""
+    if isinstance(value, Var):
+        return
+    if isinstance(pattern, Var):
+        out.setdefault(pattern.name, value)
+    elif isinstance(pattern, Func) and isinstance(value, Func):
+        for p, v in zip(pattern.args, value.args, strict=False):
+            _match(p, v, out)
+
+
+def _subst(t: Term, b: dict[str, Term]) -> Term:
+    if isinstance(t, Var):
+        return b.get(t.name, t)
+    if isinstance(t, Func):
+        return Func(t.name, tuple(_subst(a, b) for a in t.args))
+    return t
+
+
+def _literal_text(lit: BodyLiteral, b: dict[str, Term]) -> str:
+    if isinstance(lit, Distinct):
+        return f"(distinct {kif_term(_subst(lit.left, b))} {kif_term(_subst(lit.right, b))})"
+    if isinstance(lit, Not):
+        return f"(not {_literal_text(lit.body, b)})"  # type: ignore[arg-type]
+    return kif_term(_subst(lit, b))  # type: ignore[arg-type]
+
+
+def _prolog_args(py: Any) -> list[Term]:
+    """The GDL arguments of a Prolog call in py form (a fluent store call gives the
+    fluent as the single argument of ``true``)."""
+    if not isinstance(py, list):
+        name = _symbol(py)
+        return [Const(name[5:])] if name.startswith("true_") else []
+    name = _symbol(py[0])
+    args = [_term(a) for a in py[1:]]
+    if name in ("true", "true_other"):
+        return args
+    if name.startswith("true_"):
+        return [Func(name[5:], tuple(args))]
+    return args
+
+
+class _Builder:
+    def __init__(self, sm: StateMachine) -> None:
+        self.sm = sm
+        self.by_line = {line: rule for line, rule in sm.translation.origins}
+        self.lines = sm.translation.text.split("\n")
+
+    def clause_text(self, line: int) -> str:
+        out = []
+        for text in self.lines[line - 1 :]:
+            out.append(text)
+            if text.rstrip().endswith("."):
+                break
+        return "\n".join(out)
+
+    def bindings(self, rule: NormalRule, head: Any, lits: list[Any]) -> dict[str, Term]:
+        b: dict[str, Term] = {}
+        head_args = rule.head.args if isinstance(rule.head, Func) else ()
+        for p, v in zip(head_args, _prolog_args(head), strict=False):
+            _match(p, v, b)
+        for lit, py in zip(rule.body, lits, strict=False):
+            if isinstance(lit, Const | Func):
+                for p, v in zip(
+                    lit.args if isinstance(lit, Func) else (), _prolog_args(py), strict=False
+                ):
+                    _match(p, v, b)
+        names = _var_order(rule)
+        return {n: b[n] for n in names if n in b}
+
+    def rule_use(
+        self,
+        line: int,
+        head: Any,
+        lits: list[Any],
+        failing: int | None = None,
+        n: int | None = None,
+    ) -> tuple[RuleUse, NormalRule | None]:
+        rule = self.by_line.get(line)
+        if rule is None:
+            return RuleUse("?", None, line, self.clause_text(line) if line else "", {}), None
+        b = self.bindings(rule, head, lits)
+        src = " ".join(kif_clause(rule.source).split())
+        return RuleUse(src, rule.source.pos, line, self.clause_text(line), b, failing, n), rule
+
+    def node(self, raw: Any, text: str) -> Node:
+        kind = _symbol(raw[0])
+        if kind == "state":
+            return Node(f"(true {kif_term(_term(raw[1]))})", True, kind, note="in the state")
+        if kind == "no_state":
+            return Node(f"(true {kif_term(_term(raw[1]))})", False, kind, note="not in the state")
+        if kind == "does":
+            t = f"(does {kif_term(_term(raw[1]))} {kif_term(_term(raw[2]))})"
+            return Node(t, True, kind, note="in the joint move")
+        if kind == "no_does":
+            t = f"(does {kif_term(_term(raw[1]))} {kif_term(_term(raw[2]))})"
+            return Node(t, False, kind, note="not in the joint move")
+        if kind == "rule":
+            _, line, head, lits, subs = raw
+            use, rule = self.rule_use(line, head, lits)
+            texts = self.literal_texts(rule, use.bindings, len(subs))
+            kids = tuple(self.node(s, t) for s, t in zip(subs, texts, strict=True))
+            return Node(text, True, kind, use, kids)
+        if kind == "fails":
+            _, _atom, attempts = raw
+            kids = tuple(self.attempt(a, text) for a in attempts)
+            note = "no rule derives it" if kids else "no rule has a matching head"
+            return Node(text, False, kind, None, kids, note)
+        if kind == "not":
+            inner = self.node(raw[1], _strip_not(text))
+            return Node(text, True, kind, children=(inner,))
+        if kind == "holds":
+            inner = self.node(raw[1], _strip_not(text))
+            return Node(text, False, kind, children=(inner,))
+        if kind == "distinct":
+            return Node(text, True, kind, note="the two terms differ")
+        if kind == "same":
+            return Node(text, False, kind, note="the two terms are identical")
+        if kind == "no_instance":
+            return Node(text, False, kind, note="no instance holds")
+        if kind == "more":
+            return Node(text, False, kind, note="(not explained further: --depth)")
+        raise ExplainError(f"unexpected explanation node {kind}")
+
+    def attempt(self, raw: Any, text: str) -> Node:
+        _, line, head, lits, k, n, sub = raw
+        use, rule = self.rule_use(line, head, lits, k, n)
+        texts = self.literal_texts(rule, use.bindings, len(lits))
+        child = self.node(sub, texts[k - 1])
+        return Node(text, False, "attempt", use, (child,))
+
+    def literal_texts(self, rule: NormalRule | None, b: dict[str, Term], n: int) -> list[str]:
+        if rule is None:
+            return ["?"] * n
+        return [_literal_text(lit, b) for lit in rule.body]
+
+
+def _strip_not(text: str) -> str:
+    return text[5:-1] if text.startswith("(not ") and text.endswith(")") else text
+
+
+def _var_order(rule: NormalRule) -> list[str]:
+    names: dict[str, None] = {}
+
+    def walk(t: object) -> None:
+        if isinstance(t, Var):
+            names.setdefault(t.name, None)
+        elif isinstance(t, Func):
+            for a in t.args:
+                walk(a)
+        elif isinstance(t, Not):
+            walk(t.body)
+        elif isinstance(t, Distinct):
+            walk(t.left)
+            walk(t.right)
+
+    walk(rule.head)
+    for lit in rule.body:
+        walk(lit)
+    return list(names)
+
