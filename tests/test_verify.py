@@ -126,6 +126,18 @@ def test_find_games_and_their_traces(tmp_path: Path) -> None:
         find_games([str(tmp_path / "missing")])
 
 
+def test_rules_whose_head_matches_a_fact() -> None:
+    """The fallback when a fact cannot be explained: candidate rules with bindings."""
+    require_prolog()
+    from gdl2pl.bridge import StateMachine
+    from gdl2pl.verify.why import matching_rules
+
+    with StateMachine.from_file(TTT) as sm:
+        found = list(matching_rules(sm, sm.term("(next (cell 1 1 x))")))
+        assert any("ticTacToe.kif:30" in r and "?f=x" in r for r in found), found
+        assert list(matching_rules(sm, sm.term("(next (ghost 1))"))) == []
+
+
 # -- against engines ---------------------------------------------------------------------
 
 
@@ -160,7 +172,8 @@ def test_a_differing_fluent_is_the_first_divergence(
     assert len(diff["only_gdl2pl"]) == 1
     # gdl2pl says which rules derive its fluent (next, from the game file, with a line)
     assert "next" in diff["why"] and "ticTacToe.kif:" in diff["why"]
-    assert "no rule or fact of the game has a head matching (next (ghost 1))" in diff["why"]
+    assert "(next (ghost 1)) does not hold" in diff["why"]
+    assert "(does oplayer (mark" in diff["why"] or "(does xplayer (mark" in diff["why"]
     # the reproduction replays to exactly the diverging step
     assert Path(r["reproduction"]) == repro / "ticTacToe.moves.jsonl"
     replayed = subprocess.run(

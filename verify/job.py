@@ -195,13 +195,17 @@ def _divergence(
 ) -> dict[str, Any]:
     step = int(rec["step"])
     prefix = moves[:step]
-    state = sm.initial_state
+    previous, state = None, sm.initial_state
     for jm in prefix:
-        state = sm.next_state(state, [sm.term(m) for m in jm])
+        previous, state = state, sm.next_state(state, [sm.term(m) for m in jm])
     last = prefix[-1] if prefix else None
     explained = [
         Difference(
-            d.field, d.role, d.only_gdl2pl, d.only_engine, why_text(sm, d, step, last, state)
+            d.field,
+            d.role,
+            d.only_gdl2pl,
+            d.only_engine,
+            why_text(sm, d, step, last, state, previous),
         )
         for d in diffs
     ]

@@ -1,11 +1,11 @@
-"""gdl2pl's own answers, for this package: the one place that imports the oracle.
-
-When the oracle module moves, only the import below changes.
+"""gdl2pl's own answers, for this package: the one place that imports the reasoner's
+oracle, state machine and explanations. When they move, only the imports below change.
 """
 
 from __future__ import annotations
 
 from gdl2pl.bridge import MachineState, StateMachine
+from gdl2pl.bridge.explain import explain
 from gdl2pl.bridge.oracle import Record, random_match, replay, state_record
 
 from gdl2pl.load import parse_game
@@ -14,6 +14,7 @@ __all__ = [
     "MachineState",
     "Record",
     "StateMachine",
+    "explain",
     "load_machine",
     "random_match",
     "replay",

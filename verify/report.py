@@ -102,7 +102,8 @@ def details(r: Result) -> str:
             out.append(f"    only gdl2pl: {x['only_gdl2pl']}")
             out.append(f"    only engine: {x['only_engine']}")
             if x.get("why"):
-                out.append(f"    why: {x['why']}")
+                out.append("    why:")
+                out.extend(f"      {line}" for line in x["why"].splitlines())
     if r.get("reproduction"):
         out.append(f"  reproduce: gdl2pl replay {r['game']} < {r['reproduction']}")
     return "\n".join(out)

@@ -1,8 +1,11 @@
-"""Why gdl2pl answered as it did, for one differing fact: the rules that can derive it.
+"""Why gdl2pl answered as it did, for one differing field: ``why_text``, the one entry point.
 
-A stand-in for the analysis package's explanation trees, easy to swap: ``why_text`` is the
-one entry point. It names the rules (file:line) whose head matches the fact, with the
-bindings the match gives; it does not evaluate their bodies, and says so.
+For each fact only one side has, it asks the explanation machinery (``explain``: proof
+trees naming the GDL rule, its file:line and the bindings, or the first body literal that
+fails) about the atom behind the fact: ``(init F)`` or ``(next F)`` (from the previous
+state, with the joint move taken) for a fluent, ``(legal R M)``, ``terminal``,
+``(goal R V)``. Where that is impossible (an engine's fact that is not a term of this
+game) it says so, or names the rules whose head matches, without evaluating their bodies.
 """
 
 from __future__ import annotations
@@ -12,10 +15,13 @@ from collections.abc import Iterator
 from gdl2pl.kif import kif_term
 from gdl2pl.syntax import Const, Func, Term, Var
 
-from .oracle_link import MachineState, StateMachine
+from .oracle_link import MachineState, StateMachine, explain
 from .records import Difference
 
-MAX_RULES = 5
+#: At most this many facts of one difference are explained, each in at most MAX_LINES.
+MAX_FACTS = 3
+MAX_LINES = 40
+DEPTH = 2
 
 
 def match(pattern: Term, ground: Term, bindings: dict[str, Term]) -> bool:
@@ -51,34 +57,33 @@ def matching_rules(sm: StateMachine, goal: Term) -> Iterator[str]:
         yield f"{kind} {where} {kif_term(rule.head)}" + (f" with {shown}" if shown else "")
 
 
-def _goal_for(sm: StateMachine, diff: Difference, fact: str, step: int) -> Term | None:
-    try:
-        term = sm.term(fact) if diff.field in ("state", "legal", "goals") else None
-    except Exception:  # the engine's fact is not a KIF term: nothing to match
-        return None
-    if diff.field == "state" and term is not None:
-        return Func("init" if step == 0 else "next", (term,))
-    if diff.field == "legal" and term is not None and diff.role is not None:
-        return Func("legal", (sm.term(diff.role), term))
-    if diff.field == "goals" and term is not None and diff.role is not None:
-        return Func("goal", (sm.term(diff.role), term))
+def _atom(sm: StateMachine, diff: Difference, fact: str, step: int) -> Term:
+    """The atom whose truth decides whether gdl2pl has ``fact`` in ``diff``'s field."""
     if diff.field == "terminal":
         return Const("terminal")
-    return None
+    term = sm.term(fact)
+    if diff.field == "state":
+        return Func("init" if step == 0 else "next", (term,))
+    assert diff.role is not None
+    return Func("legal" if diff.field == "legal" else "goal", (sm.term(diff.role), term))
 
 
-def _rules_text(sm: StateMachine, goal: Term) -> str:
-    rules = list(matching_rules(sm, goal))
-    if not rules:
-        return f"no rule or fact of the game has a head matching {kif_term(goal)}"
-    more = f"; and {len(rules) - MAX_RULES} more" if len(rules) > MAX_RULES else ""
-    return "candidates: " + "; ".join(rules[:MAX_RULES]) + more
-
-
-def _when(step: int, move: list[str] | None) -> str:
-    if step == 0:
-        return "in the initial state"
-    return f"after the joint move {move} at step {step - 1}"
+def _explained(
+    sm: StateMachine,
+    atom: Term,
+    state: MachineState,
+    move: list[str] | None,
+) -> str:
+    try:
+        text = str(explain(sm, state, atom, depth=DEPTH, joint_move=move))
+    except Exception as e:  # not explainable: say which rules could derive it
+        rules = list(matching_rules(sm, atom))
+        found = "; ".join(rules) if rules else "none"
+        return f"{kif_term(atom)}: not explained ({e}); rules whose head matches: {found}"
+    lines = text.splitlines()
+    if len(lines) > MAX_LINES:
+        lines = [*lines[:MAX_LINES], f"... ({len(lines) - MAX_LINES} more lines)"]
+    return "\n".join(lines)
 
 
 def why_text(
@@ -86,38 +91,33 @@ def why_text(
     diff: Difference,
     step: int,
     move: list[str] | None,
-    state: MachineState | None = None,
+    state: MachineState,
+    previous: MachineState | None,
 ) -> str:
-    """gdl2pl's reason for its answer on ``diff`` at ``step`` (whose state is ``state``,
-    reached by the joint move ``move``)."""
-    when = _when(step, move) if diff.field == "state" else f"in the state of step {step}"
+    """gdl2pl's reason for its side of ``diff`` at ``step``: ``state`` is that step's state,
+    ``previous`` the one before and ``move`` the joint move between them (None at step 0)."""
+    if diff.field == "error":
+        return "gdl2pl: " + (diff.only_gdl2pl[0] if diff.only_gdl2pl else "no error at this step")
+    if diff.field == "state" and step > 0:
+        where, asked, joint = f"from the state of step {step - 1} with {move}", previous, move
+    else:
+        where, asked, joint = f"in the state of step {step}", state, None
+    assert asked is not None
     parts = []
     if diff.field == "terminal":
-        holds = diff.only_gdl2pl == ["true"]
-        verdict = "holds" if holds else "does not hold"
-        return f"gdl2pl: terminal {verdict} {when}; " + _rules_text(sm, Const("terminal"))
-    if diff.field == "error":
-        return "gdl2pl: " + (diff.only_gdl2pl[0] if diff.only_gdl2pl else "no error here")
-    derived: set[str] | None = None
-    if diff.field == "goals" and diff.role is not None and state is not None:
+        facts = ["terminal"]
+    else:
+        facts = diff.only_gdl2pl[:MAX_FACTS] + diff.only_engine[:MAX_FACTS]
+    if diff.field == "goals" and diff.role is not None:
         _, _, goals = sm.state_info(state)
         roles = [kif_term(r).lower() for r in sm.roles]
         values = goals[roles.index(diff.role.lower())] if diff.role.lower() in roles else []
-        derived = {str(v).lower() for v in values}
-        parts.append(f"gdl2pl derives the goal values {sorted(derived)} for {diff.role}")
-    for side, facts in (("derives", diff.only_gdl2pl), ("does not derive", diff.only_engine)):
-        for fact in facts[:3]:
-            if derived is not None and side == "does not derive" and fact in derived:
-                parts.append(
-                    f"gdl2pl derives goal {fact} for {diff.role}, but not as the only value"
-                )
-                continue
-            goal = _goal_for(sm, diff, fact, step)
-            if goal is None:
-                parts.append(f"{fact}: not a term of this game")
-                continue
-            reason = _rules_text(sm, goal)
-            if side == "does not derive":
-                reason += " (no body of these held)" if "candidates" in reason else ""
-            parts.append(f"gdl2pl {side} {kif_term(goal)} {when}; {reason}")
-    return " | ".join(parts)
+        parts.append(f"gdl2pl's goal values for {diff.role}: {sorted(map(str, values))}")
+    for fact in facts:
+        try:
+            atom = _atom(sm, diff, fact, step)
+        except Exception:  # an engine's fact that is not a KIF term
+            parts.append(f"{fact}: not a term of this game")
+            continue
+        parts.append(f"{where}: " + _explained(sm, atom, asked, joint))
+    return "\n".join(parts)
