@@ -130,3 +130,114 @@ def read_moves(path: str) -> list[tuple[str, list[str]]]:
                 )
             out += [(where, jm) for jm in joints]
     return out
+
+
+def graph(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from gdl2pl.load import read_game
+
+    from .relgraph import GraphvizMissingError, relation_graph, to_dot, to_mermaid, to_svg
+
+    g = relation_graph(read_game(args.game, syntax=args.syntax), Path(args.game).name)
+    if args.format == "svg":
+        try:
+            _write(to_svg(g))
+        except GraphvizMissingError as e:
+            raise InputError(str(e)) from None
+    else:
+        _write(to_dot(g) if args.format == "dot" else to_mermaid(g))
+    return 0
+
+
+def model(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from gdl2pl.bridge import StateMachine
+
+    from gdl2pl.load import read_game
+    from gdl2pl.normalize import normalize_case
+    from gdl2pl.syntax import Description
+
+    from . import model as m
+
+    program = read_game(args.file, syntax=args.syntax)
+    named = [n.strip() for n in (args.inputs or "").split(",") if n.strip()]
+    check_program(program, args.file)
+    clauses = list(program.clauses)
+    if args.input:
+        facts = read_game(args.input, syntax="kif")
+        inputs = m.input_relations(program, named)
+        m.check_input(facts, inputs, args.input)
+        clauses += facts.clauses
+    whole = normalize_case(Description(tuple(clauses), program.source))
+    inputs = m.input_relations(program, named) if (args.input or named) else frozenset()
+    if args.herbrand:
+        return _print_herbrand(m.herbrand(whole), args.json)
+    rels = m.relations(whole)
+    is_game = ("role", 1) in rels
+    if (args.state or args.moves) and not is_game:
+        raise InputError(f"{args.file} is not a game (no role): --state/--moves do not apply")
+    with StateMachine.from_description(whole, name=Path(args.file).name) as sm:
+        state: Any = ()
+        joint: Any = ()
+        if args.state or args.moves:
+            states, joints = _states(sm, args)
+            state = states[-1]
+            if joints:
+                state, joint = states[-2], [sm.term(j) for j in joints[-1]]
+            inputs = inputs | {("true", 1), ("does", 2)}
+        result = m.evaluate(sm, rels, state, joint, inputs)
+    shown = result.output() if inputs else result.relations
+    if args.json:
+        print(json.dumps({name: atoms for (name, _), atoms in shown.items()}))
+    else:
+        for (name, arity), atoms in shown.items():
+            print(f"% {name}/{arity}: {len(atoms)} atom{'s' if len(atoms) != 1 else ''}")
+            for a in atoms:
+                print(a)
+    return 0
+
+
+def check_program(program: Any, path: str) -> None:
+    from . import model as m
+
+    try:
+        m.check_program(program, path)
+    except m.ModelError as e:
+        raise InputError(f"not a safe, stratified program:\n{e}") from None
+
+
+def _print_herbrand(h: Any, as_json: bool) -> int:
+    u, b = h.universe_size, h.base_size
+    small_u = u is not None and u <= 100
+    small_b = b is not None and b <= 200
+    funcs = [f"{n}/{a}" for n, a in h.functions]
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "universe_size": u,
+                    "universe": h.universe() if small_u else None,
+                    "function_constants": funcs,
+                    "base_size": b,
+                    "base": list(h.base()) if small_b else None,
+                }
+            )
+        )
+        return 0
+    if u is None:
+        print(f"Herbrand universe: infinite (function constants {', '.join(funcs)} nest "
+              f"without end over the {len(h.constants)} object constants)")
+    else:
+        print(f"Herbrand universe: {u} object constants")
+        if small_u and u:
+            print("  " + " ".join(h.universe()))
+    if b is None:
+        print(f"Herbrand base: infinite ({len(h.relations)} relations over an infinite universe)")
+    else:
+        print(f"Herbrand base: {b} ground atoms over {len(h.relations)} relations")
+        if small_b:
+            for a in h.base():
+                print("  " + a)
+    return 0

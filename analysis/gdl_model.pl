@@ -1,0 +1,77 @@
+/*  gdl_model: every answer of given relations of a loaded program (a game or any
+    logic program translated by gdl2pl), for `gdl2pl model`.
+
+    The input model of a game (its state, and a joint move as does/2) is installed
+    first; every table of the module is cleared before and after, so no answer
+    leaks into the runtime's later queries. Terms go out in py form (atoms, and
+    lists [Functor, Arg...] for compound terms).
+*/
+
+:- module(gdl_model, [ model_answers/6 ]).  % +Module, +State, +Joint, +Preds, +Limit, -Answers
+:- use_module(library(apply)).
+:- use_module(library(lists)).
+
+:- import(gdl_runtime:state_install/2).
+:- import(gdl_runtime:state_current/2).
+:- import(gdl_runtime:state_roles/2).
+
+%!  model_answers(+Module, +State, +Joint, +Preds, +Limit, -Answers) is det.
+%
+%   Preds is a list of [Name, Arity] (Prolog predicate names); Answers the sorted
+%   answers of each, as lists of arguments in py form. Raises
+%   gdl_model(inference_limit) past Limit inferences in all.
+
+model_answers(M0, PyState, PyJoint, Preds, Limit, Answers) :-
+    atom_string(M, M0),
+    maplist(from_py, PyState, Fs),
+    sort(Fs, State),
+    maplist(from_py, PyJoint, Joint),
+    state_current(M, Saved),
+    setup_call_cleanup(
+        enter(M, State, Joint, Refs),
+        ( call_with_inference_limit(maplist(answers(M), Preds, Answers), Limit, R),
+          ( R == inference_limit_exceeded -> throw(gdl_model(inference_limit)) ; true ) ),
+        leave(M, Saved, Refs)).
+
+enter(M, State, Joint, Refs) :-
+    state_install(M, State),
+    (   Joint == []
+    ->  Refs = []
+    ;   state_roles(M, Roles),
+        maplist(assert_does(M), Roles, Joint, Refs)
+    ),
+    abolish_module_tables(M).
+
+assert_does(M, Role, Move, Ref) :-
+    assertz(M:does(Role, Move), Ref).
+
+leave(M, Saved, Refs) :-
+    maplist(erase, Refs),
+    abolish_module_tables(M),
+    state_install(M, Saved).
+
+answers(M, [N0, Arity], Sorted) :-
+    atom_string(N, N0),
+    functor(G, N, Arity),
+    (   current_predicate(M:N/Arity)
+    ->  findall(Args, ( call(M:G), G =.. [_|As], maplist(to_py, As, Args) ), All)
+    ;   All = []
+    ),
+    sort(All, Sorted).
+
+to_py(T, P) :-
+    (   atomic(T) -> P = T
+    ;   compound_name_arguments(T, N, As),
+        maplist(to_py, As, Ps),
+        P = [N|Ps]
+    ).
+
+from_py(P, T) :-
+    (   atom(P) -> T = P
+    ;   string(P) -> atom_string(T, P)
+    ;   integer(P) -> atom_number(T, P)
+    ;   P = [N0|Ps]
+    ->  from_py(N0, N),
+        maplist(from_py, Ps, As),
+        (   As == [] -> T = N ; compound_name_arguments(T, N, As) )
+    ).

@@ -1,0 +1,290 @@
+"""Minimal models of logic programs in GDL syntax, outputs of open programs, and the
+Herbrand universe and base.
+
+``minimal_model(d, ...)`` checks that the program is safe and stratified (errors name
+the rule and line), adds the input model (facts of the input relations), translates the
+whole into a Prolog module with gdl2pl's translator (which evaluates stratified negation
+by strata and recursion by tabling), and reads every answer of every relation. For a
+game, a state and a joint move are the input model of ``true`` and ``does``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from gdl2pl.check import check_description, format_finding
+from gdl2pl.errors import GdlError
+from gdl2pl.kif import kif_term
+from gdl2pl.syntax import (
+    And,
+    Const,
+    Description,
+    Distinct,
+    Fact,
+    Func,
+    Literal,
+    Not,
+    Or,
+    Rule,
+    Sentence,
+    Term,
+    is_ground,
+)
+from gdl2pl.translate import predicate_name
+
+#: Checker findings that make a minimal model undefined or unreadable.
+FATAL = frozenset(
+    {
+        "unsafe-variable",
+        "variable-in-fact",
+        "unstratified-negation",
+        "negation-cycle",
+        "arity-mismatch",
+        "defines-input",
+        "negated-non-sentence",
+        "keyword-as-function",
+        "zero-arity-function",
+    }
+)
+INFERENCE_LIMIT = 500_000_000
+MODEL_MODULE = "gdl_model"
+_loaded = False
+
+
+class ModelError(GdlError):
+    """The program has no (computable) minimal model, or its input is ill-formed."""
+
+
+Relation = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class Model:
+    """Each relation's atoms (KIF strings, sorted), in order of first appearance;
+    ``inputs`` the relations taken as input (not printed as output)."""
+
+    relations: dict[Relation, list[str]]
+    inputs: frozenset[Relation]
+
+    def output(self) -> dict[Relation, list[str]]:
+        return {k: v for k, v in self.relations.items() if k not in self.inputs}
+
+
+def relations(d: Description) -> dict[Relation, bool]:
+    """Every relation (name, arity) of ``d`` in order of first appearance, mapped to
+    whether some clause has it as its head."""
+    out: dict[Relation, bool] = {}
+    for c in d.clauses:
+        key = _key(c.head)
+        out[key] = True
+        if isinstance(c, Rule):
+            for s in _atoms(c.body):
+                out.setdefault(_key(s), False)
+    return out
+
+
+def _key(s: Sentence) -> Relation:
+    return (s.name, len(s.args) if isinstance(s, Func) else 0)
+
+
+def _atoms(lits: Iterable[Literal]) -> Iterator[Sentence]:
+    for lit in lits:
+        if isinstance(lit, Const | Func):
+            yield lit
+        elif isinstance(lit, Not):
+            yield from _atoms([lit.body])
+        elif isinstance(lit, Or):
+            yield from _atoms(lit.disjuncts)
+        elif isinstance(lit, And):
+            yield from _atoms(lit.conjuncts)
+
+
+def check_program(d: Description, path: str) -> None:
+    """Raise ``ModelError`` naming each rule that is unsafe or not stratified."""
+    bad = [f for f in check_description(d, path) if f.is_error and f.code in FATAL]
+    if bad:
+        raise ModelError("\n".join(format_finding(f, path) for f in bad))
+
+
+def input_relations(d: Description, named: Iterable[str] = ()) -> frozenset[Relation]:
+    """Relations in no clause head, and those ``named`` (which must head no rule)."""
+    rels = relations(d)
+    names = set(named)
+    for c in d.clauses:
+        if isinstance(c, Rule) and c.head.name in names:
+            raise ModelError(
+                f"{c.pos}: input relation {c.head.name} is defined by a rule (an input "
+                "relation may appear only in rule bodies)"
+            )
+    unknown = names - {n for n, _ in rels}
+    if unknown:
+        raise ModelError(f"--inputs: no relation named {', '.join(sorted(unknown))}")
+    return frozenset(k for k, defined in rels.items() if not defined or k[0] in names)
+
+
+def check_input(facts: Description, inputs: frozenset[Relation], path: str) -> None:
+    """Each clause of an input model must be a ground fact of an input relation."""
+    for c in facts.clauses:
+        where = c.pos if c.pos and c.pos.file else f"{path}:{c.pos.line if c.pos else '?'}"
+        if not isinstance(c, Fact):
+            raise ModelError(f"{where}: an input model holds facts only, not rules")
+        if not all(is_ground(a) for a in (c.head.args if isinstance(c.head, Func) else ())):
+            raise ModelError(f"{where}: the input fact {kif_term(c.head)} is not ground")
+        if _key(c.head) not in inputs:
+            ins = ", ".join(f"{n}/{a}" for n, a in sorted(inputs)) or "none"
+            raise ModelError(
+                f"{where}: {kif_term(c.head)} is not an atom of an input relation "
+                f"(input relations: {ins})"
+            )
+
+
+def model_runtime() -> Any:
+    global _loaded
+    from gdl2pl.bridge.engine import attach_thread, runtime
+
+    janus = runtime()
+    attach_thread()
+    if not _loaded:
+        path = resources.files("gdl2pl.analysis") / "gdl_model.pl"
+        with resources.as_file(path) as p:
+            janus.query_once("use_module(F)", {"F": str(p)})
+        _loaded = True
+    return janus
+
+
+def evaluate(
+    sm: Any,
+    rels: Iterable[Relation],
+    state: Iterable[Term] = (),
+    joint: Iterable[Term] = (),
+    inputs: frozenset[Relation] = frozenset(),
+) -> Model:
+    """The minimal model of the loaded program ``sm`` (a ``StateMachine``) with the
+    state as ``true`` and the joint move as ``does``: every atom of each relation."""
+    janus = model_runtime()
+    keys = list(rels)
+    preds = [[_pred(n, a), a] for n, a in keys]
+    try:
+        answers = janus.apply_once(
+            MODEL_MODULE,
+            "model_answers",
+            sm.module,
+            [_py(f) for f in state],
+            [_py(m) for m in joint],
+            preds,
+            INFERENCE_LIMIT,
+        )
+    except janus.PrologError as e:
+        text = str(e)
+        if "inference_limit" in text or "resource" in text.lower():
+            raise ModelError(
+                "the model is too large to compute (infinite, or over the inference limit)"
+            ) from None
+        raise ModelError(f"Prolog raised: {text}") from None
+    out: dict[Relation, list[str]] = {}
+    for (name, arity), rows in zip(keys, answers, strict=True):
+        atoms = [_atom(name, row) for row in rows]
+        out[(name, arity)] = sorted(atoms) if arity else atoms
+    return Model(out, inputs)
+
+
+def _pred(name: str, arity: int) -> str:
+    return name if name in ("true", "does") else predicate_name(name, arity)
+
+
+def _py(t: Term) -> Any:
+    if isinstance(t, Func):
+        return [t.name, *(_py(a) for a in t.args)]
+    if isinstance(t, Const):
+        return t.name
+    raise ModelError(f"not ground: ?{t.name}")
+
+
+def _term(x: Any) -> Term:
+    if isinstance(x, list):
+        return Func(_sym(x[0]), tuple(_term(a) for a in x[1:]))
+    return Const(_sym(x))
+
+
+def _sym(x: Any) -> str:
+    return str(x).lower() if isinstance(x, bool) else str(x)
+
+
+def _atom(name: str, row: list[Any]) -> str:
+    return kif_term(Func(name, tuple(_term(a) for a in row))) if row else name
+
+
+# -- Herbrand universe and base ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Herbrand:
+    """Object constants, function constants (name, arity), relations, and the sizes of
+    the universe and base (None when infinite)."""
+
+    constants: tuple[str, ...]
+    functions: tuple[tuple[str, int], ...]
+    relations: tuple[Relation, ...]
+
+    @property
+    def universe_size(self) -> int | None:
+        return None if self.functions else len(self.constants)
+
+    @property
+    def base_size(self) -> int | None:
+        u = self.universe_size
+        if u is None:
+            return None if any(a for _, a in self.relations) else len(self.relations)
+        return sum(u**a for _, a in self.relations)
+
+    def universe(self) -> list[str]:
+        return list(self.constants)
+
+    def base(self) -> Iterator[str]:
+        from itertools import product
+
+        for name, arity in self.relations:
+            if arity == 0:
+                yield name
+            else:
+                for args in product(self.constants, repeat=arity):
+                    yield f"({name} {' '.join(args)})"
+
+
+def herbrand(d: Description) -> Herbrand:
+    consts: dict[str, None] = {}
+    funcs: dict[tuple[str, int], None] = {}
+
+    def term(t: Term) -> None:
+        if isinstance(t, Const):
+            consts.setdefault(t.name, None)
+        elif isinstance(t, Func):
+            funcs.setdefault((t.name, len(t.args)), None)
+            for a in t.args:
+                term(a)
+
+    def literal(lit: Literal) -> None:
+        if isinstance(lit, Func):
+            for a in lit.args:
+                term(a)
+        elif isinstance(lit, Not):
+            literal(lit.body)
+        elif isinstance(lit, Distinct):
+            term(lit.left)
+            term(lit.right)
+        elif isinstance(lit, Or):
+            for x in lit.disjuncts:
+                literal(x)
+        elif isinstance(lit, And):
+            for x in lit.conjuncts:
+                literal(x)
+
+    for c in d.clauses:
+        literal(c.head)
+        if isinstance(c, Rule):
+            for lit in c.body:
+                literal(lit)
+    return Herbrand(tuple(sorted(consts)), tuple(sorted(funcs)), tuple(relations(d)))

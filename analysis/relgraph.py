@@ -1,0 +1,137 @@
+"""The dependency graph of a description's relations, drawn as Graphviz DOT or Mermaid.
+
+An edge goes from a relation used in a rule's body to the rule's head relation; edges from
+atoms under ``not`` are dashed and labelled ``not``. Each relation is labelled with its
+stratum (``DependencyGraph.strata``); recursive components are boxed; GDL's keyword
+relations are drawn in another shape and colour, ``true`` and ``does`` (the inputs of
+every game) in a third. ``svg`` runs Graphviz's ``dot`` program when it is installed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+from gdl2pl.depgraph import DependencyGraph, dependency_graph
+from gdl2pl.errors import GdlError
+from gdl2pl.normalize import normalize_case
+from gdl2pl.syntax import Description
+
+KEYWORDS = frozenset({"role", "base", "input", "init", "legal", "next", "goal", "terminal"})
+INPUTS = frozenset({"true", "does"})
+
+
+class GraphvizMissingError(GdlError):
+    """svg output was asked for and Graphviz's ``dot`` program is not installed."""
+
+
+@dataclass(frozen=True)
+class RelationGraph:
+    """What is drawn: relations, edges (body, head, negative), strata (None when a
+    cycle goes through ``not``), recursive components (those of more than one relation
+    or with a self-loop)."""
+
+    name: str
+    relations: tuple[str, ...]
+    edges: tuple[tuple[str, str, bool], ...]
+    strata: dict[str, int] | None
+    recursive: tuple[tuple[str, ...], ...]
+
+
+def relation_graph(d: Description, name: str = "game") -> RelationGraph:
+    g: DependencyGraph = dependency_graph(normalize_case(d), key=str)
+    edges = tuple(sorted({(e.body, e.head, e.negative) for e in g.edges}))
+    rec = g.recursive()
+    comps = tuple(
+        tuple(sorted(c)) for c in g.components() if c & rec
+    )
+    return RelationGraph(name, tuple(g.nodes), edges, g.strata(), comps)
+
+
+def _kind(rel: str) -> str:
+    return "keyword" if rel in KEYWORDS else "input" if rel in INPUTS else "relation"
+
+
+def _label(g: RelationGraph, rel: str) -> str:
+    if g.strata is None:
+        return rel
+    return f"{rel}\\nstratum {g.strata[rel]}"
+
+
+def _q(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def to_dot(g: RelationGraph) -> str:
+    style = {
+        "keyword": 'shape=box, style="rounded,filled,bold", fillcolor="#cfe2ff"',
+        "input": 'shape=box, style="filled", fillcolor="#fff3cd"',
+        "relation": "shape=ellipse",
+    }
+    out = [f"digraph {_q(g.name)} {{", "  rankdir=BT;"]
+    out.append(
+        f"  label={_q('strata: not computable, a cycle goes through not')};"
+        if g.strata is None
+        else '  label="edges: body -> head; dashed = under not; boxes: recursive components";'
+    )
+    for i, comp in enumerate(g.recursive):
+        out.append(f"  subgraph cluster_{i} {{")
+        out.append(f'    label="recursive {i + 1}"; style=rounded; color="#888888";')
+        out.extend(f"    {_q(r)};" for r in comp)
+        out.append("  }")
+    for rel in g.relations:
+        label = _label(g, rel).replace('"', '\\"')
+        out.append(f'  {_q(rel)} [label="{label}", {style[_kind(rel)]}];')
+    for body, head, neg in g.edges:
+        attrs = ' [style=dashed, color="#c00000", label="not"]' if neg else ""
+        out.append(f"  {_q(body)} -> {_q(head)}{attrs};")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def to_mermaid(g: RelationGraph) -> str:
+    ids = {rel: f"r{i}" for i, rel in enumerate(g.relations)}
+    out = ["flowchart BT"]
+
+    def node(rel: str) -> str:
+        text = rel if g.strata is None else f"{rel} (stratum {g.strata[rel]})"
+        text = text.replace('"', "#quot;")
+        shape = {"keyword": '(["{}"])', "input": '[/"{}"/]', "relation": '["{}"]'}[_kind(rel)]
+        return ids[rel] + shape.format(text)
+
+    boxed = {r for comp in g.recursive for r in comp}
+    for i, comp in enumerate(g.recursive):
+        out.append(f"  subgraph rec{i + 1} [recursive {i + 1}]")
+        out.extend(f"    {node(r)}" for r in comp)
+        out.append("  end")
+    out.extend(f"  {node(rel)}" for rel in g.relations if rel not in boxed)
+    for body, head, neg in g.edges:
+        arrow = "-. not .->" if neg else "-->"
+        out.append(f"  {ids[body]} {arrow} {ids[head]}")
+    out.append("  classDef keyword fill:#cfe2ff,stroke:#1f4e99,stroke-width:2px")
+    out.append("  classDef input fill:#fff3cd")
+    for kind in ("keyword", "input"):
+        members = [ids[r] for r in g.relations if _kind(r) == kind]
+        if members:
+            out.append(f"  class {','.join(members)} {kind}")
+    if g.strata is None:
+        out.append("  %% strata: not computable, a cycle goes through not")
+    return "\n".join(out) + "\n"
+
+
+def to_svg(g: RelationGraph, dot_program: str | None = None) -> str:
+    """The DOT drawing rendered by Graphviz (raises ``GraphvizMissingError`` without it)."""
+    dot = dot_program or shutil.which("dot")
+    if dot is None:
+        raise GraphvizMissingError(
+            "svg output needs Graphviz's dot program, which is not installed "
+            "(Debian/Ubuntu: apt-get install graphviz; macOS: brew install graphviz); "
+            "or print --format dot and render it elsewhere"
+        )
+    done = subprocess.run(
+        [dot, "-Tsvg"], input=to_dot(g), capture_output=True, text=True, timeout=60, check=False
+    )
+    if done.returncode != 0:
+        raise GdlError(f"dot failed: {done.stderr.strip()}")
+    return done.stdout
