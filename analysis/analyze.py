@@ -173,9 +173,18 @@ def _walk_note(walks: list[Walk], budget: Budget) -> str:
         return "the search stopped at its budget"
     s = _walk_summary(walks, [], budget)
     return (
-        f"search stopped at its budget; of {s['matches']} random matches, {s['terminal']} "
-        f"ended (length {s['length_min']}..{s['length_max']}), {s['long']} ran past "
-        f"{budget.walk_depth} steps: suggestive only"
+        f"search stopped at its budget; random matches ({_walk_counts(s)}) suggest "
+        "nothing is wrong, but prove nothing"
+    )
+
+
+def _walk_counts(s: dict) -> str:
+    ended = f"{s['terminal']} of {s['matches']} ended"
+    if s["terminal"]:
+        ended += f" after {s['length_min']}..{s['length_max']} steps"
+    return (
+        f"{ended}, {s['long']} ran past {s['max_depth']} steps, {s['cycle']} came back to "
+        f"an earlier state, {s['stuck']} got stuck"
     )
 
 
@@ -225,12 +234,7 @@ def format_report(report: dict) -> str:
         b = report["branching"]
         lines.append(f"joint moves per state: {b['min']}..{b['max']} (mean {b['mean']})")
     if "random_matches" in report:
-        m = report["random_matches"]
-        lines.append(
-            f"random matches: {m['matches']} played, {m['terminal']} ended "
-            f"(length {m['length_min']}..{m['length_max']}), {m['long']} longer than "
-            f"{m['max_depth']} steps, {m['cycle']} cycled, {m['stuck']} stuck"
-        )
+        lines.append(f"random matches: {_walk_counts(report['random_matches'])}")
     for name, p in report["properties"].items():
         label = name.replace("_", " ")
         if "roles" in p:

@@ -28,6 +28,8 @@ def analyze(args: argparse.Namespace) -> int:
         raise InputError("--max-states and --seconds must be positive, --walks not negative")
     budget = Budget(args.max_states, args.seconds, walks=args.walks, seed=args.seed)
     with StateMachine.from_file(args.game, syntax=args.syntax) as sm:
+        if not sm.roles:
+            raise InputError(f"{args.game}: not a game: it defines no role")
         report = run(sm, budget)
     if args.json:
         print(json.dumps(report))

@@ -84,6 +84,8 @@ def _guarded(name: str) -> Handler:
         except GdlError as e:
             print(f"{path}: error: {e}", file=sys.stderr)
             return 2
+        except BrokenPipeError:
+            raise
         except OSError as e:
             print(f"{path}: error: cannot read: {e.strerror or e}", file=sys.stderr)
             return 2
