@@ -1,0 +1,159 @@
+"""Explanations: proof trees for atoms that hold, first failing literals for atoms that
+do not, the mapping from each Prolog clause back to its GDL rule, and bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from prolog_env import require_prolog
+
+from gdl2pl.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+TICTACTOE = str(ROOT / "gdl2pl/examples/ticTacToe.kif")
+
+
+@pytest.fixture(autouse=True)
+def _prolog() -> None:
+    require_prolog()
+
+
+@pytest.fixture(scope="module")
+def sm():
+    require_prolog()
+    from gdl2pl.bridge import StateMachine
+
+    with StateMachine.from_file(TICTACTOE) as machine:
+        yield machine
+
+
+def _nodes(node):
+    yield node
+    for child in node.children:
+        yield from _nodes(child)
+
+
+def test_legal_holds_with_rule_clause_and_bindings(sm) -> None:
+    from gdl2pl.bridge.explain import explain
+
+    e = explain(sm, sm.initial_state, "(legal xplayer (mark 1 1))")
+    assert e.holds
+    root = e.tree
+    assert root.rule is not None and root.rule.pos is not None
+    assert root.rule.source.startswith("(<= (legal ?r (mark ?m ?n))")
+    assert root.rule.prolog_text.startswith("legal(R, mark(M, N))")
+    assert {k: str(v) for k, v in root.rule.bindings.items()} == {"r": "xplayer", "m": "1", "n": "1"}
+    assert [c.text for c in root.children] == ["(true (control xplayer))", "(true (cell 1 1 b))"]
+    assert all(c.holds and c.kind == "state" for c in root.children)
+
+
+def test_every_clause_line_maps_back_to_its_gdl_rule(sm) -> None:
+    """SWI's line_count of each clause used is the line translate.py recorded for the
+    rule: the comment above the clause names the same source line."""
+    from gdl2pl.bridge.explain import explain
+
+    state = sm.next_state(sm.initial_state, ["(mark 2 2)", "noop"])
+    lines = sm.translation.text.split("\n")
+    checked = 0
+    for atom in ["(goal xplayer 50)", "terminal", "(legal oplayer (mark 1 1))", "(base (cell 1 1 x))"]:
+        for node in _nodes(explain(sm, state, atom, depth=4).tree):
+            if node.rule is None:
+                continue
+            assert node.rule.source != "?", node.text
+            comment = lines[node.rule.prolog_line - 2]
+            assert comment.startswith(f"% ticTacToe.kif:{node.rule.pos.line} "), comment
+            checked += 1
+    assert checked > 10
+
+
+def test_not_holding_names_the_first_failing_literal(sm) -> None:
+    from gdl2pl.bridge.explain import explain
+
+    state = sm.next_state(sm.initial_state, ["(mark 1 1)", "noop"])
+    e = explain(sm, state, "(legal oplayer (mark 1 1))")
+    assert not e.holds
+    (attempt,) = e.tree.children
+    assert attempt.kind == "attempt" and attempt.rule.failing == 2
+    assert attempt.rule.solutions == 1
+    (why,) = attempt.children
+    assert why.text == "(true (cell 1 1 b))" and why.kind == "no_state"
+
+
+def test_negation_and_depth(sm) -> None:
+    from gdl2pl.bridge.explain import explain
+
+    e = explain(sm, sm.initial_state, "terminal", depth=1)
+    assert not e.holds
+    assert len(e.tree.children) == 3  # three terminal rules, each fails
+    text = str(e)
+    assert "not explained further" in text
+    not_open = e.tree.children[2]
+    assert not_open.rule.source == "(<= terminal (not open))"
+    assert not_open.children[0].kind == "holds"  # (not open) fails: open holds
+    deeper = str(explain(sm, sm.initial_state, "terminal", depth=3))
+    assert "(true (cell 1 1 o)) does not hold: not in the state" in deeper
+
+
+def test_next_uses_the_joint_move(sm) -> None:
+    from gdl2pl.bridge.explain import explain
+
+    e = explain(sm, sm.initial_state, "(next (cell 1 1 x))", joint_move=["(mark 1 1)", "noop"])
+    assert e.holds
+    assert e.tree.children[0].text == "(does xplayer (mark 1 1))"
+    # the state installed for the state machine is left as it was
+    assert sm.legal_moves(sm.initial_state, "xplayer")[0] is not None
+    assert not explain(sm, sm.initial_state, "(next (cell 1 1 x))").holds
+
+
+def test_static_relation_is_proved_by_its_rules(sm) -> None:
+    from gdl2pl.bridge.explain import explain
+
+    e = explain(sm, sm.initial_state, "(input oplayer noop)")
+    assert e.holds and e.tree.rule.prolog_text.startswith("static_input(")
+
+
+def test_state_machine_queries_unaffected(sm) -> None:
+    from gdl2pl.bridge.explain import explain
+
+    s1 = sm.next_state(sm.initial_state, ["(mark 1 1)", "noop"])
+    before = sm.legal_moves(s1, "oplayer")
+    explain(sm, sm.initial_state, "(line x)")
+    assert sm.legal_moves(s1, "oplayer") == before
+
+
+def test_cli_holds_and_fails(tmp_path, capsys) -> None:
+    moves = tmp_path / "m.jsonl"
+    moves.write_text('["(mark 1 1)", "noop"]\n["noop", "(mark 2 2)"]\n')
+    assert main(["explain", TICTACTOE, "(next (cell 2 2 o))", "--moves", str(moves)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("(next (cell 2 2 o)) holds")
+    assert "ticTacToe.kif:30" in out and "clause at line" in out
+    state = "((cell 1 1 x) (control oplayer))"
+    assert main(["explain", TICTACTOE, "(legal oplayer (mark 1 1))", "--state", state]) == 1
+    assert "fails at literal 2" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("atom", "extra", "message"),
+    [
+        ("(foo 1)", [], "unknown relation foo"),
+        ("(legal ?r noop)", [], "not ground"),
+        ("(legal xplayer)", [], "takes 2 argument(s)"),
+        ("(next (cell 1 1 x))", [], "depends on the joint move"),
+        ("(legal x", [], "error"),
+    ],
+)
+def test_cli_bad_atoms(capsys, atom: str, extra: list[str], message: str) -> None:
+    assert main(["explain", TICTACTOE, atom, *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_cli_illegal_move_names_the_step(tmp_path, capsys) -> None:
+    moves = tmp_path / "m.jsonl"
+    moves.write_text(json.dumps({"moves": [["(mark 1 1)", "noop"], ["noop", "(mark 1 1)"]]}))
+    assert main(["explain", TICTACTOE, "terminal", "--moves", str(moves)]) == 2
+    err = capsys.readouterr().err
+    assert "m.jsonl:1: move 2:" in err and "not a legal move" in err
