@@ -229,8 +229,10 @@ def _print_herbrand(h: Any, as_json: bool) -> int:
         )
         return 0
     if u is None:
-        print(f"Herbrand universe: infinite (function constants {', '.join(funcs)} nest "
-              f"without end over the {len(h.constants)} object constants)")
+        print(
+            f"Herbrand universe: infinite (function constants {', '.join(funcs)} nest "
+            f"without end over the {len(h.constants)} object constants)"
+        )
     else:
         print(f"Herbrand universe: {u} object constants")
         if small_u and u:

@@ -43,9 +43,7 @@ def relation_graph(d: Description, name: str = "game") -> RelationGraph:
     g: DependencyGraph = dependency_graph(normalize_case(d), key=str)
     edges = tuple(sorted({(e.body, e.head, e.negative) for e in g.edges}))
     rec = g.recursive()
-    comps = tuple(
-        tuple(sorted(c)) for c in g.components() if c & rec
-    )
+    comps = tuple(tuple(sorted(c)) for c in g.components() if c & rec)
     return RelationGraph(name, tuple(g.nodes), edges, g.strata(), comps)
 
 

@@ -164,9 +164,7 @@ class Explorer:
     def joint_move(self, state: int, joint: int) -> list[str]:
         """Joint move number ``joint`` of ``state`` (KIF strings, role order)."""
         legal = self.legal(state)
-        return [
-            legal[r][self.space.role_move_index(state, joint, r)] for r in range(len(legal))
-        ]
+        return [legal[r][self.space.role_move_index(state, joint, r)] for r in range(len(legal))]
 
     def path_to(self, state: int) -> list[list[str]]:
         """A shortest list of joint moves from the initial state to ``state``."""

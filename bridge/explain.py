@@ -92,8 +92,8 @@ def _rule_lines(r: RuleUse, first: str, indent: str) -> Iterator[str]:
         clause = " ".join(r.prolog_text.split())
         yield f"{indent}   = clause at line {r.prolog_line} of the translation: {clause}"
     if r.bindings:
-        yield indent + "   with " + ", ".join(
-            f"?{k} = {kif_term(v)}" for k, v in r.bindings.items()
+        yield (
+            indent + "   with " + ", ".join(f"?{k} = {kif_term(v)}" for k, v in r.bindings.items())
         )
     if r.failing is not None:
         after = ""
@@ -404,4 +404,3 @@ def _var_order(rule: NormalRule) -> list[str]:
     for lit in rule.body:
         walk(lit)
     return list(names)
-

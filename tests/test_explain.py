@@ -44,7 +44,11 @@ def test_legal_holds_with_rule_clause_and_bindings(sm) -> None:
     assert root.rule is not None and root.rule.pos is not None
     assert root.rule.source.startswith("(<= (legal ?r (mark ?m ?n))")
     assert root.rule.prolog_text.startswith("legal(R, mark(M, N))")
-    assert {k: str(v) for k, v in root.rule.bindings.items()} == {"r": "xplayer", "m": "1", "n": "1"}
+    assert {k: str(v) for k, v in root.rule.bindings.items()} == {
+        "r": "xplayer",
+        "m": "1",
+        "n": "1",
+    }
     assert [c.text for c in root.children] == ["(true (control xplayer))", "(true (cell 1 1 b))"]
     assert all(c.holds and c.kind == "state" for c in root.children)
 
@@ -57,7 +61,12 @@ def test_every_clause_line_maps_back_to_its_gdl_rule(sm) -> None:
     state = sm.next_state(sm.initial_state, ["(mark 2 2)", "noop"])
     lines = sm.translation.text.split("\n")
     checked = 0
-    for atom in ["(goal xplayer 50)", "terminal", "(legal oplayer (mark 1 1))", "(base (cell 1 1 x))"]:
+    for atom in [
+        "(goal xplayer 50)",
+        "terminal",
+        "(legal oplayer (mark 1 1))",
+        "(base (cell 1 1 x))",
+    ]:
         for node in _nodes(explain(sm, state, atom, depth=4).tree):
             if node.rule is None:
                 continue
