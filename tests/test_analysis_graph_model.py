@@ -1,0 +1,157 @@
+"""gdl2pl graph (dot, mermaid, svg) and gdl2pl model (minimal models, open programs,
+Herbrand universe and base, errors for unsafe and unstratified programs)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from prolog_env import require_prolog
+
+from gdl2pl.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+TICTACTOE = str(ROOT / "gdl2pl/examples/ticTacToe.kif")
+BUTTONS = str(ROOT / "gdl2pl/examples/buttons.kif")
+GAMES = ROOT / "tests/games/analysis"
+
+
+def require_program(name: str) -> str:
+    """The path of an external program; skipped when missing, except in CI."""
+    path = shutil.which(name)
+    if path is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{name} is not installed (the CI setup installs it)")
+        pytest.skip(f"{name} is not installed")
+    return path
+
+
+# -- graph ------------------------------------------------------------------------------
+
+
+def test_dot_marks_negation_strata_keywords_and_recursion(capsys) -> None:
+    assert main(["graph", TICTACTOE]) == 0
+    dot = capsys.readouterr().out
+    assert dot.startswith('digraph "ticTacToe.kif" {')
+    assert '"open" -> "terminal" [style=dashed' in dot  # (not open)
+    assert '"line" -> "goal" [style=dashed' in dot
+    assert '"goal" [label="goal\\nstratum 1", shape=box' in dot  # keyword relation
+    assert '"true" [label="true\\nstratum 0", shape=box, style="filled"' in dot
+    assert '"row" [label="row\\nstratum 0", shape=ellipse]' in dot
+    assert "cluster" not in dot  # tic-tac-toe has no recursion
+
+
+def test_recursive_components_are_boxed(capsys) -> None:
+    assert main(["graph", str(GAMES / "unstratified.kif"), "--format", "mermaid"]) == 0
+    mermaid = capsys.readouterr().out
+    assert "subgraph rec1 [recursive 1]" in mermaid
+    assert "-. not .->" in mermaid
+    assert "strata: not computable" in mermaid
+
+
+def test_mermaid_classes(capsys) -> None:
+    assert main(["graph", BUTTONS, "--format", "mermaid"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("flowchart BT")
+    assert "class " in out and "keyword" in out
+
+
+def test_svg_without_graphviz_says_so(capsys, monkeypatch) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert main(["graph", BUTTONS, "--format", "svg"]) == 2
+    err = capsys.readouterr().err
+    assert "needs Graphviz's dot program" in err and "apt-get install graphviz" in err
+
+
+def test_svg_with_graphviz(capsys) -> None:
+    require_program("dot")
+    assert main(["graph", BUTTONS, "--format", "svg"]) == 0
+    assert "<svg" in capsys.readouterr().out
+
+
+# -- model ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def prolog() -> None:
+    require_prolog()
+
+
+def model_json(capsys, *argv: str) -> dict:
+    assert main(["model", *argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_open_program_outputs(capsys, prolog) -> None:
+    program = str(GAMES / "open_program.kif")
+    out1 = model_json(capsys, program, "--input", str(GAMES / "open_input1.kif"))
+    out2 = model_json(capsys, program, "--input", str(GAMES / "open_input2.kif"))
+    assert out1 == {"r": ["(r a b)"]}
+    assert out2 == {"r": ["(r a b)", "(r b b)"]}
+
+
+def test_closed_program_whole_model(capsys, prolog) -> None:
+    m = model_json(capsys, BUTTONS)
+    assert m["succ"][:2] == ["(succ 0 1)", "(succ 1 2)"]
+    assert m["legal"] == ["(legal robot a)", "(legal robot b)", "(legal robot c)"]
+    assert m["goal"] == ["(goal robot 0)"]  # no light is on without a state
+    assert m["terminal"] == [] and m["allOn"] == []
+
+
+def test_game_state_as_input(capsys, prolog) -> None:
+    state = "((cell 1 1 x) (cell 1 2 x) (cell 1 3 x) (control oplayer))"
+    m = model_json(capsys, TICTACTOE, "--state", state)
+    assert "true" not in m and "does" not in m  # input relations are not output
+    assert m["terminal"] == ["terminal"]
+    assert m["goal"] == ["(goal oplayer 0)", "(goal xplayer 100)"]
+    assert m["line"] == ["(line x)"]
+
+
+def test_game_moves_give_does(tmp_path, capsys, prolog) -> None:
+    moves = tmp_path / "m.jsonl"
+    moves.write_text('["(mark 2 2)", "noop"]\n')
+    m = model_json(capsys, TICTACTOE, "--moves", str(moves))
+    assert "(next (cell 2 2 x))" in m["next"] and "(next (control oplayer))" in m["next"]
+
+
+def test_text_output(capsys, prolog) -> None:
+    program = str(GAMES / "open_program.kif")
+    assert main(["model", program, "--input", str(GAMES / "open_input1.kif")]) == 0
+    assert capsys.readouterr().out == "% r/2: 1 atom\n(r a b)\n"
+
+
+def test_herbrand(capsys) -> None:
+    program = str(GAMES / "open_program.kif")
+    h = model_json(capsys, program, "--input", str(GAMES / "open_input1.kif"), "--herbrand")
+    assert h["universe"] == ["a", "b"] and h["universe_size"] == 2
+    assert h["base_size"] == 2**2 + 2**2 + 2  # binary r and p, unary q, over {a, b}
+    assert "(q b)" in h["base"] and "(r b a)" in h["base"] and len(h["base"]) == 10
+    inf = model_json(capsys, TICTACTOE, "--herbrand")
+    assert inf["universe_size"] is None and "cell/3" in inf["function_constants"]
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [("unsafe.kif", "unsafe.kif:3:"), ("unstratified.kif", "unstratified.kif:3:")],
+)
+def test_unsafe_or_unstratified_named(capsys, name: str, message: str) -> None:
+    assert main(["model", str(GAMES / name)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_input_facts_must_be_input_relations(tmp_path, capsys) -> None:
+    facts = tmp_path / "in.kif"
+    facts.write_text("(p a b)\n(r a a)\n")
+    assert main(["model", str(GAMES / "open_program.kif"), "--input", str(facts)]) == 2
+    err = capsys.readouterr().err
+    assert "in.kif:2" in err and "not an atom of an input relation" in err
+
+
+def test_state_on_a_non_game(capsys) -> None:
+    argv = ["model", str(GAMES / "open_program.kif"), "--state", "((a))"]
+    assert main(argv) == 2
+    assert "not a game" in capsys.readouterr().err
