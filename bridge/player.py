@@ -114,10 +114,10 @@ class _Worker:
         self.thread.start()
 
     def _run(self) -> None:
-        from .engine import prolog_thread_id, runtime
+        from .engine import prolog_thread_id
 
         try:
-            self.prolog_id = prolog_thread_id()  # attaches an engine to this thread
+            self.prolog_id = prolog_thread_id()  # an engine for this thread, freed at its end
         except Exception as e:  # no Prolog: every job will fail and say why
             log.error("worker cannot start Prolog: %s", _reason(e))
         while (job := self._jobs.get()) is not None:
@@ -131,8 +131,6 @@ class _Worker:
                     log.warning("%s: %s", job.what, _reason(e))
             finally:
                 job.done.set()
-        if self.prolog_id is not None:
-            runtime().detach_engine()
 
     def submit(self, what: str, run: Callable[[_Job], Any], budget: Budget) -> _Job:
         job = _Job(what, run, budget)
@@ -165,17 +163,13 @@ class _Interrupter:
         self._ids.put(worker.prolog_id)
 
     def _run(self) -> None:
-        from .engine import interrupt, runtime
+        from .engine import interrupt
 
-        used = False
         while (thread_id := self._ids.get()) is not None:
             try:
-                interrupt(thread_id)
-                used = True
+                interrupt(thread_id)  # attaches an engine to this thread, freed at its end
             except Exception as e:  # the worker is gone: nothing to stop
                 log.info("interrupt of Prolog thread %d: %s", thread_id, _reason(e))
-        if used:
-            runtime().detach_engine()
 
     def close(self) -> None:
         if self._thread is not None:
@@ -203,6 +197,17 @@ class _Match:
     @property
     def shown_id(self) -> str:
         return shown(self.id, 80)
+
+
+def _start_prolog() -> None:
+    """Start SWI-Prolog from the thread that makes the player (janus' first engine then
+    belongs to a thread that outlives the workers); without it, the jobs will say why."""
+    from .engine import PrologUnavailableError, runtime
+
+    try:
+        runtime()
+    except PrologUnavailableError as e:
+        log.error("SWI-Prolog is not available: %s", _reason(e))
 
 
 def _label(match_id: str) -> str:
@@ -234,6 +239,7 @@ class GamePlayer:
         self._retiring: list[_Worker] = []
         self._interrupter = _Interrupter()
         self._workers = 0
+        _start_prolog()
 
     # -- clocks ---------------------------------------------------------------------------
 
@@ -287,7 +293,10 @@ class GamePlayer:
 
     @property
     def busy(self) -> bool:
-        return self._match is not None
+        """A match is on, or too many old ones are still stopping to take a new one."""
+        with self._lock:
+            self._retiring = [w for w in self._retiring if w.alive]
+            return self._match is not None or len(self._retiring) >= MAX_RETIRING
 
     # -- messages -------------------------------------------------------------------------
 
@@ -321,15 +330,17 @@ class GamePlayer:
         return Reply(404, f"error: unknown match id {match_id}")
 
     def _start(self, msg: Start, received: float) -> Reply:
-        with self._lock:
-            self._retiring = [w for w in self._retiring if w.alive]
-            if self._match is not None or len(self._retiring) >= MAX_RETIRING:
+        if self.busy:
+            with self._lock:
                 why = (
                     f"busy with {self._match.shown_id}"
                     if self._match is not None
                     else f"{len(self._retiring)} old match(es) still stopping"
                 )
-                log.warning("start of %s refused: %s", shown(msg.match_id, 80), why)
+            log.warning("start of %s refused: %s", shown(msg.match_id, 80), why)
+            return Reply(200, "busy")
+        with self._lock:
+            if self._match is not None:  # another start won the race
                 return Reply(200, "busy")
             self._workers += 1
             match = self._match = _Match(
