@@ -1,1 +1,182 @@
-"""GDL games as OpenSpiel games."""
+"""GDL games as OpenSpiel games.
+
+>>> game = load_game("ticTacToe.kif")          # a pyspiel.Game
+>>> pyspiel.load_game("gdl", {"game": "ticTacToe.kif"})   # the same, through the registry
+
+Players are the roles in file order. A turn-taking game (see ``gdl2pl.adapters.game``) is
+SEQUENTIAL: the roles without a choice play their only move implicitly; any other game is
+SIMULTANEOUS. Deterministic, perfect information, terminal rewards only; returns are
+``(goal - 50) / 50``; utility ZERO_SUM/CONSTANT_SUM only when every reachable terminal
+state was seen to be so, else GENERAL_SUM. Action ids are per player (the role's move
+table); the observation tensor has one 0/1 entry per base proposition. String forms:
+``str(state)`` is the board drawn by ``gdl2pl.board.render_state``, action strings are KIF.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+import pyspiel
+from gdl2pl.adapters import GdlGame, find_game
+from gdl2pl.bridge import MachineState
+
+from gdl2pl.board import render_state
+
+SHORT_NAME = "gdl"
+#: Game parameters: ``game`` (file, or a name found by ``gdl2pl.adapters.find_game``),
+#: ``dynamics`` (auto, sequential, simultaneous), ``max_game_length`` (used when the
+#: reachable states were not all enumerated).
+DEFAULT_PARAMS: dict[str, Any] = {
+    "game": "ticTacToe.kif",
+    "dynamics": "auto",
+    "max_game_length": 10_000,
+}
+
+_Dyn = pyspiel.GameType.Dynamics
+_Util = pyspiel.GameType.Utility
+
+
+def _game_type(short_name: str, sequential: bool, utility: Any, num_players: int) -> Any:
+    return pyspiel.GameType(
+        short_name=short_name,
+        long_name="GDL game (gdl2pl)",
+        dynamics=_Dyn.SEQUENTIAL if sequential else _Dyn.SIMULTANEOUS,
+        chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
+        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+        utility=utility,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=num_players,
+        min_num_players=num_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=DEFAULT_PARAMS,
+    )
+
+
+class GdlOpenSpielGame(pyspiel.Game):
+    """A GDL game as a ``pyspiel.Game``; ``gdl`` holds the adapters' ``GdlGame``."""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        p = {**DEFAULT_PARAMS, **(params or {})}
+        path = find_game(str(p["game"]))
+        self.gdl = GdlGame(path, dynamics=p["dynamics"])
+        g = self.gdl
+        if g.zero_sum:
+            utility, utility_sum = _Util.ZERO_SUM, 0.0
+        elif g.constant_sum is not None:
+            utility, utility_sum = _Util.CONSTANT_SUM, g.constant_sum
+        else:
+            utility, utility_sum = _Util.GENERAL_SUM, None
+        length = g.kind.max_depth if g.kind.proved else int(p["max_game_length"])
+        info = pyspiel.GameInfo(
+            num_distinct_actions=g.num_actions,
+            max_chance_outcomes=0,
+            num_players=g.num_roles,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=utility_sum,
+            max_game_length=max(1, length),
+        )
+        game_type = _game_type(SHORT_NAME, g.turn_taking, utility, g.num_roles)
+        super().__init__(game_type, info, {**p, "game": os.fspath(p["game"])})
+
+    def new_initial_state(self) -> GdlOpenSpielState:
+        return GdlOpenSpielState(self)
+
+    def make_py_observer(
+        self, iig_obs_type: Any = None, params: dict[str, Any] | None = None
+    ) -> BaseObserver:
+        return BaseObserver(self.gdl)
+
+
+class GdlOpenSpielState(pyspiel.State):
+    """A state: the reasoner's ``MachineState`` (shared, immutable) plus the history."""
+
+    def __init__(self, game: GdlOpenSpielGame) -> None:
+        super().__init__(game)
+        self._gdl = game.gdl
+        self._sequential = game.gdl.turn_taking
+        self._pos = game.gdl.position(game.gdl.initial_state)
+
+    @property
+    def machine_state(self) -> MachineState:
+        """The reasoner's state."""
+        return self._pos.state
+
+    def current_player(self) -> int:
+        node = self._pos.node
+        if node.terminal:
+            return int(pyspiel.PlayerId.TERMINAL)
+        if self._sequential:
+            return self._gdl.sequential_mover(self._pos.state, node)
+        return int(pyspiel.PlayerId.SIMULTANEOUS)
+
+    def _legal_actions(self, player: int) -> list[int]:
+        node = self._pos.node
+        if node.terminal:
+            return []
+        if self._sequential and player != self.current_player():
+            return []
+        return list(node.legal[player])
+
+    def _apply_action(self, action: int) -> None:
+        mover = self.current_player()
+        joint = [ids[0] for ids in self._pos.node.legal]
+        joint[mover] = action
+        self._step(joint)
+
+    def _apply_actions(self, actions: list[int]) -> None:
+        self._step(list(actions))
+
+    def _step(self, joint: list[int]) -> None:
+        self._pos = self._gdl.position(self._gdl.next(self._pos.state, joint))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return str(self._gdl.moves[player][action])
+
+    def is_terminal(self) -> bool:
+        return self._pos.node.terminal
+
+    def returns(self) -> list[float]:
+        return list(self._pos.node.returns)
+
+    def rewards(self) -> list[float]:
+        return list(self._pos.node.returns)
+
+    def information_state_string(self, player: int | None = None) -> str:
+        return self.history_str()
+
+    def __str__(self) -> str:
+        return render_state(self.machine_state)
+
+
+class BaseObserver:
+    """Observation: one 0/1 entry per base proposition (``gdl.base``, in that order)."""
+
+    def __init__(self, gdl: GdlGame) -> None:
+        self._gdl = gdl
+        self.tensor = np.zeros(len(gdl.base), np.float32)
+        self.dict = {"observation": self.tensor}
+
+    def set_from(self, state: GdlOpenSpielState, player: int) -> None:
+        self.tensor[:] = self._gdl.observation(state.machine_state)
+
+    def string_from(self, state: GdlOpenSpielState, player: int) -> str:
+        return str(state)
+
+
+def load_game(path: str | os.PathLike[str], **options: Any) -> Any:
+    """The GDL game in ``path`` as a ``pyspiel.Game`` (options: ``dynamics``,
+    ``max_game_length``). Registered as ``gdl``: ``pyspiel.load_game("gdl", {"game": path})``."""
+    return GdlOpenSpielGame({**options, "game": os.fspath(path)})
+
+
+pyspiel.register_game(
+    _game_type(SHORT_NAME, True, _Util.GENERAL_SUM, 2), GdlOpenSpielGame
+)
+
+__all__ = ["SHORT_NAME", "GdlOpenSpielGame", "GdlOpenSpielState", "load_game"]

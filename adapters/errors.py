@@ -1,0 +1,20 @@
+"""What goes wrong when a GDL game cannot be represented in a game-AI library."""
+
+from __future__ import annotations
+
+from gdl2pl.errors import GdlError
+
+
+class AdapterError(GdlError):
+    """A game cannot be represented as asked; the message names the game, and where it
+    shows, the state and the role."""
+
+
+class DomainExplosionError(AdapterError):
+    """The static analysis of moves or fluents cannot bound a domain."""
+
+
+class UnrepresentableStateError(AdapterError):
+    """A reachable state breaks what the adapter promised (a role without a legal move,
+    no unique goal at the end, a move outside the action table, a second mover in a game
+    loaded as turn-taking)."""

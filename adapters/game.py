@@ -1,0 +1,327 @@
+"""One GDL game as the game-AI adapters see it: roles as players, stable integer actions,
+an observation vector, returns, and whether it is turn-taking.
+
+- Actions: per role, its moves from the game's ``input`` relation, or where the game has
+  none, from the static domain analysis of ``legal`` (``domains.py``), sorted by KIF text;
+  action ``i`` of a role means the same move in every state.
+- Observation: one 0/1 entry per base proposition (``base``, or the analysed fluents),
+  sorted by KIF text.
+- Returns: ``goal_return(g) = (g - 50) / 50``: goal 100 -> 1, 50 -> 0, 0 -> -1.
+- Kind: turn-taking (sequential) when in every reachable state at most one role has more
+  than one legal move. Shown by enumerating the reachable states within a budget
+  (``proved``); past the budget, judged on random playouts, and a later state with two
+  movers raises ``UnrepresentableStateError``. Any game may be loaded as simultaneous.
+
+What the reasoner answers about a state is cached per state (``node``), in one
+``state_info`` call; successors per (state, joint move) in a bounded cache.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections import OrderedDict, deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from gdl2pl.bridge import MachineState, StateMachine
+
+from gdl2pl.kif import kif_term
+from gdl2pl.load import read_game
+from gdl2pl.syntax import Term
+
+from .domains import MAX_TERMS, analyse_domains
+from .errors import AdapterError, UnrepresentableStateError
+
+Dynamics = Literal["auto", "sequential", "simultaneous"]
+
+#: Players a move table may give an action space (beyond it the game is refused).
+MAX_ACTIONS = 1_000_000
+
+
+def goal_return(goal: int) -> float:
+    """The return a library sees for a GDL goal value: 100 -> 1, 50 -> 0, 0 -> -1."""
+    return (goal - 50) / 50
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """What the adapters need of one state, asked once."""
+
+    terminal: bool
+    legal: tuple[tuple[int, ...], ...]  # per role, its legal action ids (sorted)
+    returns: tuple[float, ...]  # per role; zeros unless terminal
+    mover: int  # the role to move when turn-taking; -1 when several roles choose
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Node:
+        return self  # immutable
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A state with its node: immutable, so copies share it."""
+
+    state: MachineState
+    node: Node
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Position:
+        return self
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """What the reachability analysis found."""
+
+    turn_taking: bool
+    proved: bool  # every reachable state was seen
+    states: int  # states seen
+    max_depth: int  # longest play seen
+    return_sums: frozenset[float]  # sums of returns over the terminal states seen
+
+
+def _short(state: MachineState, width: int = 200) -> str:
+    text = str(state)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+class GdlGame:
+    """A loaded game with the adapters' view of it. ``close()`` unloads it."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        dynamics: Dynamics = "auto",
+        analysis_states: int = 6_000,
+        analysis_steps: int = 2_000,
+        max_terms: int = MAX_TERMS,
+        cache_size: int = 200_000,
+        seed: int = 0,
+    ) -> None:
+        self.path = os.fspath(path)
+        self.name = os.path.basename(self.path)
+        description = read_game(self.path)
+        self.sm = StateMachine(description, name=self.name)
+        try:
+            self._setup(description, max_terms)
+            self._cache_size = cache_size
+            self._nodes: OrderedDict[MachineState, Node] = OrderedDict()
+            self._children: OrderedDict[tuple[MachineState, tuple[int, ...]], MachineState] = (
+                OrderedDict()
+            )
+            self._turn_taking_checked = False
+            if dynamics == "simultaneous":
+                self.kind = self.analyse(0, 0, seed)
+                self.turn_taking = False
+            else:
+                self.kind = self.analyse(analysis_states, analysis_steps, seed)
+                if dynamics == "sequential" and self.kind.proved and not self.kind.turn_taking:
+                    raise AdapterError(f"{self.name}: not turn-taking: several roles choose")
+                self.turn_taking = dynamics == "sequential" or self.kind.turn_taking
+        except BaseException:
+            self.sm.close()
+            raise
+
+    # -- static tables ------------------------------------------------------------------
+
+    def _setup(self, description: object, max_terms: int) -> None:
+        sm = self.sm
+        self.roles: tuple[Term, ...] = sm.roles
+        declared = [sm.input_moves(r) for r in self.roles]
+        base = sm.base_propositions
+        self.actions_from = "input" if all(declared) else "analysis"
+        self.base_from = "base" if base else "analysis"
+        if not all(declared) or not base:
+            domains = analyse_domains(description, self.roles, self.name, max_terms)  # type: ignore[arg-type]
+            if not all(declared):
+                declared = [sorted(domains.moves[r], key=kif_term) for r in self.roles]
+            if not base:
+                base = list(domains.fluents)
+        self.moves: tuple[tuple[Term, ...], ...] = tuple(
+            tuple(sorted(set(ms), key=kif_term)) for ms in declared
+        )
+        for role, ms in zip(self.roles, self.moves, strict=True):
+            if not ms:
+                raise AdapterError(f"{self.name}: role {role} has no possible move")
+            if len(ms) > MAX_ACTIONS:
+                raise AdapterError(
+                    f"{self.name}: role {role} has {len(ms)} distinct moves, more than an "
+                    f"action space may hold ({MAX_ACTIONS})"
+                )
+        self.action_of: tuple[dict[Term, int], ...] = tuple(
+            {m: i for i, m in enumerate(ms)} for ms in self.moves
+        )
+        self.num_actions = max(len(ms) for ms in self.moves)
+        self.base: tuple[Term, ...] = tuple(sorted(set(base), key=kif_term))
+        self.base_index: dict[Term, int] = {f: i for i, f in enumerate(self.base)}
+
+    def __deepcopy__(self, memo: dict[int, object]) -> GdlGame:
+        return self  # shared by every state and copy (libraries deep-copy states)
+
+    @property
+    def num_roles(self) -> int:
+        return len(self.roles)
+
+    @property
+    def initial_state(self) -> MachineState:
+        return self.sm.initial_state
+
+    def close(self) -> None:
+        self.sm.close()
+
+    # -- per state ----------------------------------------------------------------------
+
+    def node(self, state: MachineState) -> Node:
+        """Terminal flag, legal action ids per role, returns and mover of ``state``;
+        ``UnrepresentableStateError`` if the state breaks the adapters' contract."""
+        node = self._nodes.get(state)
+        if node is not None:
+            return node
+        terminal, legal, goals = self.sm.state_info(state)
+        if terminal:
+            returns = []
+            for role, vs in zip(self.roles, goals, strict=True):
+                if len(vs) != 1 or not isinstance(vs[0], int):
+                    what = "no goal value" if not vs else f"goal values {vs}"
+                    raise UnrepresentableStateError(
+                        f"{self.name}: role {role} has {what} in the terminal state "
+                        f"{_short(state)}"
+                    )
+                returns.append(goal_return(vs[0]))
+            node = Node(True, tuple(() for _ in self.roles), tuple(returns), -1)
+        else:
+            ids = []
+            movers = []
+            for i, (role, ms) in enumerate(zip(self.roles, legal, strict=True)):
+                if not ms:
+                    raise UnrepresentableStateError(
+                        f"{self.name}: role {role} has no legal move in the non-terminal "
+                        f"state {_short(state)}"
+                    )
+                table = self.action_of[i]
+                try:
+                    ids.append(tuple(sorted(table[m] for m in ms)))
+                except KeyError:
+                    bad = next(m for m in ms if m not in table)
+                    raise UnrepresentableStateError(
+                        f"{self.name}: the legal move {bad} of role {role} is not in its "
+                        f"action table (from {self.actions_from}) in state {_short(state)}"
+                    ) from None
+                if len(ms) > 1:
+                    movers.append(i)
+            mover = movers[0] if len(movers) == 1 else 0 if not movers else -1
+            node = Node(False, tuple(ids), tuple(0.0 for _ in self.roles), mover)
+        self._remember(self._nodes, state, node)
+        return node
+
+    def position(self, state: MachineState) -> Position:
+        return Position(state, self.node(state))
+
+    def sequential_mover(self, state: MachineState, node: Node) -> int:
+        """The mover of a non-terminal state of a game loaded as turn-taking."""
+        if node.mover < 0:
+            pairs = zip(self.roles, node.legal, strict=True)
+            choosers = [str(r) for r, ids in pairs if len(ids) > 1]
+            raise UnrepresentableStateError(
+                f"{self.name}: loaded as turn-taking, but roles {', '.join(choosers)} all "
+                f"have a choice in state {_short(state)} (load it as simultaneous)"
+            )
+        return node.mover
+
+    def next(self, state: MachineState, joint: Sequence[int]) -> MachineState:
+        """The state after the joint action (one action id per role, assumed legal)."""
+        key = (state, tuple(joint))
+        child = self._children.get(key)
+        if child is None:
+            moves = [self.moves[i][a] for i, a in enumerate(joint)]
+            child = self.sm.next_state(state, moves)
+            self._remember(self._children, key, child)
+        return child
+
+    def observation(self, state: MachineState) -> list[int]:
+        """One 0/1 entry per base proposition."""
+        vec = [0] * len(self.base)
+        index = self.base_index
+        for f in state:
+            i = index.get(f)
+            if i is None:
+                raise UnrepresentableStateError(
+                    f"{self.name}: the fluent {f} is not among the base propositions "
+                    f"(from {self.base_from}) in state {_short(state)}"
+                )
+            vec[i] = 1
+        return vec
+
+    def _remember(self, cache: OrderedDict, key: object, value: object) -> None:  # type: ignore[type-arg]
+        cache[key] = value
+        if len(cache) > self._cache_size:
+            cache.popitem(last=False)
+
+    # -- analysis -----------------------------------------------------------------------
+
+    def analyse(self, max_states: int, max_steps: int, seed: int) -> Kind:
+        """Enumerate the reachable states breadth-first (at most ``max_states``); if there
+        are more, play random matches for at most ``max_steps`` steps instead."""
+        start = self.initial_state
+        seen = {start: 0}
+        queue = deque([start])
+        turn_taking = True
+        sums: set[float] = set()
+        max_depth = 0
+        complete = max_states > 0
+        while queue and complete:
+            s = queue.popleft()
+            node = self.node(s)
+            depth = seen[s]
+            max_depth = max(max_depth, depth)
+            if node.terminal:
+                sums.add(round(sum(node.returns), 9))
+                continue
+            if node.mover < 0:  # a second mover: simultaneous, no need to look further
+                return Kind(False, False, len(seen), max_depth, frozenset())
+            for joint in _product(node.legal):
+                child = self.sm.next_state(s, [self.moves[i][a] for i, a in enumerate(joint)])
+                if child not in seen:
+                    if len(seen) >= max_states:
+                        complete = False
+                        break
+                    seen[child] = depth + 1
+                    queue.append(child)
+        if complete:
+            return Kind(turn_taking, True, len(seen), max_depth, frozenset(sums))
+        rng = random.Random(seed)
+        steps = 0
+        turn_taking = True
+        while steps < max_steps and turn_taking:
+            s, depth = start, 0
+            node = self.node(s)
+            while not node.terminal and steps < max_steps:
+                if node.mover < 0:
+                    turn_taking = False
+                    break
+                s = self.next(s, [rng.choice(ids) for ids in node.legal])
+                node = self.node(s)
+                steps += 1
+                depth += 1
+            max_depth = max(max_depth, depth)
+        return Kind(turn_taking, False, len(seen), max_depth, frozenset())
+
+    @property
+    def zero_sum(self) -> bool:
+        """Proved zero-sum: every reachable terminal state's returns add up to 0."""
+        return self.kind.proved and self.kind.return_sums <= {0.0}
+
+    @property
+    def constant_sum(self) -> float | None:
+        """The proved constant sum of returns, if there is one."""
+        if self.kind.proved and len(self.kind.return_sums) == 1:
+            return next(iter(self.kind.return_sums))
+        return None
+
+
+def _product(per_role: Sequence[Sequence[int]]) -> list[tuple[int, ...]]:
+    out: list[tuple[int, ...]] = [()]
+    for ids in per_role:
+        out = [(*t, a) for t in out for a in ids]
+    return out
