@@ -238,6 +238,24 @@ def test_a_hanging_engine_times_out_and_the_run_goes_on(
     assert without_time(saved) == without_time(results)
 
 
+def test_a_timeout_stops_the_processes_the_engine_started(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """An engine behind a wrapper script: the real engine, a grandchild, is stopped too."""
+    require_prolog()
+    pidfile = tmp_path / "engine.pid"
+    inner = fake("hang", f"all {shlex.quote(str(pidfile))}")
+    wrapper = f"sh -c {shlex.quote(inner.replace('{game}', '$0') + '; true')} {{game}}"
+    status, [r] = run_json(
+        capsys, TTT, "--engine", wrapper, "--timeout", "3", "--workers", "1",
+        "--repro-dir", str(tmp_path),
+    )  # fmt: skip
+    assert status == 1 and r["verdict"] == "timeout"
+    status_file = Path(f"/proc/{pidfile.read_text()}/status")
+    if status_file.exists():  # at most a zombie, not yet reaped by its new parent
+        assert "State:\tZ" in status_file.read_text()
+
+
 def test_resume_skips_games_already_saved(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

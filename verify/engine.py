@@ -7,7 +7,9 @@ input) and answers with one JSON record per visited state on stdout.
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import signal
 import subprocess
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,6 +70,7 @@ def run_engine(argv: list[str], matches: list[list[list[str]]], timeout: float) 
             text=True,
             encoding="utf-8",
             errors="replace",
+            start_new_session=True,  # its own process group: a timeout stops all of it
         )
     except OSError as e:
         return EngineRun(problem=f"the engine does not start: {argv[0]}: {e.strerror or e}")
@@ -75,8 +78,11 @@ def run_engine(argv: list[str], matches: list[list[list[str]]], timeout: float) 
     try:
         out, err = proc.communicate(stdin, timeout=timeout)
     except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
+        _kill_group(proc)
+        try:
+            out, err = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:  # a descendant that left the group holds the pipes
+            out, err = "", ""
         timed_out = True
     records, garbage = parse_output(out)
     run = EngineRun(records, garbage, timed_out, (err or "")[-STDERR_TAIL:])
@@ -87,3 +93,11 @@ def run_engine(argv: list[str], matches: list[list[list[str]]], timeout: float) 
             f" ({garbage})" if garbage else ""
         )
     return run
+
+
+def _kill_group(proc: subprocess.Popen[str]) -> None:
+    """Kill the engine and every process it started (wrapper scripts start the real one)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()

@@ -1,13 +1,18 @@
-"""A fake engine that never answers for games whose path contains 'hang' (all games if
-argv[2] is 'all'); otherwise it answers honestly."""
+"""A fake engine that never answers for games whose path contains 'buttons' (all games if
+argv[2] is 'all'); otherwise it answers honestly. With argv[3] it first writes its process
+id to that file."""
 
+import os
 import sys
 import time
 
 from _relay import emit, honest_records
 
 game = sys.argv[1]
+if len(sys.argv) > 3:
+    with open(sys.argv[3], "w") as f:
+        f.write(str(os.getpid()))
 stdin = sys.stdin.read()
-if "buttons" in game or sys.argv[2:] == ["all"]:
+if "buttons" in game or sys.argv[2:3] == ["all"]:
     time.sleep(600)
 emit(honest_records(game, stdin))
