@@ -25,7 +25,7 @@ from gdl2pl.protocol import (
     parse_message,
     parse_move,
 )
-from gdl2pl.scramble import Scrambler, kept
+from gdl2pl.scramble import CONNECTIVES, Scrambler, kept
 from gdl2pl.syntax import Const, Func, Var
 
 T = parse_kif_term
@@ -159,7 +159,8 @@ def test_scrambling_renames_everything_but_keywords_and_numbers() -> None:
     s = Scrambler(random.Random(7))
     scrambled = s.description(d)
     before, after = _symbols(d), _symbols(scrambled)
-    survivors = {n for n in before & after if not kept(n) and n != "<="}
+    # the connectives in the text are syntax (Not, Distinct, Or nodes), not symbols
+    survivors = {n for n in before & after if not kept(n) and n not in CONNECTIVES | {"<="}}
     assert survivors == set()
     assert {"role", "true", "legal", "1", "2", "3", "100"} <= after
     assert len(scrambled.clauses) == len(d.clauses)
@@ -188,3 +189,63 @@ def test_scrambling_renames_variables_consistently() -> None:
 def test_different_seeds_give_different_names() -> None:
     d = read_game(EXAMPLES / "ticTacToe.kif")
     assert Scrambler(random.Random(1)).description(d) != Scrambler(random.Random(2)).description(d)
+
+
+# -- limits and log text (hostile input) -----------------------------------------------------
+
+
+def test_nesting_beyond_the_limit_is_refused_without_recursion() -> None:
+    from gdl2pl.protocol import MAX_DEPTH
+
+    def nested(n: int) -> str:
+        return "(f " * n + "a" + ")" * n
+
+    assert parse_move(nested(MAX_DEPTH)) is not None
+    with pytest.raises(ProtocolError, match=f"nested deeper than {MAX_DEPTH} lists"):
+        parse_move(nested(MAX_DEPTH + 1))
+    for n in (MAX_DEPTH + 1, 100_000):  # far beyond Python's recursion limit
+        with pytest.raises(ProtocolError, match="nested deeper"):
+            parse_message("(play m (" + nested(n) + "))")
+    assert parse_info_reply("(" * 100_000).status == ""
+
+
+def test_sizes_beyond_the_limits_are_refused() -> None:
+    from gdl2pl.protocol import MAX_MESSAGE, MAX_MOVE
+
+    with pytest.raises(ProtocolError, match=f"at most {MAX_MOVE}"):
+        parse_move("(mark " + "1" * MAX_MOVE + ")")
+    with pytest.raises(ProtocolError, match=f"at most {MAX_MESSAGE}"):
+        parse_message("(info" + " " * MAX_MESSAGE + ")")
+
+
+def test_shown_escapes_what_could_forge_a_log_line() -> None:
+    from gdl2pl.protocol import shown
+
+    assert shown("a\\b") == "a\\\\b"  # a backslash is doubled: escapes stay unambiguous
+    assert shown("a\nb\r\x1b[31m\x00") == "a\\x0ab\\x0d\\x1b[31m\\x00"
+    assert shown("\u2028\U000e0001 \u00e9") == "\\u2028\\U000e0001 \u00e9"
+    assert shown("x" * 10, 4) == "xxxx..."
+    assert all(c.isprintable() for c in shown("".join(map(chr, range(0x2100)))))
+
+
+def test_connective_names_used_as_symbols_are_scrambled() -> None:
+    """Infix can quote 'distinct' or 'not' as ordinary names; KIF would read them back as
+    the connectives, so the scrambler renames them like any symbol."""
+    s = Scrambler(random.Random(2))
+    t = Func("distinct", (Const("p"), Const("q"), Const("r")))
+    out = s.term(t)
+    assert isinstance(out, Func) and out.name not in CONNECTIVES
+    assert s.term(Const("not")).name != "not" and s.term(Const("OR")).name != "OR"
+    assert s.unterm(out) == t
+    assert not kept("distinct") and kept("legal") and kept("Legal") and kept("100")
+
+
+def test_quoted_infix_names_scramble_into_rules_that_parse_back() -> None:
+    from pathlib import Path
+
+    games = [Path(__file__).parent / "games" / "quoted_names.gdl", *EXAMPLES.glob("*.gdl")]
+    for path in games:
+        d = read_game(path)
+        scrambled = Scrambler(random.Random(5)).description(d)
+        text = one_line_rules(scrambled)
+        assert parse_kif(text).clauses == scrambled.clauses, path
