@@ -1,1 +1,88 @@
-"""GDL games as Gymnasium environments (one-player games)."""
+"""One-player GDL games (puzzles) as Gymnasium environments.
+
+Importing this module registers ``gdl2pl/Gdl-v0``:
+
+>>> env = gymnasium.make("gdl2pl/Gdl-v0", game="eightPuzzle.kif")
+
+``game`` is a file, or a name found by ``gdl2pl.adapters.find_game`` (``$GDL2PL_GAME_PATH``,
+then gdl2pl's examples). Observation: one 0/1 entry per base proposition (int8). Action:
+``Discrete`` over the role's move table; ``info["action_mask"]`` marks the legal ones.
+Reward 0 until the end, then ``(goal - 50) / 50``. An illegal action ends the episode
+(``terminated``) with reward -1 and ``info["illegal_action"] = True``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gdl2pl.adapters import AdapterError, GdlGame, Position, find_game
+from gymnasium import spaces
+
+from gdl2pl.board import render_state
+
+ENV_ID = "gdl2pl/Gdl-v0"
+
+
+class GdlEnv(gymnasium.Env):  # type: ignore[type-arg]
+    """A one-player GDL game."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012
+
+    def __init__(
+        self, game: str | os.PathLike[str], render_mode: str | None = None, **options: Any
+    ) -> None:
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        self.render_mode = render_mode
+        self.gdl = GdlGame(find_game(game), dynamics="simultaneous", **options)
+        if self.gdl.num_roles != 1:
+            name = self.gdl.name
+            self.gdl.close()
+            raise AdapterError(
+                f"{name}: has {self.gdl.num_roles} roles; the Gymnasium environment takes "
+                "one-player games (use gdl2pl.pettingzoo or gdl2pl.openspiel)"
+            )
+        self.action_space = spaces.Discrete(len(self.gdl.moves[0]))
+        self.observation_space = spaces.Box(0, 1, (len(self.gdl.base),), np.int8)
+        self._pos: Position = self.gdl.position(self.gdl.initial_state)
+
+    def _obs(self) -> np.ndarray:
+        return np.asarray(self.gdl.observation(self._pos.state), np.int8)
+
+    def _info(self, **extra: Any) -> dict[str, Any]:
+        mask = np.zeros(self.action_space.n, np.int8)
+        if not self._pos.node.terminal:
+            mask[list(self._pos.node.legal[0])] = 1
+        return {"action_mask": mask, **extra}
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        self._pos = self.gdl.position(self.gdl.initial_state)
+        return self._obs(), self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        node = self._pos.node
+        if node.terminal:
+            raise AdapterError(f"{self.gdl.name}: step after the end; call reset()")
+        if int(action) not in node.legal[0]:
+            return self._obs(), -1.0, True, False, self._info(illegal_action=True)
+        self._pos = self.gdl.position(self.gdl.next(self._pos.state, [int(action)]))
+        node = self._pos.node
+        reward = node.returns[0] if node.terminal else 0.0
+        return self._obs(), reward, node.terminal, False, self._info()
+
+    def render(self) -> str | None:  # type: ignore[override]
+        if self.render_mode == "ansi":
+            return render_state(self._pos.state)
+        return None
+
+
+if ENV_ID not in gymnasium.registry:
+    gymnasium.register(id=ENV_ID, entry_point="gdl2pl.gymnasium:GdlEnv")
+
+__all__ = ["ENV_ID", "GdlEnv"]
