@@ -247,13 +247,14 @@ def test_a_timeout_stops_the_processes_the_engine_started(
     inner = fake("hang", f"all {shlex.quote(str(pidfile))}")
     wrapper = f"sh -c {shlex.quote(inner.replace('{game}', '$0') + '; true')} {{game}}"
     status, [r] = run_json(
-        capsys, TTT, "--engine", wrapper, "--timeout", "3", "--workers", "1",
+        capsys, TTT, "--engine", wrapper, "--timeout", "5", "--workers", "1",
         "--repro-dir", str(tmp_path),
     )  # fmt: skip
     assert status == 1 and r["verdict"] == "timeout"
     status_file = Path(f"/proc/{pidfile.read_text()}/status")
-    if status_file.exists():  # at most a zombie, not yet reaped by its new parent
-        assert "State:\tZ" in status_file.read_text()
+    if status_file.exists():  # at most dead, not yet reaped by its new parent
+        state = next(x for x in status_file.read_text().splitlines() if x.startswith("State:"))
+        assert state.split()[1] in ("Z", "X"), state
 
 
 def test_resume_skips_games_already_saved(
