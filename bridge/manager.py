@@ -33,10 +33,12 @@ as there, ``errors[0]`` is about ``start`` and ``errors[i + 1]`` about the play 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import http.client
 import logging
 import random
 import secrets
+import socket
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -81,15 +83,27 @@ def normalize_url(url: str) -> str:
     return url if "://" in url else f"http://{url}"
 
 
-def send(url: str, text: str, timeout: float, receiver: str = "") -> str:
+def send(
+    url: str,
+    text: str,
+    timeout: float,
+    receiver: str = "",
+    opened: list[socket.socket] | None = None,
+) -> str:
     """POST one message as ggp-base does and return the reply text (stripped). Raises
-    ``TimeoutError`` or ``OSError``/``http.client.HTTPException`` on failure, and
-    ``ProtocolError`` for a body longer than ``MAX_REPLY`` bytes."""
+    ``TimeoutError`` (also when the whole exchange takes longer than ``timeout``) or
+    ``OSError``/``http.client.HTTPException`` on failure, and ``ProtocolError`` for a body
+    longer than ``MAX_REPLY`` bytes. The socket is appended to ``opened``, if given, so
+    that the caller can cut a player that keeps it busy (``_broadcast``)."""
     parts = urlsplit(normalize_url(url))
     if parts.scheme != "http" or not parts.hostname:
         raise OSError(f"not an http URL: {url}")
+    deadline = time.monotonic() + timeout
     conn = http.client.HTTPConnection(parts.hostname, parts.port or 80, timeout=timeout)
     try:
+        conn.connect()
+        if opened is not None and conn.sock is not None:
+            opened.append(conn.sock)
         data = text.encode("utf-8")
         conn.request(
             "POST",
@@ -104,23 +118,36 @@ def send(url: str, text: str, timeout: float, receiver: str = "") -> str:
             },
         )
         response = conn.getresponse()
-        body = response.read(MAX_REPLY + 1)
-        if len(body) > MAX_REPLY:
-            raise ProtocolError(f"reply larger than {MAX_REPLY} bytes")
-        return body.decode("utf-8", errors="replace").strip()
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := response.read1(65536):  # a player dripping bytes is cut at the clock
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_REPLY:
+                raise ProtocolError(f"reply larger than {MAX_REPLY} bytes")
+            if time.monotonic() > deadline:
+                raise TimeoutError("the reply took longer than the clock")
+        return b"".join(chunks).decode("utf-8", errors="replace").strip()
     finally:
         conn.close()
 
 
 def _broadcast(urls: Sequence[str], texts: Sequence[str], wait: float) -> list[_Outcome]:
-    """Send ``texts[i]`` to ``urls[i]`` in parallel; wait at most ``wait`` seconds overall."""
+    """Send ``texts[i]`` to ``urls[i]`` in parallel; wait at most ``wait`` seconds overall,
+    then cut the connections still open (no thread is left reading a player's reply)."""
     pool = cf.ThreadPoolExecutor(max_workers=max(1, len(urls)), thread_name_prefix="gdl2pl-send")
-    futures = [pool.submit(send, u, t, wait) for u, t in zip(urls, texts, strict=True)]
+    opened: list[socket.socket] = []
+    futures = [pool.submit(send, u, t, wait, "", opened) for u, t in zip(urls, texts, strict=True)]
     cf.wait(futures, timeout=wait)
+    late = [not f.done() for f in futures]
+    if any(late):
+        for sock in list(opened):
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
     pool.shutdown(wait=False, cancel_futures=True)
     outcomes: list[_Outcome] = []
-    for f in futures:
-        if not f.done():
+    for f, is_late in zip(futures, late, strict=True):
+        if is_late:
             outcomes.append((None, "TO"))
             continue
         e = f.exception()

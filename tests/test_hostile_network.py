@@ -476,6 +476,56 @@ def test_too_deep_and_too_large_replies_are_illegal_moves() -> None:
     assert len(rec["moves"]) >= 3  # each replaced by a legal move, and the match went on
 
 
+class _Dripping(BaseHTTPRequestHandler):
+    """A player that answers ``play`` one byte every 0.2 s, forever."""
+
+    def log_message(self, fmt: str, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        text = self.rfile.read(int(self.headers["Content-Length"])).decode()
+        play = isinstance(parse_message(text), Play)
+        self.send_response(200)
+        self.send_header("Content-Length", "1000000" if play else "5")
+        self.end_headers()
+        if not play:
+            self.wfile.write(b"ready")
+            return
+        with contextlib.suppress(OSError):
+            for _ in range(500):
+                self.wfile.write(b"(")
+                self.wfile.flush()
+                time.sleep(0.2)
+
+
+def test_a_player_dripping_its_reply_is_cut_at_the_clock() -> None:
+    from gdl2pl.bridge.manager import run_match
+
+    server = _QuietServer(("127.0.0.1", 0), _Dripping)
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    try:
+        with serving("legal") as good:
+            url = f"http://127.0.0.1:{server.server_address[1]}/"
+            rec = run_match(
+                read_game(EXAMPLES / "matchingPennies.kif"),
+                [url, good.url],
+                start_clock=1,
+                play_clock=1,
+                grace=0.3,
+                seed=3,
+            )
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert rec["isCompleted"]
+    assert all(e[0] == "TO" for e in rec["errors"][1:]), rec["errors"]
+    # no thread of the manager is left reading a reply (liveness bound, not a speed test)
+    for t in threading.enumerate():
+        if t.name.startswith("gdl2pl-send"):
+            t.join(timeout=5)
+            assert not t.is_alive()
+
+
 PROLOG_ERROR_GAME = """
 (role a) (role b)
 (init s0)
