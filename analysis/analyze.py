@@ -173,8 +173,8 @@ def _walk_note(walks: list[Walk], budget: Budget) -> str:
         return "the search stopped at its budget"
     s = _walk_summary(walks, [], budget)
     return (
-        f"search stopped at its budget; random matches ({_walk_counts(s)}) suggest "
-        "nothing is wrong, but prove nothing"
+        f"search stopped at its budget; no counterexample in what was explored nor in "
+        f"{s['matches']} random matches ({_walk_counts(s)}), which proves nothing"
     )
 
 
@@ -219,12 +219,12 @@ def format_report(report: dict) -> str:
     if report["exhaustive"]:
         lines.append(
             f"reachable states: {report['reachable_states']} "
-            f"({report['terminal_states']} terminal), exhaustive search in {ex['seconds']} s"
+            f"({report['terminal_states']} terminal), exhaustive search"
         )
     else:
         lines.append(
             f"search stopped at its budget: {ex['expanded_states']} states expanded, "
-            f"{ex['discovered_states']} discovered in {ex['seconds']} s (not exhaustive)"
+            f"{ex['discovered_states']} discovered (not exhaustive)"
         )
     if report["depth"]:
         d = report["depth"]

@@ -153,10 +153,6 @@ def graph(args: argparse.Namespace) -> int:
 
 
 def model(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from gdl2pl.bridge import StateMachine
-
     from gdl2pl.load import read_game
     from gdl2pl.normalize import normalize_case
     from gdl2pl.syntax import Description
@@ -169,13 +165,26 @@ def model(args: argparse.Namespace) -> int:
     clauses = list(program.clauses)
     if args.input:
         facts = read_game(args.input, syntax="kif")
-        inputs = m.input_relations(program, named)
-        m.check_input(facts, inputs, args.input)
+        try:
+            m.check_input(facts, m.input_relations(program, named), args.input)
+        except m.ModelError as e:
+            raise InputError(str(e)) from None
         clauses += facts.clauses
     whole = normalize_case(Description(tuple(clauses), program.source))
     inputs = m.input_relations(program, named) if (args.input or named) else frozenset()
     if args.herbrand:
         return _print_herbrand(m.herbrand(whole), args.json)
+    try:
+        return _print_model(args, m, whole, inputs)
+    except m.ModelError as e:
+        raise InputError(str(e)) from None
+
+
+def _print_model(args: argparse.Namespace, m: Any, whole: Any, inputs: Any) -> int:
+    from pathlib import Path
+
+    from gdl2pl.bridge import StateMachine
+
     rels = m.relations(whole)
     is_game = ("role", 1) in rels
     if (args.state or args.moves) and not is_game:

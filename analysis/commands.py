@@ -34,7 +34,11 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
     s.add_argument("game")
     s.add_argument("atom", help='a ground atom in KIF, e.g. "(legal xplayer (mark 1 1))"')
     where = s.add_mutually_exclusive_group()
-    where.add_argument("--moves", help="JSON lines file of joint moves (or {'moves': ...})")
+    where.add_argument(
+        "--moves",
+        help="JSON lines of joint moves (or {'moves': [...]}); the state they reach (atoms "
+        "that depend on does: the state before the last, and the last joint move)",
+    )
     where.add_argument("--state", help='the state as KIF fluents, e.g. "((cell 1 1 x) ...)"')
     s.add_argument("--depth", type=int, default=3, help="how deep to explain failures")
     s.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
@@ -51,7 +55,11 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
     s.add_argument("--herbrand", action="store_true", help="the Herbrand universe and base")
     s.add_argument("--json", action="store_true")
     where = s.add_mutually_exclusive_group()
-    where.add_argument("--moves", help="for a game: JSON lines of joint moves (true/does)")
+    where.add_argument(
+        "--moves",
+        help="for a game: JSON lines of joint moves; true is the state before the last one, "
+        "does the last one",
+    )
     where.add_argument("--state", help="for a game: the state (true) as KIF fluents")
     s.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
     return {

@@ -64,6 +64,7 @@ class StateSpace:
     counts: dict[int, tuple[int, ...]] = field(default_factory=dict)  # id -> legal per role
     succ: dict[int, list[int]] = field(default_factory=dict)  # id -> successor per joint
     seconds: float = 0.0
+    cache: dict[str, Any] = field(default_factory=dict, repr=False)  # derived data
 
     @property
     def expanded(self) -> int:
@@ -89,11 +90,16 @@ class StateSpace:
     def parents(self) -> dict[int, tuple[int, int]]:
         """For each state but the initial one, (the state it was discovered from, the
         joint index leading there): shortest paths from the initial state."""
+        key = (self.expanded, self.discovered)
+        cached = self.cache.get("parents")
+        if cached is not None and cached[0] == key:
+            return cached[1]
         parent: dict[int, tuple[int, int]] = {}
         for s in sorted(self.succ):
             for j, t in enumerate(self.succ[s]):
                 if t != 0 and t not in parent:
                     parent[t] = (s, j)
+        self.cache["parents"] = (key, parent)
         return parent
 
 

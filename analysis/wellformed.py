@@ -21,6 +21,15 @@ WIN = "100"
 
 
 def find_cycle(space: StateSpace) -> list[tuple[int, int]] | None:
+    """Steps (state, joint index) ... see ``_find_cycle``; computed once per graph."""
+    key = (space.expanded, space.discovered)
+    cached = space.cache.get("cycle")
+    if cached is None or cached[0] != key:
+        cached = space.cache["cycle"] = (key, _find_cycle(space))
+    return cached[1]
+
+
+def _find_cycle(space: StateSpace) -> list[tuple[int, int]] | None:
     """Steps (state, joint index) from the initial state along which the last step
     leads back to a state of the path: a cycle of non-terminal states; None if the
     expanded graph has none."""
@@ -95,22 +104,27 @@ def attractor(space: StateSpace, role: int, unexplored_wins: bool) -> set[int]:
     if unexplored_wins:
         known = set(space.terminal) | set(space.counts)
         win |= {t for ts in space.succ.values() for t in ts if t not in known}
-    # need[(s, m)]: successors of s under role's move m not yet known to be won
-    need: dict[tuple[int, int], int] = {}
+    # need[s][m]: successors of s under role's move m not yet known to be won
+    need: dict[int, list[int]] = {}
     preds: dict[int, list[tuple[int, int]]] = {}
     for s, succs in space.succ.items():
         if not succs:
             continue
+        counts = space.counts[s]
+        stride = 1
+        for c in counts[role + 1 :]:
+            stride *= c
+        mine = counts[role]
+        need[s] = [len(succs) // mine] * mine
         for j, t in enumerate(succs):
-            m = space.role_move_index(s, j, role)
-            need[(s, m)] = need.get((s, m), 0) + 1
-            preds.setdefault(t, []).append((s, m))
+            preds.setdefault(t, []).append((s, (j // stride) % mine))
     queue = deque(win)
     while queue:
         t = queue.popleft()
         for s, m in preds.get(t, ()):
-            need[(s, m)] -= 1
-            if need[(s, m)] == 0 and s not in win:
+            left = need[s]
+            left[m] -= 1
+            if left[m] == 0 and s not in win:
                 win.add(s)
                 queue.append(s)
     return win
@@ -128,6 +142,8 @@ class Bounds:
 
 def strong_winnability_bounds(space: StateSpace, role: int) -> Bounds:
     proved = 0 in attractor(space, role, unexplored_wins=False)
+    if space.exhaustive:
+        return Bounds(proved, not proved)
     refuted = 0 not in attractor(space, role, unexplored_wins=True)
     return Bounds(proved, refuted)
 

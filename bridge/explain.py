@@ -97,10 +97,12 @@ def _rule_lines(r: RuleUse, first: str, indent: str) -> Iterator[str]:
         )
     if r.failing is not None:
         after = ""
-        if r.failing > 1:
+        if r.failing > 1 and r.solutions == 1:
+            after = ", given the one solution of the literals before it"
+        elif r.failing > 1:
             n = "1000+" if (r.solutions or 0) >= 1000 else str(r.solutions)
-            after = f" for each of the {n} solutions of literals 1..{r.failing - 1} (first shown)"
-        yield f"{indent}   fails at literal {r.failing}{after}:"
+            after = f" for each of the {n} solutions of the literals before it (the first shown)"
+        yield f"{indent}   fails at literal {r.failing} of the clause{after}:"
 
 
 @dataclass(frozen=True)

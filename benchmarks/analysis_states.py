@@ -1,0 +1,183 @@
+"""Exhaustive state-graph search (``gdl2pl analyze``): speed on tic-tac-toe, and the
+reachable-state counts of corpus games whose graph fits the budget.
+
+    python benchmarks/analysis_states.py --out benchmarks/ANALYSIS.md
+
+Tic-tac-toe is analysed ``--repeats`` times in one process (median wall time of
+``analyze``, the game already loaded), next to a plain Python breadth-first search through
+``StateMachine.next_states``. Then each corpus game (the 20-game benchmark set, and every
+``--every``-th file of the repository in name order) is searched with ``--max-states``
+and ``--seconds``; no random matches are played. Games that fail to load are listed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from reference import DEFAULT_ANCHORS, DEFAULT_GAMES_DIR, game_path, read_references
+from sysinfo import cpu_model, prolog_version
+
+REPO = Path(__file__).resolve().parents[1]
+TICTACTOE = REPO / "gdl2pl" / "examples" / "ticTacToe.kif"
+
+
+def python_bfs_seconds(sm) -> tuple[float, int]:
+    start = time.perf_counter()
+    seen = {sm.initial_state}
+    todo = [sm.initial_state]
+    while todo:
+        s = todo.pop()
+        if sm.is_terminal(s):
+            continue
+        for n in sm.next_states(s):
+            if n not in seen:
+                seen.add(n)
+                todo.append(n)
+    return time.perf_counter() - start, len(seen)
+
+
+def tictactoe_rows(repeats: int) -> list[str]:
+    from gdl2pl.analysis.analyze import Budget, analyze
+    from gdl2pl.analysis.statespace import search_runtime
+    from gdl2pl.bridge import StateMachine
+
+    search_runtime()
+    with StateMachine.from_file(TICTACTOE) as sm:
+        times, cpu, search = [], [], []
+        for _ in range(repeats):
+            gc.collect()
+            start, start_cpu = time.perf_counter(), time.process_time()
+            report = analyze(sm, Budget(walks=0), progress=False)
+            times.append(time.perf_counter() - start)
+            cpu.append(time.process_time() - start_cpu)
+            search.append(report["explored"]["seconds"])
+        start_cpu = time.process_time()
+        bfs, count = python_bfs_seconds(sm)
+        bfs_cpu = time.process_time() - start_cpu
+    return [
+        "| what | states | wall time (median) | CPU time (median) |",
+        "| --- | --- | --- | --- |",
+        f"| `analyze`: all five properties, {repeats} runs (wall {min(times):.3f} to "
+        f"{max(times):.3f} s) | {report['reachable_states']:,} "
+        f"({report['terminal_states']} terminal) | {statistics.median(times):.3f} s "
+        f"| {statistics.median(cpu):.3f} s |",
+        f"| of which the breadth-first search in Prolog | | {statistics.median(search):.3f} s | |",
+        f"| plain Python BFS through `next_states` (one run) | {count:,} | {bfs:.3f} s "
+        f"| {bfs_cpu:.3f} s |",
+        "",
+        f"Load average when measured: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
+        f"on {os.cpu_count()} cores (wall times grow with the load of other processes; "
+        "CPU time is this process's own).",
+    ]
+
+
+def corpus_games(games_dir: Path, every: int) -> list[Path]:
+    chosen: dict[Path, None] = {}
+    for ref in read_references(DEFAULT_ANCHORS):
+        p = game_path(games_dir, ref.game)
+        if p is not None:
+            chosen[p] = None
+    files = sorted(games_dir.glob("*.kif"))
+    for p in files[::every]:
+        chosen[p] = None
+    return list(chosen)
+
+
+def corpus_rows(paths: list[Path], max_states: int, seconds: float) -> list[str]:
+    from gdl2pl.analysis.analyze import Budget, analyze
+    from gdl2pl.bridge import StateMachine
+
+    rows = [
+        "| game | reachable | terminal | time | depth | termination | playability "
+        "| goals | weak | strong |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    failed: list[str] = []
+    for i, path in enumerate(paths, 1):
+        print(f"[{i}/{len(paths)}] {path.name}", file=sys.stderr, flush=True)
+        try:
+            with StateMachine.from_file(path) as sm:
+                start = time.perf_counter()
+                r = analyze(sm, Budget(max_states, seconds, walks=0), progress=False)
+                took = time.perf_counter() - start
+        except Exception as e:  # a game that does not load: listed, not fatal
+            failed.append(f"{path.name} ({type(e).__name__})")
+            continue
+        gc.collect()
+        p = r["properties"]
+        if r["exhaustive"]:
+            d = r["depth"]
+            depth = f"{d['min']}..{d['max'] if d['max'] is not None else 'inf'}" if d else "-"
+            reach, term = f"{r['reachable_states']:,}", f"{r['terminal_states']:,}"
+        else:
+            depth = "-"
+            reach = f"> {r['explored']['discovered_states']:,}"
+            term = "?"
+        verdicts = [
+            p[k]["verdict"] for k in ("termination", "playability", "goal_definition")
+        ] + [
+            "/".join(v[0] for v in p[k]["roles"].values())
+            for k in ("weak_winnability", "strong_winnability")
+        ]
+        rows.append(
+            f"| {path.stem} | {reach} | {term} | {took:.2f} s | {depth} | "
+            + " | ".join(verdicts)
+            + " |"
+        )
+    if failed:
+        rows.append("")
+        rows.append("Did not load: " + ", ".join(failed) + ".")
+    return rows
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", type=Path, help="write the Markdown here (default: stdout)")
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--games-dir", type=Path, default=DEFAULT_GAMES_DIR)
+    p.add_argument("--every", type=int, default=7, help="every n-th corpus file (0: none)")
+    p.add_argument("--max-states", type=int, default=1_000_000)
+    p.add_argument("--seconds", type=float, default=60.0, help="per game")
+    args = p.parse_args()
+    lines = [
+        "# Analysis: exhaustive search of the reachable state graph",
+        "",
+        f"Machine: {cpu_model()}; SWI-Prolog {prolog_version()}; "
+        f"`python benchmarks/analysis_states.py --every {args.every} "
+        f"--max-states {args.max_states} --seconds {args.seconds:g}`.",
+        "",
+        "## Tic-tac-toe",
+        "",
+        *tictactoe_rows(args.repeats),
+        "",
+    ]
+    paths = corpus_games(args.games_dir, args.every) if args.every else []
+    if paths:
+        lines += [
+            "## Corpus games",
+            "",
+            f"The 20-game benchmark set and every {args.every}th game of the repository "
+            f"(name order), {len(paths)} games, each searched up to {args.max_states:,} "
+            f"states or {args.seconds:g} s. Verdicts: p proved, r refuted, u unknown "
+            "(weak/strong winnability per role, in role order). `> N`: the search stopped "
+            "at the budget after discovering N states.",
+            "",
+            *corpus_rows(paths, args.max_states, args.seconds),
+            "",
+        ]
+    text = "\n".join(lines)
+    if args.out:
+        args.out.write_text(text, encoding="utf-8")
+    else:
+        print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

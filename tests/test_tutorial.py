@@ -1,0 +1,71 @@
+"""docs/tutorial.md runs: every ``$ command`` of its console blocks is run and its output
+compared with the text that follows it, so the tutorial cannot go stale.
+
+``gdl2pl ...`` commands run through ``gdl2pl.cli.main`` (stdout, then stderr, then
+``[exit status N]`` when N is not 0); ``cat FILE`` prints the file. To rewrite the outputs
+after a deliberate change: ``GDL2PL_UPDATE_TUTORIAL=1 pytest tests/test_tutorial.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+from prolog_env import require_prolog
+
+from gdl2pl.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+TUTORIAL = ROOT / "docs" / "tutorial.md"
+BLOCK = re.compile(r"```console\n(.*?)```", re.DOTALL)
+
+
+def commands(text: str) -> list[tuple[str, str]]:
+    """Every (command, expected output) of the console blocks, in order."""
+    out: list[tuple[str, str]] = []
+    for block in BLOCK.findall(text):
+        for chunk in re.split(r"^\$ ", block, flags=re.MULTILINE)[1:]:
+            command, _, expected = chunk.partition("\n")
+            out.append((command, expected))
+    return out
+
+
+def run(command: str, capsys: pytest.CaptureFixture[str]) -> str:
+    argv = shlex.split(command)
+    if argv[0] == "cat":
+        return (ROOT / argv[1]).read_text(encoding="utf-8")
+    assert argv[0] == "gdl2pl", command
+    capsys.readouterr()
+    status = main(argv[1:])
+    captured = capsys.readouterr()
+    text = captured.out + captured.err
+    if status:
+        text += f"[exit status {status}]\n"
+    return text
+
+
+def test_tutorial_commands(capsys, monkeypatch) -> None:
+    require_prolog()
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("COLUMNS", "100")
+    text = TUTORIAL.read_text(encoding="utf-8")
+    pairs = commands(text)
+    assert len(pairs) >= 20
+    actual = [(command, run(command, capsys)) for command, _ in pairs]
+    if os.environ.get("GDL2PL_UPDATE_TUTORIAL") == "1":
+        blocks = iter(BLOCK.findall(text))
+        results = iter(actual)
+
+        def fill(match: re.Match[str]) -> str:
+            block = next(blocks)
+            n = len(re.findall(r"^\$ ", block, flags=re.MULTILINE))
+            body = "".join(f"$ {c}\n{o}" for c, o in (next(results) for _ in range(n)))
+            return f"```console\n{body}```"
+
+        TUTORIAL.write_text(BLOCK.sub(fill, text), encoding="utf-8")
+        pytest.skip("tutorial outputs rewritten; run again to compare")
+    for (command, expected), (_, got) in zip(pairs, actual, strict=True):
+        assert got == expected, f"$ {command}"
