@@ -106,8 +106,9 @@ class _Handler(BaseHTTPRequestHandler):
                     return
                 data = self.rfile.read(n)
         except ValueError:
-            log.warning("%s: bad Content-Length: %s", self.address_string(), shown(length, 40))
-            self._send(Reply(400, f"error: bad Content-Length: {length[:40]}"))
+            shown_length = shown(length or "", 40)
+            log.warning("%s: bad Content-Length: %s", self.address_string(), shown_length)
+            self._send(Reply(400, f"error: bad Content-Length: {shown_length}"))
             return
         except OSError as e:
             log.warning("%s: could not read the request: %s", self.address_string(), e)
