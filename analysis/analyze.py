@@ -8,6 +8,7 @@ suggest is reported, never taken as a proof.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,12 +30,20 @@ class Budget:
 
 
 def analyze(sm: StateMachine, budget: Budget = Budget(), progress: bool | None = None) -> dict:
-    """The report (see ``gdl2pl analyze --json``) for a loaded game."""
+    """The report (see ``gdl2pl analyze --json``) for a loaded game. The search gets
+    three quarters of ``budget.seconds``; random matches, played only when it is not
+    exhaustive, what is left (at least one batch of ten)."""
+    start = time.monotonic()
     with Explorer(sm) as ex:
-        space = ex.run(budget.max_states, budget.seconds, progress=progress)
+        space = ex.run(budget.max_states, budget.seconds * 0.75, progress=progress)
         walks: list[Walk] = []
-        if not space.exhaustive:
-            walks = random_walks(sm, budget.walks, budget.walk_depth, budget.seed)
+        batch = 0
+        while not space.exhaustive and len(walks) < budget.walks:
+            n = min(10, budget.walks - len(walks))
+            walks += random_walks(sm, n, budget.walk_depth, budget.seed + batch)
+            batch += 1
+            if time.monotonic() - start > budget.seconds:
+                break
         return _report(sm, ex, space, walks, budget)
 
 
