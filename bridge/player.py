@@ -153,13 +153,18 @@ class _Interrupter:
     def __init__(self) -> None:
         self._ids: queue.Queue[int | None] = queue.Queue()
         self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
 
     def interrupt(self, worker: _Worker) -> None:
+        """Interrupt the query ``worker`` runs, if any (a worker still starting has none)."""
         if worker.prolog_id is None or not worker.alive:
             return
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="gdl2pl-interrupt", daemon=True)
-            self._thread.start()
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="gdl2pl-interrupt", daemon=True
+                )
+                self._thread.start()
         self._ids.put(worker.prolog_id)
 
     def _run(self) -> None:
