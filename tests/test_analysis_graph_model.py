@@ -155,3 +155,18 @@ def test_state_on_a_non_game(capsys) -> None:
     argv = ["model", str(GAMES / "open_program.kif"), "--state", "((a))"]
     assert main(argv) == 2
     assert "not a game" in capsys.readouterr().err
+
+
+def test_named_inputs(tmp_path, capsys, prolog) -> None:
+    program = tmp_path / "prog.kif"
+    program.write_text("(p a) (p b)\n(<= (r ?x) (p ?x) (not (q ?x)))\n")
+    facts = tmp_path / "in.kif"
+    facts.write_text("(p c) (q a)\n")
+    # p has facts in the program, so it is an input only when named; the output is that
+    # of the program with the input model: (p a) (p b) (p c), (q a)
+    m = model_json(capsys, str(program), "--inputs", "p", "--input", str(facts))
+    assert m == {"r": ["(r b)", "(r c)"]}
+    assert main(["model", str(program), "--inputs", "r"]) == 2
+    assert "defined by a rule" in capsys.readouterr().err
+    assert main(["model", str(program), "--inputs", "nosuch"]) == 2
+    assert "no relation named nosuch" in capsys.readouterr().err
