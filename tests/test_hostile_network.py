@@ -38,7 +38,7 @@ from conftest import EXAMPLES, REPO
 from gdl2pl.load import read_game
 from gdl2pl.protocol import MAX_DEPTH, Play, one_line_rules, parse_info_reply, parse_message
 
-GAMES = Path(__file__).resolve().parent / "games"
+GAMES = Path(__file__).resolve().parent / "games" / "network"
 TTT = EXAMPLES / "ticTacToe.kif"
 SLOW_LEGAL = GAMES / "slow_legal.kif"  # legal moves take seconds: interruptible
 SLOW_LOAD = GAMES / "slow_load.kif"  # loading takes seconds

@@ -243,7 +243,8 @@ def test_connective_names_used_as_symbols_are_scrambled() -> None:
 def test_quoted_infix_names_scramble_into_rules_that_parse_back() -> None:
     from pathlib import Path
 
-    games = [Path(__file__).parent / "games" / "quoted_names.gdl", *EXAMPLES.glob("*.gdl")]
+    quoted = Path(__file__).parent / "games" / "network" / "quoted_names.gdl"
+    games = [quoted, *EXAMPLES.glob("*.gdl")]
     for path in games:
         d = read_game(path)
         scrambled = Scrambler(random.Random(5)).description(d)
