@@ -166,3 +166,23 @@ def test_cli_illegal_move_names_the_step(tmp_path, capsys) -> None:
     assert main(["explain", TICTACTOE, "terminal", "--moves", str(moves)]) == 2
     err = capsys.readouterr().err
     assert "m.jsonl:1: move 2:" in err and "not a legal move" in err
+
+
+def test_recursive_relation_has_a_well_founded_proof() -> None:
+    """Left recursion over a state with a cycle: the proof never uses an atom to prove
+    itself, and the failure of a recursive atom is explained."""
+    from gdl2pl.bridge import StateMachine
+    from gdl2pl.bridge.explain import explain
+
+    with StateMachine.from_file(ROOT / "tests/games/analysis/paths.kif") as machine:
+        s = machine.initial_state
+        e = explain(machine, s, "(path a d)")
+        assert e.holds
+        for node in _nodes(e.tree):
+            inner = [n.text for c in node.children for n in _nodes(c)]
+            assert node.kind != "rule" or node.text not in inner
+        assert "(path a c)" in [c.text for c in e.tree.children]
+        assert explain(machine, s, "(path a a)").holds
+        no = explain(machine, s, "(path d a)", depth=2)
+        assert not no.holds and len(no.tree.children) == 2
+        assert no.tree.children[1].children[0].kind == "no_instance"
