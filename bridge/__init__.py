@@ -9,6 +9,8 @@ from .errors import (
     GoalDefinitionError,
     IllegalMoveError,
     MoveDefinitionError,
+    PlayoutDepthError,
+    QueryInterrupted,
     ReasonerError,
     TransitionDefinitionError,
 )
@@ -20,7 +22,9 @@ __all__ = [
     "IllegalMoveError",
     "MachineState",
     "MoveDefinitionError",
+    "PlayoutDepthError",
     "PrologUnavailableError",
+    "QueryInterrupted",
     "ReasonerError",
     "StateMachine",
     "TransitionDefinitionError",

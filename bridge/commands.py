@@ -65,7 +65,7 @@ def simulate_command(args: argparse.Namespace) -> int:
         if args.seed is not None:
             sm.seed(args.seed)
         start = time.perf_counter()
-        per_role, steps = sm.playouts(sm.initial_state, args.n)
+        per_role, steps = sm.playouts(sm.initial_state, args.n, args.max_depth)
         elapsed = time.perf_counter() - start
         print(f"{_base(args.game)}: {args.n} playouts, {steps} states in {elapsed:.3f} s")
         print(
@@ -76,6 +76,12 @@ def simulate_command(args: argparse.Namespace) -> int:
             valid = [v for v, _ in col if v >= 0]
             mean = sum(valid) / len(valid) if valid else float("nan")
             print(f"  {role}: mean goal {mean:.1f}")
+        capped = sum(1 for _, depth in per_role[0] if depth >= args.max_depth) if per_role else 0
+        if capped:
+            print(
+                f"note: {capped} of {args.n} playouts reached the depth cap of "
+                f"{args.max_depth:,} steps without a terminal state (--max-depth)"
+            )
     return 0
 
 

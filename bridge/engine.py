@@ -8,15 +8,20 @@ home that does not match its library, so the checks happen before the import.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 import subprocess
 import threading
+from collections.abc import Callable
 from importlib import resources
 from importlib.util import find_spec
 from pathlib import Path
 from types import ModuleType
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 MIN_VERSION = 90112  # janus-swi needs SWI-Prolog 9.1.12 or later
 RUNTIME_MODULE = "gdl_runtime"
@@ -160,15 +165,34 @@ def runtime() -> ModuleType:
             with resources.as_file(path) as p:
                 janus.query_once("use_module(F)", {"F": str(p)})
             _janus = janus
-            _thread.attached = True
+            _thread.initial = True  # janus started Prolog here: this thread has its engine
     return _janus
 
 
+class _Engine:
+    """The Prolog engine janus attached to one Python thread. It is detached (and its
+    memory freed) when the thread ends: Python then clears the thread's locals, in that
+    thread, which runs ``__del__`` there."""
+
+    def __init__(self, janus: ModuleType) -> None:
+        janus.attach_engine()
+        self._janus = janus
+        self._ident = threading.get_ident()
+
+    def __del__(self) -> None:
+        if threading.get_ident() == self._ident:
+            with contextlib.suppress(Exception):
+                self._janus.detach_engine()
+
+
 def attach_thread() -> None:
-    """Give the calling thread its own Prolog engine (janus' direct calls do not)."""
-    if not getattr(_thread, "attached", False):
-        runtime().attach_engine()
-        _thread.attached = True
+    """Give the calling thread its own Prolog engine, once; every janus call of gdl2pl
+    goes through this first (janus crashes in a thread without an engine). The engine
+    is detached when the thread ends."""
+    if getattr(_thread, "engine", None) is None and not getattr(_thread, "initial", False):
+        janus = runtime()
+        if not getattr(_thread, "initial", False):
+            _thread.engine = _Engine(janus)
 
 
 def prolog_thread_id() -> int:
@@ -186,3 +210,40 @@ def interrupt(thread_id: int) -> None:
     runtime().query_once(
         "catch(thread_signal(Id, gdl_runtime:gdl_interrupt), _, true)", {"Id": thread_id}
     )
+
+
+def run_interruptibly(fn: Callable[[], T]) -> T:
+    """Run ``fn()`` in a worker thread and return its result (or raise its exception),
+    so that Ctrl-C is honoured while it runs Prolog: the main thread waits in short
+    steps, and on ``KeyboardInterrupt`` interrupts the worker's query (within
+    milliseconds) and re-raises. Without this, Python sees Ctrl-C only when a Prolog
+    call returns."""
+    box: dict[str, Any] = {}
+    started = threading.Event()
+
+    def work() -> None:
+        try:
+            box["thread"] = prolog_thread_id()
+        except BaseException as e:  # Prolog cannot start: let fn say so
+            box["thread"] = None
+            del e
+        started.set()
+        try:
+            box["result"] = fn()
+        except BaseException as e:
+            box["error"] = e
+
+    worker = threading.Thread(target=work, name="gdl2pl-command", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+    except KeyboardInterrupt:
+        started.wait(1.0)
+        if box.get("thread") is not None:
+            interrupt(box["thread"])
+        worker.join(2.0)
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["result"]  # type: ignore[no-any-return]

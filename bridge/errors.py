@@ -25,5 +25,14 @@ class IllegalMoveError(TransitionDefinitionError):
     """A joint move containing a move that is not legal for its role."""
 
 
+class PlayoutDepthError(GameError):
+    """A random playout reached its depth cap without a terminal state."""
+
+
 class ReasonerError(GdlError):
     """SWI-Prolog raised an exception (resource limits included) while answering."""
+
+
+class QueryInterrupted(ReasonerError):
+    """The query was interrupted from another thread (``engine.interrupt``): a stopped
+    match, or Ctrl-C on the command line."""

@@ -19,6 +19,7 @@ import contextlib
 import itertools
 import os
 import random
+import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -33,7 +34,7 @@ from gdl2pl.normalize import (
     symbol_table,
     unambiguous_table,
 )
-from gdl2pl.syntax import Const, Description, Func, Term, is_ground
+from gdl2pl.syntax import Const, Description, Func, Term, Var
 from gdl2pl.translate import Translation, translate
 
 from .engine import RUNTIME_MODULE, attach_thread, runtime
@@ -41,6 +42,8 @@ from .errors import (
     GoalDefinitionError,
     IllegalMoveError,
     MoveDefinitionError,
+    PlayoutDepthError,
+    QueryInterrupted,
     ReasonerError,
     TransitionDefinitionError,
 )
@@ -109,11 +112,64 @@ class MachineState:
         return f"MachineState({self})"
 
 
+#: Random playouts stop after this many steps unless told otherwise: enough for every
+#: public game, and a bound on a game that never ends.
+DEFAULT_MAX_DEPTH = 5_000
+
+
+def _depth(max_depth: int) -> int:
+    if isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0:
+        raise ValueError(f"max_depth must be a whole number >= 0, not {max_depth!r}")
+    return max_depth
+
+
+#: The deepest term that crosses between Python and Prolog (as the runtime's
+#: max_term_depth/1): deeper ones are refused with a clear error on either side.
+MAX_TERM_DEPTH = 200
+
+
 def _as_term(x: Term | str) -> Term:
-    t = parse_kif_term(x) if isinstance(x, str) else x
-    if not isinstance(t, Const | Func) or not is_ground(t):
-        raise TransitionDefinitionError(f"not a ground GDL term: {x!r}")
+    """A ground term from outside (a term, or KIF text), checked: ground, at most
+    ``MAX_TERM_DEPTH`` deep, and with names that are valid text (no lone surrogates)."""
+    if isinstance(x, str):
+        _check_text(x)
+        try:
+            t = parse_kif_term(x)
+        except GdlError as e:
+            raise TransitionDefinitionError(f"not a GDL term: {_shown(x)}: {e}") from None
+    else:
+        t = x
+    if not isinstance(t, Const | Func):
+        raise TransitionDefinitionError(f"not a ground GDL term: {_shown(x)}")
+    todo: list[tuple[Term, int]] = [(t, 0)]
+    while todo:
+        node, depth = todo.pop()
+        if isinstance(node, Var):
+            raise TransitionDefinitionError(f"not a ground GDL term: {_shown(x)}")
+        if not isinstance(node, Const | Func):
+            raise TransitionDefinitionError(f"not a GDL term: {_shown(x)}")
+        _check_text(node.name)
+        if isinstance(node, Func):
+            if depth >= MAX_TERM_DEPTH:
+                raise TransitionDefinitionError(
+                    f"a term nested deeper than {MAX_TERM_DEPTH} levels is not accepted"
+                )
+            todo.extend((a, depth + 1) for a in node.args)
     return t
+
+
+def _check_text(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise TransitionDefinitionError(
+            f"not valid text: {_shown(text)} holds the lone surrogate U+{ord(text[e.start]):04X}"
+        ) from None
+
+
+def _shown(x: object, width: int = 80) -> str:
+    text = ascii(x) if isinstance(x, str) else repr(x)
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _name(x: Raw) -> str:
@@ -227,7 +283,7 @@ class StateMachine:
         if not self._closed:
             self._closed = True
             with contextlib.suppress(Exception):  # best effort, e.g. at interpreter exit
-                self._janus.apply_once(RUNTIME_MODULE, "gdl_unload", self.module)
+                self._janus_call("gdl_unload", self.module)
 
     def __enter__(self) -> StateMachine:
         return self
@@ -238,16 +294,26 @@ class StateMachine:
     # -- Prolog calls -------------------------------------------------------------------
 
     def _call(self, predicate: str, *args: Any) -> Any:
+        """Call a runtime predicate on this game; the one path by which a game talks to
+        Prolog. On any failure this thread's installed state is forgotten (the runtime
+        forgets it too), so Python and Prolog never disagree about it."""
         if self._closed:
             raise GdlError(f"game {self.name} has been closed")
-        if not getattr(self._tls, "attached", False):
-            attach_thread()
-            self._tls.attached = True
+        return self._janus_call(predicate, self.module, *args)
+
+    def _janus_call(self, predicate: str, *args: Any) -> Any:
+        attach_thread()
         try:
-            return self._janus.apply_once(RUNTIME_MODULE, predicate, self.module, *args)
+            return self._janus.apply_once(RUNTIME_MODULE, predicate, *args)
         except self._janus.PrologError as e:
             self._tls.installed = None
-            raise ReasonerError(f"{self.name}: Prolog raised: {_prolog_message(e)}") from None
+            message = _prolog_message(e)
+            if "interrupted" == message:
+                raise QueryInterrupted(f"{self.name}: interrupted") from None
+            raise ReasonerError(f"{self.name}: {message}") from None
+        except BaseException:
+            self._tls.installed = None
+            raise
 
     def _state_arg(self, state: MachineState) -> Any:
         installed = getattr(self._tls, "installed", None)
@@ -404,13 +470,20 @@ class StateMachine:
         return self.next_state(state, self.random_joint_move(state, rng))
 
     def depth_charge(
-        self, state: MachineState, max_depth: int = 1_000_000
+        self, state: MachineState, max_depth: int = DEFAULT_MAX_DEPTH
     ) -> tuple[MachineState, int]:
         """Play random joint moves inside Prolog until a terminal state; returns the final
-        state and the number of steps taken."""
-        result = self._call("gdl_depth_charge", self._state_arg(state), max_depth)
+        state and the number of steps taken. ``PlayoutDepthError`` if no terminal state
+        comes within ``max_depth`` steps (the game may not terminate)."""
+        result = self._call("gdl_depth_charge", self._state_arg(state), _depth(max_depth))
         if result[0] == "done":
-            return self._new_state(map(_freeze, result[1])), result[2]
+            final = self._new_state(map(_freeze, result[1]))
+            if result[2] >= max_depth and not self.is_terminal(final):
+                raise PlayoutDepthError(
+                    f"{self.name}: no terminal state within {max_depth:,} steps of a random "
+                    "playout (the game may never end); pass a larger max_depth to go on"
+                )
+            return final, result[2]
         self._tls.installed = None
         raise MoveDefinitionError(
             f"{self.name}: no legal move for role {self._terms.term(result[1])} during a depth "
@@ -418,11 +491,15 @@ class StateMachine:
         )
 
     def playouts(
-        self, state: MachineState, n: int, max_depth: int = 1_000_000
+        self, state: MachineState, n: int, max_depth: int = DEFAULT_MAX_DEPTH
     ) -> tuple[list[list[tuple[int, int]]], int]:
         """``n`` depth charges inside Prolog in one call. Returns, per role, the
-        (goal value or -1, depth) of each playout, and the total number of steps."""
-        result = self._call("gdl_playouts", self._state_arg(state), n, max_depth)
+        (goal value or -1, depth) of each playout, and the total number of steps. A
+        playout stops after ``max_depth`` steps even if not terminal (its depth is then
+        ``max_depth``, and goal values are those of the state reached, usually -1)."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ValueError(f"the number of playouts must be a whole number >= 0, not {n!r}")
+        result = self._call("gdl_playouts", self._state_arg(state), n, _depth(max_depth))
         self._tls.installed = None
         if result[0] == "playouts":
             return [[(v, d) for v, d in col] for col in result[1]], result[2]
@@ -439,7 +516,7 @@ class StateMachine:
 
     def seed(self, seed: int) -> None:
         """Seed the in-Prolog random generator of this thread (for depth charges)."""
-        self._janus.apply_once(RUNTIME_MODULE, "gdl_seed", seed)
+        self._janus_call("gdl_seed", int(seed))
 
     @property
     def base_propositions(self) -> list[Term]:
@@ -459,8 +536,15 @@ def _short(state: MachineState, width: int = 300) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
+_BLOB = re.compile(r"<(\w+)>\(0x[0-9a-f]+(?:,0x[0-9a-f]+)*\)|<(\w+)>\(\d+,0x[0-9a-f]+\)")
+
+
 def _prolog_message(e: Exception) -> str:
+    """The Prolog exception as a sentence: SWI's message text, without the addresses of
+    internal objects (tries, clauses, threads) that mean nothing to a reader."""
     try:
-        return str(e)
+        text = str(e)
     except Exception:
-        return repr(getattr(e, "args", ()))
+        text = repr(getattr(e, "args", ()))
+    text = _BLOB.sub(lambda m: f"<{m.group(1) or m.group(2)}>", text)
+    return text.removeprefix("Unknown message: ").strip()

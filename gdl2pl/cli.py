@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -47,20 +48,26 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("play", help="play a random match, printing every state")
     s.add_argument("game")
     s.add_argument("--seed", type=int)
-    s.add_argument("--max-steps", type=int, default=1000)
+    s.add_argument("--max-steps", type=_positive, default=1000)
     s.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
 
     s = sub.add_parser("simulate", help="random playouts inside Prolog; prints playouts/s")
     s.add_argument("game")
-    s.add_argument("-n", type=int, default=1000, help="number of playouts")
+    s.add_argument("-n", type=_positive, default=1000, help="number of playouts (>= 1)")
+    s.add_argument(
+        "--max-depth",
+        type=_positive,
+        default=5000,
+        help="steps after which a playout is cut short (default 5000)",
+    )
     s.add_argument("--seed", type=int)
     s.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
 
     s = sub.add_parser("trace", help="random matches as JSON lines (the reference format)")
     s.add_argument("game")
     s.add_argument("--seed", type=int, default=0)
-    s.add_argument("-n", type=int, default=1, help="number of matches")
-    s.add_argument("--max-steps", type=int, default=10_000)
+    s.add_argument("-n", type=_positive, default=1, help="number of matches (>= 1)")
+    s.add_argument("--max-steps", type=_positive, default=10_000)
     s.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
 
     s = sub.add_parser("replay", help='replay matches read from stdin ({"moves": [[...]]} lines)')
@@ -76,6 +83,17 @@ def _parser() -> argparse.ArgumentParser:
     for plugin in ("gdl2pl.analysis.commands", "gdl2pl.verify.commands"):
         _COMMANDS.update(importlib.import_module(plugin).add_subcommands(sub))
     return p
+
+
+def _positive(text: str) -> int:
+    """argparse type: a whole number >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 @_command("check")
@@ -130,7 +148,12 @@ def _convert(args: argparse.Namespace) -> int:
     from gdl2pl.normalize import normalize_case
 
     d = normalize_case(read_game(args.game, args.syntax))
-    sys.stdout.write(print_infix(d) if args.to == "infix" else print_kif(d))
+    try:
+        text = print_infix(d) if args.to == "infix" else print_kif(d)
+    except ValueError as e:
+        print(f"{args.game}: error: cannot write it in {args.to}: {e}", file=sys.stderr)
+        return 1
+    sys.stdout.write(text)
     return 0
 
 
@@ -139,8 +162,10 @@ def _reasoner(name: str) -> Command:
 
     def run(args: argparse.Namespace) -> int:
         from gdl2pl.bridge import commands
+        from gdl2pl.bridge.engine import run_interruptibly
 
-        return _guarded(getattr(commands, f"{name}_command"), args)
+        command = getattr(commands, f"{name}_command")
+        return run_interruptibly(lambda: _guarded(command, args))
 
     return run
 
@@ -166,6 +191,8 @@ def _guarded(fn: Command, args: argparse.Namespace) -> int:
     except GdlError as e:
         print(f"{path}: error: {e}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        raise
     except OSError as e:
         print(f"{path}: error: cannot read: {_reason(e)}", file=sys.stderr)
         return 2
@@ -187,8 +214,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _COMMANDS[args.command](args)
     except KeyboardInterrupt:
+        print("gdl2pl: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        # The reader went away (e.g. `| head`): stop quietly, and keep Python from
+        # complaining when it flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
         return 0
 
 

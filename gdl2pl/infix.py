@@ -45,6 +45,7 @@ from collections.abc import Iterable
 import pyparsing as pp
 
 from gdl2pl.errors import GdlSyntaxError
+from gdl2pl.source import MAX_NESTING, check_characters, nesting_error
 from gdl2pl.syntax import (
     And,
     Clause,
@@ -386,10 +387,27 @@ def _blank_comments(text: str) -> str:
     return _COMMENT_OR_QUOTED.sub(blank, text)
 
 
+_PARENS = re.compile(_QUOTED + r"|[()]")
+
+
+def _check_nesting(blanked: str, text: str, file: str | None) -> None:
+    depth = 0
+    for m in _PARENS.finditer(blanked):
+        if m.group() == "(":
+            depth += 1
+            if depth > MAX_NESTING:
+                raise nesting_error(text, m.start(), file)
+        elif m.group() == ")":
+            depth -= 1
+
+
 def _parse(element: pp.ParserElement, text: str, file: str | None) -> pp.ParseResults:
+    check_characters(text, file)
     _ctx.reset(text, file)
+    blanked = _blank_comments(text)
+    _check_nesting(blanked, text, file)
     try:
-        return element.parse_string(_blank_comments(text), parse_all=True)
+        return element.parse_string(blanked, parse_all=True)
     except pp.ParseBaseException as e:
         raise _syntax_error(e, text, file) from None
     except RecursionError:

@@ -17,6 +17,7 @@ import bisect
 import re
 
 from gdl2pl.errors import GdlSyntaxError
+from gdl2pl.source import MAX_NESTING, check_characters, nesting_error
 from gdl2pl.syntax import (
     And,
     Clause,
@@ -77,11 +78,14 @@ class _Reader:
         return GdlSyntaxError(message, pos, self.text)
 
     def sexprs(self) -> list[_SExpr]:
+        check_characters(self.text, self.file)
         stack: list[tuple[int, list[_SExpr]]] = []
         top: list[_SExpr] = []
         current = top
         for m in _TOKEN.finditer(self.text):
             if m.group(1):
+                if len(stack) >= MAX_NESTING:
+                    raise nesting_error(self.text, m.start(), self.file)
                 stack.append((m.start(), current))
                 current = []
             elif m.group(2):
@@ -221,6 +225,24 @@ def kif_clause(c: Clause) -> str:
     return "\n".join(lines) + ")"
 
 
+_KIF_SYMBOL = re.compile(r"[^\s();?][^\s();]*")
+
+
+def kif_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be written as a KIF symbol (None if it can): KIF has no
+    quoting, so a symbol read from infix (``'x y'``, ``'('``, ``'?a'``) may have none."""
+    if name == "<=" or not _KIF_SYMBOL.fullmatch(name):
+        return f"the symbol {name!r} cannot be written in KIF (KIF has no quoted names)"
+    return None
+
+
 def print_kif(d: Description) -> str:
-    """The whole description as KIF text, one clause per paragraph."""
+    """The whole description as KIF text, one clause per paragraph. ``ValueError`` if a
+    symbol cannot be written in KIF (see ``kif_name_problem``)."""
+    from gdl2pl.normalize import symbol_table
+
+    for name in symbol_table(d).spellings.values():
+        problem = kif_name_problem(name)
+        if problem:
+            raise ValueError(problem)
     return "".join(kif_clause(c) + "\n" for c in d.clauses)

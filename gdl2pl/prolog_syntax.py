@@ -45,6 +45,15 @@ def quote_atom(name: str) -> str:
     return f"'{body}'"
 
 
+def comment_text(text: str) -> str:
+    """``text`` made safe to stand in a ``%`` comment: every character that could end the
+    line or the comment, or would not print (newlines, control and format characters,
+    lone surrogates, Unicode line and paragraph separators), is written as ``\\xHH``, and
+    ``*/`` is broken up. The result is one line of printable text."""
+    out = [ch if ch.isprintable() else f"\\x{ord(ch):x}" for ch in text]
+    return "".join(out).replace("*/", "* /")
+
+
 def variable_name(gdl_name: str) -> str:
     """A readable Prolog variable name for a GDL variable (``?row`` -> ``Row``).
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 from gdl2pl.depgraph import strongly_connected_components
 from gdl2pl.kif import kif_clause
-from gdl2pl.prolog_syntax import VariableNamer, quote_atom
+from gdl2pl.prolog_syntax import VariableNamer, comment_text, quote_atom
 from gdl2pl.rules import (
     BodyLiteral,
     NormalRule,
@@ -77,9 +77,19 @@ def static_name(name: str, arity: int) -> str:
     return "static_" + name
 
 
-def store_name(functor: str, arity: int, zero_arity_compound: bool = False) -> str:
-    """The dynamic predicate holding the fluents with this functor (unquoted)."""
-    return "true_" + functor + ("()" if zero_arity_compound else "")
+def store_name(functor: str, arity: int) -> str:
+    """The dynamic predicate (with Prolog arity ``arity``) holding the fluents
+    ``(functor a1 ... an)`` (or the constant ``functor`` when ``arity`` is 0), unquoted.
+
+    Injective: a store is named by ``"true_" + functor`` and told apart by its Prolog
+    arity. The fallback store ``FALLBACK_STORE/1`` (``true_``, holding whole fluents
+    whose functor is not known statically, and zero-arity compounds such as ``(foo)``)
+    is outside that space, since no GDL symbol is empty."""
+    return "true_" + functor
+
+
+#: The store of fluents that have no store of their own: ``true_(Fluent)``.
+FALLBACK_STORE = "true_"
 
 
 @dataclass(frozen=True)
@@ -92,7 +102,7 @@ class Translation:
     tabled: tuple[PredKey, ...]
     true_tables: tuple[PredKey, ...]
     does_tables: tuple[PredKey, ...]
-    stores: tuple[tuple[str, int, bool], ...] = field(default=())
+    stores: tuple[tuple[str, int], ...] = field(default=())
     #: For each clause of ``text``: the 1-based line where its head starts (the line
     #: after its comment), and the flat rule it was written from.
     origins: tuple[tuple[int, NormalRule], ...] = field(default=())
@@ -178,7 +188,7 @@ class _Writer:
         self.source_name = source_name or "game"
         self.rules = normalize_rules(d)
         self.a = _analyse(self.rules)
-        self.stores: dict[tuple[str, int, bool], None] = {}
+        self.stores: dict[tuple[str, int], None] = {}
         self._collect_stores()
         a = self.a
         self.static_rules: set[PredKey] = {
@@ -192,10 +202,10 @@ class _Writer:
     # fluent stores: functors seen in true/next/init/base positions
     def _collect_stores(self) -> None:
         def add(f: Term) -> None:
-            if isinstance(f, Func):
-                self.stores.setdefault((f.name, len(f.args), not f.args), None)
+            if isinstance(f, Func) and f.args:
+                self.stores.setdefault((f.name, len(f.args)), None)
             elif isinstance(f, Const):
-                self.stores.setdefault((f.name, 0, False), None)
+                self.stores.setdefault((f.name, 0), None)
 
         for r in self.rules:
             hk = relation_key(r.head)
@@ -228,12 +238,13 @@ class _Writer:
         args = s.args if isinstance(s, Func) else ()
         if key == TRUE:
             f = args[0]
-            if isinstance(f, Func):
-                name = quote_atom(store_name(f.name, len(f.args), not f.args))
+            if isinstance(f, Func) and f.args:
                 inner = ", ".join(self.term(a, names) for a in f.args)
-                return f"{name}({inner})" if f.args else name
+                return f"{quote_atom(store_name(f.name, len(f.args)))}({inner})"
             if isinstance(f, Const):
                 return quote_atom(store_name(f.name, 0))
+            if isinstance(f, Func):  # a zero-arity compound (foo): the fallback store
+                return f"{FALLBACK_STORE}({self.term(f, names)})"
             return f"true({self.term(f, names)})"
         if s.name in ("true", "does") and key != DOES:
             raise TranslationError(f"'{s.name}' used with {len(args)} argument(s)")
@@ -269,7 +280,7 @@ class _Writer:
             src = src[:107] + "..."
         pos = r.source.pos
         where = f"{self.source_name}:{pos.line}" if pos else self.source_name
-        comment = f"% {where}  {src}"
+        comment = comment_text(f"% {where}  {src}")
         if not r.body:
             return f"{comment}\n{head}."
         key = relation_key(r.head)
@@ -300,16 +311,15 @@ class _Writer:
 
         statics = sorted(self.static_rules, key=lambda k: (a.component[k], k))
         heads = sorted(pi(k, self.pred_name(k, None)) for k in a.defined)
-        store_pis = [f"{quote_atom(store_name(n, ar, z))}/{ar}" for (n, ar, z) in self.stores]
-        store_pis += ["true_other/1", "does/2"]
+        store_pis = [f"{quote_atom(store_name(n, ar))}/{ar}" for (n, ar) in self.stores]
+        store_pis += [f"{FALLBACK_STORE}/1", "does/2"]
         out: list[str] = [
-            f"/*  {module}: translated by gdl2pl from {self.source_name}.",
-            "",
-            "    Each clause is one GDL rule (or one branch of a rule's 'or'); the comment",
-            "    above it gives the source line and the rule in KIF. The state is held in",
-            "    the thread-local true_F/N predicates, the joint move in does/2; the",
-            "    runtime (prolog/gdl_runtime.pl) fills them in.",
-            "*/",
+            comment_text(f"%   {module}: translated by gdl2pl from {self.source_name}."),
+            "%",
+            "%   Each clause is one GDL rule (or one branch of a rule's 'or'); the comment",
+            "%   above it gives the source line and the rule in KIF. The state is held in",
+            "%   the thread-local true_F/N predicates, the joint move in does/2; the",
+            "%   runtime (prolog/gdl_runtime.pl) fills them in.",
             "",
             f":- module({quote_atom(module)}, []).",
             ":- set_module(base(system)).",
@@ -355,23 +365,21 @@ class _Writer:
         out.append("% ---- Interface to the runtime ----")
         out.append("")
         dispatch, stores = [], []
-        for n, ar, z in self.stores:
+        for n, ar in self.stores:
             vs = ", ".join(f"A{i + 1}" for i in range(ar))
-            store = quote_atom(store_name(n, ar, z))
+            store = quote_atom(store_name(n, ar))
             fluent, fact = quote_atom(n), store
-            if z:
-                fluent += "()"
-            elif ar:
+            if ar:
                 fluent, fact = f"{fluent}({vs})", f"{store}({vs})"
             dispatch.append(f"true({fluent}) :- {fact}.")
             stores.append(f"gdl_store({fluent}, {fact}).")
         out.append("% true(?Fluent): the dispatcher for fluents not known statically.")
         out.extend(dispatch)
-        out.append("true(F) :- true_other(F).")
+        out.append(f"true(F) :- {FALLBACK_STORE}(F).")
         out.append("")
         out.append("% gdl_store(+Fluent, -Fact): where the runtime asserts a fluent.")
         out.extend(stores)
-        out.append("gdl_store(F, true_other(F)).")
+        out.append(f"gdl_store(F, {FALLBACK_STORE}(F)).")
         out.append("")
         out.append("% gdl_static(?Facts, ?Rules): what the runtime computes at load, in order.")
         if not statics:

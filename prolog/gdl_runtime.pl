@@ -97,6 +97,7 @@ gdl_load(M0, Text, PyRoles) :-
     ;   true
     ),
     retractall(loading_error(Module, _)),
+    translation_terms(Module, Text),
     setup_call_cleanup(
         ( open_string(Text, In), nb_setval(gdl_loading, Module) ),
         catch(load_files(Module, [stream(In), silent(true), if(true)]), E,
@@ -111,6 +112,91 @@ gdl_load(M0, Text, PyRoles) :-
         maplist(message_text, Errors, Texts),
         throw(gdl_error(load_failed(Module, Texts)))
     ).
+
+%   translation_terms(+Module, +Text): Text holds exactly what the translator
+%   writes for Module, term by term: the module header, the declarations it emits
+%   (set_module(base(system)), dynamic, thread_local, discontiguous, table) and
+%   clauses whose heads and goals name only the game's own predicates (keyword
+%   relations, r_*, static_*, true_*, gdl_*) or the few built-ins translated rules
+%   use (\+, tnot/1, ==, \==, true, fail). Anything else (another directive, a
+%   module-qualified head or goal, a call to any other built-in) raises
+%   gdl_error(load_failed(Module, [Reason])) before anything is loaded, so no text
+%   from a game file or a network message can run as Prolog.
+
+translation_terms(Module, Text) :-
+    catch(setup_call_cleanup(
+              open_string(Text, In),
+              read_terms(In, Terms),
+              close(In)),
+          E,
+          ( message_text(E, Msg), throw(gdl_error(load_failed(Module, [Msg]))) )),
+    (   Terms = [(:- module(Module, []))|Rest]
+    ->  true
+    ;   throw(gdl_error(load_failed(Module, ["the text does not start with its module header"])))
+    ),
+    (   member(T, Rest), \+ safe_term(T)
+    ->  term_string(T, S0),
+        sub_string_max(S0, 200, S),
+        format(string(Msg), "not a term the translator writes: ~s", [S]),
+        throw(gdl_error(load_failed(Module, [Msg])))
+    ;   true
+    ).
+
+read_terms(In, Terms) :-
+    read_term(In, T, [syntax_errors(error)]),
+    (   T == end_of_file
+    ->  Terms = []
+    ;   Terms = [T|Ts],
+        read_terms(In, Ts)
+    ).
+
+sub_string_max(S, Max, Out) :-
+    (   string_length(S, L), L > Max
+    ->  sub_string(S, 0, Max, _, Out0), string_concat(Out0, "...", Out)
+    ;   Out = S
+    ).
+
+safe_term(T) :- var(T), !, fail.
+safe_term((:- D)) :- !, safe_directive(D).
+safe_term((H :- B)) :- !, safe_goal(H), safe_body(B).
+safe_term(H) :- safe_goal(H).
+
+safe_directive(D) :- var(D), !, fail.
+safe_directive(set_module(base(system))) :- !.
+safe_directive(D) :-
+    compound(D),
+    compound_name_arguments(D, Decl, [PIs]),
+    memberchk(Decl, [thread_local, dynamic, discontiguous, table]),
+    safe_pis(PIs).
+
+safe_pis(PIs) :- var(PIs), !, fail.
+safe_pis((A, B)) :- !, safe_pis(A), safe_pis(B).
+safe_pis(N/A) :- atom(N), integer(A), A >= 0, safe_name(N).
+
+safe_body(B) :- var(B), !, fail.
+safe_body((A, B)) :- !, safe_body(A), safe_body(B).
+safe_body(\+ G) :- !, safe_body(G).
+safe_body(tnot(G)) :- !, safe_goal(G).
+safe_body(_ \== _) :- !.
+safe_body(_ == _) :- !.
+safe_body(true) :- !.
+safe_body(fail) :- !.
+safe_body(G) :- safe_goal(G).
+
+safe_goal(G) :- var(G), !, fail.
+safe_goal(_:_) :- !, fail.
+safe_goal(G) :-
+    callable(G),
+    functor(G, Name, _),
+    safe_name(Name).
+
+safe_name(N) :-
+    memberchk(N, [role, base, input, init, legal, next, goal, terminal, true, does]),
+    !.
+safe_name(N) :-
+    member(Prefix, [r_, static_, true_, gdl_]),
+    sub_atom(N, 0, _, _, Prefix),
+    !.
 
 message_text(Term, Text) :-
     (   catch(( '$messages':translate_message(Term, Lines, []),
@@ -449,7 +535,9 @@ gdl_seed(Seed, true) :-
 
 %   Every query runs under the game's inference limit (gdl_set_limit/3), so that a
 %   hostile or broken game cannot make a query run forever: exceeding it raises
-%   gdl_error(inference_limit(Limit)). Playouts get a thousand times the limit.
+%   gdl_error(inference_limit(Limit)). A playout gets ten times the limit of a query
+%   (so gdl_playouts/5 gets 10 * Count times); the depth cap of each playout is the
+%   caller's (the bridge's default is in the thousands).
 
 gdl_initial_state(M0, A1) :-
     limited(M0, 1, gdl_initial_state_(M0, A1)).
@@ -479,23 +567,69 @@ gdl_state_info(M0, A1, A2) :-
     limited(M0, 1, gdl_state_info_(M0, A1, A2)).
 
 gdl_depth_charge(M0, A1, A2, A3) :-
-    limited(M0, 1000, gdl_depth_charge_(M0, A1, A2, A3)).
+    limited(M0, 10, gdl_depth_charge_(M0, A1, A2, A3)).
 
-gdl_playouts(M0, A1, A2, A3, A4) :-
-    limited(M0, 1000, gdl_playouts_(M0, A1, A2, A3, A4)).
+gdl_playouts(M0, A1, Count, A3, A4) :-
+    Factor is 10 * max(1, Count),
+    limited(M0, Factor, gdl_playouts_(M0, A1, Count, A3, A4)).
 
 limited(M0, Factor, Goal) :-
     game(M0, Module),
     (   game_limit(Module, Limit0) -> true ; Limit0 = 100000000 ),
     Limit is Limit0 * Factor,
-    setup_call_cleanup(
-        nb_setval('$gdl_busy', true),
-        call_with_inference_limit(Goal, Limit, Result),
-        nb_setval('$gdl_busy', false)),
+    catch(setup_call_cleanup(
+              nb_setval('$gdl_busy', true),
+              call_with_inference_limit(Goal, Limit, Result),
+              nb_setval('$gdl_busy', false)),
+          E,
+          ( forget_state(Module), throw(E) )),
     (   Result == inference_limit_exceeded
-    ->  throw(gdl_error(inference_limit(Limit)))
+    ->  forget_state(Module),
+        throw(gdl_error(inference_limit(Limit)))
     ;   true
     ).
+
+%   forget_state(+Module): after a query that did not finish, leave this thread with
+%   no state of Module at all (no fluent, no joint move, no table), so that what the
+%   caller believes is installed and what is installed cannot differ: the next query
+%   installs its state whole.
+
+forget_state(Module) :-
+    catch(( forall(Module:gdl_store(_, Fact), retractall(Module:Fact)),
+            retractall(Module:does(_, _)),
+            set_installed(Module, []),
+            forall(game_tables(Module, _, Heads, _),
+                   forall(member(H, Heads), abolish_table_subgoals(Module:H))) ),
+          _, true).
+
+		 /*******************************
+		 *           MESSAGES           *
+		 *******************************/
+
+:- multifile prolog:message//1.
+
+prolog:message(gdl_error(E)) -->
+    gdl_message(E).
+
+gdl_message(load_failed(_, Messages)) -->
+    [ 'the translated game could not be loaded' ],
+    load_messages(Messages).
+gdl_message(inference_limit(Limit)) -->
+    [ 'the query needed more than ~D inferences, the limit set for this game'-[Limit] ].
+gdl_message(interrupted) -->
+    [ 'interrupted' ].
+gdl_message(not_loaded(_)) -->
+    [ 'the game is not loaded (it was closed)' ].
+gdl_message(module_exists(M)) -->
+    [ 'a game module named ~q is already loaded'-[M] ].
+gdl_message(bad_term(T)) -->
+    [ 'not a GDL term: ~p'-[T] ].
+gdl_message(term_too_deep(Limit)) -->
+    [ 'a term nested deeper than ~D levels: the game builds terms larger than \c
+       any real game does'-[Limit] ].
+
+load_messages([]) --> [].
+load_messages([M|Ms]) --> [ nl, '  ~w'-[M] ], load_messages(Ms).
 
 %!  gdl_interrupt is det.
 %
@@ -711,15 +845,37 @@ erase_fluent(F-Ref, F) :-
 		 *******************************/
 
 %!  to_py(+Term, -Py) is det.
+%
+%   Term in py form. A term nested deeper than max_term_depth/1 levels raises
+%   gdl_error(term_too_deep(Limit)): Python could not take it apart safely, and no
+%   real game builds one.
+%
 %!  from_py(+Py, -Term) is det.
+%
+%   The term a py-form value stands for.
+
+max_term_depth(200).
 
 to_py(T, P) :-
+    max_term_depth(D),
+    to_py(T, P, D).
+
+to_py(T, P, D) :-
     (   atom(T)
     ->  P = T
-    ;   compound_name_arguments(T, N, As),
-        maplist(to_py, As, Ps),
+    ;   D > 0
+    ->  compound_name_arguments(T, N, As),
+        D1 is D - 1,
+        to_py_list(As, Ps, D1),
         P = [N|Ps]
+    ;   max_term_depth(Limit),
+        throw(gdl_error(term_too_deep(Limit)))
     ).
+
+to_py_list([], [], _).
+to_py_list([A|As], [P|Ps], D) :-
+    to_py(A, P, D),
+    to_py_list(As, Ps, D).
 
 from_py(P, T) :-
     (   atom(P)
