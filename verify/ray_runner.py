@@ -15,7 +15,7 @@ from collections import deque
 from typing import Any
 
 from .job import Job
-from .runner import OnResult, Task, crashed, progress
+from .runner import OnResult, Task, crashed, progress, submission_order
 
 POLL_SECONDS = 1.0
 
@@ -51,7 +51,7 @@ def run_ray(
     remote = ray.remote(task).options(**options)
     window = max(1, int(ray.cluster_resources().get("CPU", 1)))
     results: list[dict[str, Any] | None] = [None] * len(jobs)
-    queue = deque(range(len(jobs)))
+    queue = deque(submission_order(jobs))
     running: dict[Any, tuple[int, float]] = {}
     with progress(len(jobs), label) as bar:
 

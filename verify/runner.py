@@ -45,6 +45,14 @@ def progress(total: int, label: str) -> Any:
     )
 
 
+def submission_order(jobs: list[Job]) -> list[int]:
+    """Job indexes, biggest game (text plus trace) first: the long games start early and
+    do not leave one worker busy at the end while the others idle."""
+    return sorted(
+        range(len(jobs)), key=lambda i: -(len(jobs[i].text) + len(jobs[i].trace_text or ""))
+    )
+
+
 def _context() -> multiprocessing.context.BaseContext:
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
@@ -73,14 +81,14 @@ def run_local(
 def _run_pool(
     task: Task, jobs: list[Job], workers: int, done: Callable[[int, dict[str, Any]], None]
 ) -> None:
-    todo = list(range(len(jobs)))
+    todo = submission_order(jobs)
     crashes = dict.fromkeys(todo, 0)
     while todo:
         retry: list[int] = []
         with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
-            futures: dict[Future[dict[str, Any]], int] = {
-                pool.submit(task, jobs[i]): i for i in todo
-            }
+            futures: dict[Future[dict[str, Any]], int] = {}
+            for i in todo:  # submitted in this order, so started in it
+                futures[pool.submit(task, jobs[i])] = i
             pending = set(futures)
             while pending:
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -94,4 +102,5 @@ def _run_pool(
                             done(i, crashed(jobs[i], "its worker process died on every try"))
                         else:
                             retry.append(i)
-        todo = sorted(retry)
+        order = {i: n for n, i in enumerate(submission_order(jobs))}
+        todo = sorted(retry, key=order.__getitem__)

@@ -1,0 +1,129 @@
+"""Verification throughput: game-steps compared per second by ``gdl2pl verify``.
+
+    python benchmarks/verify_throughput.py [--every K] [--configs w1,w2,ray]
+                                           [--mode against|self] [--out FILE]
+
+Runs ``gdl2pl verify`` as a subprocess on a deterministic sample of the shared corpus
+(every K-th game of ../shared/games that has a reference trace, in sorted order), once per
+configuration: ``w1`` one worker (in the driver process), ``w2`` two worker processes,
+``ray`` a local Ray instance started by the command itself (2 CPUs here). ``--mode
+against`` compares with ../shared/reference (no second engine); ``self`` runs
+``gdl2pl replay`` as the engine (two reasoners per game). Wall time includes each
+configuration's start-up (spawning workers, starting Ray), which is the honest cost of a
+run; Ray's start-up alone is measured too. The verdicts of all configurations must be
+identical; the script says so (or fails). Prints a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+
+CONFIGS = {"w1": ["--workers", "1"], "w2": ["--workers", "2"], "ray": ["--ray"]}
+LOADS: list[float] = []  # the 1-minute load average after each configuration
+LABELS = {"w1": "1 worker", "w2": "2 workers", "ray": "local Ray (2 CPUs)"}
+
+
+def sample(every: int) -> list[str]:
+    """Every ``every``-th game (sorted) that the reference played."""
+    games = sorted((SHARED / "games").rglob("*.kif"))
+    played = [
+        g
+        for g in games
+        if (SHARED / "reference" / g.relative_to(SHARED / "games")).with_suffix(".jsonl").is_file()
+    ]
+    return [str(g) for g in played[::every]]
+
+
+def run(config: str, games: list[str], mode: str, tmp: Path) -> tuple[float, list[dict]]:
+    source = (
+        ["--against", str(SHARED / "reference")]
+        if mode == "against"
+        else ["--engine", f"{shlex.quote(sys.executable)} -m gdl2pl.cli replay {{game}}"]
+    )
+    argv = [sys.executable, "-m", "gdl2pl.cli", "verify", *games, *source, "--json"]
+    argv += ["--repro-dir", str(tmp / config), *CONFIGS[config]]
+    start = time.perf_counter()
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - start
+    LOADS.append(os.getloadavg()[0])
+    if proc.returncode not in (0, 1):
+        sys.exit(f"{config}: verify failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    results = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    return wall, results
+
+
+def ray_startup() -> float:
+    code = (
+        "import time, ray; t = time.perf_counter(); "
+        "ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False); "
+        "print(time.perf_counter() - t); ray.shutdown()"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def verdicts(results: list[dict]) -> list[tuple]:
+    return [
+        (r["game"], r["verdict"], r["steps_compared"], json.dumps(r["first_divergence"]))
+        for r in results
+    ]
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--every", type=int, default=10, help="take every K-th game")
+    p.add_argument("--configs", default="w1,w2,ray")
+    p.add_argument("--mode", choices=["against", "self"], default="against")
+    p.add_argument("--out", help="also write the table here")
+    args = p.parse_args()
+    games = sample(args.every)
+    tmp = Path("/tmp") / "gdl2pl-verify-bench"
+    rows, baseline, first = [], None, None
+    for config in args.configs.split(","):
+        wall, results = run(config, games, args.mode, tmp)
+        steps = sum(r["steps_compared"] for r in results)
+        if first is None:
+            first = verdicts(results)
+        elif verdicts(results) != first:
+            sys.exit(f"{config}: verdicts differ from the first configuration's")
+        baseline = baseline or wall
+        counts: dict[str, int] = {}
+        for r in results:
+            counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+        tally = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+        rows.append(
+            f"| {LABELS[config]} | {len(results)} | {steps} | {wall:.1f} | {steps / wall:,.0f} "
+            f"| {baseline / wall:.2f} | {tally} |"
+        )
+    lines = [
+        f"Sample: every {args.every}th reference-played game of ../shared/games "
+        f"({len(games)} games), mode `{args.mode}`; "
+        f"{platform.node()}, Python {platform.python_version()}.",
+        "",
+        "| configuration | games | steps compared | wall s | steps/s | speed-up | verdicts |",
+        "|---|---:|---:|---:|---:|---:|---|",
+        *rows,
+    ]
+    if "ray" in args.configs:
+        lines += ["", f"Ray start-up alone (ray.init, 2 CPUs): {ray_startup():.1f} s."]
+    lines.append("Verdicts identical in every configuration: yes.")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
