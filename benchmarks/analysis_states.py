@@ -80,8 +80,8 @@ def tictactoe_rows(repeats: int) -> list[str]:
 def corpus_games(games_dir: Path, every: int) -> list[Path]:
     chosen: dict[Path, None] = {}
     for ref in read_references(DEFAULT_ANCHORS):
-        p = game_path(games_dir, ref.game)
-        if p is not None:
+        p = game_path(ref.game, games_dir)
+        if p.exists():
             chosen[p] = None
     files = sorted(games_dir.glob("*.kif"))
     for p in files[::every]:
@@ -155,6 +155,26 @@ def main() -> int:
         "## Tic-tac-toe",
         "",
         *tictactoe_rows(args.repeats),
+        "",
+        "## Which search, and why",
+        "",
+        "The search runs in Prolog (`analysis/gdl_search.pl`, on the runtime's term-level "
+        "`state_install/2`, `state_legal/3`, `state_next/3`, ...): a trie maps each state "
+        "(a sorted fluent list) to its number, and Python receives, per expanded state, only "
+        "numbers: terminal flag, goal values, legal-move counts and successor numbers in "
+        "joint-move order. Joint moves are turned back into KIF only for the few states on a "
+        "counterexample or witness path. The verdicts (cycle search, shortest paths, the "
+        "AND-OR attractor for strong winnability, longest match) are then computed in Python "
+        "on that integer graph, which costs a small fraction of the search.",
+        "",
+        "A breadth-first search through `StateMachine.next_states` pays, for every edge, the "
+        "conversion of a joint move and of a fluent difference between Prolog and Python, and "
+        "the hashing of a `MachineState`; a cache of `next_state` results cannot help an "
+        "exhaustive search, which computes the successors of each state exactly once anyway. "
+        "In Prolog the remaining cost is the game's own rules: on tic-tac-toe, of about "
+        "0.35 s of CPU for the search, roughly 0.1 s installs the 5,478 states, 0.05 s "
+        "answers terminal/legal and 0.2 s computes the 16,167 successors (measured with "
+        "SWI's profiler and `statistics(cputime)` outside Python).",
         "",
     ]
     paths = corpus_games(args.games_dir, args.every) if args.every else []
