@@ -8,8 +8,10 @@ then letters and digits), so a game whose symbols KIF cannot write bare (infix's
 ``'not-filled'``, ``'x player'``, ``'cell(1)'``) scrambles into rules that KIF reads back.
 The connectives ``not``, ``distinct``, ``or`` and ``and`` are syntax, not symbols: where one
 of these names is used as an ordinary symbol (infix's quoted ``'distinct'(a, b, c)``) it is
-renamed like any other, as KIF would read it as the connective. The renaming is built while scrambling and then works both ways: moves
-sent to the players are scrambled, their replies unscrambled. Unscrambling a name the
+renamed like any other, as KIF would read it as the connective.
+
+The renaming is built while scrambling and then works both ways: moves sent to the players
+are scrambled, their replies unscrambled. Unscrambling a name the
 scrambler never produced raises ``KeyError``: it cannot be a move of the game.
 """
 
