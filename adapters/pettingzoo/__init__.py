@@ -95,7 +95,9 @@ class _Shared:
 class GdlAECEnv(_Shared, AECEnv):  # type: ignore[misc]
     """A GDL game as an agent-environment-cycle environment."""
 
-    def __init__(self, path: str | os.PathLike[str], render_mode: str | None = None, **options: Any):
+    def __init__(
+        self, path: str | os.PathLike[str], render_mode: str | None = None, **options: Any
+    ) -> None:
         super().__init__()
         self._load(path, render_mode, **options)
         self.agents: list[str] = []
@@ -154,7 +156,9 @@ class GdlAECEnv(_Shared, AECEnv):  # type: ignore[misc]
 class GdlParallelEnv(_Shared, ParallelEnv):  # type: ignore[misc]
     """A GDL game as a parallel environment: every agent acts at every step."""
 
-    def __init__(self, path: str | os.PathLike[str], render_mode: str | None = None, **options: Any):
+    def __init__(
+        self, path: str | os.PathLike[str], render_mode: str | None = None, **options: Any
+    ) -> None:
         self._load(path, render_mode, dynamics="simultaneous", **options)
         self.agents: list[str] = []
 

@@ -1,0 +1,88 @@
+"""The adapters' shared core: action tables, static domain analysis, errors."""
+
+from __future__ import annotations
+
+import pytest
+from adapters_support import OWN_GAMES, repository_game
+from gdl2pl.adapters import (
+    AdapterError,
+    DomainExplosionError,
+    GdlGame,
+    UnrepresentableStateError,
+    analyse_domains,
+    goal_return,
+)
+from gdl2pl.bridge import StateMachine
+from prolog_env import require_prolog
+
+from gdl2pl import parse_game, read_game
+from gdl2pl.kif import parse_kif_term
+
+
+def test_domains_of_a_game_without_input_or_base():
+    d = analyse_domains(read_game(OWN_GAMES / "adapter_no_input.kif"), [parse_kif_term("walker")])
+    moves = {str(m) for m in d.moves[parse_kif_term("walker")]}
+    assert moves == {"(walk a)", "(walk b)", "(walk c)", "stay"}
+    assert {str(f) for f in d.fluents} == {"(at a)", "(at b)", "(at c)"}
+
+
+@pytest.mark.parametrize("name", ["ticTacToe", "hanoi", "connectFourSimultaneous", "pacman3p"])
+def test_domains_cover_declared_input_and_base(name):
+    require_prolog()
+    path = repository_game(name)
+    with StateMachine.from_file(path) as sm:
+        d = analyse_domains(read_game(path), sm.roles, name)
+        for role in sm.roles:
+            assert set(sm.input_moves(role)) <= d.moves[role]
+        assert set(sm.base_propositions) <= d.fluents
+
+
+def test_domain_explosion_is_a_clear_error():
+    text = """(role r) (init (n z)) (<= (next (n (s ?x))) (true (n ?x)))
+              (<= (legal r (go ?x)) (true (n ?x))) (<= terminal (true (n z)))"""
+    with pytest.raises(DomainExplosionError, match="cannot bound"):
+        analyse_domains(parse_game(text), [parse_kif_term("r")], "counter", max_terms=50)
+
+
+def test_goal_return_mapping():
+    assert [goal_return(g) for g in (0, 50, 100)] == [-1.0, 0.0, 1.0]
+
+
+def test_action_ids_are_stable_and_analysed_when_input_is_missing():
+    require_prolog()
+    g = GdlGame(OWN_GAMES / "adapter_no_input.kif")
+    try:
+        assert g.actions_from == "analysis" and g.base_from == "analysis"
+        assert [str(m) for m in g.moves[0]] == ["(walk a)", "(walk b)", "(walk c)", "stay"]
+        node = g.node(g.initial_state)
+        assert node.legal == ((1, 3),)  # (walk b), stay
+        after = g.next(g.initial_state, [1])
+        assert g.node(after).legal == ((0, 2),)  # (walk a), (walk c): b has an edge to a
+        assert g.kind.proved and g.kind.turn_taking
+    finally:
+        g.close()
+
+
+def test_terminal_state_without_goal_names_game_state_and_role():
+    require_prolog()
+    with pytest.raises(UnrepresentableStateError) as e:
+        GdlGame(OWN_GAMES / "adapter_no_goal.kif")
+    text = str(e.value)
+    assert "adapter_no_goal.kif" in text and "solver" in text and "(count 1)" in text
+
+
+def test_role_without_legal_move_names_game_state_and_role():
+    require_prolog()
+    with pytest.raises(UnrepresentableStateError) as e:
+        GdlGame(OWN_GAMES / "adapter_stuck.kif")
+    text = str(e.value)
+    assert "adapter_stuck.kif" in text and "blue" in text and "(phase 1)" in text
+
+
+def test_too_many_moves_for_an_action_space(monkeypatch):
+    require_prolog()
+    import gdl2pl.adapters.game as game_module
+
+    monkeypatch.setattr(game_module, "MAX_ACTIONS", 5)
+    with pytest.raises(AdapterError, match="more than an action space may hold"):
+        GdlGame(repository_game("ticTacToe"))
