@@ -204,6 +204,7 @@ def test_summary_table_and_details_on_a_terminal(
         ("garbage", "engine_error", "not JSON"),
         ("crash_halfway", "engine_error", "segmentation fault in move generator"),
         ("short", "engine_error", "records"),
+        ("short middle", "engine_error", "out of step: expected match 0 step 1"),
         ("missing", "engine_error", "does not start"),
     ],
 )
@@ -211,7 +212,8 @@ def test_bad_engines(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, engine: str, verdict: str, reason: str
 ) -> None:
     require_prolog()
-    command = "/nonexistent/engine {game}" if engine == "missing" else fake(engine)
+    name, *extra = engine.split()
+    command = "/nonexistent/engine {game}" if engine == "missing" else fake(name, *extra)
     status, [r] = run_json(
         capsys, TTT, "--engine", command, "--workers", "1", "--repro-dir", str(tmp_path)
     )

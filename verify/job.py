@@ -143,6 +143,10 @@ def _judge(
                         f"{sum(map(len, mine))} expected (none for match {m} step {rec['step']})"
                     )
                 return _finish(job, len(mine), compared, None, problem, run)
+            misplaced = _misplaced(rec, other)
+            if misplaced:
+                problem = misplaced
+                return _finish(job, len(mine), compared, None, problem, run)
             try:
                 diffs = compare(rec, other)
             except MalformedRecord as e:
@@ -155,6 +159,22 @@ def _judge(
     if problem is None and next(theirs, None) is not None:
         problem = f"the engine answered {len(run.records)} records, {compared} expected"
     return _finish(job, len(mine), compared, None, problem, run)
+
+
+def _misplaced(mine: Record, theirs: Any) -> str | None:
+    """Why the engine's next record is not the one of ``mine``'s match and step (None if it
+    is, or if it does not say: then records are taken in order). Error records are not
+    checked: engines number the step of an error differently."""
+    if not isinstance(theirs, dict) or "error" in mine or "error" in theirs:
+        return None
+    want = (mine["match"], mine["step"])
+    got = (theirs.get("match", want[0]), theirs.get("step", want[1]))
+    if got == want:
+        return None
+    return (
+        f"the engine's records are out of step: expected match {want[0]} step {want[1]}, "
+        f"its next record is match {got[0]} step {got[1]} (a record missing or extra)"
+    )
 
 
 def _finish(
