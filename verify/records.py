@@ -7,7 +7,7 @@ Strings compare case-insensitively and ignoring white space, as the reference RE
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 Record = dict[str, Any]
@@ -32,7 +32,7 @@ class Difference:
     role: str | None
     only_gdl2pl: list[str]
     only_engine: list[str]
-    why: str = field(default="")
+    why: str = ""
 
     def as_json(self) -> dict[str, Any]:
         return {
