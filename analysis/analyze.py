@@ -92,7 +92,7 @@ def _report(
     # goal definition
     bad = wf.bad_goal_states(space)
     bad_walk = next(
-        (w for w in walks if w.kind == "terminal" and not all(map(wf._good_goal, w.detail))),
+        (w for w in walks if w.kind == "terminal" and not all(map(wf.good_goal, w.detail))),
         None,
     )
     if bad:
@@ -172,7 +172,7 @@ def _combine(verdicts: Any) -> str:
 def _goal_problem(roles: list[str], goals: list[list[str]]) -> str:
     parts = []
     for role, vs in zip(roles, goals, strict=True):
-        if not wf._good_goal(vs):
+        if not wf.good_goal(vs):
             parts.append(f"{role} has " + (f"goal values {', '.join(vs)}" if vs else "no goal"))
     return "; ".join(parts)
 

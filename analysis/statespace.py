@@ -14,7 +14,6 @@ from __future__ import annotations
 import itertools
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -181,9 +180,6 @@ class Explorer:
             steps.append((s, j))
             state = s
         return [self.joint_move(s, j) for s, j in reversed(steps)]
-
-    def walk_moves(self, steps: Iterator[tuple[int, int]]) -> list[list[str]]:
-        return [self.joint_move(s, j) for s, j in steps]
 
 
 @dataclass(frozen=True)

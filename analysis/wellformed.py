@@ -84,10 +84,10 @@ def stuck_states(space: StateSpace) -> list[int]:
 def bad_goal_states(space: StateSpace) -> list[int]:
     """Expanded terminal states where some role has not exactly one integer goal value
     in 0..100."""
-    return sorted(s for s, goals in space.terminal.items() if not all(map(_good_goal, goals)))
+    return sorted(s for s, goals in space.terminal.items() if not all(map(good_goal, goals)))
 
 
-def _good_goal(values: list[str]) -> bool:
+def good_goal(values: list[str]) -> bool:
     return len(values) == 1 and values[0].isdigit() and 0 <= int(values[0]) <= 100
 
 

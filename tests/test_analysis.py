@@ -151,3 +151,52 @@ def test_input_errors_exit_2(capsys, argv: list[str]) -> None:
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") >= 1 and "Traceback" not in err
+
+
+# -- the checks on hand-made graphs (no Prolog) -------------------------------------------
+
+
+def _space(succ: dict, counts: dict, terminal: dict, discovered: int):
+    from gdl2pl.analysis.statespace import StateSpace
+
+    return StateSpace(("a", "b"), discovered, terminal, counts, succ)
+
+
+def test_attractor_needs_every_reply_and_ignores_cycles() -> None:
+    from gdl2pl.analysis import wellformed as wf
+
+    # 0: role a picks move 0 or 1, b has two replies: joint j = 2*m_a + m_b
+    #    move 0 -> (3, 4): 3 wins for a, 4 loses; move 1 -> (1, 3)
+    # 1: a has one move, b two: (0, 3) -- back to 0 is a cycle
+    won, lost = [["100"], ["0"]], [["0"], ["100"]]
+    space = _space(
+        {0: [3, 4, 1, 3], 1: [0, 3]},
+        {0: (2, 2), 1: (1, 2)},
+        {3: won, 4: lost},
+        5,
+    )
+    assert wf.attractor(space, 0, unexplored_wins=False) == {3}
+    assert wf.winning_terminals(space, 1) == [4]
+    cycle = wf.find_cycle(space)
+    assert cycle is not None and space.succ[cycle[-1][0]][cycle[-1][1]] in {s for s, _ in cycle}
+    # if b's reply from 1 back to 0 were a win for a, a could force it
+    space2 = _space({0: [3, 4, 1, 3], 1: [3, 3]}, {0: (2, 2), 1: (1, 2)}, {3: won, 4: lost}, 5)
+    assert 0 in wf.attractor(space2, 0, unexplored_wins=False)
+    assert wf.find_cycle(space2) is None
+    assert wf.depth_range(space2) == (1, 2)
+
+
+def test_partial_graph_bounds_are_sound() -> None:
+    from gdl2pl.analysis import wellformed as wf
+
+    won = [["100"], ["0"]]
+    # state 2 discovered but not expanded: a's win depends on it
+    space = _space({0: [1, 2]}, {0: (2, 1)}, {1: won}, 3)
+    assert not space.exhaustive
+    b = wf.strong_winnability_bounds(space, 0)
+    assert b.proved and not b.refuted  # move 0 reaches the win whatever 2 is
+    space = _space({0: [2]}, {0: (1, 1)}, {1: won}, 3)
+    b = wf.strong_winnability_bounds(space, 0)
+    assert not b.proved and not b.refuted  # only the unexplored state decides
+    b = wf.strong_winnability_bounds(space, 1)
+    assert not b.proved and not b.refuted
