@@ -582,12 +582,19 @@ limited(M0, Factor, Goal) :-
               call_with_inference_limit(Goal, Limit, Result),
               nb_setval('$gdl_busy', false)),
           E,
-          ( forget_state(Module), throw(E) )),
+          ( forget_state(Module), normalized(E, E1), throw(E1) )),
     (   Result == inference_limit_exceeded
     ->  forget_state(Module),
         throw(gdl_error(inference_limit(Limit)))
     ;   true
     ).
+
+%   normalized(+Exception, -Error): resource errors as gdl_error/1 terms, whose
+%   messages (below) read as sentences; others unchanged.
+
+normalized(error(resource_error(tripwire(What, _)), _), gdl_error(tripwire(What))) :- !.
+normalized(error(resource_error(What), _), gdl_error(resource(What))) :- !.
+normalized(E, E).
 
 %   forget_state(+Module): after a query that did not finish, leave this thread with
 %   no state of Module at all (no fluent, no joint move, no table), so that what the
@@ -627,6 +634,13 @@ gdl_message(bad_term(T)) -->
 gdl_message(term_too_deep(Limit)) -->
     [ 'a term nested deeper than ~D levels: the game builds terms larger than \c
        any real game does'-[Limit] ].
+
+gdl_message(tripwire(What)) -->
+    { current_prolog_flag(What, Limit) -> true ; Limit = '?' },
+    [ 'a tabled relation built a term larger than ~w cells (SWI-Prolog flag ~w): \c
+       the game builds ever larger terms'-[Limit, What] ].
+gdl_message(resource(What)) -->
+    [ 'out of a Prolog resource (~w): the query needs more memory than allowed'-[What] ].
 
 load_messages([]) --> [].
 load_messages([M|Ms]) --> [ nl, '  ~w'-[M] ], load_messages(Ms).
