@@ -123,10 +123,12 @@ class Explorer:
         self.close()
 
     def run(
-        self, max_states: int, seconds: float, batch: int = 500, progress: bool | None = None
+        self, max_states: int, seconds: float, batch: int = 20, progress: bool | None = None
     ) -> StateSpace:
         """Expand states until all are expanded, ``max_states`` were discovered, or
-        ``seconds`` have passed; a progress bar on a terminal after one second."""
+        ``seconds`` have passed; a progress bar on a terminal after one second. Batches
+        start at ``batch`` states and grow or shrink so that each takes about a tenth of
+        a second: a game whose states are slow to expand still stops near its time."""
         from tqdm import tqdm
 
         show = sys.stderr.isatty() if progress is None else progress
@@ -136,6 +138,7 @@ class Explorer:
             desc="states", unit=" states", delay=1.0, disable=not show, file=sys.stderr
         ) as bar:
             while True:
+                began = time.monotonic()
                 records, discovered, _ = self.janus.apply_once(
                     SEARCH_MODULE, "search_expand", self.sm.module, self.session, max_states, batch
                 )
@@ -148,8 +151,11 @@ class Explorer:
                         space.succ[sid] = succs
                 bar.update(len(records))
                 bar.set_postfix(found=discovered, refresh=False)
-                if not records or time.monotonic() - start > seconds:
+                now = time.monotonic()
+                if not records or now - start > seconds:
                     break
+                took = max(now - began, 1e-4)
+                batch = max(1, min(20_000, int(batch * min(4.0, 0.1 / took))))
         space.seconds = time.monotonic() - start
         return space
 
