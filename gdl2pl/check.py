@@ -26,6 +26,7 @@ from gdl2pl.depgraph import (
     negation_may_close,
 )
 from gdl2pl.kif import kif_term
+from gdl2pl.source import without_cycle_collection
 from gdl2pl.syntax import (
     And,
     Clause,
@@ -116,6 +117,11 @@ def has_errors(findings: Iterable[Finding]) -> bool:
 def check_description(d: Description, file: str | None = None) -> list[Finding]:
     """Every finding on ``d``, ordered by position (whole-game findings first). ``file``
     names the source where positions carry no file name."""
+    with without_cycle_collection():
+        return _check(d, file)
+
+
+def _check(d: Description, file: str | None) -> list[Finding]:
     graph = dependency_graph(d)
     found: list[Finding] = []
     for clause in d.clauses:

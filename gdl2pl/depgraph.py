@@ -190,13 +190,11 @@ def dependency_graph(d: Description, key: Key = str.casefold) -> DependencyGraph
                 body = node(relation_name(atom))
                 edges.append(Dependency(head, body, negative, atom, c))
                 seen.add((body, head, negative))
-    succ: dict[str, list[str]] = {}
-    pred: dict[str, list[str]] = {}
+    succ: dict[str, set[str]] = {}
+    pred: dict[str, set[str]] = {}
     for body, head, _ in seen:
-        if head not in succ.setdefault(body, []):
-            succ[body].append(head)
-        if body not in pred.setdefault(head, []):
-            pred[head].append(body)
+        succ.setdefault(body, set()).add(head)
+        pred.setdefault(head, set()).add(body)
     return DependencyGraph(
         nodes=tuple(order),
         edges=tuple(edges),

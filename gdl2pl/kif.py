@@ -13,11 +13,16 @@ which keeps translate+load well under a second.
 
 from __future__ import annotations
 
-import bisect
 import re
 
 from gdl2pl.errors import GdlSyntaxError
-from gdl2pl.source import MAX_NESTING, check_characters, nesting_error
+from gdl2pl.source import (
+    MAX_NESTING,
+    check_characters,
+    nesting_error,
+    position,
+    without_cycle_collection,
+)
 from gdl2pl.syntax import (
     And,
     Clause,
@@ -36,7 +41,7 @@ from gdl2pl.syntax import (
     Var,
 )
 
-_TOKEN = re.compile(r"\s+|;[^\n]*|(\()|(\))|([^\s();]+)")
+_TOKEN = re.compile(r"(\s+)|;[^\n\r]*|(\()|(\))|([^\s();]+)")
 
 #: Literal-level connectives, matched case-insensitively.
 CONNECTIVES = ("not", "or", "distinct", "and")
@@ -63,45 +68,56 @@ _SExpr = _Atom | _List
 
 
 class _Reader:
-    """Turns KIF text into s-expressions with positions, then into the AST."""
+    """Turns KIF text into s-expressions with positions, then into the AST.
+
+    Lines end at LF, CRLF or a lone CR (old Mac files), for comments and positions
+    alike. Positions are counted as the tokens go by, so reading is linear."""
 
     def __init__(self, text: str, file: str | None) -> None:
         self.text = text
         self.file = file
-        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
     def pos(self, offset: int) -> Pos:
-        line = bisect.bisect_right(self.line_starts, offset)
-        return Pos(line, offset - self.line_starts[line - 1] + 1, self.file)
+        return position(self.text, offset, self.file)
 
     def error(self, message: str, pos: Pos) -> GdlSyntaxError:
         return GdlSyntaxError(message, pos, self.text)
 
     def sexprs(self) -> list[_SExpr]:
         check_characters(self.text, self.file)
-        stack: list[tuple[int, list[_SExpr]]] = []
+        text, file = self.text, self.file
+        stack: list[tuple[Pos, list[_SExpr]]] = []
         top: list[_SExpr] = []
         current = top
-        for m in _TOKEN.finditer(self.text):
-            if m.group(1):
+        line, line_start = 1, 0
+        for m in _TOKEN.finditer(text):
+            kind = m.lastindex
+            start = m.start()
+            if kind == 1:  # white space: count the line breaks in it
+                ws = m.group(1)
+                if "\n" in ws or "\r" in ws:
+                    line += ws.count("\n") + ws.count("\r") - ws.count("\r\n")
+                    line_start = start + max(ws.rfind("\n"), ws.rfind("\r")) + 1
+            elif kind == 2:
                 if len(stack) >= MAX_NESTING:
-                    raise nesting_error(self.text, m.start(), self.file)
-                stack.append((m.start(), current))
+                    raise nesting_error(text, start, file)
+                stack.append((Pos(line, start - line_start + 1, file), current))
                 current = []
-            elif m.group(2):
+            elif kind == 3:
+                here = Pos(line, start - line_start + 1, file)
                 if not stack:
-                    raise self.error("unbalanced ')': no '(' is open here", self.pos(m.start()))
-                start, outer = stack.pop()
-                outer.append(_List(current, self.pos(start), self.pos(m.start())))
+                    raise self.error("unbalanced ')': no '(' is open here", here)
+                opened, outer = stack.pop()
+                outer.append(_List(current, opened, here))
                 current = outer
-            elif m.group(3):
-                current.append(_Atom(m.group(3), self.pos(m.start())))
+            elif kind == 4:
+                current.append(_Atom(m.group(4), Pos(line, start - line_start + 1, file)))
         if stack:
-            start, _ = stack[-1]
+            opened, _ = stack[-1]
             raise self.error(
                 f"unbalanced '(': {len(stack)} parenthesis(es) still open at end of input; "
                 "the innermost opens here",
-                self.pos(start),
+                opened,
             )
         return top
 
@@ -183,7 +199,8 @@ class _Reader:
 
 def parse_kif(text: str, file: str | None = None) -> Description:
     """Parse a whole KIF game description. Raises ``GdlSyntaxError`` with its position."""
-    return _Reader(text, file).description()
+    with without_cycle_collection():
+        return _Reader(text, file).description()
 
 
 def parse_kif_term(text: str) -> Term:

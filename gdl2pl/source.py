@@ -9,7 +9,10 @@ deep would exhaust Python's stack in every pass that walks it).
 
 from __future__ import annotations
 
+import gc
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from gdl2pl.errors import GdlSyntaxError
 from gdl2pl.syntax import Pos
@@ -22,9 +25,11 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def position(text: str, offset: int, file: str | None = None) -> Pos:
-    """The line and column (1-based) of ``offset`` in ``text``."""
-    line = text.count("\n", 0, offset) + 1
-    start = text.rfind("\n", 0, offset) + 1
+    """The line and column (1-based) of ``offset`` in ``text``; lines end at LF, CRLF
+    or a lone CR."""
+    before = text[:offset]
+    line = before.count("\n") + before.count("\r") - before.count("\r\n") + 1
+    start = max(before.rfind("\n"), before.rfind("\r")) + 1
     return Pos(line, offset - start + 1, file)
 
 
@@ -47,3 +52,17 @@ def nesting_error(text: str, offset: int, file: str | None = None) -> GdlSyntaxE
         position(text, offset, file),
         text,
     )
+
+
+@contextmanager
+def without_cycle_collection() -> Iterator[None]:
+    """Pause Python's cycle collector while a reader builds millions of small acyclic
+    nodes: otherwise it rescans them all again and again, and reading a large game
+    takes several times as long. Restores the collector's previous state."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
