@@ -8,9 +8,11 @@ an observation vector, returns, and whether it is turn-taking.
   sorted by KIF text.
 - Returns: ``goal_return(g) = (g - 50) / 50``: goal 100 -> 1, 50 -> 0, 0 -> -1.
 - Kind: turn-taking (sequential) when in every reachable state at most one role has more
-  than one legal move. Shown by enumerating the reachable states within a budget
-  (``proved``); past the budget, judged on random playouts, and a later state with two
-  movers raises ``UnrepresentableStateError``. Any game may be loaded as simultaneous.
+  than one legal move. Shown by enumerating the reachable states within a budget of
+  states and joint moves tried (``proved``); past the budget, judged on random matches
+  of a few hundred steps, and a later state with two movers raises
+  ``UnrepresentableStateError``. The search runs in Prolog (``gdl_kind.pl``) and checks
+  every state it sees as ``node`` does. Any game may be loaded as simultaneous.
 
 What the reasoner answers about a state is cached per state (``node``), in one
 ``state_info`` call; successors per (state, joint move) in a bounded cache.
@@ -19,17 +21,18 @@ What the reasoner answers about a state is cached per state (``node``), in one
 from __future__ import annotations
 
 import os
-import random
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from importlib import resources
+from typing import Any, Literal
 
-from gdl2pl.bridge import MachineState, StateMachine
+from gdl2pl.bridge import MachineState, StateMachine, runtime
+from gdl2pl.bridge.engine import attach_thread
 
 from gdl2pl.kif import kif_term
 from gdl2pl.load import read_game
-from gdl2pl.syntax import Term
+from gdl2pl.syntax import Const, Func, Term
 
 from .domains import MAX_TERMS, analyse_domains
 from .errors import AdapterError, UnrepresentableStateError
@@ -38,6 +41,30 @@ Dynamics = Literal["auto", "sequential", "simultaneous"]
 
 #: Players a move table may give an action space (beyond it the game is refused).
 MAX_ACTIONS = 1_000_000
+#: Prolog inferences the game-kind search may use before it gives up (verdict unknown).
+ANALYSIS_INFERENCES = 2_000_000_000
+KIND_MODULE = "gdl_kind"
+_kind_loaded = False
+
+
+def kind_runtime() -> Any:
+    """The janus module with ``gdl_kind.pl`` loaded (once per process), this thread
+    attached."""
+    global _kind_loaded
+    janus = runtime()
+    attach_thread()
+    if not _kind_loaded:
+        with resources.as_file(resources.files("gdl2pl.adapters") / "gdl_kind.pl") as p:
+            janus.query_once("use_module(F)", {"F": str(p)})
+        _kind_loaded = True
+    return janus
+
+
+def py_term(x: Any) -> Term:
+    """A term from the runtime's py form (an atom, or a list [functor, args...])."""
+    if isinstance(x, list):
+        return Func(str(x[0]), tuple(py_term(a) for a in x[1:]))
+    return Const(str(x))
 
 
 def goal_return(goal: int) -> float:
@@ -94,7 +121,8 @@ class GdlGame:
         *,
         dynamics: Dynamics = "auto",
         analysis_states: int = 6_000,
-        analysis_steps: int = 2_000,
+        analysis_edges: int = 20_000,
+        analysis_steps: int = 500,
         max_terms: int = MAX_TERMS,
         cache_size: int = 200_000,
         seed: int = 0,
@@ -112,10 +140,10 @@ class GdlGame:
             )
             self._turn_taking_checked = False
             if dynamics == "simultaneous":
-                self.kind = self.analyse(0, 0, seed)
+                self.kind = self.analyse(0, 0, 0, seed)
                 self.turn_taking = False
             else:
-                self.kind = self.analyse(analysis_states, analysis_steps, seed)
+                self.kind = self.analyse(analysis_states, analysis_edges, analysis_steps, seed)
                 if dynamics == "sequential" and self.kind.proved and not self.kind.turn_taking:
                     raise AdapterError(f"{self.name}: not turn-taking: several roles choose")
                 self.turn_taking = dynamics == "sequential" or self.kind.turn_taking
@@ -260,52 +288,33 @@ class GdlGame:
 
     # -- analysis -----------------------------------------------------------------------
 
-    def analyse(self, max_states: int, max_steps: int, seed: int) -> Kind:
-        """Enumerate the reachable states breadth-first (at most ``max_states``); if there
-        are more, play random matches for at most ``max_steps`` steps instead."""
-        start = self.initial_state
-        seen = {start: 0}
-        queue = deque([start])
-        turn_taking = True
-        sums: set[float] = set()
-        max_depth = 0
-        complete = max_states > 0
-        while queue and complete:
-            s = queue.popleft()
-            node = self.node(s)
-            depth = seen[s]
-            max_depth = max(max_depth, depth)
-            if node.terminal:
-                sums.add(round(sum(node.returns), 9))
-                continue
-            if node.mover < 0:  # a second mover: simultaneous, no need to look further
-                return Kind(False, False, len(seen), max_depth, frozenset())
-            for joint in _product(node.legal):
-                child = self.sm.next_state(s, [self.moves[i][a] for i, a in enumerate(joint)])
-                if child not in seen:
-                    if len(seen) >= max_states:
-                        complete = False
-                        break
-                    seen[child] = depth + 1
-                    queue.append(child)
-        if complete:
-            return Kind(turn_taking, True, len(seen), max_depth, frozenset(sums))
-        rng = random.Random(seed)
-        steps = 0
-        turn_taking = True
-        while steps < max_steps and turn_taking:
-            s, depth = start, 0
-            node = self.node(s)
-            while not node.terminal and steps < max_steps:
-                if node.mover < 0:
-                    turn_taking = False
-                    break
-                s = self.next(s, [rng.choice(ids) for ids in node.legal])
-                node = self.node(s)
-                steps += 1
-                depth += 1
-            max_depth = max(max_depth, depth)
-        return Kind(turn_taking, False, len(seen), max_depth, frozenset())
+    def analyse(self, max_states: int, max_edges: int, max_steps: int, seed: int) -> Kind:
+        """Enumerate the reachable states breadth-first (at most ``max_states`` states and
+        ``max_edges`` joint moves tried); if there are more, play random matches for at
+        most ``max_steps`` steps instead.
+        Runs in Prolog (``gdl_kind.pl``); a state that breaks the adapters' contract
+        raises ``UnrepresentableStateError`` naming it."""
+        if max_states <= 0:
+            return Kind(False, False, 0, 0, frozenset())
+        janus = kind_runtime()
+        verdict, states, max_depth, sums, bad = janus.apply_once(
+            KIND_MODULE, "kind_search", self.sm.module, max_states, max_edges, max_steps,
+            seed % 2_147_483_648, ANALYSIS_INFERENCES,
+        )
+        if verdict == "bad":
+            state = MachineState.from_fluents(py_term(f) for f in bad)
+            self.node(state)  # raises, naming the role
+            raise UnrepresentableStateError(  # pragma: no cover (the search and node agree)
+                f"{self.name}: the state {_short(state)} breaks the adapters' contract"
+            )
+        n = self.num_roles
+        return Kind(
+            turn_taking=verdict in ("proved", "sampled", "unknown"),
+            proved=verdict == "proved",
+            states=states,
+            max_depth=max_depth,
+            return_sums=frozenset(round((s - 50 * n) / 50, 9) for s in sums),
+        )
 
     @property
     def zero_sum(self) -> bool:
@@ -319,9 +328,3 @@ class GdlGame:
             return next(iter(self.kind.return_sums))
         return None
 
-
-def _product(per_role: Sequence[Sequence[int]]) -> list[tuple[int, ...]]:
-    out: list[tuple[int, ...]] = [()]
-    for ids in per_role:
-        out = [(*t, a) for t in out for a in ids]
-    return out

@@ -86,3 +86,38 @@ def test_too_many_moves_for_an_action_space(monkeypatch):
     monkeypatch.setattr(game_module, "MAX_ACTIONS", 5)
     with pytest.raises(AdapterError, match="more than an action space may hold"):
         GdlGame(repository_game("ticTacToe"))
+
+
+def test_a_choice_for_two_roles_deep_in_the_game_makes_it_simultaneous():
+    require_prolog()
+    for budget in (20_000, 1):  # enumerated, or past the budget found by random matches
+        g = GdlGame(OWN_GAMES / "adapter_late_choice.kif", analysis_edges=budget)
+        try:
+            assert not g.turn_taking and not g.kind.turn_taking
+        finally:
+            g.close()
+
+
+def test_kind_past_the_budget_is_sampled_not_proved():
+    require_prolog()
+    g = GdlGame(repository_game("ticTacToe"), analysis_edges=100)
+    try:
+        assert g.turn_taking and not g.kind.proved and not g.zero_sum
+        assert g.kind.max_depth == 9  # the random matches reach the end
+    finally:
+        g.close()
+
+
+def test_kind_search_leaves_the_bridge_state_alone():
+    """The search installs states in Prolog; the bridge's idea of the installed state
+    must still hold afterwards."""
+    require_prolog()
+    g = GdlGame(repository_game("ticTacToe"))
+    try:
+        s = g.initial_state
+        after = g.sm.next_state(s, ["(mark 2 2)", "noop"])  # the bridge installs it
+        g.analyse(6_000, 20_000, 100, 0)
+        assert len(g.sm.all_legal_moves(after)[1]) == 8
+        assert g.kind.proved and g.zero_sum
+    finally:
+        g.close()
