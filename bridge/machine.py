@@ -308,7 +308,7 @@ class StateMachine:
         except self._janus.PrologError as e:
             self._tls.installed = None
             message = _prolog_message(e)
-            if "interrupted" == message:
+            if message == "interrupted":
                 raise QueryInterrupted(f"{self.name}: interrupted") from None
             raise ReasonerError(f"{self.name}: {message}") from None
         except BaseException:

@@ -37,11 +37,17 @@ _OPERATOR_WORDS = frozenset(
 _ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
+def _control(ch: str) -> str:
+    """ASCII control characters escaped; every other character stands as itself (SWI
+    reads any code point in a quoted atom, but rejects some as ``\\x`` escapes)."""
+    return f"\\x{ord(ch):x}\\" if ch < " " or ch == "\x7f" else ch
+
+
 def quote_atom(name: str) -> str:
     """Prolog text for the atom ``name`` (bare when safe, else single-quoted)."""
     if _BARE_ATOM.fullmatch(name) and name not in _OPERATOR_WORDS:
         return name
-    body = "".join(_ESCAPES.get(ch, ch if ch.isprintable() else f"\\x{ord(ch):x}\\") for ch in name)
+    body = "".join(_ESCAPES.get(ch, _control(ch)) for ch in name)
     return f"'{body}'"
 
 

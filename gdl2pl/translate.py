@@ -323,6 +323,7 @@ class _Writer:
             "",
             f":- module({quote_atom(module)}, []).",
             ":- set_module(base(system)).",
+            ":- set_module(class(temporary)).",
             "",
             "% The state, and the joint move while the next state is computed:",
             "% filled in by the runtime.",

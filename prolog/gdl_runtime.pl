@@ -115,7 +115,7 @@ gdl_load(M0, Text, PyRoles) :-
 
 %   translation_terms(+Module, +Text): Text holds exactly what the translator
 %   writes for Module, term by term: the module header, the declarations it emits
-%   (set_module(base(system)), dynamic, thread_local, discontiguous, table) and
+%   (set_module/1 of base(system) and class(temporary), dynamic, thread_local, discontiguous, table) and
 %   clauses whose heads and goals name only the game's own predicates (keyword
 %   relations, r_*, static_*, true_*, gdl_*) or the few built-ins translated rules
 %   use (\+, tnot/1, ==, \==, true, fail). Anything else (another directive, a
@@ -163,6 +163,7 @@ safe_term(H) :- safe_goal(H).
 
 safe_directive(D) :- var(D), !, fail.
 safe_directive(set_module(base(system))) :- !.
+safe_directive(set_module(class(temporary))) :- !.
 safe_directive(D) :-
     compound(D),
     compound_name_arguments(D, Decl, [PIs]),
@@ -280,7 +281,7 @@ unload(Module) :-
     retractall(game_query_flags(Module, _, _)),
     catch(abolish_module_tables(Module), _, true),
     state_key(Module, Key),
-    nb_setval(Key, []),
+    nb_delete(Key),
     (   source_file_property(Module, module(Module))
     ->  unload_file(Module)
     ;   true
@@ -293,7 +294,10 @@ unload(Module) :-
                catch(abolish(Module:N/A), _, retractall(Module:Head))
            )),
     (   current_module(Module)
-    ->  catch('$destroy_module'(Module), _, true)
+    ->  % The translated module declares itself temporary (class(temporary)), the
+        % only kind SWI-Prolog destroys; it offers no public predicate for that
+        % outside in_temporary_module/3, which cannot keep a game loaded across calls.
+        catch('$destroy_module'(Module), _, true)
     ;   true
     ).
 

@@ -1,0 +1,422 @@
+"""Hostile input to the library and the command line (the security issue's reproductions,
+kept as tests): no outside text runs as Prolog, no wrong answer after an error, no crash,
+bounded work, clear errors. The network side is in test_hostile_network.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from prolog_env import require_prolog
+
+from gdl2pl import normalize_case, parse_game, translate
+from gdl2pl.cli import main
+from gdl2pl.errors import GdlSyntaxError
+
+TTT = EXAMPLES / "ticTacToe.kif"
+ENDLESS = Path(__file__).parent / "games" / "endless.kif"
+
+
+@pytest.fixture(autouse=True)
+def _prolog() -> None:
+    require_prolog()
+
+
+def bridge():  # type: ignore[no-untyped-def]
+    import gdl2pl.bridge as b
+
+    return b
+
+
+def load_text(module: str, text: str) -> object:
+    """Load a module text through the runtime's one entry, as the bridge does."""
+    b = bridge()
+    b.runtime()
+    from gdl2pl.bridge.engine import attach_thread
+
+    attach_thread()
+    return b.runtime().apply_once("gdl_runtime", "gdl_load", module, text)
+
+
+def unload(module: str) -> None:
+    bridge().runtime().apply_once("gdl_runtime", "gdl_unload", module)
+
+
+def payload(path: Path) -> str:
+    return f"x*/:-X=..[shell,'touch {path}'],X.%"
+
+
+# -- code execution -----------------------------------------------------------------------
+
+
+def test_a_name_closing_the_header_comment_runs_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "pwned"
+    b = bridge()
+    with b.StateMachine.from_text(TTT.read_text(), name=payload(target)) as sm:
+        assert sm.legal_moves(sm.initial_state, "xplayer")
+        for line in sm.translation.text.splitlines():
+            if "touch" in line:
+                assert line.startswith("%"), line
+    assert not target.exists()
+
+
+def test_a_file_name_with_newlines_runs_nothing(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(tmp_path)  # the payload touches a file in the working directory
+    evil = tmp_path / "evil\n:- X =.. [shell, 'touch pwned2'], X.\n%.kif"
+    evil.write_text(TTT.read_text())
+    assert main(["play", str(evil), "--seed", "1"]) == 0
+    assert not (tmp_path / "pwned2").exists()
+
+
+def test_translate_writes_the_module_name_as_data(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    target = tmp_path / "pwned3"
+    module = f"m')).\n:- shell('touch {target}').\n%"
+    assert main(["translate", str(TTT), "--module", module]) == 0
+    text = capsys.readouterr().out
+    assert load_text(module, text)
+    unload(module)
+    assert not target.exists()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        ":- initialization(shell('touch {t}')).\nrole(a).\n",
+        "role(a) :- shell('touch {t}').\n",
+        "user:term_expansion(_, _) :- shell('touch {t}').\n",
+        "role(a) :- call(shell, 'touch {t}').\n",
+        "role(a) :- r_x, lists:append(_, _, _).\n",
+        "'$x' :- true.\n",
+    ],
+)
+def test_the_loader_refuses_what_the_translator_never_writes(tmp_path: Path, body: str) -> None:
+    target = tmp_path / "pwned4"
+    text = ":- module(hostile_mod, []).\n" + body.format(t=target)
+    b = bridge()
+    with pytest.raises(b.runtime().PrologError, match="not a term the translator writes"):
+        load_text("hostile_mod", text)
+    assert not target.exists()
+    assert b.runtime().query_once("current_module(hostile_mod)")["truth"] is False
+
+
+names = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",)), min_size=0, max_size=40
+) | st.sampled_from(["*/", "\n:- halt.\n", "'", "\\", "%", "\u2028:- halt.", "\r:- halt.", "/*"])
+kif_symbols = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs", "Zs", "Zl", "Zp", "Cc")).filter(
+        lambda c: c not in "();?" and not c.isspace()
+    ),
+    min_size=1,
+    max_size=12,
+).filter(lambda s: s.lower() not in {"not", "or", "and", "distinct", "<="})
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=names, role=kif_symbols)
+def test_any_name_or_role_loads_as_data(name: str, role: str) -> None:
+    """For any match id, file name or name, and any role symbol, the generated module
+    holds only the translator's own terms: the loader (which refuses anything else)
+    accepts it, and the role comes back as data."""
+    game = f"(role {role}) (init s) (<= (legal {role} go) (true s)) (<= terminal (true t)) " \
+        f"(<= (goal {role} 100) (true t)) (<= (next t) (true s))"
+    try:
+        d = normalize_case(parse_game(game, "kif", file=name))
+    except GdlSyntaxError:
+        return
+    b = bridge()
+    sm = b.StateMachine(d, name=name)
+    try:
+        assert [str(r) for r in sm.roles] == [d.clauses[0].head.args[0].name]  # type: ignore[union-attr]
+        assert not sm.is_terminal(sm.initial_state)
+    finally:
+        sm.close()
+    text = translate(d, "m_" + str(abs(hash(name))), name).text
+    for line in text.splitlines():
+        assert line == "" or line.startswith(("%", ":-", " ", "'")) or line[0].isalpha()
+
+
+# -- wrong answers --------------------------------------------------------------------------
+
+
+def test_a_fluent_named_like_the_fallback_store_is_its_own_fluent() -> None:
+    game = """(role a) (init (other x)) (<= (legal a go) (true (other x)))
+              (<= (next ?f) (true ?f)) (<= terminal (true x)) (<= (goal a 100) (true x))
+              (<= (goal a 0) (not (true x)))"""
+    with bridge().StateMachine.from_text(game) as sm:
+        s = sm.next_state(sm.initial_state, ["go"])
+        assert str(s) == "((other x))"
+        assert not sm.is_terminal(s)
+        assert sm.goals(s) == [0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(fluents=st.lists(st.tuples(kif_symbols, st.integers(0, 3)), min_size=1, max_size=6))
+def test_fluent_stores_never_collide(fluents: list[tuple[str, int]]) -> None:
+    """Whatever functors and arities a game's fluents have (names such as ``other`` or
+    ``true_x`` included), a frame axiom keeps exactly the initial state."""
+    texts = [name if n == 0 else f"({name} {' '.join(['k'] * n)})" for name, n in fluents]
+    game = " ".join(f"(init {t})" for t in texts)
+    game += " (role r) (<= (legal r go) (true ?f)) (<= (next ?f) (true ?f))"
+    game += " (<= terminal (true never)) (<= (goal r 0) (true ?f))"
+    try:
+        d = parse_game(game, "kif")
+    except GdlSyntaxError:
+        return
+    with bridge().StateMachine(d) as sm:
+        s0 = sm.initial_state
+        s1 = sm.next_state(s0, ["go"])
+        assert s1 == s0
+        assert len(s0) == len({t.lower() for t in texts}) or len(s0) <= len(texts)
+
+
+def test_after_a_deep_term_error_the_state_machine_answers_right() -> None:
+    game = """(role a) (init (c z)) (<= (legal a go) (true (c z)))
+              (<= (legal a wait) (true (c (s ?x)))) (<= (next (c (s ?x))) (true (c ?x)))
+              (<= terminal (true (c done))) (<= (goal a 100) (true (c z)))
+              (<= (goal a 0) (true (c (s ?x))))"""
+    b = bridge()
+    with b.StateMachine.from_text(game) as sm:
+        s = sm.initial_state
+        with pytest.raises(b.ReasonerError, match="nested deeper than 200"):
+            sm.depth_charge(s, max_depth=1200)
+        assert [str(m) for m in sm.legal_moves(s, "a")] == ["go"]
+        assert sm.goals(s) == [100]
+
+
+def test_a_deep_term_from_python_is_refused() -> None:
+    from gdl2pl import Const, Func
+
+    t: Const | Func = Const("z")
+    for _ in range(5000):
+        t = Func("s", (t,))
+    b = bridge()
+    with b.StateMachine.from_file(TTT) as sm, pytest.raises(b.TransitionDefinitionError):
+        sm.next_state(sm.initial_state, [t, "noop"])
+
+
+# -- crashes --------------------------------------------------------------------------------
+
+_FIRST_CALLS = """
+import threading
+from gdl2pl.bridge import StateMachine
+sm = StateMachine.from_file({ttt!r})
+s0 = sm.initial_state
+calls = [lambda: sm.seed(1), lambda: sm.legal_moves(s0, "xplayer"), lambda: sm.is_terminal(s0),
+         lambda: sm.goals(sm.depth_charge(s0)[0]), lambda: sm.state_info(s0),
+         lambda: sm.playouts(s0, 2), lambda: sm.base_propositions,
+         lambda: sm.input_moves("xplayer"), lambda: sm.next_state(s0, ["(mark 1 1)", "noop"]),
+         lambda: sm.all_legal_moves(s0), lambda: sm.random_joint_move(s0),
+         lambda: sm.legal_joint_moves(s0), lambda: sm.next_states(s0),
+         lambda: sm.next_state_map(s0), lambda: sm.average_scores(s0, 2), lambda: sm.close()]
+for c in calls:
+    t = threading.Thread(target=c)
+    t.start()
+    t.join()
+print("survived")
+"""
+
+
+def test_every_method_may_be_a_new_threads_first_call() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _FIRST_CALLS.format(ttt=str(TTT))],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "survived" in done.stdout
+
+
+def test_lone_surrogates_give_clear_errors_and_leave_nothing_behind(tmp_path: Path) -> None:
+    b = bridge()
+    text = TTT.read_text()
+    with b.StateMachine.from_text(text, name="a\udcffb") as sm:  # a name is only a label
+        assert sm.roles
+    with pytest.raises(GdlSyntaxError, match="lone surrogate"):
+        b.StateMachine.from_text(text.replace("oplayer", "o\ud800p"))
+    with b.StateMachine.from_file(TTT) as sm, pytest.raises(b.TransitionDefinitionError):
+        sm.legal_moves(sm.initial_state, "x\ud800")
+    raw = os.fsencode(str(tmp_path)) + b"/bad\xff.kif"
+    with open(raw, "wb") as f:
+        f.write(text.encode())
+    with b.StateMachine.from_file(os.fsdecode(raw)) as sm:
+        assert len(sm.roles) == 2
+    with b.StateMachine.from_file(TTT) as sm:  # the next, unrelated load is fine
+        assert not sm.is_terminal(sm.initial_state)
+
+
+# -- bounded work ---------------------------------------------------------------------------
+
+
+def test_a_game_that_never_ends_is_cut_at_the_depth_cap() -> None:
+    b = bridge()
+    with b.StateMachine.from_file(ENDLESS) as sm:
+        with pytest.raises(b.PlayoutDepthError, match="no terminal state within 5,000 steps"):
+            sm.depth_charge(sm.initial_state)
+        per_role, steps = sm.playouts(sm.initial_state, 3, max_depth=100)
+        assert steps == 300
+        assert per_role == [[(0, 100)] * 3]
+
+
+def test_simulate_says_when_playouts_hit_the_cap(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["simulate", str(ENDLESS), "-n", "2", "--max-depth", "50"]) == 0
+    assert "2 of 2 playouts reached the depth cap of 50 steps" in capsys.readouterr().out
+
+
+def test_ctrl_c_stops_a_long_simulation() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gdl2pl.cli", "simulate", str(ENDLESS), "-n", "100000",
+         "--max-depth", "100000000"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        # wait until Prolog is busy (the output is buffered: give it a moment to start)
+        with pytest.raises(subprocess.TimeoutExpired):
+            proc.wait(timeout=4)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=10)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+    assert "interrupted" in err
+
+
+def test_a_query_can_be_interrupted_from_another_thread() -> None:
+    from gdl2pl.bridge.engine import interrupt, prolog_thread_id
+
+    b = bridge()
+    sm = b.StateMachine.from_file(ENDLESS)
+    box: dict[str, object] = {}
+    ready = threading.Event()
+
+    def work() -> None:
+        box["id"] = prolog_thread_id()
+        ready.set()
+        try:
+            sm.depth_charge(sm.initial_state, max_depth=10**9)
+        except b.QueryInterrupted as e:
+            box["error"] = e
+        box["after"] = sm.legal_moves(sm.initial_state, "flipper")
+
+    t = threading.Thread(target=work)
+    t.start()
+    ready.wait(10)
+    while t.is_alive() and "error" not in box:
+        interrupt(box["id"])  # type: ignore[arg-type]
+        t.join(0.2)
+    t.join(10)
+    sm.close()
+    assert "error" in box
+    assert [str(m) for m in box["after"]] == ["flip"]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("depth", [340, 10_000])
+@pytest.mark.parametrize("command", ["check", "translate", "play"])
+def test_deep_nesting_is_refused_with_its_position(
+    tmp_path: Path, capsys, depth: int, command: str  # type: ignore[no-untyped-def]
+) -> None:
+    game = tmp_path / "deep.kif"
+    game.write_text("(role a)\n(init " + "(f " * depth + "x" + ")" * (depth + 1) + "\n")
+    assert main([command, str(game)]) == 1
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert f"{game}:2:" in text
+    assert "nested deeper than 100 levels" in text
+
+
+# -- command-line edges ------------------------------------------------------------------------
+
+
+def test_replay_reports_a_malformed_move_and_goes_on(monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    import io
+
+    lines = [{"moves": [["(mark 1 1", "noop"]]}, {"moves": [["(mark 1 1)", "noop"]]}]
+    monkeypatch.setattr("sys.stdin", io.StringIO("".join(json.dumps(x) + "\n" for x in lines)))
+    assert main(["replay", str(TTT)]) == 0
+    records = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    errors = [r for r in records if "error" in r]
+    assert len(errors) == 1 and errors[0]["match"] == 0
+    assert "unbalanced" in errors[0]["error"]
+    assert [r["step"] for r in records if r["match"] == 1] == [0, 1]
+
+
+def test_convert_refuses_names_kif_cannot_write(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    game = tmp_path / "quoted.gdl"
+    game.write_text("role('x y')\nlegal('x y', a)\nterminal\ngoal('x y', 100)\n")
+    assert main(["convert", str(game), "--to", "kif"]) == 1
+    assert "'x y' cannot be written in KIF" in capsys.readouterr().err
+
+
+def test_simulate_zero_playouts_is_a_usage_error() -> None:
+    assert main(["simulate", str(TTT), "-n", "0"]) == 2
+
+
+def test_a_broken_pipe_exits_quietly() -> None:
+    proc = subprocess.run(
+        f"{sys.executable} -m gdl2pl.cli trace {TTT} -n 200 | head -n 1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.stdout.count("\n") == 1
+    assert proc.stderr == ""
+
+
+def test_prolog_errors_read_as_sentences() -> None:
+    game = """(role p) (init (n z)) (<= (num (s ?x)) (num ?x)) (num z)
+              (<= (legal p go) (num ?x) (true (n ?x)) (num (s (s ?x))))
+              (<= (next (n z)) (does p go)) (<= terminal (true (n q))) (goal p 0)"""
+    b = bridge()
+    with (
+        b.StateMachine.from_text(game, name="endless") as sm,
+        pytest.raises(b.ReasonerError) as info,
+    ):
+        sm.legal_moves(sm.initial_state, "p")
+    message = str(info.value)
+    assert "Unknown" not in message and "0x" not in message
+    assert "builds ever larger terms" in message
+
+
+# -- memory ---------------------------------------------------------------------------------
+
+
+def _prolog_threads() -> int:
+    return int(
+        bridge()
+        .runtime()
+        .query_once("aggregate_all(count, thread_property(_, status(_)), N)")["N"]
+    )
+
+
+def test_engines_of_finished_threads_are_released() -> None:
+    b = bridge()
+    with b.StateMachine.from_file(TTT) as sm:
+        sm.is_terminal(sm.initial_state)
+        before = _prolog_threads()
+        for _ in range(20):
+            t = threading.Thread(target=lambda: sm.legal_moves(sm.initial_state, "xplayer"))
+            t.start()
+            t.join()
+        assert _prolog_threads() == before
+
+
+def test_close_removes_the_game_module() -> None:
+    b = bridge()
+    sm = b.StateMachine.from_file(TTT)
+    module = sm.module
+    sm.close()
+    gone = b.runtime().query_once("current_module(M)", {"M": module})["truth"]
+    assert gone is False
