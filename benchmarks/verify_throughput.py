@@ -1,7 +1,7 @@
 """Verification throughput: game-steps compared per second by ``gdl2pl verify``.
 
     python benchmarks/verify_throughput.py [--every K] [--configs w1,w2,ray]
-                                           [--mode against|self] [--out FILE]
+                                           [--mode against|self] [--repeats R] [--out FILE]
 
 Runs ``gdl2pl verify`` as a subprocess on a deterministic sample of the shared corpus
 (every K-th game of ../shared/games that has a reference trace, in sorted order), once per
@@ -21,6 +21,7 @@ import json
 import os
 import platform
 import shlex
+import statistics
 import subprocess
 import sys
 import time
@@ -30,7 +31,6 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 
 CONFIGS = {"w1": ["--workers", "1"], "w2": ["--workers", "2"], "ray": ["--ray"]}
-LOADS: list[float] = []  # the 1-minute load average after each configuration
 LABELS = {"w1": "1 worker", "w2": "2 workers", "ray": "local Ray (2 CPUs)"}
 
 
@@ -56,7 +56,6 @@ def run(config: str, games: list[str], mode: str, tmp: Path) -> tuple[float, lis
     start = time.perf_counter()
     proc = subprocess.run(argv, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - start
-    LOADS.append(os.getloadavg()[0])
     if proc.returncode not in (0, 1):
         sys.exit(f"{config}: verify failed ({proc.returncode}): {proc.stderr[-2000:]}")
     results = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
@@ -85,39 +84,53 @@ def main() -> int:
     p.add_argument("--every", type=int, default=10, help="take every K-th game")
     p.add_argument("--configs", default="w1,w2,ray")
     p.add_argument("--mode", choices=["against", "self"], default="against")
+    p.add_argument("--repeats", type=int, default=1, help="rounds (configurations interleaved)")
     p.add_argument("--out", help="also write the table here")
     args = p.parse_args()
     games = sample(args.every)
     tmp = Path("/tmp") / "gdl2pl-verify-bench"
-    rows, baseline, first = [], None, None
-    for config in args.configs.split(","):
-        wall, results = run(config, games, args.mode, tmp)
-        steps = sum(r["steps_compared"] for r in results)
-        if first is None:
-            first = verdicts(results)
-        elif verdicts(results) != first:
-            sys.exit(f"{config}: verdicts differ from the first configuration's")
-        baseline = baseline or wall
-        counts: dict[str, int] = {}
-        for r in results:
-            counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
-        tally = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+    configs = args.configs.split(",")
+    walls: dict[str, list[float]] = {c: [] for c in configs}
+    loads: list[float] = []
+    first, steps, tally = None, 0, ""
+    for _ in range(args.repeats):
+        for config in configs:
+            wall, results = run(config, games, args.mode, tmp)
+            loads.append(os.getloadavg()[0])
+            walls[config].append(wall)
+            if first is None:
+                first = verdicts(results)
+                steps = sum(r["steps_compared"] for r in results)
+                counts: dict[str, int] = {}
+                for r in results:
+                    counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+                tally = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+            elif verdicts(results) != first:
+                sys.exit(f"{config}: verdicts differ from the first run's")
+    base = statistics.median(walls[configs[0]])
+    rows = []
+    for config in configs:
+        med = statistics.median(walls[config])
+        spread = f"{min(walls[config]):.1f} to {max(walls[config]):.1f}"
         rows.append(
-            f"| {LABELS[config]} | {len(results)} | {steps} | {wall:.1f} | {steps / wall:,.0f} "
-            f"| {baseline / wall:.2f} | {tally} |"
+            f"| {LABELS[config]} | {len(games)} | {steps} | {med:.1f} | {spread} "
+            f"| {steps / med:,.0f} | {base / med:.2f} | {tally} |"
         )
     lines = [
         f"Sample: every {args.every}th reference-played game of ../shared/games "
-        f"({len(games)} games), mode `{args.mode}`; "
-        f"{platform.node()}, Python {platform.python_version()}.",
+        f"({len(games)} games), mode `{args.mode}`, {args.repeats} round(s), configurations "
+        f"interleaved, median wall time; {platform.node()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}; 1-minute load average after each run: "
+        f"{', '.join(f'{x:.1f}' for x in loads)}.",
         "",
-        "| configuration | games | steps compared | wall s | steps/s | speed-up | verdicts |",
-        "|---|---:|---:|---:|---:|---:|---|",
+        "| configuration | games | steps compared | wall s (median) | range | steps/s "
+        "| speed-up | verdicts |",
+        "|---|---:|---:|---:|---|---:|---:|---|",
         *rows,
     ]
-    if "ray" in args.configs:
+    if "ray" in configs:
         lines += ["", f"Ray start-up alone (ray.init, 2 CPUs): {ray_startup():.1f} s."]
-    lines.append("Verdicts identical in every configuration: yes.")
+    lines.append("Verdicts identical in every run: yes.")
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:
