@@ -35,8 +35,8 @@ import prolog_env
 import pytest
 from conftest import EXAMPLES, REPO
 
+from gdl2pl.ggp.protocol import MAX_DEPTH, Play, one_line_rules, parse_info_reply, parse_message
 from gdl2pl.load import read_game
-from gdl2pl.protocol import MAX_DEPTH, Play, one_line_rules, parse_info_reply, parse_message
 
 GAMES = Path(__file__).resolve().parent / "games" / "network"
 TTT = EXAMPLES / "ticTacToe.kif"
@@ -72,8 +72,8 @@ def start(match_id: str, role: str, path: Path = TTT, clocks: tuple[int, int] = 
 
 @contextmanager
 def player(kind: str = "legal", **options: Any) -> Iterator[Any]:
-    from gdl2pl.bridge.player import GamePlayer
-    from gdl2pl.bridge.players import make_strategy
+    from gdl2pl.ggp.player import GamePlayer
+    from gdl2pl.ggp.strategy import make_strategy
 
     p = GamePlayer(lambda: make_strategy(kind, 1), name=f"hostile-{kind}", **options)
     try:
@@ -84,9 +84,9 @@ def player(kind: str = "legal", **options: Any) -> Iterator[Any]:
 
 @contextmanager
 def serving(kind: str = "legal", **options: Any) -> Iterator[Any]:
-    from gdl2pl.bridge.player import GamePlayer
-    from gdl2pl.bridge.players import make_strategy
-    from gdl2pl.bridge.server import PlayerServer
+    from gdl2pl.ggp.player import GamePlayer
+    from gdl2pl.ggp.server import PlayerServer
+    from gdl2pl.ggp.strategy import make_strategy
 
     p = GamePlayer(lambda: make_strategy(kind, 2), name="hostile", **options)
     server = PlayerServer(p, "127.0.0.1", 0, read_timeout=1.0)
@@ -254,7 +254,7 @@ class _Stuck:
 
 
 def test_too_many_stopping_matches_make_the_player_busy() -> None:
-    from gdl2pl.bridge.player import MAX_RETIRING, GamePlayer
+    from gdl2pl.ggp.player import MAX_RETIRING, GamePlayer
 
     release = threading.Event()
     p = GamePlayer(lambda: _Stuck(release), margin=0.5)  # type: ignore[arg-type, return-value]
@@ -463,7 +463,7 @@ def _hostile_replies(msg: Any, n: int) -> str:
 
 
 def test_too_deep_and_too_large_replies_are_illegal_moves() -> None:
-    from gdl2pl.bridge.manager import MAX_REPLY, run_match
+    from gdl2pl.ggp.manager import MAX_REPLY, run_match
 
     with fake_player(_hostile_replies) as bad, serving("legal") as good:
         rec = run_match(read_game(TTT), [bad, good.url], start_clock=2, play_clock=1, seed=1)
@@ -499,7 +499,7 @@ class _Dripping(BaseHTTPRequestHandler):
 
 
 def test_a_player_dripping_its_reply_is_cut_at_the_clock() -> None:
-    from gdl2pl.bridge.manager import run_match
+    from gdl2pl.ggp.manager import run_match
 
     server = _QuietServer(("127.0.0.1", 0), _Dripping)
     threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
@@ -544,9 +544,8 @@ PROLOG_ERROR_GAME = """
 def test_a_game_raising_a_prolog_error_aborts_every_player() -> None:
     """After one step the manager's own question to the game exceeds its inference limit:
     the match ends with a record saying so, and both players get ``abort``."""
-    from gdl2pl.bridge.manager import run_match
-
     from gdl2pl import parse_kif
+    from gdl2pl.ggp.manager import run_match
 
     def ready(msg: Any, n: int) -> str:
         return "go" if isinstance(msg, Play) else "ready"
@@ -572,7 +571,7 @@ def test_a_game_raising_a_prolog_error_aborts_every_player() -> None:
 def test_a_manager_bug_mid_match_still_aborts_the_players(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from gdl2pl.bridge import manager
+    from gdl2pl.ggp import manager
 
     real = manager._Match._play
 
@@ -593,7 +592,7 @@ def test_a_manager_bug_mid_match_still_aborts_the_players(
 def _cli_match(game: Path, urls: list[str], out: Path, *extra: str) -> int:
     import argparse
 
-    from gdl2pl.bridge.netcli import add_subcommands
+    from gdl2pl.cli.network import add_subcommands
 
     parser = argparse.ArgumentParser(prog="gdl2pl")
     handlers = add_subcommands(parser.add_subparsers(dest="command"))
@@ -627,9 +626,8 @@ def test_quoted_infix_names_scrambled_play_and_unscrambled_abort_cleanly(
 
 
 def test_a_game_that_cannot_be_loaded_gives_a_record() -> None:
-    from gdl2pl.bridge.manager import run_match
-
     from gdl2pl import parse_kif
+    from gdl2pl.ggp.manager import run_match
 
     # an unsafe fact (the checker would refuse it; run_match does not check): Prolog cannot
     # build the initial state

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLES
 
+from gdl2pl.ggp.protocol import Play, Start, parse_message
 from gdl2pl.load import read_game
-from gdl2pl.protocol import Play, Start, parse_message
 
 engine = pytest.importorskip("gdl2pl.bridge.engine")
 try:
@@ -26,11 +26,11 @@ except engine.PrologUnavailableError as e:  # pragma: no cover - depends on the 
     pytest.skip(f"SWI-Prolog is not available: {e}", allow_module_level=True)
 
 from gdl2pl.bridge import StateMachine  # noqa: E402
-from gdl2pl.bridge.manager import run_match, summary  # noqa: E402
-from gdl2pl.bridge.netcli import add_subcommands  # noqa: E402
-from gdl2pl.bridge.player import GamePlayer, Reply  # noqa: E402
-from gdl2pl.bridge.players import make_strategy  # noqa: E402
-from gdl2pl.bridge.server import PlayerServer  # noqa: E402
+from gdl2pl.cli.network import add_subcommands  # noqa: E402
+from gdl2pl.ggp.manager import run_match, summary  # noqa: E402
+from gdl2pl.ggp.player import GamePlayer, Reply  # noqa: E402
+from gdl2pl.ggp.server import PlayerServer  # noqa: E402
+from gdl2pl.ggp.strategy import make_strategy  # noqa: E402
 
 TTT = EXAMPLES / "ticTacToe.kif"
 PENNIES = EXAMPLES / "matchingPennies.kif"

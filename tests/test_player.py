@@ -13,10 +13,10 @@ from contextlib import contextmanager
 import pytest
 from conftest import EXAMPLES
 
+from gdl2pl.ggp.protocol import one_line_rules, parse_info_reply, parse_move
+from gdl2pl.ggp.scramble import Scrambler
 from gdl2pl.kif import parse_kif_term
 from gdl2pl.load import read_game
-from gdl2pl.protocol import one_line_rules, parse_info_reply, parse_move
-from gdl2pl.scramble import Scrambler
 from gdl2pl.syntax import Term
 
 engine = pytest.importorskip("gdl2pl.bridge.engine")
@@ -26,9 +26,9 @@ except engine.PrologUnavailableError as e:  # pragma: no cover - depends on the 
     pytest.skip(f"SWI-Prolog is not available: {e}", allow_module_level=True)
 
 from gdl2pl.bridge import StateMachine  # noqa: E402
-from gdl2pl.bridge.player import GamePlayer  # noqa: E402
-from gdl2pl.bridge.players import Budget, Strategy, make_strategy  # noqa: E402
-from gdl2pl.bridge.server import PlayerServer  # noqa: E402
+from gdl2pl.ggp.player import GamePlayer  # noqa: E402
+from gdl2pl.ggp.server import PlayerServer  # noqa: E402
+from gdl2pl.ggp.strategy import Budget, Strategy, make_strategy  # noqa: E402
 
 TTT = EXAMPLES / "ticTacToe.kif"
 PENNIES = EXAMPLES / "matchingPennies.kif"

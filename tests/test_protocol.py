@@ -1,4 +1,4 @@
-"""The match protocol's messages (gdl2pl.protocol) and the scrambler (gdl2pl.scramble):
+"""The match protocol's messages (gdl2pl.ggp.protocol) and the scrambler (gdl2pl.ggp.scramble):
 pure Python, no Prolog."""
 
 from __future__ import annotations
@@ -8,9 +8,7 @@ import random
 import pytest
 from conftest import EXAMPLES
 
-from gdl2pl.kif import parse_kif, parse_kif_term
-from gdl2pl.load import read_game
-from gdl2pl.protocol import (
+from gdl2pl.ggp.protocol import (
     Abort,
     Info,
     Play,
@@ -25,7 +23,9 @@ from gdl2pl.protocol import (
     parse_message,
     parse_move,
 )
-from gdl2pl.scramble import CONNECTIVES, Scrambler, kept
+from gdl2pl.ggp.scramble import CONNECTIVES, Scrambler, kept
+from gdl2pl.kif import parse_kif, parse_kif_term
+from gdl2pl.load import read_game
 from gdl2pl.syntax import Const, Func, Var
 
 T = parse_kif_term
@@ -195,7 +195,7 @@ def test_different_seeds_give_different_names() -> None:
 
 
 def test_nesting_beyond_the_limit_is_refused_without_recursion() -> None:
-    from gdl2pl.protocol import MAX_DEPTH
+    from gdl2pl.ggp.protocol import MAX_DEPTH
 
     def nested(n: int) -> str:
         return "(f " * n + "a" + ")" * n
@@ -210,7 +210,7 @@ def test_nesting_beyond_the_limit_is_refused_without_recursion() -> None:
 
 
 def test_sizes_beyond_the_limits_are_refused() -> None:
-    from gdl2pl.protocol import MAX_MESSAGE, MAX_MOVE
+    from gdl2pl.ggp.protocol import MAX_MESSAGE, MAX_MOVE
 
     with pytest.raises(ProtocolError, match=f"at most {MAX_MOVE}"):
         parse_move("(mark " + "1" * MAX_MOVE + ")")
@@ -219,7 +219,7 @@ def test_sizes_beyond_the_limits_are_refused() -> None:
 
 
 def test_shown_escapes_what_could_forge_a_log_line() -> None:
-    from gdl2pl.protocol import shown
+    from gdl2pl.ggp.protocol import shown
 
     assert shown("a\\b") == "a\\\\b"  # a backslash is doubled: escapes stay unambiguous
     assert shown("a\nb\r\x1b[31m\x00") == "a\\x0ab\\x0d\\x1b[31m\\x00"

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 from conftest import SHARED, shared_dir, shared_files
-from gdl2pl.bridge import StateMachine
-from gdl2pl.bridge.oracle import replay
 from prolog_env import require_prolog
 
+from gdl2pl.bridge import StateMachine
+from gdl2pl.ggp.records import replay
 from gdl2pl.load import read_game
 
 #: Games whose files spell *different* symbols that differ only in case (alexChess:

@@ -8,6 +8,9 @@ import threading
 
 import pytest
 from conftest import EXAMPLES, shared_dir
+from prolog_env import require_prolog
+
+from gdl2pl import Const, Func
 from gdl2pl.bridge import (
     GoalDefinitionError,
     IllegalMoveError,
@@ -17,9 +20,6 @@ from gdl2pl.bridge import (
     StateMachine,
     TransitionDefinitionError,
 )
-from prolog_env import require_prolog
-
-from gdl2pl import Const, Func
 from gdl2pl.kif import parse_kif_term
 from gdl2pl.load import parse_game
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from gdl2pl.bridge import MachineState, StateMachine
 from gdl2pl.bridge.explain import explain
-from gdl2pl.bridge.oracle import Record, random_match, replay, state_record
-
+from gdl2pl.ggp.records import Record, random_match, replay, state_record
 from gdl2pl.load import parse_game
 
 __all__ = [

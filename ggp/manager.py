@@ -10,10 +10,10 @@ every wait is the clock plus ``grace`` seconds (ggp-base allows one second).
 A move that is late, unreadable or illegal is replaced by a random legal move and the
 error recorded with ggp-base's codes: ``TO`` (timeout), ``CE`` (connection error), ``IL
 <reply>`` (illegal or unreadable move). A reply body longer than ``MAX_REPLY`` bytes (1 MB)
-is not read further, and a move nested deeper than ``gdl2pl.protocol.MAX_DEPTH`` (200) or
-longer than ``gdl2pl.protocol.MAX_MOVE`` characters is not parsed: both are illegal moves
+is not read further, and a move nested deeper than ``gdl2pl.ggp.protocol.MAX_DEPTH`` (200) or
+longer than ``gdl2pl.ggp.protocol.MAX_MOVE`` characters is not parsed: both are illegal moves
 (``IL reply larger than ...``, ``IL nested deeper than ...``). With ``scramble`` the rules,
-roles and moves sent are renamed (``gdl2pl.scramble``) and the replies renamed back; without
+roles and moves sent are renamed (``gdl2pl.ggp.scramble``) and the replies renamed back; without
 it, a game whose symbols KIF cannot write bare (infix's quoted ``'x player'``) cannot be
 sent and the match is aborted before it starts, saying so.
 
@@ -44,9 +44,10 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
+from gdl2pl.bridge.errors import GameError, MoveDefinitionError
+from gdl2pl.bridge.machine import StateMachine
 from gdl2pl.errors import GdlError
-from gdl2pl.kif import kif_term, parse_kif
-from gdl2pl.protocol import (
+from gdl2pl.ggp.protocol import (
     Abort,
     Info,
     Message,
@@ -60,11 +61,9 @@ from gdl2pl.protocol import (
     parse_move,
     shown,
 )
-from gdl2pl.scramble import Scrambler
+from gdl2pl.ggp.scramble import Scrambler
+from gdl2pl.kif import kif_term, parse_kif
 from gdl2pl.syntax import Const, Description, Func, Term
-
-from .errors import GameError, MoveDefinitionError
-from .machine import StateMachine
 
 log = logging.getLogger("gdl2pl.manager")
 
@@ -184,9 +183,9 @@ def run_match(
     order) and return its record (see the module doc). ``ValueError`` if the number of
     players is not the number of roles. ``inference_limit`` bounds each of the manager's
     own questions to the game (``StateMachine``)."""
-    from .engine import runtime
+    from gdl2pl.bridge.engine import attach_thread
 
-    runtime().attach_engine()  # janus needs an engine in every thread that calls Prolog
+    attach_thread()  # janus needs an engine in every thread that calls Prolog
     rng = random.Random(seed)
     try:
         sm = StateMachine(game, name=game_name, inference_limit=inference_limit)

@@ -7,21 +7,21 @@ end. Every call gets a ``Budget``: a strategy must return before ``budget.expire
 may ``offer`` its best move so far, which is sent if it does not return in time.
 
 Strategies: ``legal`` (the first legal move), ``random`` (a uniformly random legal move),
-``mcts`` (Monte Carlo tree search, in ``gdl2pl.bridge.mcts``). ``make_strategy`` builds one
+``mcts`` (Monte Carlo tree search, in ``gdl2pl.ggp.mcts``). ``make_strategy`` builds one
 by name.
 """
 
 from __future__ import annotations
 
+import importlib
 import random
 import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 
+from gdl2pl.bridge.machine import MachineState, StateMachine
 from gdl2pl.syntax import Term
-
-from .machine import MachineState, StateMachine
 
 Offer = Callable[[Term], None]
 
@@ -70,6 +70,9 @@ class LegalStrategy(Strategy):
 
     name = "legal"
 
+    def __init__(self, seed: int | None = None) -> None:
+        del seed  # nothing random here
+
     def select_move(
         self, state: MachineState, legal: list[Term], budget: Budget, offer: Offer
     ) -> Term:
@@ -90,17 +93,30 @@ class RandomStrategy(Strategy):
         return self.rng.choice(legal)
 
 
-STRATEGIES = ("legal", "random", "mcts")
+#: The registry: each strategy's name and where its class is, as ``module:Class``. A
+#: class is imported only when first asked for, so a strategy module may import this
+#: one without a cycle. Every class takes a ``seed`` keyword (``None`` for none).
+REGISTRY: dict[str, str] = {
+    "legal": "gdl2pl.ggp.strategy:LegalStrategy",
+    "random": "gdl2pl.ggp.strategy:RandomStrategy",
+    "mcts": "gdl2pl.ggp.mcts:MctsStrategy",
+}
+
+STRATEGIES = tuple(REGISTRY)
+
+
+def register_strategy(name: str, location: str) -> None:
+    """Make ``make_strategy(name)`` build the class at ``location`` (``module:Class``)."""
+    REGISTRY[name] = location
 
 
 def make_strategy(kind: str, seed: int | None = None) -> Strategy:
-    """A new strategy of the given kind (one of ``STRATEGIES``)."""
-    if kind == "legal":
-        return LegalStrategy()
-    if kind == "random":
-        return RandomStrategy(seed)
-    if kind == "mcts":
-        from .mcts import MctsStrategy
-
-        return MctsStrategy(seed=seed)
-    raise ValueError(f"unknown player {kind!r}: expected one of {', '.join(STRATEGIES)}")
+    """A new strategy of the given kind (a name in ``REGISTRY``)."""
+    location = REGISTRY.get(kind)
+    if location is None:
+        raise ValueError(f"unknown player {kind!r}: expected one of {', '.join(REGISTRY)}")
+    module, _, cls = location.partition(":")
+    strategy = getattr(importlib.import_module(module), cls)(seed=seed)
+    if not isinstance(strategy, Strategy):
+        raise TypeError(f"{location} is not a Strategy")
+    return strategy

@@ -14,7 +14,7 @@
 
 The original protocol lists ``ready`` as the reply to ``(info)``; a manager that insists on
 that exact word will not recognise ggp-base's form (ggp-base's managers, and
-``gdl2pl.protocol.parse_info_reply``, read both).
+``gdl2pl.ggp.protocol.parse_info_reply``, read both).
 
 Replies carry an HTTP-like status: 200, or 400 for a malformed message, illegal moves or
 rules that cannot be loaded, 404 for a match id that is not the current match's.
@@ -37,7 +37,7 @@ While ``MAX_RETIRING`` retired workers are still running (their queries ignore t
 interrupt), a new ``start`` is answered ``busy``.
 
 Logging: one line per event; text from the network is written with
-``gdl2pl.protocol.shown`` (control characters escaped), so no message can forge a log line.
+``gdl2pl.ggp.protocol.shown`` (control characters escaped), so no message can forge a log line.
 A failure of the worker is logged when it happens, also when nobody waits for it any more.
 """
 
@@ -52,10 +52,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gdl2pl.bridge.machine import MachineState, StateMachine
 from gdl2pl.check import check_description, format_finding, has_errors
 from gdl2pl.errors import GdlError
-from gdl2pl.kif import kif_term, parse_kif
-from gdl2pl.protocol import (
+from gdl2pl.ggp.protocol import (
     Abort,
     Info,
     Play,
@@ -67,10 +67,10 @@ from gdl2pl.protocol import (
     parse_message,
     shown,
 )
+from gdl2pl.kif import kif_term, parse_kif
 from gdl2pl.syntax import Term
 
-from .machine import MachineState, StateMachine
-from .players import Budget, Strategy
+from .strategy import Budget, Strategy
 
 log = logging.getLogger("gdl2pl.player")
 
@@ -114,7 +114,7 @@ class _Worker:
         self.thread.start()
 
     def _run(self) -> None:
-        from .engine import prolog_thread_id
+        from gdl2pl.bridge.engine import prolog_thread_id
 
         try:
             self.prolog_id = prolog_thread_id()  # an engine for this thread, freed at its end
@@ -168,7 +168,7 @@ class _Interrupter:
         self._ids.put(worker.prolog_id)
 
     def _run(self) -> None:
-        from .engine import interrupt
+        from gdl2pl.bridge.engine import interrupt
 
         while (thread_id := self._ids.get()) is not None:
             try:
@@ -207,7 +207,7 @@ class _Match:
 def _start_prolog() -> None:
     """Start SWI-Prolog from the thread that makes the player (janus' first engine then
     belongs to a thread that outlives the workers); without it, the jobs will say why."""
-    from .engine import PrologUnavailableError, runtime
+    from gdl2pl.bridge.engine import PrologUnavailableError, runtime
 
     try:
         runtime()

@@ -11,12 +11,11 @@ import time
 from typing import TextIO
 
 from gdl2pl.board import render_state
+from gdl2pl.bridge.machine import StateMachine
+from gdl2pl.ggp.records import random_match, replay
 from gdl2pl.load import read_game
 from gdl2pl.normalize import normalize_case
 from gdl2pl.translate import translate
-
-from .machine import StateMachine
-from .oracle import random_match, replay
 
 
 def translate_command(args: argparse.Namespace) -> int:

@@ -25,7 +25,7 @@ Handler = Callable[[argparse.Namespace], int]
 
 def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # type: ignore[type-arg]
     """Add ``serve`` and ``match`` to ``sub``; return ``{name: handler}``."""
-    from .players import STRATEGIES
+    from gdl2pl.ggp.strategy import STRATEGIES
 
     s = sub.add_parser("serve", help="run a GGP player (HTTP, ggp-base's match protocol)")
     s.add_argument("--port", type=int, default=9147, help="port to listen on (default 9147)")
@@ -81,9 +81,9 @@ def _logging(verbose: bool, default: int) -> None:
 
 def serve(args: argparse.Namespace) -> int:
     """Serve until interrupted; 2 if the port cannot be opened."""
-    from .player import GamePlayer
-    from .players import make_strategy
-    from .server import PlayerServer
+    from gdl2pl.ggp.player import GamePlayer
+    from gdl2pl.ggp.server import PlayerServer
+    from gdl2pl.ggp.strategy import make_strategy
 
     _logging(args.verbose, logging.INFO)
     name = re.sub(r"[\s();]+", "-", args.name or f"gdl2pl-{args.player}")
@@ -120,12 +120,11 @@ def match(args: argparse.Namespace) -> int:
     """Run one match, print its summary, write the record if asked."""
     from pathlib import Path
 
+    from gdl2pl.bridge.engine import PrologUnavailableError
     from gdl2pl.check import check_description, format_finding, has_errors
     from gdl2pl.errors import GdlError, GdlSyntaxError
+    from gdl2pl.ggp.manager import run_match, summary
     from gdl2pl.load import read_game
-
-    from .engine import PrologUnavailableError
-    from .manager import run_match, summary
 
     _logging(args.verbose, logging.WARNING)
     path = args.game

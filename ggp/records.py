@@ -16,10 +16,9 @@ import random
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from gdl2pl.bridge.errors import GameError
+from gdl2pl.bridge.machine import MachineState, StateMachine
 from gdl2pl.kif import kif_term
-
-from .errors import GameError
-from .machine import MachineState, StateMachine
 
 Record = dict[str, Any]
 NO_LEGAL_MOVE = "non-terminal state with a role that has no legal move"

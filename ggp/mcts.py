@@ -21,11 +21,11 @@ import math
 import random
 import time
 
+from gdl2pl.bridge.errors import GameError
+from gdl2pl.bridge.machine import MachineState
 from gdl2pl.syntax import Term
 
-from .errors import GameError
-from .machine import MachineState
-from .players import Budget, Offer, Strategy
+from .strategy import Budget, Offer, Strategy
 
 
 class _Node:

@@ -11,7 +11,7 @@ Nothing a client sends stops the server: malformed HTTP is answered by ``http.se
 than ``MAX_BODY`` bytes 413, a bug 500, and a client that stalls is dropped after
 ``read_timeout`` seconds. Each bad request and each client that resets or drops its
 connection is logged as one warning line, with the client's text escaped
-(``gdl2pl.protocol.shown``); a traceback is logged only for a bug of the server itself.
+(``gdl2pl.ggp.protocol.shown``); a traceback is logged only for a bug of the server itself.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote_plus
 
-from gdl2pl.protocol import MAX_MESSAGE, shown
+from gdl2pl.ggp.protocol import MAX_MESSAGE, shown
 
 from .player import GamePlayer, Reply
 

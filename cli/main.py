@@ -29,6 +29,7 @@ def _command(name: str) -> Callable[[Command], Command]:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="gdl2pl", description="GDL reasoner on SWI-Prolog.")
+    p.add_argument("--version", action="version", version=f"gdl2pl {_version()}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     s = sub.add_parser("check", help="parse a game and report static errors and warnings")
@@ -74,15 +75,22 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("game")
     s.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
 
-    try:
-        from gdl2pl.bridge.netcli import add_subcommands
-    except ImportError:  # the network commands are optional parts of the bridge
-        pass
-    else:
-        _COMMANDS.update(add_subcommands(sub))
-    for plugin in ("gdl2pl.analysis.commands", "gdl2pl.verify.commands"):
+    for plugin in (
+        "gdl2pl.cli.network",
+        "gdl2pl.analysis.commands",
+        "gdl2pl.verify.commands",
+    ):
         _COMMANDS.update(importlib.import_module(plugin).add_subcommands(sub))
     return p
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("gdl2pl")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "(not installed)"
 
 
 def _positive(text: str) -> int:
@@ -161,10 +169,10 @@ def _reasoner(name: str) -> Command:
     """A subcommand that runs on SWI-Prolog (imported only when used)."""
 
     def run(args: argparse.Namespace) -> int:
-        from gdl2pl.bridge import commands
         from gdl2pl.bridge.engine import run_interruptibly
+        from gdl2pl.cli import reasoner
 
-        command = getattr(commands, f"{name}_command")
+        command = getattr(reasoner, f"{name}_command")
         return run_interruptibly(lambda: _guarded(command, args))
 
     return run
