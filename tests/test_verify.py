@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES, REPO, shared_dir
+from prolog_env import require_prolog
+
+from gdl2pl.cli import main
 from gdl2pl.verify.engine import engine_argv, parse_output
 from gdl2pl.verify.games import GameRef, find_games, trace_file
 from gdl2pl.verify.records import canonical, compare
 from gdl2pl.verify.report import repro_name
-from prolog_env import require_prolog
-
-from gdl2pl.cli import main
 
 ENGINES = REPO / "tests" / "engines"
 TTT = str(EXAMPLES / "ticTacToe.kif")

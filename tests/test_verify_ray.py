@@ -15,10 +15,10 @@ from types import ModuleType
 
 import pytest
 from conftest import EXAMPLES, REPO
-from gdl2pl.verify.job import Job, run_verify
 from prolog_env import require_prolog
 
 from gdl2pl.cli import main
+from gdl2pl.verify.job import Job, run_verify
 
 TTT = str(EXAMPLES / "ticTacToe.kif")
 GAMES = [str(EXAMPLES / "buttons.kif"), TTT, str(EXAMPLES / "matchingPennies.kif")]
