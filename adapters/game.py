@@ -14,8 +14,9 @@ an observation vector, returns, and whether it is turn-taking.
   ``UnrepresentableStateError``. The search runs in Prolog (``gdl_kind.pl``) and checks
   every state it sees as ``node`` does. Any game may be loaded as simultaneous.
 
-What the reasoner answers about a state is cached per state (``node``), in one
-``state_info`` call; successors per (state, joint move) in a bounded cache.
+What the reasoner answers about a state is cached per state (``node``: terminal flag,
+then the legal moves, or the goals of a terminal state); successors per (state, joint
+move) in a bounded cache.
 """
 
 from __future__ import annotations
@@ -138,6 +139,7 @@ class GdlGame:
             self._children: OrderedDict[tuple[MachineState, tuple[int, ...]], MachineState] = (
                 OrderedDict()
             )
+            self._observations: OrderedDict[MachineState, tuple[int, ...]] = OrderedDict()
             self._turn_taking_checked = False
             if dynamics == "simultaneous":
                 self.kind = self.analyse(0, 0, 0, seed)
@@ -206,8 +208,10 @@ class GdlGame:
         node = self._nodes.get(state)
         if node is not None:
             return node
-        terminal, legal, goals = self.sm.state_info(state)
+        # Goals only at the end: in many games they cost more than the legal moves.
+        terminal = self.sm.is_terminal(state)
         if terminal:
+            _, _, goals = self.sm.state_info(state)
             returns = []
             for role, vs in zip(self.roles, goals, strict=True):
                 if len(vs) != 1 or not isinstance(vs[0], int):
@@ -219,6 +223,7 @@ class GdlGame:
                 returns.append(goal_return(vs[0]))
             node = Node(True, tuple(() for _ in self.roles), tuple(returns), -1)
         else:
+            legal = self.sm.all_legal_moves(state)
             ids = []
             movers = []
             for i, (role, ms) in enumerate(zip(self.roles, legal, strict=True)):
@@ -267,8 +272,15 @@ class GdlGame:
             self._remember(self._children, key, child)
         return child
 
-    def observation(self, state: MachineState) -> list[int]:
-        """One 0/1 entry per base proposition."""
+    def observation(self, state: MachineState) -> tuple[int, ...]:
+        """One 0/1 entry per base proposition (cached per state)."""
+        vec = self._observations.get(state)
+        if vec is None:
+            vec = self._observe(state)
+            self._remember(self._observations, state, vec)
+        return vec
+
+    def _observe(self, state: MachineState) -> tuple[int, ...]:
         vec = [0] * len(self.base)
         index = self.base_index
         for f in state:
@@ -279,7 +291,7 @@ class GdlGame:
                     f"(from {self.base_from}) in state {_short(state)}"
                 )
             vec[i] = 1
-        return vec
+        return tuple(vec)
 
     def _remember(self, cache: OrderedDict, key: object, value: object) -> None:  # type: ignore[type-arg]
         cache[key] = value

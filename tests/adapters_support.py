@@ -26,3 +26,25 @@ def repository_game(name: str) -> Path:
 
 
 OWN_GAMES = Path(__file__).resolve().parent / "games"
+
+#: The adapters' 20 shared games (OpenSpiel's random_sim_test, PettingZoo's api tests):
+#: simultaneous (battle, pacman3p, connectFourSimultaneous), three or more players
+#: (3pConnectFour, pacman3p, 3pffa, 4pffa, 3pttc), one-player puzzles (eightPuzzle, hanoi,
+#: sudokuGrade1, blocks, buttons), and two-player board games.
+TWENTY_GAMES = [
+    "ticTacToe", "connectFour", "breakthrough", "knightThrough", "hex", "nineBoardTicTacToe",
+    "3pConnectFour", "eightPuzzle", "hanoi", "pacman3p", "connectFourSimultaneous",
+    "dotsAndBoxes", "sudokuGrade1", "3pffa", "4pffa", "battle", "blocks", "buttons",
+    "3pttc", "chomp",
+]
+#: Six of them that show every kind (simultaneous, 3+ players, puzzle): the quick runs.
+QUICK_GAMES = {"ticTacToe", "connectFourSimultaneous", "3pConnectFour", "pacman3p", "hanoi",
+               "battle"}
+
+
+def game_params() -> list[object]:
+    """TWENTY_GAMES as pytest parameters, those outside QUICK_GAMES marked slow."""
+    return [
+        name if name in QUICK_GAMES else pytest.param(name, marks=pytest.mark.slow)
+        for name in TWENTY_GAMES
+    ]

@@ -4,16 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from adapters_support import repository_game, require_module
-
-#: 20 games of ../shared/games: simultaneous (battle, pacman3p, connectFourSimultaneous),
-#: three or more players (3pConnectFour, pacman3p, 3pffa, 4pffa), one-player puzzles.
-RANDOM_SIM_GAMES = [
-    "ticTacToe", "connectFour", "breakthrough", "knightThrough", "hex", "nineBoardTicTacToe",
-    "3pConnectFour", "eightPuzzle", "hanoi", "pacman3p", "connectFourSimultaneous",
-    "dotsAndBoxes", "sudokuGrade1", "3pffa", "4pffa", "battle", "blocks", "buttons",
-    "3pttc", "chomp",
-]
+from adapters_support import game_params, repository_game, require_module
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +12,7 @@ def pyspiel():
     return require_module("pyspiel")
 
 
-@pytest.mark.parametrize("name", RANDOM_SIM_GAMES)
+@pytest.mark.parametrize("name", game_params())
 def test_random_sim_test(pyspiel, name):
     from gdl2pl.openspiel import load_game
 

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from adapters_support import repository_game, require_module
-
-GAMES = ["ticTacToe", "connectFourSimultaneous", "3pConnectFour", "pacman3p", "hanoi", "battle"]
+from adapters_support import game_params, repository_game, require_module
 
 
 @pytest.fixture(scope="module")
@@ -14,14 +12,14 @@ def pz_test():
     return require_module("pettingzoo.test")
 
 
-@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("name", game_params())
 def test_api_test(pz_test, name):
     from gdl2pl.pettingzoo import env
 
     pz_test.api_test(env(repository_game(name), render_mode="ansi"), num_cycles=30)
 
 
-@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("name", game_params())
 def test_parallel_api_test(pz_test, name):
     from gdl2pl.pettingzoo import parallel_env
 

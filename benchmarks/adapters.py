@@ -1,0 +1,312 @@
+"""Speed of the game-AI adapters beside the raw StateMachine step API.
+
+    python benchmarks/adapters.py --out benchmarks/ADAPTERS.md
+    python benchmarks/adapters.py --quick            # 1 s per loop, a smoke run
+
+For each game of the 20-game set (``../shared/anchors/this-machine.md``), in one process
+and one after the other, with the same warm-up and the same seconds:
+
+- ``raw``: the raw step API loop, the calls of ``loops.python_steps`` (mode ``b``);
+- ``openspiel``: ``state.legal_actions()`` / ``apply_action`` (``apply_actions`` with one
+  action per player in simultaneous games) on a ``gdl2pl.openspiel`` state, ``returns()``
+  at the end;
+- ``pettingzoo``: the AEC loop of PettingZoo's documentation (``agent_iter``, ``last``,
+  a random action under ``action_mask``, ``step``) on ``gdl2pl.pettingzoo.env``;
+- ``gymnasium`` (one-role games): ``reset`` / ``step`` with a random action under
+  ``info["action_mask"]`` on ``gdl2pl.gymnasium.GdlEnv``.
+
+Every loop plays uniformly random matches from the initial state; "steps" counts game
+transitions (next-state calls), so the rates compare. Each adapter loads its own copy of
+the game (the load is not timed); its per-state caches start empty before the warm-up.
+
+Then OpenSpiel's ``MCTSBot`` (UCT c = 2, random-rollout evaluator with one rollout,
+``--simulations`` per search) searches from the initial state of GDL tic-tac-toe and of
+OpenSpiel's native C++ ``tic_tac_toe``: simulations per second, the first search (cold
+caches) and the median of ``--searches`` more.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import random
+import statistics
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from gdl2pl.bridge import GoalDefinitionError
+from loops import Count
+from reference import DEFAULT_ANCHORS, DEFAULT_GAMES_DIR, game_path, read_references, select
+from report import markdown_table, rate
+from sysinfo import header_markdown, machine_header
+
+ADAPTERS = ("openspiel", "pettingzoo", "gymnasium")
+
+
+Steps = Iterator[bool]  # one item per game transition; True when a match ended with it
+
+
+def raw_steps(sm: Any, rng: random.Random) -> Steps:
+    """The raw step API loop, call for call as ``loops.python_steps`` (mode ``b``)."""
+    choice = rng.choice
+    while True:
+        s = sm.initial_state
+        ended = sm.is_terminal(s)
+        while not ended:
+            per_role = sm.all_legal_moves(s)
+            s = sm.next_state(s, [choice(ms) for ms in per_role])
+            ended = sm.is_terminal(s)
+            if ended:
+                with contextlib.suppress(GoalDefinitionError):  # a game's bug: still a step
+                    sm.goals(s)
+            yield ended
+
+
+def openspiel_steps(game: Any, rng: random.Random) -> Steps:
+    import pyspiel
+
+    simultaneous = int(pyspiel.PlayerId.SIMULTANEOUS)
+    players = range(game.num_players())
+    choice = rng.choice
+    while True:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.current_player() == simultaneous:
+                state.apply_actions([choice(state.legal_actions(p)) for p in players])
+            else:
+                state.apply_action(choice(state.legal_actions()))
+            ended = state.is_terminal()
+            if ended:
+                state.returns()
+            yield ended
+
+
+def pettingzoo_steps(env: Any, rng: random.Random) -> Steps:
+    import numpy as np
+
+    choice = rng.choice
+    raw = env.unwrapped
+    while True:
+        env.reset()
+        for _ in env.agent_iter():
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            before = raw._pos
+            env.step(int(choice(np.flatnonzero(obs["action_mask"]))))
+            if raw._pos is not before:
+                yield raw._pos.node.terminal
+
+
+def gymnasium_steps(env: Any, rng: random.Random) -> Steps:
+    import numpy as np
+
+    choice = rng.choice
+    while True:
+        _, info = env.reset()
+        terminated = truncated = False
+        while not (terminated or truncated):
+            action = int(choice(np.flatnonzero(info["action_mask"])))
+            _, _, terminated, truncated, info = env.step(action)
+            yield terminated or truncated
+
+
+def run_for(steps: Steps, seconds: float, count: Count) -> None:
+    """Advance ``steps`` for ``seconds`` (checking the clock after every step)."""
+    clock = time.perf_counter
+    deadline = clock() + seconds
+    t0 = clock()
+    for ended in steps:
+        count.states += 1
+        count.playouts += ended
+        if clock() >= deadline:
+            break
+    count.seconds += clock() - t0
+
+
+def open_loops(path: Path, seed: int) -> tuple[dict[str, Steps | str], list[Any]]:
+    """Every loop that applies to the game (an adapter that refuses the game: its error
+    message instead), and what to close at the end."""
+    from gdl2pl.bridge import StateMachine
+
+    loops: dict[str, Steps | str] = {}
+    closing: list[Any] = []
+    sm = StateMachine.from_file(path)
+    closing.append(sm)
+    loops["raw"] = raw_steps(sm, random.Random(seed))
+    for name in ADAPTERS:
+        if name == "gymnasium" and len(sm.roles) != 1:
+            continue
+        try:
+            loops[name], gdl = open_adapter(name, path, random.Random(seed))
+            closing.append(gdl)
+        except Exception as e:  # a game an adapter refuses: its error is the result
+            loops[name] = f"{type(e).__name__}: {e}"
+    return loops, closing
+
+
+def open_adapter(name: str, path: Path, rng: random.Random) -> tuple[Steps, Any]:
+    if name == "openspiel":
+        from gdl2pl.openspiel import load_game
+
+        game = load_game(path)
+        return openspiel_steps(game, rng), game.gdl
+    if name == "pettingzoo":
+        from gdl2pl.pettingzoo import env
+
+        e = env(path)
+        return pettingzoo_steps(e, rng), e.unwrapped.gdl
+    from gdl2pl.gymnasium import GdlEnv
+
+    g = GdlEnv(path)
+    return gymnasium_steps(g, rng), g.gdl
+
+
+def measure_game(
+    path: Path, warmup: float, seconds: float, rounds: int, seed: int
+) -> dict[str, Count | str]:
+    """steps/s of every loop on one game: after a warm-up of each, ``rounds`` rounds in
+    which every loop runs ``seconds / rounds`` in turn (so a noisy moment of the machine
+    hits them all alike); a match in progress carries over to the next round."""
+    loops, closing = open_loops(path, seed)
+    try:
+        live = {k: v for k, v in loops.items() if not isinstance(v, str)}
+        for steps in live.values():
+            run_for(steps, warmup, Count())
+        counts = {k: Count() for k in live}
+        for _ in range(rounds):
+            for k, steps in live.items():
+                run_for(steps, seconds / rounds, counts[k])
+        return {**loops, **counts}
+    finally:
+        for c in closing:
+            c.close()
+
+
+def mcts_rates(
+    game: Any, simulations: int, searches: int, seed: int
+) -> tuple[float, float]:
+    """Simulations/s of the first MCTS search from the initial state, and the median
+    over ``searches`` more."""
+    import numpy as np
+    from open_spiel.python.algorithms import mcts
+
+    rs = np.random.RandomState(seed)
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rs)
+    bot = mcts.MCTSBot(game, 2, simulations, evaluator, random_state=rs)
+    rates = []
+    for _ in range(searches + 1):
+        state = game.new_initial_state()
+        t0 = time.perf_counter()
+        bot.mcts_search(state)
+        rates.append(simulations / (time.perf_counter() - t0))
+    return rates[0], statistics.median(rates[1:])
+
+
+def ratio_cell(adapter: Count | str | None, raw: Count) -> tuple[str, float | None]:
+    if adapter is None:
+        return "", None
+    if isinstance(adapter, str):
+        return "error", None
+    r = adapter.states_per_s / raw.states_per_s if raw.states_per_s else 0.0
+    return f"{rate(adapter.states_per_s)} ({r:.0%})", r
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--anchors", type=Path, default=DEFAULT_ANCHORS)
+    ap.add_argument("--games-dir", type=Path, default=DEFAULT_GAMES_DIR)
+    ap.add_argument("--games", nargs="*", help="a subset of the set (default: all 20)")
+    ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--warmup", type=float, default=1.0)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--simulations", type=int, default=1000)
+    ap.add_argument("--searches", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--quick", action="store_true", help="1 s per loop, no warm-up")
+    ap.add_argument("--out", type=Path, help="write the Markdown report here")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.seconds, args.warmup, args.searches, args.rounds = 1.0, 0.0, 2, 1
+
+    refs = select(read_references(args.anchors), args.games)
+    rows, errors = [], []
+    ratios: dict[str, list[float]] = {a: [] for a in ADAPTERS}
+    for ref in refs:
+        path = game_path(ref.game, args.games_dir)
+        print(f"{ref.game} ...", file=sys.stderr, flush=True)
+        try:
+            result = measure_game(path, args.warmup, args.seconds, args.rounds, args.seed)
+        except Exception as e:  # the raw machine cannot play the game: no comparison
+            errors.append(f"- {ref.game}: {type(e).__name__}: {e}")
+            rows.append([ref.game, "error", "", "", ""])
+            continue
+        raw = result["raw"]
+        assert isinstance(raw, Count)
+        cells = [ref.game, rate(raw.states_per_s)]
+        for a in ADAPTERS:
+            text, r = ratio_cell(result.get(a), raw)
+            cells.append(text)
+            if r is not None:
+                ratios[a].append(r)
+            if isinstance(result.get(a), str):
+                errors.append(f"- {ref.game}, {a}: {result[a]}")
+        rows.append(cells)
+    medians = [
+        f"{statistics.median(ratios[a]):.0%} ({len(ratios[a])} games, lowest "
+        f"{min(ratios[a]):.0%})" if ratios[a] else "" for a in ADAPTERS
+    ]
+    rows.append(["**median ratio**", "", *medians])
+    table = markdown_table(
+        ["game", "raw step API steps/s", "OpenSpiel steps/s (ratio)",
+         "PettingZoo AEC steps/s (ratio)", "Gymnasium steps/s (ratio)"],
+        rows,
+    )
+
+    import pyspiel
+    from gdl2pl.openspiel import load_game
+
+    ttt = game_path("ticTacToe", args.games_dir)
+    gdl_game = load_game(ttt)
+    gdl_first, gdl_rate = mcts_rates(gdl_game, args.simulations, args.searches, args.seed)
+    gdl_game.gdl.close()
+    nat_first, nat_rate = mcts_rates(
+        pyspiel.load_game("tic_tac_toe"), args.simulations, args.searches, args.seed
+    )
+    mcts_table = markdown_table(
+        ["game", "first search sims/s", f"median of {args.searches} more sims/s"],
+        [
+            ["GDL ticTacToe.kif (gdl2pl.openspiel)", rate(gdl_first), rate(gdl_rate)],
+            ["OpenSpiel native tic_tac_toe (C++)", rate(nat_first), rate(nat_rate)],
+            ["GDL / native", f"{gdl_first / nat_first:.0%}", f"{gdl_rate / nat_rate:.0%}"],
+        ],
+    )
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    report = "\n\n".join(
+        [
+            "## Run",
+            header_markdown(machine_header()),
+            f"Loops: {args.warmup:g} s warm-up each, then {args.seconds:g} s each in "
+            f"{args.rounds} interleaved rounds, seed "
+            f"{args.seed}; MCTS: {args.simulations} simulations per search, UCT c = 2, "
+            f"one random rollout per simulation. Load average at the end: {load}.",
+            "## Steps per second through each adapter (ratio to the raw step API)",
+            table,
+            "\n".join(["Errors (a game an adapter refuses):", *errors]) if errors else "",
+            "## OpenSpiel MCTSBot on tic-tac-toe",
+            mcts_table,
+        ]
+    )
+    print(report)
+    if args.out:
+        args.out.write_text(report + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
