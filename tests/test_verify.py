@@ -138,6 +138,30 @@ def test_rules_whose_head_matches_a_fact() -> None:
         assert list(matching_rules(sm, sm.term("(next (ghost 1))"))) == []
 
 
+def test_saved_results_survive_a_torn_last_line(tmp_path: Path) -> None:
+    from gdl2pl.verify.report import append_result, read_results
+
+    out = tmp_path / "results.jsonl"
+    append_result(out, {"game": "a.kif", "verdict": "agree"})
+    with out.open("a") as f:
+        f.write('{"game": "b.kif", "verd')  # the run was killed while writing
+    assert read_results(out) == {"a.kif": {"game": "a.kif", "verdict": "agree"}}
+
+
+def test_a_game_gdl2pl_cannot_read_is_reported_and_the_run_goes_on(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    require_prolog()
+    broken = tmp_path / "broken.kif"
+    broken.write_text("(role x)\n(init (p)\n")
+    status, results = run_json(
+        capsys, str(broken), TTT, "--engine", SELF, "--workers", "1", "--repro-dir", str(tmp_path)
+    )
+    assert status == 1
+    assert [r["verdict"] for r in results] == ["gdl2pl_error", "agree"]
+    assert "broken.kif:" in results[0]["error"]
+
+
 # -- against engines ---------------------------------------------------------------------
 
 

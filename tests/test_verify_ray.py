@@ -117,3 +117,19 @@ def test_a_task_over_its_time_limit_is_a_timeout(ray: ModuleType) -> None:
     seen: list[int] = []
     [r] = run_ray(slow, [Job(path="g.kif", text="")], lambda i, r: seen.append(i), task_timeout=1)
     assert r["verdict"] == "timeout" and "longer than 1 s" in r["error"] and seen == [0]
+
+
+def test_a_memory_reservation_per_task(ray: ModuleType) -> None:
+    """``--memory``: each task reserves that much of Ray's memory resource."""
+    from gdl2pl.verify.ray_runner import run_ray
+
+    def reserved(job: Job) -> dict:
+        import ray as worker_ray
+
+        return {
+            "game": job.path,
+            "memory": worker_ray.get_runtime_context().get_assigned_resources(),
+        }
+
+    [r] = run_ray(reserved, [Job(path="g.kif", text="")], lambda i, r: None, memory_mb=64)
+    assert r["memory"].get("memory") == 64 * 1024 * 1024
