@@ -4,6 +4,7 @@ differ or misbehave, recorded traces, parallel workers, --out/--resume."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from prolog_env import require_prolog
 from gdl2pl.cli import main
 from gdl2pl.verify.engine import engine_argv, parse_output
 from gdl2pl.verify.games import GameRef, find_games, trace_file
+from gdl2pl.verify.job import Job
 from gdl2pl.verify.records import canonical, compare
 from gdl2pl.verify.report import repro_name
 
@@ -160,6 +162,31 @@ def test_a_game_gdl2pl_cannot_read_is_reported_and_the_run_goes_on(
     assert status == 1
     assert [r["verdict"] for r in results] == ["gdl2pl_error", "agree"]
     assert "broken.kif:" in results[0]["error"]
+
+
+def crash_once(job: Job) -> dict:
+    """A task whose worker process dies the first time it meets this job."""
+    marker = Path(job.path)
+    if not marker.exists():
+        marker.write_text("")
+        os._exit(1)
+    return {"game": job.path, "verdict": "agree"}
+
+
+def always_crash(job: Job) -> dict:
+    os._exit(1)
+
+
+def test_a_crashed_local_worker_is_retried(tmp_path: Path) -> None:
+    from gdl2pl.verify.runner import run_local
+
+    jobs = [Job(path=str(tmp_path / "one"), text=""), Job(path=str(tmp_path / "two"), text="")]
+    seen: list[int] = []
+    results = run_local(crash_once, jobs, 2, lambda i, r: seen.append(i))
+    assert results == [{"game": j.path, "verdict": "agree"} for j in jobs]
+    assert sorted(seen) == [0, 1]
+    [r] = run_local(always_crash, [Job(path="g.kif", text="")], 2, lambda i, r: None)
+    assert r["verdict"] == "gdl2pl_error" and "died on every try" in r["error"]
 
 
 # -- against engines ---------------------------------------------------------------------
