@@ -12,6 +12,7 @@ from typing import TextIO
 
 from gdl2pl.board import render_state
 from gdl2pl.bridge.machine import StateMachine
+from gdl2pl.cli.progress import progress
 from gdl2pl.ggp.records import random_match, replay
 from gdl2pl.load import read_game
 from gdl2pl.normalize import normalize_case
@@ -64,7 +65,17 @@ def simulate_command(args: argparse.Namespace) -> int:
         if args.seed is not None:
             sm.seed(args.seed)
         start = time.perf_counter()
-        per_role, steps = sm.playouts(sm.initial_state, args.n, args.max_depth)
+        per_role: list[list[tuple[int, int]]] = [[] for _ in sm.roles]
+        steps = 0
+        chunk = max(1, args.n // 50)  # one Prolog call per chunk, so the bar can move
+        with progress(args.n, "playouts") as bar:
+            for first in range(0, args.n, chunk):
+                count = min(chunk, args.n - first)
+                part, part_steps = sm.playouts(sm.initial_state, count, args.max_depth)
+                for column, values in zip(per_role, part, strict=True):
+                    column.extend(values)
+                steps += part_steps
+                bar.update(count)
         elapsed = time.perf_counter() - start
         print(f"{_base(args.game)}: {args.n} playouts, {steps} states in {elapsed:.3f} s")
         print(
@@ -87,18 +98,20 @@ def simulate_command(args: argparse.Namespace) -> int:
 def trace_command(args: argparse.Namespace) -> int:
     """Print N random matches in the reference engine's JSON-lines format."""
     rng = random.Random(args.seed)
-    with StateMachine.from_file(args.game, args.syntax) as sm:
+    with StateMachine.from_file(args.game, args.syntax) as sm, progress(args.n, "matches") as bar:
         for m in range(args.n):
             for rec in random_match(sm, rng, m, args.max_steps):
                 _emit(rec, sys.stdout)
+            bar.update(1)
     return 0
 
 
 def replay_command(args: argparse.Namespace, stdin: TextIO | None = None) -> int:
     """Read one match per line (``{"moves": [[...], ...]}``) and print its records."""
     source = stdin or sys.stdin
-    with StateMachine.from_file(args.game, args.syntax) as sm:
+    with StateMachine.from_file(args.game, args.syntax) as sm, progress(None, "matches") as bar:
         for m, line in enumerate(source):
+            bar.update(1)
             if not line.strip():
                 continue
             try:
