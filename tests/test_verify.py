@@ -341,6 +341,22 @@ def test_two_workers_give_the_same_verdicts_in_the_same_order(
     assert {r["verdict"] for r in one} == {"diverge"}
 
 
+def test_ray_flag_before_the_games_leaves_them_games() -> None:
+    import argparse
+
+    from gdl2pl.verify.commands import add_subcommands
+    from gdl2pl.verify.main import _ray_address_is_a_game
+
+    parser = argparse.ArgumentParser()
+    add_subcommands(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["verify", "--engine", "e", "--ray", TTT, BUTTONS])
+    _ray_address_is_a_game(args)
+    assert (args.ray, args.games) == ("", [TTT, BUTTONS])
+    args = parser.parse_args(["verify", "--engine", "e", "--ray", "head:6379", TTT])
+    _ray_address_is_a_game(args)
+    assert (args.ray, args.games) == ("head:6379", [TTT])
+
+
 def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main(["verify", str(tmp_path / "none.kif"), "--engine", "x"]) == 2
     assert main(["verify", TTT, "--engine", "x", "--resume"]) == 2

@@ -35,7 +35,8 @@ def _run_options(s: argparse.ArgumentParser) -> None:
         const="",
         default=None,
         metavar="ADDRESS",
-        help="run as Ray tasks on the cluster at ADDRESS (a local Ray without one)",
+        help="run as Ray tasks on the cluster at ADDRESS (host:port or auto; a local Ray "
+        "without one)",
     )
     s.add_argument("--task-timeout", type=float, default=900.0, help="Ray: seconds per task")
     s.add_argument("--memory", type=int, metavar="MB", help="Ray: memory reserved per task")
@@ -54,7 +55,9 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
     _run_options(s)
     source = s.add_mutually_exclusive_group(required=True)
     source.add_argument(
-        "--engine", metavar="COMMAND", help='engine command speaking replay\'s protocol, "{game}"'
+        "--engine",
+        metavar="COMMAND",
+        help="engine command speaking gdl2pl replay's protocol; {game} becomes the game file",
     )
     source.add_argument("--against", metavar="DIR", help="compare with recorded trace files")
     s.add_argument("--matches", type=int, default=2, help="random matches per game")

@@ -44,6 +44,13 @@ def _run(
     return run_local(task, jobs, args.workers, on_result, label)
 
 
+def _ray_address_is_a_game(args: argparse.Namespace) -> None:
+    """``--ray GAMES...``: argparse takes the first game for the address; give it back."""
+    if args.ray and Path(args.ray).exists():
+        args.games.insert(0, args.ray)
+        args.ray = ""
+
+
 def _verify_job(args: argparse.Namespace, game: GameRef) -> Job:
     common = {
         "path": game.path,
@@ -81,6 +88,7 @@ class _Printer:
 
 def verify_main(args: argparse.Namespace) -> int:
     """Run ``gdl2pl verify``; see ``commands`` for the exit status."""
+    _ray_address_is_a_game(args)
     if args.resume and not args.out:
         raise ValueError("--resume needs --out FILE")
     if args.against is not None and not Path(args.against).is_dir():
@@ -125,6 +133,7 @@ def verify_main(args: argparse.Namespace) -> int:
 
 def trace_all_main(args: argparse.Namespace) -> int:
     """Run ``gdl2pl trace-all``: ``<out-dir>/<game path below its folder>.jsonl`` each."""
+    _ray_address_is_a_game(args)
     games = find_games(args.games)
     if not games:
         raise ValueError("no game files found (.kif, .gdl, .hrf)")
