@@ -7,7 +7,7 @@ VENV := .venv
 GAME ?= gdl2pl/examples/ticTacToe.kif
 SEED ?= 7
 
-.PHONY: play test lint clean
+.PHONY: play test test-fast lint clean
 
 # The main job: a real match played through the reasoner, then a speed check.
 play: $(VENV)/.installed
@@ -22,6 +22,12 @@ test: $(VENV)/.tools
 	@swipl_bin="$$(scripts/install-swipl | tail -n 1)"; \
 	export PATH="$$swipl_bin:$$PATH"; \
 	$(VENV)/bin/tox run -e py,lint
+
+# The quick part of the suite while working (no corpora, networks or other libraries).
+test-fast: $(VENV)/.tools
+	@swipl_bin="$$(scripts/install-swipl | tail -n 1)"; \
+	export PATH="$$swipl_bin:$$PATH"; \
+	$(VENV)/bin/tox run -e py -- -m "not slow"
 
 $(VENV)/bin/python:
 	python3 -m venv $(VENV)

@@ -7,10 +7,10 @@ except in CI (``CI=true``), where a missing corpus is a failure.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
+from prolog_env import unavailable
 
 from gdl2pl.syntax import (
     And,
@@ -35,11 +35,49 @@ EXAMPLES = REPO / "gdl2pl" / "examples"
 def shared_dir() -> Path:
     """``../shared``; skips the calling test if it is missing (fails it in CI)."""
     if not SHARED.is_dir():
-        message = f"the shared material is missing: {SHARED}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+        unavailable(f"the shared material is missing: {SHARED}")
     return SHARED
+
+
+#: The stage of the pipeline each test module tests: ``pytest -m read`` runs one stage.
+STAGES = {
+    "read": ("test_kif", "test_infix", "test_normalize", "test_roundtrip", "test_visitor"),
+    "check": ("test_check", "test_check_corpus"),
+    "translate": ("test_translate", "test_pipeline", "test_golden"),
+    "runtime": ("test_engine", "test_prolog_library", "test_runtime", "test_reference"),
+    "bridge": ("test_state_machine", "test_hostile_input", "test_explain"),
+    "ggp": ("test_protocol", "test_player", "test_manager", "test_hostile_network"),
+    "cli": ("test_cli", "test_readme", "test_tutorial", "test_benchmarks"),
+    "analysis": ("test_analysis",),
+    "adapters": ("test_adapters",),
+    "verify": ("test_verify",),
+}
+
+#: Modules that take long (corpora, networks, other libraries): ``pytest -m "not slow"``
+#: (``make test-fast``) leaves them out.
+SLOW = (
+    "test_reference",
+    "test_check_corpus",
+    "test_adapters",
+    "test_verify",
+    "test_player",
+    "test_manager",
+    "test_hostile_network",
+    "test_tutorial",
+    "test_benchmarks",
+    "test_analysis",
+    "test_explain",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        name = item.path.stem
+        for stage, prefixes in STAGES.items():
+            if name.startswith(prefixes):
+                item.add_marker(getattr(pytest.mark, stage))
+        if name.startswith(SLOW):
+            item.add_marker(pytest.mark.slow)
 
 
 def shared_files(folder: str, pattern: str) -> list[str]:

@@ -1,20 +1,39 @@
-"""SWI-Prolog for the tests: skipped when missing, except in CI (``CI=true``), where a
-missing or unusable SWI-Prolog is a failure."""
+"""What a test needs from its surroundings, in one place: SWI-Prolog, an optional library,
+the shared material. A test whose need is not met is skipped, except in CI (``CI=true``),
+where it fails: there, a missing SWI-Prolog, library or corpus is a defect of the set-up.
+"""
 
 from __future__ import annotations
 
+import importlib
 import os
+from types import ModuleType
+from typing import NoReturn
 
 import pytest
 
 
+def unavailable(message: str) -> NoReturn:
+    """Skip the calling test because ``message`` (fail it in CI)."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{message} (CI=true: nothing may be missing)")
+    pytest.skip(message)
+
+
 def require_prolog() -> None:
-    """Skip (or, in CI, fail) the calling test unless janus can start SWI-Prolog."""
+    """Janus can start SWI-Prolog, else ``unavailable``."""
     from gdl2pl.bridge import PrologUnavailableError, runtime
 
     try:
         runtime()
     except PrologUnavailableError as e:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"SWI-Prolog is not usable: {e}")
-        pytest.skip(f"SWI-Prolog is not usable: {e}")
+        unavailable(f"SWI-Prolog is not usable: {e}")
+
+
+def require_module(name: str) -> ModuleType:
+    """The optional library ``name``, else ``unavailable`` (needs SWI-Prolog too)."""
+    require_prolog()
+    try:
+        return importlib.import_module(name)
+    except ImportError as e:
+        unavailable(f"the optional library {name} is not installed: {e}")
