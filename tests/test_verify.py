@@ -431,3 +431,13 @@ def test_trace_all_writes_what_trace_prints_and_verifies(
         "--repro-dir", str(tmp_path),
     )  # fmt: skip
     assert status == 0 and [r["verdict"] for r in results] == ["agree", "agree"]
+    # traces whose matches are not numbered from 0 (a subset of a bigger recording)
+    renumbered = [json.loads(line) for line in written.splitlines()]
+    for r in renumbered:
+        r["match"] = {0: 5, 1: 7}[r["match"]]
+    (traces / "sub" / "ttt.jsonl").write_text("".join(json.dumps(r) + "\n" for r in renumbered))
+    status, results = run_json(
+        capsys, str(folder), "--against", str(traces), "--workers", "1",
+        "--repro-dir", str(tmp_path),
+    )  # fmt: skip
+    assert status == 0 and [r["verdict"] for r in results] == ["agree", "agree"]

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gdl2pl.load import read_text
+
 from .engine import EngineRun, engine_argv, run_engine
 from .oracle_link import Record, StateMachine, load_machine, random_match, replay
 from .records import Difference, MalformedRecord, compare
@@ -78,7 +80,8 @@ def _verify_loaded(job: Job, sm: StateMachine) -> dict[str, Any]:
         except (ValueError, KeyError, TypeError) as e:
             return result(job, "engine_error", error=f"the trace file is not readable: {e}")
         move_lists = [[r["move"] for r in recs if r.get("move")] for recs in theirs_by_match]
-        mine = [list(replay(sm, moves, m)) for m, moves in enumerate(move_lists)]
+        ids = [int(recs[0]["match"]) for recs in theirs_by_match]
+        mine = [list(replay(sm, moves, m)) for m, moves in zip(ids, move_lists, strict=True)]
         # A match cut short by the trace's size cap keeps only its first records.
         mine = [
             ours[: len(recs)] if recs and "error" not in recs[-1] and recs[-1].get("move") else ours
@@ -108,8 +111,8 @@ def _run_engine_on(job: Job, move_lists: list[list[list[str]]]) -> EngineRun:
 
 def _same_file(path: str, text: str) -> bool:
     try:
-        return Path(path).read_text(encoding="utf-8-sig") == text
-    except (OSError, UnicodeDecodeError):
+        return read_text(path) == text
+    except OSError:
         return False
 
 
@@ -133,7 +136,8 @@ def _judge(
     theirs = iter(run.records)
     compared = 0
     problem = run.problem
-    for m, ours in enumerate(mine):
+    for n, ours in enumerate(mine):
+        m = int(ours[0]["match"]) if ours else n
         for rec in ours:
             other = next(theirs, None)
             if other is None:
@@ -154,7 +158,7 @@ def _judge(
                 return _finish(job, len(mine), compared, None, problem, run)
             compared += 1
             if diffs:
-                divergence = _divergence(sm, m, rec, diffs, move_lists[m])
+                divergence = _divergence(sm, m, rec, diffs, move_lists[n])
                 return _finish(job, len(mine), compared, divergence, problem, run)
     if problem is None and next(theirs, None) is not None:
         problem = f"the engine answered {len(run.records)} records, {compared} expected"
