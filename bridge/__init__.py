@@ -14,9 +14,12 @@ from .errors import (
     ReasonerError,
     TransitionDefinitionError,
 )
+from .explain import ExplainError, Explanation
 from .machine import MachineState, StateMachine
 
 __all__ = [
+    "ExplainError",
+    "Explanation",
     "GameError",
     "GoalDefinitionError",
     "IllegalMoveError",

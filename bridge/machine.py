@@ -23,7 +23,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gdl2pl.errors import GdlError
 from gdl2pl.kif import kif_term, parse_kif_term
@@ -47,6 +47,9 @@ from .errors import (
     ReasonerError,
     TransitionDefinitionError,
 )
+
+if TYPE_CHECKING:
+    from .explain import Explanation
 
 Raw = Any  # str for a constant, tuple (name, *args) for a compound: janus' form
 _CURRENT = "="  # tells the runtime: the state this thread installed last
@@ -526,6 +529,22 @@ class StateMachine:
     def input_moves(self, role: Term | str) -> list[Term]:
         """The moves the game declares for ``role`` with ``input`` (empty if none)."""
         return [self._terms.term(m) for m in self._call("gdl_input", self._role_raw(role))]
+
+    def explain(
+        self,
+        state: MachineState,
+        atom: Term | str,
+        depth: int = 3,
+        joint_move: Sequence[Term | str] | None = None,
+    ) -> Explanation:
+        """Why the ground ``atom`` holds in ``state`` (with ``joint_move`` as ``does``,
+        for ``next`` and the like), or why not: a tree that prints as indented text,
+        naming each GDL rule (file:line), the Prolog clause it became (its line in
+        ``self.translation.text``) and the variable bindings. ``ExplainError`` for an
+        unknown relation, a wrong arity or an atom that is not ground."""
+        from .explain import explain
+
+        return explain(self, state, atom, depth=depth, joint_move=joint_move)
 
     def __repr__(self) -> str:
         return f"StateMachine({self.name!r}, roles={[str(r) for r in self._roles]})"
