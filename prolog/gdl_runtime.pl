@@ -1,11 +1,12 @@
-/*  gdl_runtime: the runtime that games translated by gdl2pl run on.
+/*  gdl_runtime: the API that Python (janus) calls on games translated by gdl2pl.
 
-    A translated game is a module (see gdl2pl/translate.py) that defines GDL's
-    keyword relations (role/1, init/1, legal/2, next/1, goal/2, terminal/0, ...),
-    keeps the current state in thread-local true_F/N predicates and the joint
-    move in does/2 (asserted here), and tells the runtime where each
-    fluent is stored (gdl_store/2) and which tables must be cleared when the
-    state changes.
+    Loads the text of a translated game (gdl2pl/translate.py) into its own module
+    after checking, term by term, that it holds only what the translator writes;
+    converts terms to and from Python; runs every question under an inference
+    limit, interruptibly; turns errors into gdl_error(...) terms whose messages read
+    as sentences; and answers through gdl_semantics.pl, which gives the game's
+    relations their meaning on Prolog terms. It also re-exports the term-level
+    state_* questions of gdl_semantics for searches written in Prolog.
 
     Terms cross the boundary to Python in "py form": a constant is an atom; a
     compound f(a1,...,an) goes out as the list [f, a1', ..., an'] and comes in as
@@ -14,8 +15,14 @@
     tuple it builds. Strings coming from Python are read as atoms. States are
     sorted lists of fluents; answers are sorted sets.
 
-    The state is per thread (thread_local stores, private tables, thread-local
-    global variables): Python threads each attach their own Prolog engine.
+    Process-wide settings made when this file is loaded:
+
+    - those of gdl_semantics.pl (gc_thread, max_table_subgoal_size,
+      max_table_answer_size; see its header);
+    - a clause of the multifile hook user:message_hook/3, which records the errors
+      and warnings printed while this thread loads a game (and only then, as
+      global variable gdl_loading says), so that gdl_load/3 can refuse the game;
+    - clauses of the multifile prolog:message//1 for gdl_error(_) terms.
 */
 
 :- module(gdl_runtime,
@@ -30,65 +37,77 @@
             gdl_next/4,               % +Module, +State, +JointMove, -Result
             gdl_terminal/3,           % +Module, +State, -Bool
             gdl_goals/3,              % +Module, +State, -ValuesPerRole
-            gdl_state_info/3,         % +Module, +State, -info(Terminal, Legal, Goals)
+            gdl_state_info/3,         % +Module, +State, -Info
             gdl_depth_charge/4,       % +Module, +State, +MaxDepth, -Result
             gdl_playouts/5,           % +Module, +State, +Count, +MaxDepth, -Result
             gdl_seed/2,               % +Seed, -Done
             gdl_set_limit/3,          % +Module, +Inferences, -Done
-            gdl_interrupt/0,          % signalled to a thread: stop its query
-            % The same questions on Prolog terms, for searches written in Prolog:
-            state_roles/2,            % +Module, -Roles
-            state_install/2,          % +Module, +SortedFluents
-            state_current/2,          % +Module, -SortedFluents
-            state_legal/3,            % +Module, +Role, -SortedMoves
-            state_terminal/1,         % +Module
-            state_goals/3,            % +Module, +Role, -SortedValues
-            state_next/3              % +Module, +JointMove, -SortedFluents
+            gdl_interrupt/0           % signalled to a thread: stop its query
           ]).
+%   The same questions on Prolog terms, for searches written in Prolog (documented
+%   in gdl_semantics.pl):
+:- reexport(gdl_semantics,
+            [ state_roles/2,          % +Module, -Roles
+              state_install/2,        % +Module, +SortedFluents
+              state_current/2,        % +Module, -SortedFluents
+              state_legal/3,          % +Module, +Role, -SortedMoves
+              state_terminal/1,       % +Module
+              state_goals/3,          % +Module, +Role, -SortedValues
+              state_next/3            % +Module, +JointMove, -SortedFluents
+            ]).
+:- use_module(gdl_semantics,
+              [ game_prepare/1,
+                game_release/1,
+                game_initial_state/2,
+                game_base/2,
+                game_input/3,
+                state_is_legal/3,
+                state_advance/4,
+                state_playout/3,
+                state_playouts/5,
+                state_forget/1
+              ]).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
-:- use_module(library(ordsets)).
+:- use_module(library(error)).
 :- use_module(library(random)).
-:- use_module(library(pairs)).
-:- set_prolog_flag(optimise, true).   % for this file only: inline maplist/N,
-:- use_module(library(apply_macros)).  % compiled arithmetic
 
-%   Playouts erase clauses (the fluents of the previous state) at a high rate;
-%   reclaiming them in the thread that erased them is cheaper than handing them
-%   to SWI's garbage-collection thread (hanoi: about 12 % more states/s).
-:- set_prolog_flag(gc_thread, false).
+/** <module> Python's API to games translated by gdl2pl
 
-/** <module> Runtime for games translated by gdl2pl
-
-Every exported predicate takes the game module first (an atom, or a string naming
-it) and returns its answer in its last argument, in py form: atoms, and lists for
+Every gdl_* predicate takes the game module first (an atom, or a string naming it)
+and returns its answer in its last argument, in py form: atoms, and lists for
 compound terms and compound results (janus turns them into Python strings and lists;
 the bridge makes tuples of the compound terms), so that Python calls it with
 janus' apply_once/3+. A State argument is either a list of fluents in py form, or
 the atom '=', meaning "the state this thread installed last" (the caller keeps track
 of that, which saves converting the state again).
+
+Every question runs under the game's inference limit (gdl_set_limit/3) and can be
+stopped with gdl_interrupt/0; when one does not finish, this thread's state of the
+game is forgotten (state_forget/1) and the error is raised as gdl_error(Reason)
+where it is a resource error, with a message (prolog:message//1) that reads as a
+sentence.
 */
 
-%   No term in a game is that large: a tabled relation building ever larger terms
-%   (an endless recursion through function symbols) fails fast with a resource
-%   error instead of filling the table space.
-:- set_prolog_flag(max_table_subgoal_size, 2000).
-:- set_prolog_flag(max_table_answer_size, 2000).
-
 :- dynamic loading_error/2.          % loading_error(Module, Message)
-:- dynamic game_roles/2.             % game_roles(Module, Roles): cached role list
 :- dynamic game_limit/2.             % game_limit(Module, Inferences)
-:- dynamic game_tables/4.            % game_tables(Module, Kind, Heads, FlagKey)
-:- dynamic game_query_flags/3.       % game_query_flags(Module, Query, FlagKeys)
 
 game(M0, M) :-
     (   atom(M0) -> M = M0 ; atom_string(M, M0) ).
 
+
+		 /*******************************
+		 *     LOADING AND UNLOADING    *
+		 *******************************/
+
 %!  gdl_load(+Module, +Text, -Roles) is det.
 %
 %   Compile the translated game Text (a module file declaring Module) into Module
-%   and return its roles. Any error or warning while compiling makes the load fail
-%   with gdl_error(load_failed(Module, Messages)); nothing is left loaded then.
+%   and return its roles (py form). Text must hold only what the translator writes
+%   (translation_terms/2), and any error or warning while compiling or preparing it
+%   makes the load fail with gdl_error(load_failed(Module, Messages)); nothing is
+%   left loaded then. Raises gdl_error(module_exists(Module)) if a module of that
+%   name exists.
 
 gdl_load(M0, Text, PyRoles) :-
     game(M0, Module),
@@ -98,20 +117,27 @@ gdl_load(M0, Text, PyRoles) :-
     ),
     retractall(loading_error(Module, _)),
     translation_terms(Module, Text),
-    setup_call_cleanup(
-        ( open_string(Text, In), nb_setval(gdl_loading, Module) ),
-        catch(load_files(Module, [stream(In), silent(true), if(true)]), E,
-              assertz(loading_error(Module, E))),
-        ( close(In), nb_setval(gdl_loading, []) )),
-    findall(Msg, retract(loading_error(Module, Msg)), Errors),
+    compile_game(Module, Text, Errors),
     (   Errors == []
-    ->  catch(( materialize(Module), init_game(Module) ), E2,
-              ( catch(unload(Module), _, true), throw(E2) )),
+    ->  catch(game_prepare(Module), E,
+              ( catch(unload(Module), _, true), throw(E) )),
         gdl_roles(Module, PyRoles)
     ;   catch(unload(Module), _, true),
         maplist(message_text, Errors, Texts),
         throw(gdl_error(load_failed(Module, Texts)))
     ).
+
+%   compile_game(+Module, +Text, -Errors): compile Text into Module; Errors are
+%   the exceptions raised and the errors and warnings printed meanwhile.
+
+compile_game(Module, Text, Errors) :-
+    setup_call_cleanup(
+        ( open_string(Text, In), nb_setval(gdl_loading, Module) ),
+        catch(load_files(Module, [stream(In), silent(true), if(true)]), E,
+              assertz(loading_error(Module, E))),
+        ( close(In), nb_setval(gdl_loading, []) )),
+    findall(Msg, retract(loading_error(Module, Msg)), Errors).
+
 
 %   translation_terms(+Module, +Text): Text holds exactly what the translator
 %   writes for Module, term by term: the module header, the declarations it emits
@@ -199,8 +225,11 @@ safe_name(N) :-
     sub_atom(N, 0, _, _, Prefix),
     !.
 
+%   message_text(+Message, -Text): the text SWI-Prolog prints for a message term
+%   (through the public prolog:translate_message//1), or the term itself.
+
 message_text(Term, Text) :-
-    (   catch(( '$messages':translate_message(Term, Lines, []),
+    (   catch(( phrase(prolog:translate_message(Term), Lines),
                 with_output_to(string(Text),
                                print_message_lines(current_output, '', Lines)) ),
               _, fail)
@@ -215,73 +244,18 @@ user:message_hook(Term, Kind, _Lines) :-
     Module \== [],
     assertz(loading_error(Module, Term)).
 
-%   materialize(+Module): give each state-independent relation (gdl_static/2 lists
-%   them, dependencies first) the facts its rules derive. Recursive ones (their
-%   rules are tabled) always get facts; a non-recursive one with more than 1,000
-%   answers keeps calling its rules, which answer a bound call in a few inferences
-%   where SWI's clause indexing would scan many facts (a ground call is answered
-%   once, as a fact would be).
-
-materialize(Module) :-
-    forall(Module:gdl_static(Facts, Rules), materialize(Module, Facts, Rules)),
-    abolish_module_tables(Module).
-
-materialize(Module, Facts, Rules) :-
-    (   predicate_property(Module:Rules, tabled)
-    ->  Limit = 1000000
-    ;   Limit = 1000
-    ),
-    Max is Limit + 1,
-    current_prolog_flag(table_space, Space),
-    Bounded is min(Space, 256*1024*1024),
-    setup_call_cleanup(
-        set_prolog_flag(table_space, Bounded),
-        catch(findall(Facts, limit(Max, Module:Rules), Answers0),
-              error(resource_error(_), _),
-              Answers0 = too_many),
-        set_prolog_flag(table_space, Space)),
-    (   ( Answers0 == too_many ; length(Answers0, N), N > Limit )
-    ->  assertz(Module:(Facts :- ( ground(Facts) -> once(Rules) ; Rules )))
-    ;   sort(Answers0, Answers),
-        forall(member(A, Answers), assertz(Module:A))
-    ).
-
-init_game(Module) :-
-    findall(R, Module:role(R), Rs0),
-    dedup(Rs0, Rs),
-    retractall(game_roles(Module, _)),
-    assertz(game_roles(Module, Rs)),
-    retractall(game_tables(Module, _, _, _)),
-    retractall(game_query_flags(Module, _, _)),
-    forall(member(Kind-Table, [true-gdl_true_table, does-gdl_does_table]),
-           (   findall(H, call(Module:Table, H), Heads),
-               Heads \== []
-           ->  tables_flag(Module, Kind, Key),
-               assertz(game_tables(Module, Kind, Heads, Key))
-           ;   true
-           )),
-    forall(distinct(Query, Module:gdl_query_tables(Query, _)),
-           (   findall(Key, ( Module:gdl_query_tables(Query, Kind),
-                              tables_flag(Module, Kind, Key) ), Keys),
-               assertz(game_query_flags(Module, Query, Keys))
-           )).
-
 %!  gdl_unload(+Module, -Done) is det.
 %
-%   Remove a loaded game: its clauses, tables and this thread's state of it.
+%   Remove a loaded game: its clauses, tables and this thread's state of it, and
+%   its module. Done is true.
 
 gdl_unload(M0, true) :-
     game(M0, Module),
     unload(Module).
 
 unload(Module) :-
-    retractall(game_roles(Module, _)),
     retractall(game_limit(Module, _)),
-    forall(retract(game_tables(Module, _, _, Flag)), nb_delete(Flag)),
-    retractall(game_query_flags(Module, _, _)),
-    catch(abolish_module_tables(Module), _, true),
-    state_key(Module, Key),
-    nb_delete(Key),
+    game_release(Module),
     (   source_file_property(Module, module(Module))
     ->  unload_file(Module)
     ;   true
@@ -301,71 +275,90 @@ unload(Module) :-
     ;   true
     ).
 
+
+		 /*******************************
+		 *          QUESTIONS           *
+		 *******************************/
+
+%   Each question is a bounded call (limited/3) of its worker (the name ending in
+%   an underscore), which converts the py form and asks gdl_semantics.
+
 %!  gdl_roles(+Module, -Roles) is det.
 %
-%   The roles in the order the game states them (py form).
+%   The roles in the order the game states them (py form). Raises
+%   gdl_error(not_loaded(Module)) if the game is not loaded.
 
 gdl_roles(M0, PyRoles) :-
     game(M0, Module),
-    roles(Module, Roles),
+    state_roles(Module, Roles),
     maplist(to_py, Roles, PyRoles).
 
-roles(Module, Roles) :-
-    (   game_roles(Module, Roles)
-    ->  true
-    ;   throw(gdl_error(not_loaded(Module)))
-    ).
-
 %!  gdl_initial_state(+Module, -State) is det.
+%
+%   The sorted initial state (py form).
+
+gdl_initial_state(M0, State) :-
+    limited(M0, 1, gdl_initial_state_(M0, State)).
 
 gdl_initial_state_(M0, PyState) :-
     game(M0, Module),
-    tables_used(Module, init),
-    findall(F, Module:init(F), Fs),
-    sort(Fs, State),
+    game_initial_state(Module, State),
     maplist(to_py, State, PyState).
 
 %!  gdl_base(+Module, -Fluents) is det.
-%!  gdl_input(+Module, +Role, -Moves) is det.
+%
+%   The sorted base propositions (py form).
+
+gdl_base(M0, Fluents) :-
+    limited(M0, 1, gdl_base_(M0, Fluents)).
 
 gdl_base_(M0, Py) :-
     game(M0, Module),
-    tables_used(Module, base),
-    findall(F, Module:base(F), Fs),
-    sort(Fs, Sorted),
-    maplist(to_py, Sorted, Py).
+    game_base(Module, Fluents),
+    maplist(to_py, Fluents, Py).
+
+%!  gdl_input(+Module, +Role, -Moves) is det.
+%
+%   The sorted input moves of Role (py form).
+
+gdl_input(M0, Role, Moves) :-
+    limited(M0, 1, gdl_input_(M0, Role, Moves)).
 
 gdl_input_(M0, PyRole, Py) :-
     game(M0, Module),
     from_py(PyRole, Role),
-    tables_used(Module, input),
-    findall(M, Module:input(Role, M), Ms),
-    sort(Ms, Sorted),
-    maplist(to_py, Sorted, Py).
+    game_input(Module, Role, Moves),
+    maplist(to_py, Moves, Py).
 
 %!  gdl_legal(+Module, +State, +Role, -Moves) is det.
+%
+%   The sorted legal moves of Role in State (py form).
+
+gdl_legal(M0, State, Role, Moves) :-
+    limited(M0, 1, gdl_legal_(M0, State, Role, Moves)).
 
 gdl_legal_(M0, PyState, PyRole, PyMoves) :-
     game(M0, Module),
     install_py(Module, PyState),
     from_py(PyRole, Role),
-    legal_moves(Module, Role, Moves),
+    state_legal(Module, Role, Moves),
     maplist(to_py, Moves, PyMoves).
-
-legal_moves(Module, Role, Moves) :-
-    tables_used(Module, legal),
-    findall(M, Module:legal(Role, M), Ms),
-    sort(Ms, Moves).
 
 %!  gdl_legal_all(+Module, +State, -MovesPerRole) is det.
 %
-%   One sorted list of legal moves per role, in role order.
+%   One sorted list of legal moves per role, in role order (py form).
+
+gdl_legal_all(M0, State, PerRole) :-
+    limited(M0, 1, gdl_legal_all_(M0, State, PerRole)).
 
 gdl_legal_all_(M0, PyState, PyPerRole) :-
     game(M0, Module),
     install_py(Module, PyState),
-    roles(Module, Roles),
-    maplist(legal_moves(Module), Roles, PerRole),
+    legal_per_role(Module, PyPerRole).
+
+legal_per_role(Module, PyPerRole) :-
+    state_roles(Module, Roles),
+    maplist(state_legal(Module), Roles, PerRole),
     maplist(maplist(to_py), PerRole, PyPerRole).
 
 %!  gdl_next(+Module, +State, +JointMove, -Result) is det.
@@ -375,207 +368,176 @@ gdl_legal_all_(M0, PyState, PyPerRole) :-
 %   [illegal, RoleIndex] when the move of the role at RoleIndex (0-based) is not
 %   legal, or [arity, N] when JointMove does not have one move per role (N roles).
 
+gdl_next(M0, State, Joint, Result) :-
+    limited(M0, 1, gdl_next_(M0, State, Joint, Result)).
+
 gdl_next_(M0, PyState, PyJoint, Result) :-
     game(M0, Module),
     install_py(Module, PyState),
-    roles(Module, Roles),
+    state_roles(Module, Roles),
     maplist(from_py, PyJoint, Joint),
     length(Roles, N),
-    (   length(Joint, N)
-    ->  tables_used(Module, legal),
-        (   nth0(I, Roles, R), nth0(I, Joint, M), \+ Module:legal(R, M)
-        ->  Result = [illegal, I]
-        ;   next_state(Module, Roles, Joint, Next),
-            installed(Module, Old),
-            switch(Module, Old, Next, Pairs, Add, Del),
-            set_installed(Module, Pairs),
-            maplist(to_py, Add, PyAdd),
-            maplist(to_py, Del, PyDel),
-            Result = [next, PyAdd, PyDel]
-        )
-    ;   Result = [arity, N]
+    (   \+ length(Joint, N)
+    ->  Result = [arity, N]
+    ;   nth0(I, Roles, R), nth0(I, Joint, M), \+ state_is_legal(Module, R, M)
+    ->  Result = [illegal, I]
+    ;   state_advance(Module, Joint, Add, Del),
+        maplist(to_py, Add, PyAdd),
+        maplist(to_py, Del, PyDel),
+        Result = [next, PyAdd, PyDel]
     ).
 
 %!  gdl_terminal(+Module, +State, -Bool) is det.
+%
+%   Bool is true if State is terminal, false otherwise.
+
+gdl_terminal(M0, State, Bool) :-
+    limited(M0, 1, gdl_terminal_(M0, State, Bool)).
 
 gdl_terminal_(M0, PyState, Bool) :-
     game(M0, Module),
     install_py(Module, PyState),
-    (   is_terminal(Module) -> Bool = true ; Bool = false ).
+    terminal_bool(Module, Bool).
 
-is_terminal(Module) :-
-    tables_used(Module, terminal),
-    Module:terminal.
+terminal_bool(Module, Bool) :-
+    (   state_terminal(Module) -> Bool = true ; Bool = false ).
 
 %!  gdl_goals(+Module, +State, -ValuesPerRole) is det.
 %
 %   For each role (in order) the sorted list of its goal values in State.
 
+gdl_goals(M0, State, Values) :-
+    limited(M0, 1, gdl_goals_(M0, State, Values)).
+
 gdl_goals_(M0, PyState, PyValues) :-
     game(M0, Module),
     install_py(Module, PyState),
-    goal_values(Module, Values),
+    goals_per_role(Module, PyValues).
+
+goals_per_role(Module, PyValues) :-
+    state_roles(Module, Roles),
+    maplist(state_goals(Module), Roles, Values),
     maplist(maplist(to_py), Values, PyValues).
-
-goal_values(Module, Values) :-
-    roles(Module, Roles),
-    maplist(role_goals(Module), Roles, Values).
-
-role_goals(Module, Role, Vs) :-
-    tables_used(Module, goal),
-    findall(V, Module:goal(Role, V), Vs0),
-    sort(Vs0, Vs).
 
 %!  gdl_state_info(+Module, +State, -Info) is det.
 %
 %   Info = [info, Terminal, LegalPerRole, GoalsPerRole]: everything a player asks
-%   about one state, in one call.
+%   about one state, in one call (as gdl_terminal/3, gdl_legal_all/3 and
+%   gdl_goals/3 answer).
+
+gdl_state_info(M0, State, Info) :-
+    limited(M0, 1, gdl_state_info_(M0, State, Info)).
 
 gdl_state_info_(M0, PyState, [info, Terminal, PyLegal, PyGoals]) :-
     game(M0, Module),
     install_py(Module, PyState),
-    (   is_terminal(Module) -> Terminal = true ; Terminal = false ),
-    roles(Module, Roles),
-    maplist(legal_moves(Module), Roles, Legal),
-    maplist(maplist(to_py), Legal, PyLegal),
-    goal_values(Module, Goals),
-    maplist(maplist(to_py), Goals, PyGoals).
+    terminal_bool(Module, Terminal),
+    legal_per_role(Module, PyLegal),
+    goals_per_role(Module, PyGoals).
 
 %!  gdl_depth_charge(+Module, +State, +MaxDepth, -Result) is det.
 %
 %   Play uniformly random joint moves from State until a terminal state, or until
 %   MaxDepth steps were made. Result is [done, Final, Depth] (Final is then the
-%   installed state) or [no_legal_move, Role, State].
+%   installed state) or [no_legal_move, Role, State]. Runs under ten times the
+%   game's inference limit.
+
+gdl_depth_charge(M0, State, MaxDepth, Result) :-
+    limited(M0, 10, gdl_depth_charge_(M0, State, MaxDepth, Result)).
 
 gdl_depth_charge_(M0, PyState, MaxDepth, Result) :-
     game(M0, Module),
     install_py(Module, PyState),
-    roles(Module, Roles),
-    installed(Module, Start),
-    catch(( playout(Module, Roles, MaxDepth, Start, 0, Depth, Final),
-            set_installed(Module, Final),
-            pairs_keys(Final, FinalState),
-            maplist(to_py, FinalState, PyFinal),
-            Result = [done, PyFinal, Depth] ),
-          gdl_no_legal_move(Role, S),
-          ( maplist(to_py, S, PyS), to_py(Role, PyRole),
-            Result = [no_legal_move, PyRole, PyS] )).
+    no_legal_move_as_result(
+        ( state_playout(Module, MaxDepth, Depth),
+          state_current(Module, Final),
+          maplist(to_py, Final, PyFinal),
+          Result = [done, PyFinal, Depth] ),
+        Result).
 
 %!  gdl_playouts(+Module, +State, +Count, +MaxDepth, -Result) is det.
 %
 %   Run Count depth charges from State. Result is [playouts, PerRole, Steps]: for
 %   each role the list of [Value, Depth] of every playout (Value is -1 when the
 %   role has no unique numeric goal value at the end), and the total number of
-%   state changes; or [no_legal_move, Role, State].
+%   state changes; or [no_legal_move, Role, State]. Runs under 10 * Count times
+%   the game's inference limit.
+
+gdl_playouts(M0, State, Count, MaxDepth, Result) :-
+    Factor is 10 * max(1, Count),
+    limited(M0, Factor, gdl_playouts_(M0, State, Count, MaxDepth, Result)).
 
 gdl_playouts_(M0, PyState, Count, MaxDepth, Result) :-
     game(M0, Module),
     install_py(Module, PyState),
-    current_state(Module, Start),
-    roles(Module, Roles),
-    numlist(1, Count, Ns),
-    catch(( foldl(one_playout(Module, Roles, Start, MaxDepth), Ns, Results, 0, Steps),
-            transpose_results(Roles, Results, PerRole),
-            Result = [playouts, PerRole, Steps] ),
+    no_legal_move_as_result(
+        ( state_playouts(Module, Count, MaxDepth, PerRole, Steps),
+          Result = [playouts, PerRole, Steps] ),
+        Result).
+
+%   no_legal_move_as_result(:Goal, -Result): run Goal, which binds Result, or
+%   Result is [no_legal_move, Role, State] if a playout found a role without a
+%   legal move.
+
+no_legal_move_as_result(Goal, Result) :-
+    catch(Goal,
           gdl_no_legal_move(Role, S),
-          ( maplist(to_py, S, PyS), to_py(Role, PyRole),
+          ( maplist(to_py, S, PyS),
+            to_py(Role, PyRole),
             Result = [no_legal_move, PyRole, PyS] )).
-
-one_playout(Module, Roles, Start, MaxDepth, _, Depth-Goals, S0, S) :-
-    install(Module, Start),
-    installed(Module, Pairs),
-    playout(Module, Roles, MaxDepth, Pairs, 0, Depth, Final),
-    set_installed(Module, Final),
-    maplist(unique_goal(Module), Roles, Goals),
-    S is S0 + Depth.
-
-unique_goal(Module, Role, V) :-
-    role_goals(Module, Role, Vs),
-    (   Vs = [A], atom_number(A, N), integer(N) -> V = N ; V = -1 ).
-
-transpose_results(Roles, Results, PerRole) :-
-    length(Roles, N),
-    numlist(1, N, Is),
-    maplist(role_column(Results), Is, PerRole).
-
-role_column(Results, I, Column) :-
-    findall([V, D], ( member(D-Gs, Results), nth1(I, Gs, V) ), Column).
-
-%   playout(+Module, +Roles, +MaxDepth, +Pairs, +Depth0, -Depth, -Final)
-%   Pairs (see installed/2) is installed, but only the caller records Final.
-
-playout(Module, Roles, MaxDepth, Pairs, D0, D, Final) :-
-    (   ( D0 >= MaxDepth ; is_terminal(Module) )
-    ->  D = D0,
-        Final = Pairs
-    ;   maplist(random_legal(Module, Pairs), Roles, Joint),
-        next_state(Module, Roles, Joint, Next),
-        switch(Module, Pairs, Next, Pairs1, _, _),
-        D1 is D0 + 1,
-        playout(Module, Roles, MaxDepth, Pairs1, D1, D, Final)
-    ).
-
-random_legal(Module, Pairs, Role, Move) :-
-    legal_moves(Module, Role, Moves),
-    (   Moves == []
-    ->  set_installed(Module, Pairs),
-        pairs_keys(Pairs, State),
-        throw(gdl_no_legal_move(Role, State))
-    ;   length(Moves, N),
-        I is random(N),
-        nth0(I, Moves, Move)
-    ).
 
 %!  gdl_seed(+Seed, -Done) is det.
 %
-%   Seed this thread's random generator (playouts are then reproducible).
+%   Seed this thread's random generator (playouts are then reproducible). Done is
+%   true.
 
 gdl_seed(Seed, true) :-
     set_random(seed(Seed)).
 
+%   install_py(+Module, +State): make the state given in py form (a list) current;
+%   anything else (the caller sends '=') stands for the state installed last.
+
+install_py(Module, PyState) :-
+    (   \+ is_list(PyState)
+    ->  true
+    ;   maplist(from_py, PyState, Fs),
+        sort(Fs, State),
+        state_install(Module, State)
+    ).
+
+
 		 /*******************************
-		 *       INFERENCE LIMITS       *
+		 *   LIMITS AND INTERRUPTS      *
 		 *******************************/
 
-%   Every query runs under the game's inference limit (gdl_set_limit/3), so that a
-%   hostile or broken game cannot make a query run forever: exceeding it raises
-%   gdl_error(inference_limit(Limit)). A playout gets ten times the limit of a query
-%   (so gdl_playouts/5 gets 10 * Count times); the depth cap of each playout is the
-%   caller's (the bridge's default is in the thousands).
+%!  gdl_set_limit(+Module, +Inferences, -Done) is det.
+%
+%   Set the inference limit of every question on Module (default 100,000,000); a
+%   playout gets ten times as many. Done is true.
 
-gdl_initial_state(M0, A1) :-
-    limited(M0, 1, gdl_initial_state_(M0, A1)).
+gdl_set_limit(M0, Limit, true) :-
+    game(M0, Module),
+    must_be(positive_integer, Limit),
+    retractall(game_limit(Module, _)),
+    assertz(game_limit(Module, Limit)).
 
-gdl_base(M0, A1) :-
-    limited(M0, 1, gdl_base_(M0, A1)).
+%!  gdl_interrupt is det.
+%
+%   Sent to a thread with thread_signal/2 (see bridge/engine.py: interrupt()): the
+%   query running there raises gdl_error(interrupted). A thread that is not inside a
+%   gdl2pl query ignores it.
 
-gdl_input(M0, A1, A2) :-
-    limited(M0, 1, gdl_input_(M0, A1, A2)).
+gdl_interrupt :-
+    (   nb_current('$gdl_busy', true)
+    ->  throw(gdl_error(interrupted))
+    ;   true
+    ).
 
-gdl_legal(M0, A1, A2, A3) :-
-    limited(M0, 1, gdl_legal_(M0, A1, A2, A3)).
-
-gdl_legal_all(M0, A1, A2) :-
-    limited(M0, 1, gdl_legal_all_(M0, A1, A2)).
-
-gdl_next(M0, A1, A2, A3) :-
-    limited(M0, 1, gdl_next_(M0, A1, A2, A3)).
-
-gdl_terminal(M0, A1, A2) :-
-    limited(M0, 1, gdl_terminal_(M0, A1, A2)).
-
-gdl_goals(M0, A1, A2) :-
-    limited(M0, 1, gdl_goals_(M0, A1, A2)).
-
-gdl_state_info(M0, A1, A2) :-
-    limited(M0, 1, gdl_state_info_(M0, A1, A2)).
-
-gdl_depth_charge(M0, A1, A2, A3) :-
-    limited(M0, 10, gdl_depth_charge_(M0, A1, A2, A3)).
-
-gdl_playouts(M0, A1, Count, A3, A4) :-
-    Factor is 10 * max(1, Count),
-    limited(M0, Factor, gdl_playouts_(M0, A1, Count, A3, A4)).
+%   limited(+Module, +Factor, :Goal): run Goal under Factor times the game's
+%   inference limit, so that a hostile or broken game cannot make a question run
+%   forever: exceeding it raises gdl_error(inference_limit(Limit)). On any
+%   exception this thread's state of the game is forgotten, and resource errors
+%   are raised as gdl_error/1 terms.
 
 limited(M0, Factor, Goal) :-
     game(M0, Module),
@@ -586,9 +548,9 @@ limited(M0, Factor, Goal) :-
               call_with_inference_limit(Goal, Limit, Result),
               nb_setval('$gdl_busy', false)),
           E,
-          ( forget_state(Module), normalized(E, E1), throw(E1) )),
+          ( state_forget(Module), normalized(E, E1), throw(E1) )),
     (   Result == inference_limit_exceeded
-    ->  forget_state(Module),
+    ->  state_forget(Module),
         throw(gdl_error(inference_limit(Limit)))
     ;   true
     ).
@@ -600,18 +562,6 @@ normalized(error(resource_error(tripwire(What, _)), _), gdl_error(tripwire(What)
 normalized(error(resource_error(What), _), gdl_error(resource(What))) :- !.
 normalized(E, E).
 
-%   forget_state(+Module): after a query that did not finish, leave this thread with
-%   no state of Module at all (no fluent, no joint move, no table), so that what the
-%   caller believes is installed and what is installed cannot differ: the next query
-%   installs its state whole.
-
-forget_state(Module) :-
-    catch(( forall(Module:gdl_store(_, Fact), retractall(Module:Fact)),
-            retractall(Module:does(_, _)),
-            set_installed(Module, []),
-            forall(game_tables(Module, _, Heads, _),
-                   forall(member(H, Heads), abolish_table_subgoals(Module:H))) ),
-          _, true).
 
 		 /*******************************
 		 *           MESSAGES           *
@@ -649,228 +599,17 @@ gdl_message(resource(What)) -->
 load_messages([]) --> [].
 load_messages([M|Ms]) --> [ nl, '  ~w'-[M] ], load_messages(Ms).
 
-%!  gdl_interrupt is det.
-%
-%   Sent to a thread with thread_signal/2 (see bridge/engine.py: interrupt()): the
-%   query running there raises gdl_error(interrupted). A thread that is not inside a
-%   gdl2pl query ignores it.
-
-gdl_interrupt :-
-    (   nb_current('$gdl_busy', true)
-    ->  throw(gdl_error(interrupted))
-    ;   true
-    ).
-
-%!  gdl_set_limit(+Module, +Inferences, -Done) is det.
-%
-%   Set the inference limit of every query on Module (default 100,000,000).
-
-gdl_set_limit(M0, Limit, true) :-
-    game(M0, Module),
-    must_be(positive_integer, Limit),
-    retractall(game_limit(Module, _)),
-    assertz(game_limit(Module, Limit)).
-
-
-		 /*******************************
-		 *   TERM-LEVEL QUESTIONS       *
-		 *******************************/
-
-%   These answer on Prolog terms (no py form) about the state this thread installed
-%   with state_install/2; they run under no inference limit of their own, so a
-%   caller bounds its search itself.
-
-%!  state_roles(+Module, -Roles) is det.
-%   The roles of a loaded game, in the order the game states them.
-state_roles(Module, Roles) :-
-    roles(Module, Roles).
-
-%!  state_install(+Module, +Fluents) is det.
-%   Make the sorted, duplicate-free list Fluents this thread's state of Module.
-state_install(Module, State) :-
-    install(Module, State).
-
-%!  state_current(+Module, -Fluents) is det.
-%   The state this thread installed last (a sorted list).
-state_current(Module, State) :-
-    current_state(Module, State).
-
-%!  state_legal(+Module, +Role, -Moves) is det.
-%   The sorted legal moves of Role in the installed state.
-state_legal(Module, Role, Moves) :-
-    legal_moves(Module, Role, Moves).
-
-%!  state_terminal(+Module) is semidet.
-%   True if the installed state is terminal.
-state_terminal(Module) :-
-    is_terminal(Module).
-
-%!  state_goals(+Module, +Role, -Values) is det.
-%   The sorted goal values of Role in the installed state.
-state_goals(Module, Role, Values) :-
-    role_goals(Module, Role, Values).
-
-%!  state_next(+Module, +Joint, -Next) is det.
-%   The sorted successor of the installed state under Joint (one move per role, in
-%   role order; legality is not checked). The installed state does not change.
-state_next(Module, Joint, Next) :-
-    roles(Module, Roles),
-    next_state(Module, Roles, Joint, Next).
-
-		 /*******************************
-		 *     STATE AND JOINT MOVE     *
-		 *******************************/
-
-%   next_state(+Module, +Roles, +Joint, -Next): the sorted successor fluents. The
-%   joint move is asserted as the game's does/2 facts meanwhile (and erased after,
-%   by reference).
-
-next_state(Module, Roles, Joint, Next) :-
-    tables_used(Module, next),
-    assert_joint(Module, Roles, Joint, Refs),
-    catch(findall(F, Module:next(F), Fs), E,
-          ( erase_joint(Module, Refs), throw(E) )),
-    erase_joint(Module, Refs),
-    sort(Fs, Next).
-
-assert_joint(Module, Roles, Joint, Refs) :-
-    maplist(assert_does(Module), Roles, Joint, Refs),
-    clear_does_tables(Module).
-
-assert_does(Module, Role, Move, Ref) :-
-    assertz(Module:does(Role, Move), Ref).
-
-erase_joint(Module, Refs) :-
-    maplist(erase, Refs),
-    clear_does_tables(Module).
-
-%   The tables of state-dependent recursive relations are private to the thread
-%   and cleared when the state (Kind true) or the joint move (Kind does) changes,
-%   but only if a query that may fill them (gdl_query_tables/2 of the game) ran
-%   since they were last cleared: a thread-local flag per game and Kind says so.
-
-clear_does_tables(Module) :-
-    clear_tables(Module, does).
-
-clear_true_tables(Module) :-
-    clear_tables(Module, true).
-
-clear_tables(Module, Kind) :-
-    (   game_tables(Module, Kind, Heads, Flag),
-        nb_current(Flag, used)
-    ->  nb_setval(Flag, clean),
-        forall(member(H, Heads), abolish_table_subgoals(Module:H))
-    ;   true
-    ).
-
-%   tables_used(+Module, +Query): Query (legal, next, terminal, goal, ...) is
-%   about to run; mark the tables it may fill.
-
-tables_used(Module, Query) :-
-    (   game_query_flags(Module, Query, Flags)
-    ->  maplist(flag_used, Flags)
-    ;   true
-    ).
-
-flag_used(Flag) :-
-    nb_setval(Flag, used).
-
-tables_flag(Module, Kind, Flag) :-
-    atomic_list_concat(['$gdl_tables', Kind, Module], :, Flag).
-
-%   The installed state of a game (per thread) is a sorted list of Fluent-Ref
-%   pairs, Ref being the clause that stores Fluent: changing state erases and
-%   asserts clauses by reference, with no search.
-
-state_key(Module, Key) :-
-    atom_concat('$gdl_state:', Module, Key).
-
-installed(Module, Pairs) :-
-    state_key(Module, Key),
-    (   nb_current(Key, P) -> Pairs = P ; Pairs = [] ).
-
-set_installed(Module, Pairs) :-
-    state_key(Module, Key),
-    nb_setval(Key, Pairs).
-
-current_state(Module, State) :-
-    installed(Module, Pairs),
-    pairs_keys(Pairs, State).
-
-%   install_py(+Module, +State): make the state given in py form (a list) current;
-%   anything else (the caller sends '=') stands for the state installed last.
-
-install_py(Module, PyState) :-
-    (   \+ is_list(PyState)
-    ->  true
-    ;   maplist(from_py, PyState, Fs),
-        sort(Fs, State),
-        install(Module, State)
-    ).
-
-%   install(+Module, +State): make the sorted fluent list State current, asserting
-%   and erasing only the difference with the installed state.
-
-install(Module, State) :-
-    installed(Module, Old),
-    (   pairs_keys(Old, State)
-    ->  true
-    ;   switch(Module, Old, State, Pairs, _, _),
-        set_installed(Module, Pairs)
-    ).
-
-%   switch(+Module, +OldPairs, +New, -NewPairs, -Added, -Removed): replace the
-%   installed fluents by the sorted list New.
-
-switch(Module, Old, New, Pairs, Add, Del) :-
-    sync(Old, New, Module, Pairs, Add, Del),
-    clear_true_tables(Module).
-
-%   sync(+OldPairs, +New, +Module, -Pairs, -Added, -Removed): merge the two
-%   sorted lists, erasing the clauses of the fluents New lacks and asserting those
-%   it adds (deterministic: first-argument indexing, no choice points).
-
-sync([], New, Module, Pairs, New, []) :-
-    maplist(assert_fluent(Module), New, Pairs).
-sync([P|Ps], New, Module, Pairs, Add, Del) :-
-    sync_old(New, P, Ps, Module, Pairs, Add, Del).
-
-sync_old([], P, Ps, _, [], [], Del) :-
-    maplist(erase_fluent, [P|Ps], Del).
-sync_old([N|Ns], O-R, Os, Module, Pairs, Add, Del) :-
-    (   O == N
-    ->  Pairs = [O-R|Pairs1],
-        sync(Os, Ns, Module, Pairs1, Add, Del)
-    ;   O @< N
-    ->  erase(R),
-        Del = [O|Del1],
-        sync(Os, [N|Ns], Module, Pairs, Add, Del1)
-    ;   assert_fluent(Module, N, Pair),
-        Pairs = [Pair|Pairs1],
-        Add = [N|Add1],
-        sync_old(Ns, O-R, Os, Module, Pairs1, Add1, Del)
-    ).
-
-assert_fluent(Module, F, F-Ref) :-
-    (   Module:gdl_store(F, Fact) -> true ),
-    assertz(Module:Fact, Ref).
-
-erase_fluent(F-Ref, F) :-
-    erase(Ref).
 
 		 /*******************************
 		 *        PY FORM TERMS         *
 		 *******************************/
 
-%!  to_py(+Term, -Py) is det.
+%   to_py(+Term, -Py): Term in py form. A term nested deeper than max_term_depth/1
+%   levels raises gdl_error(term_too_deep(Limit)): Python could not take it apart
+%   safely, and no real game builds one.
 %
-%   Term in py form. A term nested deeper than max_term_depth/1 levels raises
-%   gdl_error(term_too_deep(Limit)): Python could not take it apart safely, and no
-%   real game builds one.
-%
-%!  from_py(+Py, -Term) is det.
-%
-%   The term a py-form value stands for.
+%   from_py(+Py, -Term): the term a py-form value stands for; anything else raises
+%   gdl_error(bad_term(Py)).
 
 max_term_depth(200).
 
@@ -914,8 +653,3 @@ from_py(P, T) :-
     ;   P == @(false) -> T = false
     ;   throw(gdl_error(bad_term(P)))
     ).
-
-dedup([], []).
-dedup([X|Xs], [X|Ys]) :-
-    exclude(==(X), Xs, Rest),
-    dedup(Rest, Ys).
