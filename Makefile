@@ -17,11 +17,12 @@ play: $(VENV)/.installed
 	$(VENV)/bin/gdl2pl play $(GAME) --seed $(SEED); \
 	$(VENV)/bin/gdl2pl simulate $(GAME) -n 2000 --seed $(SEED)
 
-# The whole test suite (tox: the tests, then ruff).
+# The whole test suite (tox: the tests, ruff, mypy), with every optional library.
 test: $(VENV)/.tools
 	@swipl_bin="$$(scripts/install-swipl | tail -n 1)"; \
 	export PATH="$$swipl_bin:$$PATH"; \
-	$(VENV)/bin/tox run -e py,lint
+	scripts/install-extras; \
+	$(VENV)/bin/tox run -e py,lint,type
 
 # The quick part of the suite while working (no corpora, networks or other libraries).
 test-fast: $(VENV)/.tools

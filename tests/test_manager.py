@@ -15,22 +15,22 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES
+from prolog_env import require_prolog
 
+from gdl2pl.bridge import StateMachine, engine
+from gdl2pl.cli.network import add_subcommands
+from gdl2pl.ggp.manager import run_match, summary
+from gdl2pl.ggp.player import GamePlayer, Reply
 from gdl2pl.ggp.protocol import Play, Start, parse_message
+from gdl2pl.ggp.server import PlayerServer
+from gdl2pl.ggp.strategy import make_strategy
 from gdl2pl.load import read_game
 
-engine = pytest.importorskip("gdl2pl.bridge.engine")
-try:
-    engine.check_environment()
-except engine.PrologUnavailableError as e:  # pragma: no cover - depends on the machine
-    pytest.skip(f"SWI-Prolog is not available: {e}", allow_module_level=True)
 
-from gdl2pl.bridge import StateMachine  # noqa: E402
-from gdl2pl.cli.network import add_subcommands  # noqa: E402
-from gdl2pl.ggp.manager import run_match, summary  # noqa: E402
-from gdl2pl.ggp.player import GamePlayer, Reply  # noqa: E402
-from gdl2pl.ggp.server import PlayerServer  # noqa: E402
-from gdl2pl.ggp.strategy import make_strategy  # noqa: E402
+@pytest.fixture(autouse=True)
+def _needs_prolog() -> None:
+    require_prolog()  # skipped without SWI-Prolog, a failure under CI=true
+
 
 TTT = EXAMPLES / "ticTacToe.kif"
 PENNIES = EXAMPLES / "matchingPennies.kif"
@@ -58,7 +58,7 @@ GGP_FIELDS = {
 @pytest.fixture(scope="module", autouse=True)
 def prolog_in_main_thread() -> None:
     """Start janus from the main thread (and give it an engine) before any worker does."""
-    engine.runtime().attach_engine()
+    engine.attach_thread()
 
 
 @contextmanager

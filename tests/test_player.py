@@ -12,23 +12,23 @@ from contextlib import contextmanager
 
 import pytest
 from conftest import EXAMPLES
+from prolog_env import require_prolog
 
+from gdl2pl.bridge import StateMachine, engine
+from gdl2pl.ggp.player import GamePlayer
 from gdl2pl.ggp.protocol import one_line_rules, parse_info_reply, parse_move
 from gdl2pl.ggp.scramble import Scrambler
+from gdl2pl.ggp.server import PlayerServer
+from gdl2pl.ggp.strategy import Budget, Strategy, make_strategy
 from gdl2pl.kif import parse_kif_term
 from gdl2pl.load import read_game
 from gdl2pl.syntax import Term
 
-engine = pytest.importorskip("gdl2pl.bridge.engine")
-try:
-    engine.check_environment()
-except engine.PrologUnavailableError as e:  # pragma: no cover - depends on the machine
-    pytest.skip(f"SWI-Prolog is not available: {e}", allow_module_level=True)
 
-from gdl2pl.bridge import StateMachine  # noqa: E402
-from gdl2pl.ggp.player import GamePlayer  # noqa: E402
-from gdl2pl.ggp.server import PlayerServer  # noqa: E402
-from gdl2pl.ggp.strategy import Budget, Strategy, make_strategy  # noqa: E402
+@pytest.fixture(autouse=True)
+def _needs_prolog() -> None:
+    require_prolog()  # skipped without SWI-Prolog, a failure under CI=true
+
 
 TTT = EXAMPLES / "ticTacToe.kif"
 PENNIES = EXAMPLES / "matchingPennies.kif"
@@ -37,7 +37,7 @@ PENNIES = EXAMPLES / "matchingPennies.kif"
 @pytest.fixture(scope="module", autouse=True)
 def prolog_in_main_thread() -> None:
     """Start janus from the main thread (and give it an engine) before any worker does."""
-    engine.runtime().attach_engine()
+    engine.attach_thread()
 
 
 def rules(path=TTT) -> str:  # type: ignore[no-untyped-def]
