@@ -57,9 +57,9 @@ def require_module(name: str) -> ModuleType:
 @pytest.fixture(autouse=True)
 def prolog() -> None:
     prolog_env.require_prolog()
-    from gdl2pl.bridge import runtime
+    from gdl2pl.bridge.engine import attach_thread
 
-    runtime().attach_engine()  # janus is started from the main thread, before any worker
+    attach_thread()  # janus is started from the main thread, before any worker
 
 
 def rules(path: Path = TTT) -> str:
