@@ -36,10 +36,12 @@ CASE_SENSITIVE = {
 
 #: Games where the reference is compared on everything but the named fields, and why.
 IGNORED_FIELDS = {
-    # (<= (goal ?p 0) (not (on_list ?p))) is unsafe (?p only under 'not'). For xplayer and
-    # zplayer the reference reports several goal values, i.e. it derived (goal xplayer 0)
-    # although (on_list xplayer) is a fact -- that contradicts the rule under any reading.
-    # gdl2pl gives 100 to the listed roles and 0 to yplayer, as the rules say.
+    # (<= (goal ?p 0) (not (on_list ?p))) is unsafe (?p only under 'not'), so outside GDL.
+    # ggp-base's prover drops a literal whose variables nothing binds (its
+    # DistinctAndNotMover), reading the rule as (<= (goal ?p 0)): every role then also
+    # has goal 0, and for xplayer and zplayer it reports several goal values. gdl2pl
+    # evaluates the 'not' with the bindings present when it is called (negation as
+    # failure, as the Dresden GameController does): 100 for the listed roles, 0 for yplayer.
     "conformance/ggp-base/test_case_3f.kif": {"goals"},
 }
 
