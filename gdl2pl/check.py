@@ -15,6 +15,7 @@ otherwise it is a warning. Real games rely on this, e.g. ``(<= (goal ?r 0) (not 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -25,7 +26,7 @@ from gdl2pl.depgraph import (
     dependency_graph,
     negation_may_close,
 )
-from gdl2pl.kif import kif_term
+from gdl2pl.rules import disjunctive_normal_form
 from gdl2pl.source import without_cycle_collection
 from gdl2pl.syntax import (
     And,
@@ -43,36 +44,21 @@ from gdl2pl.syntax import (
     Sentence,
     Term,
     Var,
+    children,
+    clause_line,
+    kif_term,
     variables,
+    walk,
+)
+from gdl2pl.vocabulary import (
+    CONNECTIVES,
+    FORBIDDEN_DEPENDENCIES,
+    GDL_2010_RELATIONS,
+    KEYWORD_RELATIONS,
 )
 
-#: The arity of each GDL keyword relation.
-KEYWORD_ARITY = {
-    "role": 1,
-    "init": 1,
-    "true": 1,
-    "next": 1,
-    "base": 1,
-    "input": 2,
-    "legal": 2,
-    "does": 2,
-    "goal": 2,
-    "terminal": 0,
-}
-
-#: Logical connectives: never relation names, functions or constants.
-CONNECTIVES = frozenset({"not", "or", "and", "distinct"})
-
-#: For each keyword relation, the relations it must not depend on (seeds; Love et al.).
-FORBIDDEN_DEPENDENCIES = {
-    "role": ("true", "does"),
-    "base": ("true", "does"),
-    "input": ("true", "does"),
-    "init": ("true", "does", "next", "legal", "goal", "terminal"),
-    "legal": ("does",),
-    "goal": ("does",),
-    "terminal": ("does",),
-}
+#: The arity of each GDL keyword relation (kept as a name for existing callers).
+KEYWORD_ARITY = KEYWORD_RELATIONS
 
 _RULE_TEXT_WIDTH = 100
 _MAX_ALTERNATIVES = 256
@@ -128,6 +114,7 @@ def _check(d: Description, file: str | None) -> list[Finding]:
         found += _check_clause_shape(clause)
         found += _check_safety(clause)
     found += _check_arities(d)
+    found += _check_and(d)
     found += _check_spellings(d)
     found += _check_essentials(d)
     found += _check_keyword_dependencies(graph)
@@ -156,11 +143,7 @@ def _key(name: str) -> str:
 
 def clause_text(c: Clause, width: int = _RULE_TEXT_WIDTH) -> str:
     """One-line KIF text of a clause, cut to ``width`` characters with ``...``."""
-    if isinstance(c, Fact):
-        text = kif_term(c.head)
-    else:
-        text = "(<= " + " ".join([kif_term(c.head), *map(kif_term, c.body)]) + ")"
-    return text if len(text) <= width else text[: width - 3] + "..."
+    return clause_line(c, width)
 
 
 def _error(code: str, message: str, pos: Pos | None, c: Clause | None) -> Finding:
@@ -175,16 +158,19 @@ def _where(node: object, c: Clause) -> Pos | None:
     return getattr(node, "pos", None) or c.pos
 
 
+_LITERAL_TYPES = (Const, Func, Not, Distinct, Or, And)
+
+
 def _body_literals(lits: Iterable[Literal]) -> Iterator[Literal]:
-    """Every literal inside ``lits``, nested ones included, outermost first."""
+    """Every literal inside ``lits``, nested ones included, outermost first (the terms
+    inside sentences and ``distinct`` are not literals and are skipped)."""
     for lit in lits:
-        yield lit
-        if isinstance(lit, Not):
-            yield from _body_literals([lit.body])
-        elif isinstance(lit, Or):
-            yield from _body_literals(lit.disjuncts)
-        elif isinstance(lit, And):
-            yield from _body_literals(lit.conjuncts)
+        stack: list[Literal] = [lit]
+        while stack:
+            n = stack.pop()
+            yield n
+            if not isinstance(n, (Const, Func, Distinct)):
+                stack.extend(reversed(children(n)))  # type: ignore[arg-type]
 
 
 def _sentences(c: Clause) -> Iterator[Sentence]:
@@ -197,10 +183,7 @@ def _sentences(c: Clause) -> Iterator[Sentence]:
 
 
 def _subterms(t: Term) -> Iterator[Term]:
-    yield t
-    if isinstance(t, Func):
-        for a in t.args:
-            yield from _subterms(a)
+    return walk(t)  # type: ignore[return-value]
 
 
 def _terms(c: Clause) -> Iterator[Term]:
@@ -323,29 +306,9 @@ def _check_clause_shape(c: Clause) -> Iterator[Finding]:
 
 
 def _alternatives(lits: Iterable[Literal]) -> list[list[Literal]] | None:
-    """The body as a disjunction of plain conjunctions (sentences, ``not``, ``distinct``),
-    with ``or`` distributed and ``and`` flattened; None if there would be more than
-    _MAX_ALTERNATIVES. An empty ``or`` gives no alternative."""
-    result: list[list[Literal]] = [[]]
-    for lit in lits:
-        if isinstance(lit, Or):
-            options: list[list[Literal]] = []
-            for d in lit.disjuncts:
-                sub = _alternatives([d])
-                if sub is None:
-                    return None
-                options += sub
-        elif isinstance(lit, And):
-            sub = _alternatives(lit.conjuncts)
-            if sub is None:
-                return None
-            options = sub
-        else:
-            options = [[lit]]
-        if len(result) * len(options) > _MAX_ALTERNATIVES:
-            return None
-        result = [r + o for r in result for o in options]
-    return result
+    """The body as a disjunction of plain conjunctions (see
+    ``gdl2pl.rules.disjunctive_normal_form``); None beyond _MAX_ALTERNATIVES."""
+    return disjunctive_normal_form(lits, _MAX_ALTERNATIVES)
 
 
 def _bound_approx(lits: Iterable[Literal]) -> set[str]:
@@ -428,7 +391,17 @@ def _check_arities(d: Description) -> Iterator[Finding]:
         if name in KEYWORD_ARITY:
             want = KEYWORD_ARITY[name]
             for arity, (s, c) in by_arity.items():
-                if arity != want:
+                if arity != want and name in GDL_2010_RELATIONS:
+                    yield _warning(
+                        "pre-gdl-2010",
+                        f"{s.name} is a keyword relation of GDL 2010 ({name} with {want} "
+                        f"argument(s)); {_show(s)} has {arity}: the game predates GDL 2010 "
+                        f"and uses {s.name} as an ordinary relation, which is how it is "
+                        "read (base_propositions and input_moves are then unavailable)",
+                        _where(s, c),
+                        c,
+                    )
+                elif arity != want:
                     yield _error(
                         "keyword-arity",
                         f"the keyword relation {s.name} takes {want} argument(s), "
@@ -441,6 +414,38 @@ def _check_arities(d: Description) -> Iterator[Finding]:
     for by_arity in function_seen.values():
         if len(by_arity) > 1:
             yield _arity_warning("function", by_arity)
+
+
+_KIF_AND = re.compile(r"\(\s*and(?=[\s()])", re.IGNORECASE)
+
+
+def _check_and(d: Description) -> Iterator[Finding]:
+    """``(and ...)`` in a KIF rule body is not GDL (warning): gdl2pl reads it as a
+    conjunction, ggp-base as an undefined relation. Infix groups ``(a & b)`` are fine."""
+    if d.source is None:
+        return
+    lines: list[str] | None = None
+    for c in d.clauses:
+        if not isinstance(c, Rule):
+            continue
+        for lit in _body_literals(c.body):
+            if not isinstance(lit, And) or lit.pos is None:
+                continue
+            if lines is None:
+                lines = re.split(r"\r\n|\r|\n", d.source)
+            if not 1 <= lit.pos.line <= len(lines):
+                continue
+            if not _KIF_AND.match(lines[lit.pos.line - 1], lit.pos.column - 1):
+                continue
+            yield _warning(
+                "and-in-body",
+                f"(and ...) on line {lit.pos.line} is not GDL: gdl2pl reads it as the "
+                "conjunction of its literals (as BenderNG and the Dresden prover do), while "
+                "ggp-base reads it as a relation named 'and' that no rule defines, so never "
+                "true; write its literals directly in the body",
+                lit.pos,
+                c,
+            )
 
 
 def _arity_warning(kind: str, by_arity: dict[int, tuple[Sentence | Term, Clause]]) -> Finding:
@@ -555,8 +560,8 @@ def _check_keyword_dependencies(graph: DependencyGraph) -> Iterator[Finding]:
     reported: set[tuple[int, str]] = set()
     for e in graph.edges:
         forbidden = FORBIDDEN_DEPENDENCIES.get(e.head)
-        if not forbidden:
-            continue
+        if not forbidden or _arity(e.rule.head) != KEYWORD_ARITY[e.head]:
+            continue  # not a keyword relation (e.g. base/3 in a game older than GDL 2010)
         for bad in forbidden:
             if bad in reach(e.body) and (id(e.rule), bad) not in reported:
                 reported.add((id(e.rule), bad))

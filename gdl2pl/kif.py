@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from gdl2pl.errors import GdlSyntaxError
+from gdl2pl.normalize import symbol_table
 from gdl2pl.source import (
     MAX_NESTING,
     check_characters,
@@ -39,12 +40,11 @@ from gdl2pl.syntax import (
     Sentence,
     Term,
     Var,
+    kif_clause,
+    kif_term,
 )
 
 _TOKEN = re.compile(r"(\s+)|;[^\n\r]*|(\()|(\))|([^\s();]+)")
-
-#: Literal-level connectives, matched case-insensitively.
-CONNECTIVES = ("not", "or", "distinct", "and")
 
 
 class _Atom:
@@ -212,34 +212,7 @@ def parse_kif_term(text: str) -> Term:
     return reader.term(items[0])
 
 
-# -- printing ---------------------------------------------------------------------------
-
-
-def kif_term(t: Term | Literal) -> str:
-    """KIF text of a term or literal, single-spaced: ``(cell 1 1 b)``."""
-    if isinstance(t, Const):
-        return t.name
-    if isinstance(t, Var):
-        return "?" + t.name
-    if isinstance(t, Func):
-        return "(" + " ".join([t.name, *map(kif_term, t.args)]) + ")"
-    if isinstance(t, Not):
-        return f"(not {kif_term(t.body)})"
-    if isinstance(t, Distinct):
-        return f"(distinct {kif_term(t.left)} {kif_term(t.right)})"
-    if isinstance(t, Or):
-        return "(" + " ".join(["or", *map(kif_term, t.disjuncts)]) + ")"
-    if isinstance(t, And):
-        return "(" + " ".join(["and", *map(kif_term, t.conjuncts)]) + ")"
-    raise TypeError(f"not a GDL term or literal: {t!r}")
-
-
-def kif_clause(c: Clause) -> str:
-    """KIF text of one clause; rules put each body literal on its own indented line."""
-    if isinstance(c, Fact):
-        return kif_term(c.head)
-    lines = ["(<= " + kif_term(c.head)] + ["    " + kif_term(b) for b in c.body]
-    return "\n".join(lines) + ")"
+# -- printing (kif_term and kif_clause live beside the AST: str() of a node) ----------------
 
 
 _KIF_SYMBOL = re.compile(r"[^\s();?][^\s();]*")
@@ -256,10 +229,18 @@ def kif_name_problem(name: str) -> str | None:
 def print_kif(d: Description) -> str:
     """The whole description as KIF text, one clause per paragraph. ``ValueError`` if a
     symbol cannot be written in KIF (see ``kif_name_problem``)."""
-    from gdl2pl.normalize import symbol_table
-
     for name in symbol_table(d).spellings.values():
         problem = kif_name_problem(name)
         if problem:
             raise ValueError(problem)
     return "".join(kif_clause(c) + "\n" for c in d.clauses)
+
+
+__all__ = [
+    "kif_clause",
+    "kif_name_problem",
+    "kif_term",
+    "parse_kif",
+    "parse_kif_term",
+    "print_kif",
+]

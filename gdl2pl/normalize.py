@@ -16,45 +16,23 @@ All functions are pure: they return new values and never change their arguments.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from gdl2pl.syntax import (
-    And,
-    Clause,
-    Const,
-    Description,
-    Distinct,
-    Fact,
-    Func,
-    Literal,
-    Not,
-    Or,
-    Rule,
-    Term,
-    Var,
-)
+from gdl2pl.syntax import Clause, Description, Term
+from gdl2pl.visitor import Renamer, symbol_names, variables
+from gdl2pl.vocabulary import KEYWORDS
 
-#: Names reserved by GDL, always spelled in lowercase.
-KEYWORDS = frozenset(
-    {
-        "role",
-        "base",
-        "input",
-        "init",
-        "true",
-        "does",
-        "next",
-        "legal",
-        "goal",
-        "terminal",
-        "distinct",
-        "not",
-        "or",
-        "and",
-    }
-)
+__all__ = [
+    "KEYWORDS",
+    "SymbolTable",
+    "fold",
+    "normalize_case",
+    "normalize_keywords",
+    "symbol_table",
+    "unambiguous_table",
+]
 
 
 def fold(name: str) -> str:
@@ -87,104 +65,31 @@ class SymbolTable:
     def term(self, t: Term) -> Term:
         """``t`` with every constant and function name in the game's spelling (variables are
         left alone). For terms from outside, e.g. a manager's move ``(MARK 1 1)``."""
-        return _respell_term(t, self.spelling, lambda n: n)
+        return Renamer(self.spelling)(t)  # type: ignore[no-any-return]
 
 
-def _names(node: Term | Literal) -> Iterator[str]:
-    """Symbol names in ``node``, in reading order, with repeats."""
-    if isinstance(node, Const):
-        yield node.name
-    elif isinstance(node, Func):
-        yield node.name
-        for a in node.args:
-            yield from _names(a)
-    elif isinstance(node, Not):
-        yield from _names(node.body)
-    elif isinstance(node, Distinct):
-        yield from _names(node.left)
-        yield from _names(node.right)
-    elif isinstance(node, (Or, And)):
-        for item in node.disjuncts if isinstance(node, Or) else node.conjuncts:
-            yield from _names(item)
-
-
-def _var_names(node: Term | Literal) -> Iterator[str]:
-    if isinstance(node, Var):
-        yield node.name
-    elif isinstance(node, Func):
-        for a in node.args:
-            yield from _var_names(a)
-    elif isinstance(node, Not):
-        yield from _var_names(node.body)
-    elif isinstance(node, Distinct):
-        yield from _var_names(node.left)
-        yield from _var_names(node.right)
-    elif isinstance(node, (Or, And)):
-        for item in node.disjuncts if isinstance(node, Or) else node.conjuncts:
-            yield from _var_names(item)
-
-
-def _parts(c: Clause) -> tuple[Literal, ...]:
-    return (c.head, *c.body) if isinstance(c, Rule) else (c.head,)
+def _names(c: Clause) -> list[str]:
+    """Symbol names in a clause, in reading order (head before body), with repeats."""
+    return symbol_names(c)
 
 
 def symbol_table(d: Description) -> SymbolTable:
     """The spelling of every symbol of ``d``: keywords in lowercase, others as first written."""
     spellings: dict[str, str] = {}
     for c in d.clauses:
-        for part in _parts(c):
-            for name in _names(part):
-                key = fold(name)
-                if key not in spellings:
-                    spellings[key] = key if key in KEYWORDS else name
+        for name in _names(c):
+            key = fold(name)
+            if key not in spellings:
+                spellings[key] = key if key in KEYWORDS else name
     return SymbolTable(spellings)
 
 
-Respell = Callable[[str], str]
-
-
-def _respell_sentence(t: Const | Func, sym: Respell, var: Respell) -> Const | Func:
-    if isinstance(t, Const):
-        return Const(sym(t.name), t.pos)
-    return Func(sym(t.name), tuple(_respell_term(a, sym, var) for a in t.args), t.pos)
-
-
-def _respell_term(t: Term, sym: Respell, var: Respell) -> Term:
-    if isinstance(t, Var):
-        return Var(var(t.name), t.pos)
-    if isinstance(t, (Const, Func)):
-        return _respell_sentence(t, sym, var)
-    raise TypeError(f"not a GDL term: {t!r}")
-
-
-def _respell(lit: Literal, sym: Respell, var: Respell) -> Literal:
-    if isinstance(lit, (Const, Func)):
-        return _respell_sentence(lit, sym, var)
-    if isinstance(lit, Not):
-        return Not(_respell(lit.body, sym, var), lit.pos)
-    if isinstance(lit, Distinct):
-        left, right = _respell_term(lit.left, sym, var), _respell_term(lit.right, sym, var)
-        return Distinct(left, right, lit.pos)
-    if isinstance(lit, Or):
-        return Or(tuple(_respell(x, sym, var) for x in lit.disjuncts), lit.pos)
-    if isinstance(lit, And):
-        return And(tuple(_respell(x, sym, var) for x in lit.conjuncts), lit.pos)
-    raise TypeError(f"not a GDL literal: {lit!r}")
-
-
-def _clause(c: Clause, sym: Respell) -> Clause:
+def _clause(c: Clause, sym: Callable[[str], str]) -> Clause:
+    """``c`` with symbols respelled by ``sym`` and each variable as first written in ``c``."""
     first: dict[str, str] = {}
-    for part in _parts(c):
-        for name in _var_names(part):
-            first.setdefault(fold(name), name)
-
-    def var(name: str) -> str:
-        return first[fold(name)]
-
-    head = _respell_sentence(c.head, sym, var)
-    if isinstance(c, Fact):
-        return Fact(head, c.pos)
-    return Rule(head, tuple(_respell(b, sym, var) for b in c.body), c.pos)
+    for v in variables(c):
+        first.setdefault(fold(v.name), v.name)
+    return Renamer(sym, lambda name: first[fold(name)])(c)  # type: ignore[no-any-return]
 
 
 def normalize_case(d: Description) -> Description:
@@ -201,13 +106,7 @@ def normalize_keywords(d: Description) -> Description:
         key = fold(name)
         return key if key in KEYWORDS else name
 
-    def clause(c: Clause) -> Clause:
-        head = _respell_sentence(c.head, sym, lambda n: n)
-        if isinstance(c, Fact):
-            return Fact(head, c.pos)
-        return Rule(head, tuple(_respell(b, sym, lambda n: n) for b in c.body), c.pos)
-
-    return Description(tuple(clause(c) for c in d.clauses), d.source)
+    return Renamer(sym).description(d)
 
 
 def unambiguous_table(d: Description) -> SymbolTable:
@@ -215,7 +114,6 @@ def unambiguous_table(d: Description) -> SymbolTable:
     (symbols written several ways are left out, so names from outside stay as given)."""
     seen: dict[str, set[str]] = {}
     for c in d.clauses:
-        for part in _parts(c):
-            for name in _names(part):
-                seen.setdefault(fold(name), set()).add(name)
+        for name in _names(c):
+            seen.setdefault(fold(name), set()).add(name)
     return SymbolTable({k: next(iter(v)) for k, v in seen.items() if len(v) == 1})

@@ -19,11 +19,10 @@ Pure functions only.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import product
 
 from gdl2pl.errors import GdlError
-from gdl2pl.kif import kif_clause
 from gdl2pl.syntax import (
     And,
     Clause,
@@ -38,11 +37,10 @@ from gdl2pl.syntax import (
     Pos,
     Sentence,
     Term,
+    clause_line,
     variables,
 )
-
-#: Relations a game may not define: they are the engine's inputs.
-INPUT_RELATIONS = frozenset({"true", "does"})
+from gdl2pl.vocabulary import INPUT_RELATIONS
 
 #: The most clauses one source rule may expand into; beyond that the game is rejected.
 MAX_EXPANSION = 4096
@@ -55,13 +53,8 @@ class TranslationError(GdlError):
         self.clause = clause
         self.pos: Pos | None = clause.pos if clause is not None else None
         where = f"{self.pos}: " if self.pos else ""
-        rule = f"\n  in rule: {_shorten(kif_clause(clause))}" if clause is not None else ""
+        rule = f"\n  in rule: {clause_line(clause, 160)}" if clause is not None else ""
         super().__init__(f"{where}error: {message}{rule}")
-
-
-def _shorten(text: str, width: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 BodyLiteral = Const | Func | Not | Distinct
@@ -95,36 +88,57 @@ def _sentence(s: Sentence | Literal, clause: Clause) -> Sentence:
     raise TranslationError(f"expected a sentence, found {type(s).__name__.lower()}", clause)
 
 
-def _alternatives(lit: Literal, clause: Clause) -> list[list[BodyLiteral]]:
-    """The conjunctions one body literal stands for (more than one under ``or``)."""
-    if isinstance(lit, Or):  # an empty 'or' has no alternative: the clause never holds
-        return [alt for d in lit.disjuncts for alt in _alternatives(d, clause)]
-    if isinstance(lit, And):
-        return _conjunctions(lit.conjuncts, clause)
+def disjunctive_normal_form(
+    lits: Iterable[Literal], limit: int
+) -> list[list[Literal]] | None:
+    """A body as the plain conjunctions it stands for: ``or`` distributed, ``and`` flattened
+    (literals under ``not`` are left as they are). An empty ``or`` gives no conjunction (the
+    body never holds). None if there would be more than ``limit`` conjunctions."""
+    result: list[list[Literal]] = [[]]
+    for lit in lits:
+        if isinstance(lit, Or):
+            options: list[list[Literal]] = []
+            for d in lit.disjuncts:
+                sub = disjunctive_normal_form([d], limit)
+                if sub is None:
+                    return None
+                options += sub
+        elif isinstance(lit, And):
+            sub = disjunctive_normal_form(lit.conjuncts, limit)
+            if sub is None:
+                return None
+            options = sub
+        else:
+            options = [[lit]]
+        if len(result) * len(options) > limit:
+            return None
+        result = [r + o for r in result for o in options]
+    return result
+
+
+def _body_literal(lit: Literal, clause: Clause) -> BodyLiteral:
+    """A literal of a flat body, or ``TranslationError`` if it has no meaning there."""
     if isinstance(lit, Not):
         inner = lit.body
         if isinstance(inner, Distinct):
-            return [[Not(inner, lit.pos)]]
+            return lit
         if isinstance(inner, Not) and isinstance(inner.body, Const | Func):
-            return [[Not(Not(inner.body, inner.pos), lit.pos)]]
+            return lit
         if isinstance(inner, Not | Or | And):
             raise TranslationError("'not' must contain a single sentence", clause)
-        return [[Not(_sentence(inner, clause), lit.pos)]]
+        return Not(_sentence(inner, clause), lit.pos)
     if isinstance(lit, Distinct):
-        return [[lit]]
-    return [[_sentence(lit, clause)]]
+        return lit
+    return _sentence(lit, clause)
 
 
 def _conjunctions(lits: tuple[Literal, ...], clause: Clause) -> list[list[BodyLiteral]]:
-    options = [_alternatives(lit, clause) for lit in lits]
-    count = 1
-    for o in options:
-        count *= len(o)
-    if count > MAX_EXPANSION:
+    conjunctions = disjunctive_normal_form(lits, MAX_EXPANSION)
+    if conjunctions is None:
         raise TranslationError(
-            f"'or' expands into {count} clauses (more than {MAX_EXPANSION})", clause
+            f"'or' expands into more than {MAX_EXPANSION} clauses", clause
         )
-    return [[lit for part in combo for lit in part] for combo in product(*options)]
+    return [[_body_literal(lit, clause) for lit in conj] for conj in conjunctions]
 
 
 def order_body(body: list[BodyLiteral]) -> tuple[list[BodyLiteral], set[str]]:

@@ -16,6 +16,7 @@ stays ``CELL``); see ``gdl2pl.normalize`` for GDL's case-insensitive symbol iden
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 
@@ -152,48 +153,101 @@ class Description:
     source: str | None = field(default=None, compare=False)
 
 
-def _kif(node: object) -> str:
-    from gdl2pl.kif import kif_term
+# -- traversal: the one place that knows which nodes a node contains ----------------------
 
+Node = Term | Literal | Clause
+
+
+def children(node: Node) -> tuple[Node, ...]:
+    """The direct sub-nodes of ``node`` in reading order (a clause: head, then body)."""
+    cls = node.__class__
+    if cls is Func:
+        return node.args  # type: ignore[union-attr]
+    if cls is Not:
+        return (node.body,)  # type: ignore[union-attr]
+    if cls is Distinct:
+        return (node.left, node.right)  # type: ignore[union-attr]
+    if cls is Or:
+        return node.disjuncts  # type: ignore[union-attr]
+    if cls is And:
+        return node.conjuncts  # type: ignore[union-attr]
+    if cls is Rule:
+        return (node.head, *node.body)  # type: ignore[union-attr]
+    if cls is Fact:
+        return (node.head,)  # type: ignore[union-attr]
+    return ()
+
+
+def walk(node: Node) -> Iterator[Node]:
+    """``node`` and every node inside it, in reading order (pre-order, left to right)."""
+    stack: list[Node] = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        sub = children(n)
+        if sub:
+            stack.extend(reversed(sub))
+
+
+def variables(node: Node) -> list[Var]:
+    """The variables of a node, in order of first occurrence, without repeats."""
+    seen: dict[str, Var] = {}
+    for n in walk(node):
+        if n.__class__ is Var:
+            seen.setdefault(n.name, n)  # type: ignore[union-attr]
+    return list(seen.values())
+
+
+def is_ground(term: Node) -> bool:
+    """True if the term (or literal) contains no variable."""
+    return not any(n.__class__ is Var for n in walk(term))
+
+
+# -- KIF text: ``str()`` of every node ------------------------------------------------------
+
+
+def kif_term(t: Term | Literal) -> str:
+    """KIF text of a term or literal, single-spaced: ``(cell 1 1 b)``."""
+    if isinstance(t, Const):
+        return t.name
+    if isinstance(t, Var):
+        return "?" + t.name
+    if isinstance(t, Func):
+        return "(" + " ".join([t.name, *map(kif_term, t.args)]) + ")"
+    if isinstance(t, Not):
+        return f"(not {kif_term(t.body)})"
+    if isinstance(t, Distinct):
+        return f"(distinct {kif_term(t.left)} {kif_term(t.right)})"
+    if isinstance(t, Or):
+        return "(" + " ".join(["or", *map(kif_term, t.disjuncts)]) + ")"
+    if isinstance(t, And):
+        return "(" + " ".join(["and", *map(kif_term, t.conjuncts)]) + ")"
+    raise TypeError(f"not a GDL term or literal: {t!r}")
+
+
+def kif_clause(c: Clause) -> str:
+    """KIF text of one clause; rules put each body literal on its own indented line."""
+    if isinstance(c, Fact):
+        return kif_term(c.head)
+    lines = ["(<= " + kif_term(c.head)] + ["    " + kif_term(b) for b in c.body]
+    return "\n".join(lines) + ")"
+
+
+def clause_line(c: Clause, width: int | None = None) -> str:
+    """One-line KIF text of a clause, cut to ``width`` characters with ``...`` if given:
+    the form every message and comment quoting a rule uses."""
+    if isinstance(c, Fact):
+        text = kif_term(c.head)
+    else:
+        text = "(<= " + " ".join([kif_term(c.head), *map(kif_term, c.body)]) + ")"
+    if width is None or len(text) <= width:
+        return text
+    return text[: width - 3] + "..."
+
+
+def _kif(node: object) -> str:
     return kif_term(node)  # type: ignore[arg-type]
 
 
 def _kif_clause(node: object) -> str:
-    from gdl2pl.kif import kif_clause
-
     return kif_clause(node)  # type: ignore[arg-type]
-
-
-def variables(node: Term | Literal) -> list[Var]:
-    """The variables of a term or literal, in order of first occurrence, without repeats."""
-    seen: dict[str, Var] = {}
-
-    def walk(n: object) -> None:
-        if isinstance(n, Var):
-            seen.setdefault(n.name, n)
-        elif isinstance(n, Func):
-            for a in n.args:
-                walk(a)
-        elif isinstance(n, Not):
-            walk(n.body)
-        elif isinstance(n, Distinct):
-            walk(n.left)
-            walk(n.right)
-        elif isinstance(n, Or):
-            for d in n.disjuncts:
-                walk(d)
-        elif isinstance(n, And):
-            for c in n.conjuncts:
-                walk(c)
-
-    walk(node)
-    return list(seen.values())
-
-
-def is_ground(term: Term) -> bool:
-    """True if the term contains no variable."""
-    if isinstance(term, Var):
-        return False
-    if isinstance(term, Func):
-        return all(is_ground(a) for a in term.args)
-    return True

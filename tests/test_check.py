@@ -15,6 +15,7 @@ from gdl2pl.check import Finding, check_description, format_finding, has_errors
 from gdl2pl.cli import main
 from gdl2pl.depgraph import dependency_graph, negation_may_close, unify
 from gdl2pl.errors import GdlSyntaxError
+from gdl2pl.infix import parse_infix
 from gdl2pl.kif import parse_kif, parse_kif_term
 from gdl2pl.syntax import Pos
 
@@ -103,10 +104,37 @@ def test_missing_init_or_next_is_no_finding() -> None:
 
 @pytest.mark.parametrize(
     "snippet",
-    ["(input white)", "(<= (legal white) (true (cell a)))", "(role white black)", "(base a b)"],
+    ["(<= (legal white) (true (cell a)))", "(role white black)"],
 )
 def test_keyword_with_wrong_arity_is_an_error(snippet: str) -> None:
     assert errors(snippet) == ["keyword-arity"]
+
+
+@pytest.mark.parametrize("snippet", ["(input white)", "(base a b)", "(base a b c)"])
+def test_pre_2010_base_and_input_are_ordinary_relations(snippet: str) -> None:
+    found = check(snippet)
+    assert [(f.severity, f.code) for f in found] == [("warning", "pre-gdl-2010")]
+    assert "predates GDL 2010" in found[0].message
+    assert "base_propositions and input_moves are then unavailable" in found[0].message
+
+
+def test_pre_2010_base_may_depend_on_the_state() -> None:
+    found = check("(<= (base ?x ?x) (true (cell ?x)))")
+    assert [f.code for f in found] == ["pre-gdl-2010"]
+    assert errors("(<= (base ?x) (true (cell ?x)))") == ["keyword-dependency"]
+
+
+def test_and_in_a_kif_body_is_a_warning_naming_both_readings() -> None:
+    found = check("(<= (foo a) (and (true (cell a)) (true (cell b))))")
+    assert [(f.severity, f.code) for f in found] == [("warning", "and-in-body")]
+    line = GAME.count("\n") + 1
+    assert found[0].pos.line == line and f"line {line}" in found[0].message
+    assert "conjunction" in found[0].message and "ggp-base" in found[0].message
+
+
+def test_an_infix_group_is_not_reported_as_and() -> None:
+    d = parse_infix("role(x)\nfoo(a) :- (true(cell(a)) & true(cell(b))) | bar\n")
+    assert "and-in-body" not in [f.code for f in check_description(d)]
 
 
 def test_terminal_with_arguments_is_an_error() -> None:

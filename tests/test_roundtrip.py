@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from gdl2pl.cli import main
 from gdl2pl.errors import GdlSyntaxError
 from gdl2pl.infix import parse_infix, print_infix
-from gdl2pl.kif import CONNECTIVES, parse_kif, print_kif
+from gdl2pl.kif import parse_kif, print_kif
 from gdl2pl.load import read_game
 from gdl2pl.normalize import normalize_case
 from gdl2pl.syntax import (
@@ -32,6 +32,7 @@ from gdl2pl.syntax import (
     Term,
     Var,
 )
+from gdl2pl.vocabulary import CONNECTIVES
 
 # -- random descriptions ------------------------------------------------------------------------
 
