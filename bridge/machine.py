@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from gdl2pl.errors import GdlError
 from gdl2pl.kif import kif_term, parse_kif_term
-from gdl2pl.load import parse_game, read_game
+from gdl2pl.load import Syntax, parse_game, read_game
 from gdl2pl.normalize import (
     normalize_case,
     normalize_keywords,
@@ -262,7 +262,7 @@ class StateMachine:
 
     @classmethod
     def from_file(
-        cls, path: str | os.PathLike[str], syntax: str = "auto", case_sensitive: bool = False
+        cls, path: str | os.PathLike[str], syntax: Syntax = "auto", case_sensitive: bool = False
     ) -> StateMachine:
         """Load a game file (KIF or infix, detected from its content and extension)."""
         p = Path(path)
@@ -270,7 +270,11 @@ class StateMachine:
 
     @classmethod
     def from_text(
-        cls, text: str, syntax: str = "auto", name: str | None = None, case_sensitive: bool = False
+        cls,
+        text: str,
+        syntax: Syntax = "auto",
+        name: str | None = None,
+        case_sensitive: bool = False,
     ) -> StateMachine:
         """Load a game from its text (``syntax``: "auto", "kif" or "infix")."""
         return cls(parse_game(text, syntax=syntax, file=name), name, case_sensitive)
@@ -325,7 +329,7 @@ class StateMachine:
         self._tls.installed = state
         return list(state._key)
 
-    def _new_state(self, raw: Sequence[Raw]) -> MachineState:
+    def _new_state(self, raw: Iterable[Raw]) -> MachineState:
         s = MachineState(raw, self._terms)
         self._tls.installed = s
         return s

@@ -444,7 +444,7 @@ def summary(record: Record) -> str:
         + (", scrambled" if record.get("scrambled") else "")
     ]
     urls = record.get("playerURLs", [])
-    names = record.get("playerNamesFromHost", urls)
+    names = record.get("playerNamesFromHost") or urls
     for role, url, name in zip(roles, urls, names, strict=False):
         lines.append(f"  {role}: {name}" + (f" ({url})" if name != url else ""))
     errors = record.get("errors", [])

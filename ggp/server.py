@@ -46,7 +46,7 @@ CORS_HEADERS = {
 class _Handler(BaseHTTPRequestHandler):
     server: PlayerServer
     server_version = "gdl2pl"
-    timeout = 30.0  # seconds a client may take to send its request (set per server)
+    timeout: float | None = 30.0  # seconds a client may take to send its request (per server)
 
     def setup(self) -> None:
         self.timeout = self.server.read_timeout
@@ -152,6 +152,8 @@ class PlayerServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
+        if isinstance(host, bytes):
+            host = host.decode()
         return f"http://{host}:{port}/"
 
     def start_in_thread(self) -> threading.Thread:

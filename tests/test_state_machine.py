@@ -379,3 +379,38 @@ def test_recursive_relations_answer_for_the_current_state_only(query: str) -> No
             expected.append(ask(fresh, MachineState.from_fluents(list(map(str, s)))))
     assert got == expected
     assert len({repr(e) for e in expected}) > 1  # the walk does change the answer
+
+
+# -- the rest of the public surface ------------------------------------------------------
+
+
+def test_next_states_and_the_next_state_map_agree(ttt: StateMachine) -> None:
+    s = ttt.initial_state
+    joint = ttt.legal_joint_moves(s)
+    successors = ttt.next_states(s)
+    mapping = ttt.next_state_map(s)
+    assert len(successors) == len(joint) == len(mapping) == 9
+    assert list(mapping) == joint
+    assert list(mapping.values()) == successors
+    for jm, after in mapping.items():
+        assert after == ttt.next_state(s, jm)
+        assert f"(cell {jm[0].args[0]} {jm[0].args[1]} x)" in after  # type: ignore[union-attr]
+    assert len(set(successors)) == 9
+
+
+def test_base_propositions_and_input_moves(ttt: StateMachine) -> None:
+    base = {str(f) for f in ttt.base_propositions}
+    assert len(base) == 3 * 3 * 3 + 2
+    assert "(cell 2 3 o)" in base and "(control oplayer)" in base
+    assert set(map(str, ttt.initial_state)) <= base
+    moves = [str(m) for m in ttt.input_moves("xplayer")]
+    assert moves == ["noop"] + [f"(mark {m} {n})" for m in (1, 2, 3) for n in (1, 2, 3)]
+    with pytest.raises(TransitionDefinitionError, match="not a role"):
+        ttt.input_moves("nobody")
+
+
+def test_a_game_without_base_or_input_has_none() -> None:
+    game = "(role a) (init s) (<= (legal a go) (true s)) (<= terminal (true t)) (goal a 0)"
+    with StateMachine.from_text(game) as sm:
+        assert sm.base_propositions == []
+        assert sm.input_moves("a") == []
