@@ -101,7 +101,8 @@ def test_commands_on_a_missing_file_exit_2(capsys, tmp_path: Path) -> None:  # t
 
 
 def test_board_drawing_finds_the_grid() -> None:
-    cells = [Func("cell", (Const(str(x)), Const(str(y)), Const("b"))) for x in (1, 2) for y in (1, 2)]
+    grid = [(str(x), str(y)) for x in (1, 2) for y in (1, 2)]
+    cells = [Func("cell", (Const(x), Const(y), Const("b"))) for x, y in grid]
     fluents = [*cells, Func("control", (Const("xplayer"),))]
     assert find_grid(fluents) == "cell"
     picture = render_state(fluents).splitlines()
