@@ -30,7 +30,6 @@ from typing import Any, Literal
 
 from gdl2pl.bridge import MachineState, StateMachine, runtime
 from gdl2pl.bridge.engine import attach_thread
-
 from gdl2pl.kif import kif_term
 from gdl2pl.load import read_game
 from gdl2pl.syntax import Const, Func, Term
@@ -45,6 +44,8 @@ MAX_ACTIONS = 1_000_000
 #: Prolog inferences the game-kind search may use before it gives up (verdict unknown).
 ANALYSIS_INFERENCES = 2_000_000_000
 KIND_MODULE = "gdl_kind"
+#: Entries of an identity memo of move or fluent objects (beyond it, plain lookups).
+MAX_MEMO = 200_000
 _kind_loaded = False
 
 
@@ -185,6 +186,13 @@ class GdlGame:
         self.num_actions = max(len(ms) for ms in self.moves)
         self.base: tuple[Term, ...] = tuple(sorted(set(base), key=kif_term))
         self.base_index: dict[Term, int] = {f: i for i, f in enumerate(self.base)}
+        # The bridge hands out one object per distinct move or fluent; these memos find
+        # its index by identity, without hashing the term again (the object is kept, so
+        # its id is not reused).
+        self._action_memo: tuple[dict[int, tuple[Term, int]], ...] = tuple(
+            {} for _ in self.roles
+        )
+        self._base_memo: dict[int, tuple[Term, int]] = {}
 
     def __deepcopy__(self, memo: dict[int, object]) -> GdlGame:
         return self  # shared by every state and copy (libraries deep-copy states)
@@ -233,8 +241,9 @@ class GdlGame:
                         f"state {_short(state)}"
                     )
                 table = self.action_of[i]
+                memo = self._action_memo[i]
                 try:
-                    ids.append(tuple(sorted(table[m] for m in ms)))
+                    ids.append(tuple(sorted([_lookup(memo, table, m) for m in ms])))
                 except KeyError:
                     bad = next(m for m in ms if m not in table)
                     raise UnrepresentableStateError(
@@ -283,13 +292,15 @@ class GdlGame:
     def _observe(self, state: MachineState) -> tuple[int, ...]:
         vec = [0] * len(self.base)
         index = self.base_index
+        memo = self._base_memo
         for f in state:
-            i = index.get(f)
-            if i is None:
+            try:
+                i = _lookup(memo, index, f)
+            except KeyError:
                 raise UnrepresentableStateError(
                     f"{self.name}: the fluent {f} is not among the base propositions "
                     f"(from {self.base_from}) in state {_short(state)}"
-                )
+                ) from None
             vec[i] = 1
         return tuple(vec)
 
@@ -340,3 +351,13 @@ class GdlGame:
             return next(iter(self.kind.return_sums))
         return None
 
+
+def _lookup(memo: dict[int, tuple[Term, int]], table: dict[Term, int], term: Term) -> int:
+    """``table[term]``, remembered by the object's identity; ``KeyError`` if absent."""
+    hit = memo.get(id(term))
+    if hit is not None and hit[0] is term:
+        return hit[1]
+    i = table[term]
+    if len(memo) < MAX_MEMO:
+        memo[id(term)] = (term, i)
+    return i

@@ -38,11 +38,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from gdl2pl.bridge import GoalDefinitionError
 from loops import Count
 from reference import DEFAULT_ANCHORS, DEFAULT_GAMES_DIR, game_path, read_references, select
 from report import markdown_table, rate
 from sysinfo import header_markdown, machine_header
+
+from gdl2pl.bridge import GoalDefinitionError
 
 ADAPTERS = ("openspiel", "pettingzoo", "gymnasium")
 
@@ -174,15 +175,24 @@ def measure_game(
     which every loop runs ``seconds / rounds`` in turn (so a noisy moment of the machine
     hits them all alike); a match in progress carries over to the next round."""
     loops, closing = open_loops(path, seed)
+    results: dict[str, Count | str] = {k: v for k, v in loops.items() if isinstance(v, str)}
+    live = {k: v for k, v in loops.items() if not isinstance(v, str)}
+    counts = {k: Count() for k in live}
+
+    def run(k: str, steps: Steps, seconds: float, count: Count) -> None:
+        try:
+            run_for(steps, seconds, count)
+        except Exception as e:  # a state an adapter cannot represent: its error is the result
+            results[k] = f"{type(e).__name__} after {counts[k].states} steps: {e}"
+            del live[k]
+
     try:
-        live = {k: v for k, v in loops.items() if not isinstance(v, str)}
-        for steps in live.values():
-            run_for(steps, warmup, Count())
-        counts = {k: Count() for k in live}
+        for k, steps in list(live.items()):
+            run(k, steps, warmup, Count())
         for _ in range(rounds):
-            for k, steps in live.items():
-                run_for(steps, seconds / rounds, counts[k])
-        return {**loops, **counts}
+            for k, steps in list(live.items()):
+                run(k, steps, seconds / rounds, counts[k])
+        return {**{k: counts[k] for k in live}, **results}
     finally:
         for c in closing:
             c.close()
@@ -240,14 +250,12 @@ def main(argv: list[str] | None = None) -> int:
     for ref in refs:
         path = game_path(ref.game, args.games_dir)
         print(f"{ref.game} ...", file=sys.stderr, flush=True)
-        try:
-            result = measure_game(path, args.warmup, args.seconds, args.rounds, args.seed)
-        except Exception as e:  # the raw machine cannot play the game: no comparison
-            errors.append(f"- {ref.game}: {type(e).__name__}: {e}")
+        result = measure_game(path, args.warmup, args.seconds, args.rounds, args.seed)
+        raw = result["raw"]
+        if isinstance(raw, str):  # the raw machine cannot play the game: no comparison
+            errors.append(f"- {ref.game}, raw step API: {raw}")
             rows.append([ref.game, "error", "", "", ""])
             continue
-        raw = result["raw"]
-        assert isinstance(raw, Count)
         cells = [ref.game, rate(raw.states_per_s)]
         for a in ADAPTERS:
             text, r = ratio_cell(result.get(a), raw)
@@ -269,6 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     import pyspiel
+
     from gdl2pl.openspiel import load_game
 
     ttt = game_path("ticTacToe", args.games_dir)
@@ -297,7 +306,9 @@ def main(argv: list[str] | None = None) -> int:
             f"one random rollout per simulation. Load average at the end: {load}.",
             "## Steps per second through each adapter (ratio to the raw step API)",
             table,
-            "\n".join(["Errors (a game an adapter refuses):", *errors]) if errors else "",
+            "\n".join(["Errors (a game or state an adapter refuses):", *errors])
+            if errors
+            else "",
             "## OpenSpiel MCTSBot on tic-tac-toe",
             mcts_table,
         ]

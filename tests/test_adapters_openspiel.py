@@ -43,8 +43,9 @@ def test_registered_name_loads_a_file(pyspiel):
 
 
 def test_tic_tac_toe_matches_openspiel_native(pyspiel):
-    from gdl2pl.openspiel import load_game
     from open_spiel.python.algorithms import get_all_states, minimax
+
+    from gdl2pl.openspiel import load_game
 
     counts = {}
     for label, game in (
@@ -66,8 +67,9 @@ def test_tic_tac_toe_matches_openspiel_native(pyspiel):
 
 @pytest.mark.slow
 def test_mcts_never_loses_to_random_on_tic_tac_toe(pyspiel):
-    from gdl2pl.openspiel import load_game
     from open_spiel.python.algorithms import mcts
+
+    from gdl2pl.openspiel import load_game
 
     game = load_game(repository_game("ticTacToe"))
     rng = np.random.RandomState(7)

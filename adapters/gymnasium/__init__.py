@@ -18,9 +18,9 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from gdl2pl.adapters import AdapterError, GdlGame, Position, find_game
 from gymnasium import spaces
 
+from gdl2pl.adapters import AdapterError, GdlGame, Position, find_game
 from gdl2pl.board import render_state
 
 ENV_ID = "gdl2pl/Gdl-v0"

@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 import pyspiel
-from gdl2pl.adapters import GdlGame, find_game
-from gdl2pl.bridge import MachineState
 
+from gdl2pl.adapters import GdlGame, find_game
 from gdl2pl.board import render_state
+from gdl2pl.bridge import MachineState
 
 SHORT_NAME = "gdl"
 #: Game parameters: ``game`` (file, or a name found by ``gdl2pl.adapters.find_game``),

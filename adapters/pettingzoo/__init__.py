@@ -8,8 +8,9 @@ an agent with a single legal move is ignored (that move is played).
 
 Agents are the roles' names. Observations are dicts: ``observation`` (one 0/1 entry per
 base proposition, int8) and ``action_mask`` (int8, 1 for the agent's legal actions when it
-is to act). Action spaces are ``Discrete`` over the role's move table. Rewards come at the
-end: ``(goal - 50) / 50``. ``render_mode="ansi"``: ``render()`` returns the board.
+is to act; read-only arrays). Action spaces are ``Discrete`` over the role's move table.
+Rewards come at the end: ``(goal - 50) / 50``. ``render_mode="ansi"``: ``render()``
+returns the board.
 Shimmy's OpenSpiel wrapper is not used: it puts the mask in ``infos`` rather than the
 observation, has no ParallelEnv, and prints instead of returning the ansi board.
 """
@@ -20,14 +21,19 @@ import os
 from typing import Any
 
 import numpy as np
-from gdl2pl.adapters import GdlGame, Position, find_game
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
+from gdl2pl.adapters import GdlGame, Position, find_game
 from gdl2pl.board import render_state
 
 METADATA = {"render_modes": ["ansi"], "name": "gdl_v0", "is_parallelizable": True}
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
 
 
 class _Shared:
@@ -56,6 +62,7 @@ class _Shared:
             for a, i in self._index.items()
         }
         self._pos: Position = self.gdl.position(self.gdl.initial_state)
+        self._seen_pos: Position | None = None  # the position _observation last saw
 
     def observation_space(self, agent: str) -> spaces.Space:  # type: ignore[type-arg]
         return self._observation_spaces[agent]
@@ -64,12 +71,21 @@ class _Shared:
         return self._action_spaces[agent]
 
     def _observation(self, agent: str, acting: bool) -> dict[str, np.ndarray]:
-        i = self._index[agent]
-        mask = np.zeros(len(self.gdl.moves[i]), np.int8)
-        if acting and not self._pos.node.terminal:
-            mask[list(self._pos.node.legal[i])] = 1
-        obs = np.asarray(self.gdl.observation(self._pos.state), np.int8)
-        return {"observation": obs, "action_mask": mask}
+        """The agent's observation of the current position. Its arrays are read-only and
+        shared by every call until the position changes (agents see the same state)."""
+        pos = self._pos
+        if pos is not self._seen_pos:
+            self._seen_pos = pos
+            self._seen_obs = _frozen(np.asarray(self.gdl.observation(pos.state), np.int8))
+            self._seen_masks: dict[tuple[str, bool], np.ndarray] = {}
+        mask = self._seen_masks.get((agent, acting))
+        if mask is None:
+            i = self._index[agent]
+            mask = np.zeros(len(self.gdl.moves[i]), np.int8)
+            if acting and not pos.node.terminal:
+                mask[list(pos.node.legal[i])] = 1
+            mask = self._seen_masks[agent, acting] = _frozen(mask)
+        return {"observation": self._seen_obs, "action_mask": mask}
 
     def render(self) -> str | None:
         if self.render_mode == "ansi":
