@@ -28,17 +28,13 @@ from typing import TYPE_CHECKING, Any
 from gdl2pl.errors import GdlError
 from gdl2pl.kif import kif_term, parse_kif_term
 from gdl2pl.load import Syntax, parse_game, read_game
-from gdl2pl.normalize import (
-    normalize_case,
-    normalize_keywords,
-    symbol_table,
-    unambiguous_table,
-)
+from gdl2pl.pipeline import compile_game
 from gdl2pl.syntax import Const, Description, Func, Term, Var
-from gdl2pl.translate import Translation, translate
+from gdl2pl.translate import Translation
 
 from .engine import RUNTIME_MODULE, attach_thread, runtime
 from .errors import (
+    GameError,
     GoalDefinitionError,
     IllegalMoveError,
     MoveDefinitionError,
@@ -242,14 +238,12 @@ class StateMachine:
         beyond it ``ReasonerError`` is raised, so no game can make a call run forever."""
         self._janus = runtime()
         self.name = name or "game"
-        if case_sensitive:
-            normalized = normalize_keywords(description)
-            self._terms = _Terms(unambiguous_table(normalized).term)
-        else:
-            normalized = normalize_case(description)
-            self._terms = _Terms(symbol_table(normalized).term)
         self.module = f"gdl_game_{next(_module_ids)}_{os.getpid()}"
-        self.translation: Translation = translate(normalized, self.module, self.name)
+        compiled = compile_game(
+            description, name=self.name, module=self.module, case_sensitive=case_sensitive
+        )
+        self._terms = _Terms(compiled.symbols.term)
+        self.translation: Translation = compiled.translation
         self._tls = threading.local()
         self._closed = False
         raw_roles = self._call("gdl_load", self.translation.text)
@@ -527,12 +521,23 @@ class StateMachine:
 
     @property
     def base_propositions(self) -> list[Term]:
-        """The fluents the game declares with ``base`` (empty when it declares none)."""
+        """The fluents the game declares with ``base`` (empty when it declares none);
+        ``GameError`` for a game older than GDL 2010 that uses ``base`` otherwise."""
+        self._require_gdl_2010("base", "base_propositions")
         return [self._terms.term(f) for f in self._call("gdl_base")]
 
     def input_moves(self, role: Term | str) -> list[Term]:
-        """The moves the game declares for ``role`` with ``input`` (empty if none)."""
+        """The moves the game declares for ``role`` with ``input`` (empty if none);
+        ``GameError`` for a game older than GDL 2010 that uses ``input`` otherwise."""
+        self._require_gdl_2010("input", "input_moves")
         return [self._terms.term(m) for m in self._call("gdl_input", self._role_raw(role))]
+
+    def _require_gdl_2010(self, keyword: str, method: str) -> None:
+        if keyword in self.translation.pre_2010:
+            raise GameError(
+                f"{self.name}: {method} is unavailable: the game predates GDL 2010 and uses "
+                f"{keyword} as an ordinary relation, not to declare its {keyword} set"
+            )
 
     def explain(
         self,

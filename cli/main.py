@@ -107,13 +107,16 @@ def _positive(text: str) -> int:
 @_command("check")
 def _check(args: argparse.Namespace) -> int:
     """Print the findings of each game, one per line; 1 if any error, 2 on I/O errors."""
-    from gdl2pl.check import check_description, format_finding
-    from gdl2pl.load import read_game
+    from gdl2pl.check import format_finding
+    from gdl2pl.pipeline import compile_game
 
     status = 0
     for path in args.game:
         try:
-            findings = check_description(read_game(path, syntax=args.syntax), path)
+            compiled = compile_game(
+                path, syntax=args.syntax, name=path, check=True, translate=False
+            )
+            findings = list(compiled.findings)
         except GdlSyntaxError as e:
             print(f"{_at(e.pos, path)}: error: syntax error: {e.message}")
             status = max(status, 1)
@@ -152,10 +155,9 @@ def _convert(args: argparse.Namespace) -> int:
     0 done, 1 syntax error (``file:line:col: error: ...`` and an excerpt on stderr), 2 I/O."""
     from gdl2pl.infix import print_infix
     from gdl2pl.kif import print_kif
-    from gdl2pl.load import read_game
-    from gdl2pl.normalize import normalize_case
+    from gdl2pl.pipeline import compile_game
 
-    d = normalize_case(read_game(args.game, args.syntax))
+    d = compile_game(args.game, syntax=args.syntax, translate=False).normalized
     try:
         text = print_infix(d) if args.to == "infix" else print_kif(d)
     except ValueError as e:

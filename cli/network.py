@@ -121,22 +121,24 @@ def match(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from gdl2pl.bridge.engine import PrologUnavailableError
-    from gdl2pl.check import check_description, format_finding, has_errors
+    from gdl2pl.check import format_finding, has_errors
     from gdl2pl.errors import GdlError, GdlSyntaxError
     from gdl2pl.ggp.manager import run_match, summary
-    from gdl2pl.load import read_game
+    from gdl2pl.pipeline import compile_game
 
     _logging(args.verbose, logging.WARNING)
     path = args.game
     try:
-        game = read_game(path, syntax=args.syntax)
+        compiled = compile_game(
+            path, syntax=args.syntax, name=path, check=True, translate=False
+        )
+        game, findings = compiled.description, compiled.findings
     except GdlSyntaxError as e:
         print(f"{e}", file=sys.stderr)
         return 1
     except OSError as e:
         print(f"{path}: error: cannot read: {e.strerror or e}", file=sys.stderr)
         return 2
-    findings = check_description(game, path)
     if has_errors(findings):
         for f in findings:
             if f.is_error:

@@ -14,16 +14,15 @@ from gdl2pl.board import render_state
 from gdl2pl.bridge.machine import StateMachine
 from gdl2pl.cli.progress import progress
 from gdl2pl.ggp.records import random_match, replay
-from gdl2pl.load import read_game
-from gdl2pl.normalize import normalize_case
-from gdl2pl.translate import translate
+from gdl2pl.pipeline import compile_game
 
 
 def translate_command(args: argparse.Namespace) -> int:
     """Print the Prolog module a game translates to."""
-    d = normalize_case(read_game(args.game, args.syntax))
-    name = args.module or "game"
-    sys.stdout.write(translate(d, name, _base(args.game)).text)
+    compiled = compile_game(
+        args.game, syntax=args.syntax, name=_base(args.game), module=args.module or "game"
+    )
+    sys.stdout.write(compiled.translation.text)
     return 0
 
 

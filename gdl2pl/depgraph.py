@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from gdl2pl.syntax import (
     And,
@@ -68,7 +68,7 @@ class Dependency:
     body: str
     negative: bool
     atom: Sentence = field(compare=False)
-    rule: Rule = field(compare=False)
+    rule: Any = field(compare=False)  # the Rule (or the translator's NormalRule)
 
 
 @dataclass(frozen=True)
@@ -171,7 +171,6 @@ def dependency_graph(d: Description, key: Key = str.casefold) -> DependencyGraph
     spelling: dict[str, str] = {}
     defined: set[str] = set()
     edges: list[Dependency] = []
-    seen: set[tuple[str, str, bool]] = set()
 
     def node(name: str) -> str:
         k = key(name)
@@ -189,16 +188,29 @@ def dependency_graph(d: Description, key: Key = str.casefold) -> DependencyGraph
             for atom, negative in body_atoms(lit):
                 body = node(relation_name(atom))
                 edges.append(Dependency(head, body, negative, atom, c))
-                seen.add((body, head, negative))
+    return graph_of(order, edges, defined, spelling, key)
+
+
+def graph_of(
+    nodes: Iterable[str],
+    edges: Iterable[Dependency],
+    defined: Iterable[str],
+    spelling: dict[str, str] | None = None,
+    key: Key = str,
+) -> DependencyGraph:
+    """The graph over ``nodes`` (keys) with ``edges``, for passes whose relations are not
+    plain names (the translator's ``name/arity``)."""
+    nodes = tuple(nodes)
+    edges = tuple(edges)
     succ: dict[str, set[str]] = {}
     pred: dict[str, set[str]] = {}
-    for body, head, _ in seen:
-        succ.setdefault(body, set()).add(head)
-        pred.setdefault(head, set()).add(body)
+    for e in edges:
+        succ.setdefault(e.body, set()).add(e.head)
+        pred.setdefault(e.head, set()).add(e.body)
     return DependencyGraph(
-        nodes=tuple(order),
-        edges=tuple(edges),
-        spelling=spelling,
+        nodes=nodes,
+        edges=edges,
+        spelling=spelling if spelling is not None else {n: n for n in nodes},
         defined=frozenset(defined),
         key=key,
         _succ={k: tuple(sorted(v)) for k, v in succ.items()},

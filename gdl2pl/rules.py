@@ -19,9 +19,10 @@ Pure functions only.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from gdl2pl.depgraph import dependency_graph
 from gdl2pl.errors import GdlError
 from gdl2pl.syntax import (
     And,
@@ -67,6 +68,10 @@ class NormalRule:
     head: Sentence
     body: tuple[BodyLiteral, ...]
     source: Clause
+    #: Which conjunction of the source rule's ``or`` expansion this is: ``branch`` of
+    #: ``branches`` (1 of 1 for a rule without ``or``).
+    branch: int = 1
+    branches: int = 1
 
 
 def relation_name(s: Sentence) -> str:
@@ -141,47 +146,86 @@ def _conjunctions(lits: tuple[Literal, ...], clause: Clause) -> list[list[BodyLi
     return [[_body_literal(lit, clause) for lit in conj] for conj in conjunctions]
 
 
-def order_body(body: list[BodyLiteral]) -> tuple[list[BodyLiteral], set[str]]:
-    """Safety ordering: each negation/distinct right after the positive literals that
-    bind its variables. Returns the ordered body and the names of variables left
-    unbound (non-empty means the clause is unsafe)."""
+def order_body(
+    body: list[BodyLiteral],
+    head_variables: frozenset[str] = frozenset(),
+    recursive: Callable[[Sentence], bool] = lambda s: False,
+) -> tuple[list[BodyLiteral], set[str]]:
+    """Safety ordering. Positive sentences keep their source order; each negation and
+    ``distinct`` goes right after the last positive literal that binds its variables (at
+    its earliest safe point), several at one point in source order. One exception: a
+    negation written before a ``recursive`` call, whose variables are bound by the
+    literals before it or occur in the head, stays before that call (it guards the
+    recursion, e.g. a loop check ``(not (member ?x ?visited))``).
+
+    Returns the ordered body and the names of variables left unbound (non-empty means
+    the clause is unsafe)."""
+    index = {id(b): i for i, b in enumerate(body)}
     positives = [b for b in body if isinstance(b, Const | Func)]
     pending = [b for b in body if not isinstance(b, Const | Func)]
     bound: set[str] = set()
     out: list[BodyLiteral] = []
 
-    def flush() -> None:
-        ready = [p for p in pending if {v.name for v in variables(p)} <= bound]
+    def flush(allowed: set[str], before: int | None = None) -> None:
+        ready = [
+            p
+            for p in pending
+            if {v.name for v in variables(p)} <= allowed
+            and (before is None or index[id(p)] < before)
+        ]
         for p in ready:
             pending.remove(p)
             out.append(p)
 
-    flush()
+    flush(bound)
     for p in positives:
+        if recursive(p):
+            flush(bound | head_variables, before=index[id(p)])
         out.append(p)
         bound.update(v.name for v in variables(p))
-        flush()
+        flush(bound)
     unbound = {v.name for p in pending for v in variables(p)} - bound
     out.extend(pending)
     return out, unbound
 
 
-def normalize_clause(clause: Clause) -> list[NormalRule]:
-    """The flat clauses for one source clause, safety-ordered."""
+def normalize_clause(
+    clause: Clause, recursive: Callable[[Sentence], bool] = lambda s: False
+) -> list[NormalRule]:
+    """The flat clauses for one source clause, safety-ordered (see ``order_body``;
+    ``recursive`` tells the calls that may recurse into the clause's own relation)."""
     head = _sentence(clause.head, clause)
     if relation_name(head) in INPUT_RELATIONS:
         raise TranslationError(f"a game may not define '{relation_name(head)}'", clause)
     if isinstance(clause, Fact):
         return [NormalRule(head, (), clause)]
+    head_variables = frozenset(v.name for v in variables(head))
+    conjunctions = _conjunctions(clause.body, clause)
     return [
-        NormalRule(head, tuple(order_body(conj)[0]), clause)
-        for conj in _conjunctions(clause.body, clause)
+        NormalRule(
+            head,
+            tuple(order_body(conj, head_variables, recursive)[0]),
+            clause,
+            branch=i,
+            branches=len(conjunctions),
+        )
+        for i, conj in enumerate(conjunctions, 1)
     ]
 
 
 def normalize_rules(d: Description) -> list[NormalRule]:
     """All flat clauses of a description, in source order."""
-    return [r for c in d.clauses for r in normalize_clause(c)]
+    graph = dependency_graph(d, key=str)
+    recursive_relations = graph.recursive()
+    out: list[NormalRule] = []
+    for c in d.clauses:
+        head = c.head.name
+        if head in recursive_relations:
+            component = graph.component(head)
+            out += normalize_clause(c, lambda s, comp=component: s.name in comp)  # type: ignore[misc]
+        else:
+            out += normalize_clause(c)
+    return out
 
 
 def term_args(s: Sentence) -> tuple[Term, ...]:

@@ -27,7 +27,16 @@ Evaluation strategy:
   abolishes their tables if a query that may have filled them ran since
   (``gdl_query_tables/2``), so no answer leaks from one state into another;
 - ``not`` -> ``\\+`` (``tnot/1`` on a tabled relation of the same recursive
-  component), ``distinct`` -> ``\\==``, both placed after the literals binding them.
+  component), ``distinct`` -> ``\\==``, both placed after the literals binding them
+  (``gdl2pl.rules.order_body``);
+- a positive literal that is ground when it is called (its variables all bound by the
+  literals before it) holds at most once in GDL, so it is written ``\\+ \\+ G``: proved
+  once, not once per proof (nine such literals of seven proofs each would otherwise make
+  7^9 proofs of one goal).
+
+The translator works in two steps: ``plan`` decides, from the dependency graph
+(``gdl2pl.depgraph``), what each relation becomes (static, recursive, tabled, state- or
+move-dependent) and which fluent stores exist; ``emit`` writes the Prolog text of a plan.
 """
 
 from __future__ import annotations
@@ -35,8 +44,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from gdl2pl.depgraph import strongly_connected_components
-from gdl2pl.kif import kif_clause
+from gdl2pl.depgraph import Dependency, DependencyGraph, graph_of
 from gdl2pl.prolog_syntax import VariableNamer, comment_text, quote_atom
 from gdl2pl.rules import (
     BodyLiteral,
@@ -45,176 +53,286 @@ from gdl2pl.rules import (
     normalize_rules,
     relation_key,
 )
-from gdl2pl.syntax import Const, Description, Distinct, Func, Not, Sentence, Term, Var
+from gdl2pl.syntax import (
+    Const,
+    Description,
+    Distinct,
+    Func,
+    Not,
+    Sentence,
+    Term,
+    Var,
+    clause_line,
+    variables,
+    walk,
+)
+from gdl2pl.vocabulary import GDL_2010_RELATIONS, KEYWORD_RELATIONS, is_keyword_relation
 
-#: GDL relations that keep their own name in Prolog, with their arities.
-KEYWORD_RELATIONS = {
-    "role": 1,
-    "base": 1,
-    "input": 2,
-    "init": 1,
-    "legal": 2,
-    "next": 1,
-    "goal": 2,
-    "terminal": 0,
-}
+#: Keyword relations a game defines (``true`` and ``does`` are the runtime's inputs).
+DEFINED_KEYWORDS = {k: a for k, a in KEYWORD_RELATIONS.items() if k not in ("true", "does")}
 
 PredKey = tuple[str, int]
 TRUE: PredKey = ("true", 1)
 DOES: PredKey = ("does", 2)
 
+#: The store of fluents that have no store of their own: ``true_(Fluent)``.
+FALLBACK_STORE = "true_"
+
 
 def predicate_name(name: str, arity: int) -> str:
-    """The Prolog predicate name of the GDL relation ``name``/``arity`` (unquoted)."""
-    if KEYWORD_RELATIONS.get(name) == arity:
-        return name
-    return "r_" + name
+    """The Prolog predicate name of the GDL relation ``name``/``arity`` (unquoted): a
+    keyword relation keeps its name, any other relation (``base/3`` of a game older than
+    GDL 2010 included) is ``r_name``."""
+    return name if is_keyword_relation(name, arity) else "r_" + name
 
 
-def static_name(name: str, arity: int) -> str:
+def static_name(name: str) -> str:
     """The rules of a state-independent relation; ``predicate_name`` then holds the facts
     they derive, which the runtime computes once when the game is loaded."""
     return "static_" + name
 
 
-def store_name(functor: str, arity: int) -> str:
-    """The dynamic predicate (with Prolog arity ``arity``) holding the fluents
-    ``(functor a1 ... an)`` (or the constant ``functor`` when ``arity`` is 0), unquoted.
-
-    Injective: a store is named by ``"true_" + functor`` and told apart by its Prolog
-    arity. The fallback store ``FALLBACK_STORE/1`` (``true_``, holding whole fluents
-    whose functor is not known statically, and zero-arity compounds such as ``(foo)``)
-    is outside that space, since no GDL symbol is empty."""
+def store_name(functor: str) -> str:
+    """The dynamic predicate holding the fluents ``(functor a1 ... an)`` (or the constant
+    ``functor``), unquoted; stores of one functor are told apart by their Prolog arity.
+    Injective, and ``FALLBACK_STORE`` (``true_``) is outside its range: no GDL symbol is
+    empty."""
     return "true_" + functor
-
-
-#: The store of fluents that have no store of their own: ``true_(Fluent)``.
-FALLBACK_STORE = "true_"
 
 
 @dataclass(frozen=True)
 class Translation:
-    """The generated module and what the runtime needs to know about it."""
+    """The generated module and what the runtime and the explainer need to know about it."""
 
     module: str
     text: str
     roles: tuple[str, ...]
-    tabled: tuple[PredKey, ...]
-    true_tables: tuple[PredKey, ...]
-    does_tables: tuple[PredKey, ...]
     stores: tuple[tuple[str, int], ...] = field(default=())
     #: For each clause of ``text``: the 1-based line where its head starts (the line
     #: after its comment), and the flat rule it was written from.
     origins: tuple[tuple[int, NormalRule], ...] = field(default=())
+    #: GDL-2010 keywords (``base``, ``input``) the game uses as ordinary relations, with
+    #: other arities: it predates GDL 2010 and declares no base or input.
+    pre_2010: tuple[str, ...] = field(default=())
 
 
-# -- dependency analysis --------------------------------------------------------------
+# -- the plan -----------------------------------------------------------------------------
 
 
-@dataclass
-class _Analysis:
-    defined: dict[PredKey, list[NormalRule]]
-    depends_true: set[PredKey]
-    depends_does: set[PredKey]
-    recursive: set[PredKey]  # on a cycle of positive dependencies
-    component: dict[PredKey, int]  # SCC id over all (positive and negative) edges
-    uses: dict[PredKey, set[PredKey]]  # head -> relations its rules' bodies call
+@dataclass(frozen=True)
+class Plan:
+    """What each relation of a game becomes in Prolog; computed by ``plan``."""
 
-    def reached(self, start: PredKey) -> set[PredKey]:
-        """``start`` and every relation its rules call, directly or not."""
-        seen, todo = {start}, [start]
-        while todo:
-            for k in self.uses.get(todo.pop(), ()):
-                if k not in seen:
-                    seen.add(k)
-                    todo.append(k)
-        return seen
+    rules: tuple[NormalRule, ...]
+    defined: frozenset[PredKey]
+    #: Each relation's strongly connected component (over positive and negative edges).
+    component: dict[PredKey, int]
+    #: On a cycle of positive dependencies: tabled, for termination.
+    recursive: frozenset[PredKey]
+    #: Depending on the state (``true``) or on the joint move (``does``).
+    state_dependent: frozenset[PredKey]
+    move_dependent: frozenset[PredKey]
+    #: Computed once at load: ``static_r`` rules, whose facts the runtime asserts as ``r_r``.
+    static: tuple[PredKey, ...]
+    #: Fluent stores ``true_F/N``, one per functor and arity seen in true/init/next/base.
+    stores: tuple[tuple[str, int], ...]
+    #: Relations called (or keyword relations) that no clause defines: always false.
+    undefined: tuple[PredKey, ...]
+    #: Relations derived by rules with a body (more than one proof is possible).
+    derived: frozenset[PredKey]
+    #: Table groups: recursive static, recursive on demand, recursive state-dependent.
+    static_tabled: tuple[PredKey, ...]
+    on_demand_tabled: tuple[PredKey, ...]
+    true_tables: tuple[PredKey, ...]
+    does_tables: tuple[PredKey, ...]
+    #: (keyword query, kind of tables it may fill).
+    query_tables: tuple[tuple[str, str], ...]
+    roles: tuple[str, ...]
+    #: GDL-2010 keyword relations used with another arity (as in older games).
+    pre_2010: tuple[str, ...] = ()
+
+    @property
+    def tabled(self) -> frozenset[PredKey]:
+        return self.recursive & self.defined
+
+    def same_component(self, a: PredKey, b: PredKey) -> bool:
+        return self.component.get(a) == self.component.get(b)
 
 
-def _literal_sentence(lit: BodyLiteral) -> Sentence | None:
+def _node(key: PredKey) -> str:
+    return f"{key[0]}/{key[1]}"
+
+
+def _key_of(node: str) -> PredKey:
+    name, arity = node.rsplit("/", 1)
+    return (name, int(arity))
+
+
+def _called(lit: BodyLiteral) -> Sentence | None:
+    """The sentence a body literal calls (through ``not`` too); None for ``distinct``."""
     if isinstance(lit, Not):
         inner = lit.body.body if isinstance(lit.body, Not) else lit.body
         return inner if isinstance(inner, Const | Func) else None
-    if isinstance(lit, Const | Func):
-        return lit
-    return None
+    return lit if isinstance(lit, Const | Func) else None
 
 
-def _analyse(rules: list[NormalRule]) -> _Analysis:
-    defined: dict[PredKey, list[NormalRule]] = defaultdict(list)
-    uses: dict[PredKey, set[PredKey]] = defaultdict(set)  # head -> body relations
-    pos_uses: dict[PredKey, set[PredKey]] = defaultdict(set)
+def _graphs(rules: list[NormalRule]) -> tuple[DependencyGraph, DependencyGraph]:
+    """The dependency graph over ``name/arity`` keys, and its positive edges alone."""
+    nodes: dict[str, None] = {}
+    edges: list[Dependency] = []
     for r in rules:
-        head = relation_key(r.head)
-        defined[head].append(r)
+        head = _node(relation_key(r.head))
+        nodes.setdefault(head)
         for lit in r.body:
-            s = _literal_sentence(lit)
-            if s is None:
-                continue
-            uses[head].add(relation_key(s))
-            if not isinstance(lit, Not):
-                pos_uses[head].add(relation_key(s))
-    nodes = sorted(set(defined) | {k for v in uses.values() for k in v})
+            s = _called(lit)
+            if s is not None:
+                body = _node(relation_key(s))
+                nodes.setdefault(body)
+                edges.append(Dependency(head, body, isinstance(lit, Not), s, r))
+    defined = {_node(relation_key(r.head)) for r in rules}
+    full = graph_of(sorted(nodes), edges, defined)
+    positive = graph_of(sorted(nodes), [e for e in edges if not e.negative], defined)
+    return full, positive
 
-    def reaching(target: PredKey) -> set[PredKey]:
-        out: set[PredKey] = set()
-        changed = True
-        while changed:
-            changed = False
-            for head, body in uses.items():
-                if head not in out and (target in body or body & out):
-                    out.add(head)
-                    changed = True
-        return out
 
-    recursive: set[PredKey] = set()
-    for comp in strongly_connected_components(nodes, pos_uses):
-        if len(comp) > 1 or any(p in pos_uses.get(p, ()) for p in comp):
-            recursive |= comp
-    component = {
-        p: i for i, comp in enumerate(strongly_connected_components(nodes, uses)) for p in comp
-    }
-    return _Analysis(
-        dict(defined), reaching(TRUE), reaching(DOES), recursive, component, dict(uses)
+def _builds_terms(r: NormalRule) -> bool:
+    """True if the rule's head builds compound terms from variables (e.g. lists): a
+    recursive relation doing so may have a huge or infinite extension, so it is
+    evaluated on demand (tabled) instead of being computed whole at load time."""
+    args = r.head.args if isinstance(r.head, Func) else ()
+    return any(
+        isinstance(a, Func) and any(isinstance(n, Var) for n in walk(a)) for a in args
     )
 
 
-# -- code generation --------------------------------------------------------------------
+def _stores(rules: list[NormalRule]) -> tuple[tuple[str, int], ...]:
+    stores: dict[tuple[str, int], None] = {}
+
+    def add(f: Term) -> None:
+        if isinstance(f, Func) and f.args:
+            stores.setdefault((f.name, len(f.args)))
+        elif isinstance(f, Const):
+            stores.setdefault((f.name, 0))
+
+    for r in rules:
+        if relation_key(r.head) in (("next", 1), ("init", 1), ("base", 1)):
+            add(r.head.args[0])  # type: ignore[union-attr]
+        for lit in r.body:
+            s = _called(lit)
+            if s is not None and relation_key(s) == TRUE:
+                add(s.args[0])  # type: ignore[union-attr]
+    return tuple(stores)
 
 
-class _Writer:
-    def __init__(self, d: Description, source_name: str | None) -> None:
-        self.d = d
-        self.source_name = source_name or "game"
-        self.rules = normalize_rules(d)
-        self.a = _analyse(self.rules)
-        self.stores: dict[tuple[str, int], None] = {}
-        self._collect_stores()
-        a = self.a
-        self.static_rules: set[PredKey] = {
+def plan(rules: list[NormalRule]) -> Plan:
+    """Decide what every relation becomes, from the dependency graph of ``rules``."""
+    graph, positive = _graphs(rules)
+    by_head: dict[PredKey, list[NormalRule]] = defaultdict(list)
+    for r in rules:
+        by_head[relation_key(r.head)].append(r)
+    defined = frozenset(by_head)
+    recursive = frozenset(map(_key_of, positive.recursive()))
+    component = {
+        _key_of(n): i for i, comp in enumerate(graph.components()) for n in comp
+    }
+    on_true = frozenset(map(_key_of, graph.dependents([_node(TRUE)])))
+    on_does = frozenset(map(_key_of, graph.dependents([_node(DOES)])))
+    changing_set = on_true | on_does
+    static = sorted(
+        (
             key
-            for key, rules in a.defined.items()
-            if key not in a.depends_true | a.depends_does
-            and any(r.body for r in rules)
-            and not (key in a.recursive and any(_builds_terms(r) for r in rules))
-        }
+            for key, rs in by_head.items()
+            if key not in changing_set
+            and any(r.body for r in rs)
+            and not (key in recursive and any(_builds_terms(r) for r in rs))
+        ),
+        key=lambda k: (component[k], k),
+    )
+    called = {relation_key(s) for r in rules for s in map(_called, r.body) if s is not None}
+    undefined = sorted(called - defined - {TRUE, DOES})
+    undefined += [
+        k for k in DEFINED_KEYWORDS.items() if k not in defined and k not in undefined
+    ]
+    tabled = recursive & defined
+    state_tabled = sorted(k for k in tabled if k not in static)
+    changing = [k for k in state_tabled if k in changing_set]
+    true_tables = tuple(k for k in changing if k not in on_does)
+    does_tables = tuple(k for k in changing if k in on_does)
+    query_tables = tuple(
+        (name, kind)
+        for name, arity in DEFINED_KEYWORDS.items()
+        if (name, arity) in defined
+        for kind, keys in (("true", true_tables), ("does", does_tables))
+        if (set(map(_key_of, graph.depends_on(_node((name, arity))))) | {(name, arity)})
+        & set(keys)
+    )
+    roles = tuple(
+        r.head.args[0].name  # type: ignore[union-attr]
+        for r in rules
+        if relation_key(r.head) == ("role", 1) and isinstance(r.head.args[0], Const)  # type: ignore[union-attr]
+    )
+    return Plan(
+        rules=tuple(rules),
+        defined=defined,
+        component=component,
+        recursive=recursive,
+        state_dependent=on_true,
+        move_dependent=on_does,
+        static=tuple(static),
+        stores=_stores(rules),
+        undefined=tuple(undefined),
+        derived=frozenset(k for k, rs in by_head.items() if any(r.body for r in rs)),
+        static_tabled=tuple(sorted(k for k in tabled if k in static)),
+        on_demand_tabled=tuple(k for k in state_tabled if k not in changing_set),
+        true_tables=true_tables,
+        does_tables=does_tables,
+        query_tables=query_tables,
+        roles=roles,
+        pre_2010=tuple(
+            sorted(
+                {n for n, a in defined | called if n in GDL_2010_RELATIONS}
+                - {n for n, a in defined | called if is_keyword_relation(n, a)}
+            )
+        ),
+    )
 
-    # fluent stores: functors seen in true/next/init/base positions
-    def _collect_stores(self) -> None:
-        def add(f: Term) -> None:
-            if isinstance(f, Func) and f.args:
-                self.stores.setdefault((f.name, len(f.args)), None)
-            elif isinstance(f, Const):
-                self.stores.setdefault((f.name, 0), None)
 
-        for r in self.rules:
-            hk = relation_key(r.head)
-            if hk in (("next", 1), ("init", 1), ("base", 1)):
-                add(r.head.args[0])  # type: ignore[union-attr]
-            for lit in r.body:
-                s = _literal_sentence(lit)
-                if s is not None and relation_key(s) == TRUE:
-                    add(s.args[0])  # type: ignore[union-attr]
+# -- emitting Prolog text -------------------------------------------------------------------
+
+_HEADER = """\
+%   How to read this module
+%   -----------------------
+%   Each clause below is one GDL rule, or one branch of a rule whose body has an
+%   'or' (the rule is then split into one clause per branch); the comment above a
+%   clause gives its source line, the branch, and the rule in KIF.
+%
+%   :- set_module(base(system)): the module sees only SWI-Prolog's built-ins, not
+%      the user's predicates, so a game's relation can never call or clash with them.
+%   :- set_module(class(temporary)): the module is destroyed when the game is closed.
+%
+%   Names: a keyword relation keeps its name (legal/2, goal/2, next/1, ...); every
+%   other relation r becomes r_r; constants are quoted atoms with the GDL text.
+%   The state: (true (cell 1 1 b)) is the fact true_cell('1', '1', b) of the
+%   thread-local store true_cell/3 (one store per fluent functor and arity, so
+%   Prolog indexes on every argument); fluents whose functor is not known when the
+%   game is translated go to the fallback store true_/1, and true/1 looks a fluent
+%   up in whichever store holds it. The joint move is held in does/2. The runtime
+%   (prolog/gdl_runtime.pl) fills these in for each state.
+%   static_r: the rules of a relation r that does not depend on the state; the
+%   runtime computes their facts once, when the game is loaded, and asserts them
+%   as r_r, which every other rule calls.
+%   \\+ G is negation as failure (GDL's not); X \\== Y is (distinct X Y); tnot/1
+%   is the tabled negation used inside a recursive component; \\+ \\+ G proves a
+%   literal that is ground when it is called once only (it holds or it does not).
+"""
+
+
+class _Emitter:
+    """Writes the Prolog text of a plan."""
+
+    def __init__(self, p: Plan, source_name: str) -> None:
+        self.p = p
+        self.source_name = source_name
 
     def term(self, t: Term, names: VariableNamer) -> str:
         if isinstance(t, Var):
@@ -226,11 +344,9 @@ class _Writer:
 
     def pred_name(self, key: PredKey, context: PredKey | None) -> str:
         """The predicate a literal of relation ``key`` calls from a rule for ``context``
-        (``None`` for a head)."""
-        if key in self.static_rules and (
-            context is None or self.a.component.get(key) == self.a.component.get(context)
-        ):
-            return static_name(*key)
+        (``None`` for a head): ``static_r`` inside r's own component, else ``r_r``."""
+        if key in self.p.static and (context is None or self.p.same_component(key, context)):
+            return static_name(key[0])
         return predicate_name(*key)
 
     def call(self, s: Sentence, names: VariableNamer, context: PredKey | None = None) -> str:
@@ -240,9 +356,9 @@ class _Writer:
             f = args[0]
             if isinstance(f, Func) and f.args:
                 inner = ", ".join(self.term(a, names) for a in f.args)
-                return f"{quote_atom(store_name(f.name, len(f.args)))}({inner})"
+                return f"{quote_atom(store_name(f.name))}({inner})"
             if isinstance(f, Const):
-                return quote_atom(store_name(f.name, 0))
+                return quote_atom(store_name(f.name))
             if isinstance(f, Func):  # a zero-arity compound (foo): the fallback store
                 return f"{FALLBACK_STORE}({self.term(f, names)})"
             return f"true({self.term(f, names)})"
@@ -253,7 +369,9 @@ class _Writer:
             return name
         return f"{name}({', '.join(self.term(a, names) for a in args)})"
 
-    def literal(self, lit: BodyLiteral, head: PredKey, names: VariableNamer) -> str:
+    def literal(
+        self, lit: BodyLiteral, head: PredKey, names: VariableNamer, bound: set[str]
+    ) -> str:
         if isinstance(lit, Distinct):
             return f"{self.term(lit.left, names)} \\== {self.term(lit.right, names)}"
         if isinstance(lit, Not) and isinstance(lit.body, Distinct):
@@ -263,63 +381,55 @@ class _Writer:
         if isinstance(lit, Not):
             inner = self.call(lit.body, names, head)  # type: ignore[arg-type]
             key = relation_key(lit.body)  # type: ignore[arg-type]
-            same_component = self.a.component.get(key) == self.a.component.get(head)
-            if same_component and key in self.tabled:
+            if self.p.same_component(key, head) and key in self.p.tabled:
                 return f"tnot({inner})"
             return f"\\+ {inner}"
-        return self.call(lit, names, head)
+        text = self.call(lit, names, head)
+        key = relation_key(lit)
+        if (
+            key in self.p.derived
+            and not self.p.same_component(key, head)
+            and all(v.name in bound for v in variables(lit))
+        ):
+            return f"\\+ \\+ {text}"  # ground when called: it holds at most once
+        return text
 
     def clause(self, r: NormalRule) -> str:
         counts: dict[str, int] = defaultdict(int)
         for node in (r.head, *r.body):
-            _count_vars(node, counts)
+            for v in walk(node):
+                if isinstance(v, Var):
+                    counts[v.name] += 1
         names = VariableNamer(dict(counts))
         head = self.call(r.head, names, None)
-        src = " ".join(kif_clause(r.source).split())
-        if len(src) > 110:
-            src = src[:107] + "..."
         pos = r.source.pos
         where = f"{self.source_name}:{pos.line}" if pos else self.source_name
-        comment = comment_text(f"% {where}  {src}")
+        if r.branches > 1:
+            where += f" (branch {r.branch} of {r.branches} of the rule's or)"
+        comment = comment_text(f"% {where}  {clause_line(r.source, 110)}")
         if not r.body:
             return f"{comment}\n{head}."
         key = relation_key(r.head)
-        body = ",\n    ".join(self.literal(lit, key, names) for lit in r.body)
+        bound: set[str] = set()
+        goals = []
+        for lit in r.body:
+            goals.append(self.literal(lit, key, names, bound))
+            if isinstance(lit, Const | Func):
+                bound.update(v.name for v in variables(lit))
+        body = ",\n    ".join(goals)
         return f"{comment}\n{head} :-\n    {body}."
 
-    @property
-    def tabled(self) -> set[PredKey]:
-        """Recursive relations: their rules (``static_`` ones for static relations)."""
-        return {key for key in self.a.defined if key in self.a.recursive}
+    def pi(self, key: PredKey, name: str | None = None) -> str:
+        return f"{quote_atom(name or predicate_name(*key))}/{key[1]}"
 
-    def generate(self, module: str) -> Translation:
-        a = self.a
-        tabled = self.tabled
-        called: set[PredKey] = set()
-        for r in self.rules:
-            for lit in r.body:
-                s = _literal_sentence(lit)
-                if s is not None:
-                    called.add(relation_key(s))
-        undefined = sorted(called - set(a.defined) - {TRUE, DOES})
-        for name, arity in KEYWORD_RELATIONS.items():
-            if (name, arity) not in a.defined and (name, arity) not in undefined:
-                undefined.append((name, arity))
-
-        def pi(key: PredKey, name: str | None = None) -> str:
-            return f"{quote_atom(name or predicate_name(*key))}/{key[1]}"
-
-        statics = sorted(self.static_rules, key=lambda k: (a.component[k], k))
-        heads = sorted(pi(k, self.pred_name(k, None)) for k in a.defined)
-        store_pis = [f"{quote_atom(store_name(n, ar))}/{ar}" for (n, ar) in self.stores]
+    def declarations(self, module: str) -> list[str]:
+        p = self.p
+        store_pis = [f"{quote_atom(store_name(n))}/{ar}" for (n, ar) in p.stores]
         store_pis += [f"{FALLBACK_STORE}/1", "does/2"]
-        out: list[str] = [
+        out = [
             comment_text(f"%   {module}: translated by gdl2pl from {self.source_name}."),
             "%",
-            "%   Each clause is one GDL rule (or one branch of a rule's 'or'); the comment",
-            "%   above it gives the source line and the rule in KIF. The state is held in",
-            "%   the thread-local true_F/N predicates, the joint move in does/2; the",
-            "%   runtime (prolog/gdl_runtime.pl) fills them in.",
+            *_HEADER.splitlines(),
             "",
             f":- module({quote_atom(module)}, []).",
             ":- set_module(base(system)).",
@@ -329,72 +439,64 @@ class _Writer:
             "% filled in by the runtime.",
             f":- thread_local {', '.join(store_pis)}.",
         ]
-        if undefined:
+        if p.undefined:
             out.append("% Relations used but never defined: they are always false.")
-            out.append(f":- dynamic {', '.join(pi(k) for k in undefined)}.")
-        if statics:
+            out.append(f":- dynamic {', '.join(self.pi(k) for k in p.undefined)}.")
+        if p.static:
             out.append("% Independent of the state: the runtime asserts the facts that the")
             out.append("% static_* rules derive, once, when the game is loaded.")
-            out.append(f":- dynamic {', '.join(pi(k) for k in statics)}.")
+            out.append(f":- dynamic {', '.join(self.pi(k) for k in p.static)}.")
+        heads = sorted(self.pi(k, self.pred_name(k, None)) for k in p.defined)
         if heads:
             out.append(f":- discontiguous {', '.join(heads)}.")
-        static_tabled = sorted(k for k in tabled if k in self.static_rules)
-        state_tabled = sorted(k for k in tabled if k not in self.static_rules)
-        if static_tabled:
-            out.append(
-                "% Recursive, independent of the state: tabled while the facts are computed."
-            )
-            out.append(f":- table {', '.join(pi(k, static_name(*k)) for k in static_tabled)}.")
-        on_demand = [k for k in state_tabled if k not in a.depends_true | a.depends_does]
-        changing = [k for k in state_tabled if k in a.depends_true | a.depends_does]
-        if on_demand:
-            out.append("% Recursive, independent of the state, building terms: answered on demand.")
-            out.append(f":- table {', '.join(pi(k) for k in on_demand)}.")
-        if changing:
-            out.append(
-                "% Recursive and state-dependent: tables are cleared when the state changes."
-            )
-            out.append(f":- table {', '.join(pi(k) for k in changing)}.")
+        groups = (
+            (
+                "% Recursive, independent of the state: tabled while the facts are computed.",
+                [self.pi(k, static_name(k[0])) for k in p.static_tabled],
+            ),
+            (
+                "% Recursive, independent of the state, building terms: answered on demand.",
+                [self.pi(k) for k in p.on_demand_tabled],
+            ),
+            (
+                "% Recursive and state-dependent: tables are cleared when the state changes.",
+                [self.pi(k) for k in (*p.true_tables, *p.does_tables)],
+            ),
+        )
+        for comment, pis in groups:
+            if pis:
+                out.append(comment)
+                out.append(f":- table {', '.join(sorted(pis))}.")
         out.append("")
-        origins: list[tuple[int, NormalRule]] = []
-        line = sum(chunk.count("\n") + 1 for chunk in out)
-        for r in self.rules:
-            chunk = self.clause(r) + "\n"
-            origins.append((line + 2, r))
-            line += chunk.count("\n") + 1
-            out.append(chunk)
-        out.append("% ---- Interface to the runtime ----")
-        out.append("")
+        return out
+
+    def interface(self) -> list[str]:
+        p = self.p
+        out = ["% ---- Interface to the runtime ----", ""]
         dispatch, stores = [], []
-        for n, ar in self.stores:
+        for n, ar in p.stores:
             vs = ", ".join(f"A{i + 1}" for i in range(ar))
-            store = quote_atom(store_name(n, ar))
+            store = quote_atom(store_name(n))
             fluent, fact = quote_atom(n), store
             if ar:
                 fluent, fact = f"{fluent}({vs})", f"{store}({vs})"
             dispatch.append(f"true({fluent}) :- {fact}.")
             stores.append(f"gdl_store({fluent}, {fact}).")
         out.append("% true(?Fluent): the dispatcher for fluents not known statically.")
-        out.extend(dispatch)
-        out.append(f"true(F) :- {FALLBACK_STORE}(F).")
-        out.append("")
+        out += [*dispatch, f"true(F) :- {FALLBACK_STORE}(F).", ""]
         out.append("% gdl_store(+Fluent, -Fact): where the runtime asserts a fluent.")
-        out.extend(stores)
-        out.append(f"gdl_store(F, {FALLBACK_STORE}(F)).")
-        out.append("")
+        out += [*stores, f"gdl_store(F, {FALLBACK_STORE}(F)).", ""]
         out.append("% gdl_static(?Facts, ?Rules): what the runtime computes at load, in order.")
-        if not statics:
+        if not p.static:
             out.append("gdl_static(_, _) :- fail.")
-        for k in statics:
+        for k in p.static:
             vs = ", ".join(f"A{i + 1}" for i in range(k[1]))
             args = f"({vs})" if k[1] else ""
-            fact, rules = quote_atom(predicate_name(*k)), quote_atom(static_name(*k))
+            fact, rules = quote_atom(predicate_name(*k)), quote_atom(static_name(k[0]))
             out.append(f"gdl_static({fact}{args}, {rules}{args}).")
         out.append("")
         out.append("% Tables to clear when the state (true) or the joint move (does) changes.")
-        true_tables = [k for k in changing if k not in a.depends_does]
-        does_tables = [k for k in changing if k in a.depends_does]
-        for kind, keys in (("gdl_true_table", true_tables), ("gdl_does_table", does_tables)):
+        for kind, keys in (("gdl_true_table", p.true_tables), ("gdl_does_table", p.does_tables)):
             if not keys:
                 out.append(f"{kind}(_) :- fail.")
             for k in keys:
@@ -404,61 +506,35 @@ class _Writer:
         out.append("")
         out.append("% gdl_query_tables(?Query, ?Kind): the queries that may fill those tables;")
         out.append("% the runtime clears a kind of tables only when such a query ran since.")
-        reaching = [
-            (name, kind)
-            for name, arity in KEYWORD_RELATIONS.items()
-            for kind, keys in (("true", true_tables), ("does", does_tables))
-            if (name, arity) in a.defined and a.reached((name, arity)) & set(keys)
-        ]
-        if not reaching:
+        if not p.query_tables:
             out.append("gdl_query_tables(_, _) :- fail.")
-        out.extend(f"gdl_query_tables({name}, {kind})." for name, kind in reaching)
+        out += [f"gdl_query_tables({name}, {kind})." for name, kind in p.query_tables]
         out.append("")
-        roles = tuple(
-            r.head.args[0].name  # type: ignore[union-attr]
-            for r in self.rules
-            if relation_key(r.head) == ("role", 1) and isinstance(r.head.args[0], Const)  # type: ignore[union-attr]
-        )
-        return Translation(
-            module=module,
-            text="\n".join(out),
-            roles=roles,
-            tabled=tuple(sorted(tabled)),
-            true_tables=tuple(true_tables),
-            does_tables=tuple(does_tables),
-            stores=tuple(self.stores),
-            origins=tuple(origins),
-        )
+        return out
 
 
-def _builds_terms(r: NormalRule) -> bool:
-    """True if the rule's head builds compound terms from variables (e.g. lists): a
-    recursive relation doing so may have a huge or infinite extension, so it is
-    evaluated on demand (tabled) instead of being computed whole at load time."""
-
-    def builds(t: Term, nested: bool) -> bool:
-        if isinstance(t, Var):
-            return nested
-        if isinstance(t, Func):
-            return any(builds(a, True) for a in t.args)
-        return False
-
-    return any(builds(t, False) for t in (r.head.args if isinstance(r.head, Func) else ()))
-
-
-def _count_vars(node: object, counts: dict[str, int]) -> None:
-    if isinstance(node, Var):
-        counts[node.name] += 1
-    elif isinstance(node, Func):
-        for a in node.args:
-            _count_vars(a, counts)
-    elif isinstance(node, Not):
-        _count_vars(node.body, counts)
-    elif isinstance(node, Distinct):
-        _count_vars(node.left, counts)
-        _count_vars(node.right, counts)
+def emit(p: Plan, module: str, source_name: str) -> Translation:
+    """The Prolog module of a plan, with the line of every clause."""
+    e = _Emitter(p, source_name)
+    out = e.declarations(module)
+    origins: list[tuple[int, NormalRule]] = []
+    line = sum(chunk.count("\n") + 1 for chunk in out)
+    for r in p.rules:
+        chunk = e.clause(r) + "\n"
+        origins.append((line + 2, r))
+        line += chunk.count("\n") + 1
+        out.append(chunk)
+    out += e.interface()
+    return Translation(
+        module=module,
+        text="\n".join(out),
+        roles=p.roles,
+        stores=p.stores,
+        origins=tuple(origins),
+        pre_2010=p.pre_2010,
+    )
 
 
 def translate(d: Description, module: str = "game", source_name: str | None = None) -> Translation:
     """Translate a (case-normalized) description into one SWI-Prolog module."""
-    return _Writer(d, source_name).generate(module)
+    return emit(plan(normalize_rules(d)), module, source_name or "game")

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gdl2pl.bridge.machine import MachineState, StateMachine
-from gdl2pl.check import check_description, format_finding, has_errors
+from gdl2pl.check import format_finding, has_errors
 from gdl2pl.errors import GdlError
 from gdl2pl.ggp.protocol import (
     Abort,
@@ -67,7 +67,8 @@ from gdl2pl.ggp.protocol import (
     parse_message,
     shown,
 )
-from gdl2pl.kif import kif_term, parse_kif
+from gdl2pl.kif import kif_term
+from gdl2pl.pipeline import compile_game
 from gdl2pl.syntax import Term
 
 from .strategy import Budget, Strategy
@@ -388,13 +389,14 @@ class GamePlayer:
         """Worker: parse, check and load the game, then let the strategy metagame."""
         try:
             label = _label(match.id)
-            d = parse_kif(rules, label)
-            if self.check:
-                findings = check_description(d)
-                if has_errors(findings):
-                    errors = [format_finding(f) for f in findings if f.is_error]
-                    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-                    raise GdlError(f"the rules are not valid GDL: {errors[0]}{more}")
+            compiled = compile_game(
+                text=rules, syntax="kif", name=label, check=self.check, translate=False
+            )
+            d, findings = compiled.description, compiled.findings
+            if self.check and has_errors(findings):
+                errors = [format_finding(f) for f in findings if f.is_error]
+                more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+                raise GdlError(f"the rules are not valid GDL: {errors[0]}{more}")
             if match.cancel.is_set():
                 raise GdlError("the match ended before its game was loaded")
             sm = StateMachine.from_description(d, name=label)

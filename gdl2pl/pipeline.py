@@ -1,0 +1,95 @@
+"""The whole front end in one call: text -> AST -> case normalization -> checks ->
+normalized rules -> Prolog text.
+
+``compile_game`` is what every caller that turns a game into a Prolog module uses (the
+state machine, the ``translate`` command, the GGP player, the match runner), so the
+steps and their order are written down once.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from gdl2pl.check import Finding, check_description
+from gdl2pl.load import Syntax, parse_game, read_game
+from gdl2pl.normalize import (
+    SymbolTable,
+    normalize_case,
+    normalize_keywords,
+    symbol_table,
+    unambiguous_table,
+)
+from gdl2pl.rules import NormalRule, normalize_rules
+from gdl2pl.syntax import Description
+from gdl2pl.translate import Translation, emit, plan
+
+__all__ = ["CompiledGame", "compile_game", "normalized"]
+
+
+@dataclass(frozen=True)
+class CompiledGame:
+    """Every stage of one game's compilation."""
+
+    #: The description as read (names as written).
+    description: Description
+    #: The description the translator worked on (one spelling per symbol, or keywords
+    #: only folded in the case-sensitive reading).
+    normalized: Description
+    #: Maps names from outside (a manager's move) onto the game's spellings.
+    symbols: SymbolTable
+    #: The checker's findings (empty when the check was not asked for).
+    findings: tuple[Finding, ...]
+    #: The flat clauses the translator emitted.
+    rules: tuple[NormalRule, ...]
+    translation: Translation
+
+
+def normalized(d: Description, case_sensitive: bool = False) -> tuple[Description, SymbolTable]:
+    """``d`` in the spelling the translator works on, and the symbol table for names from
+    outside: GDL's case-insensitive reading, or with ``case_sensitive`` only the keywords
+    folded (as ggp-base by default) and a table of the symbols written one way only."""
+    if case_sensitive:
+        n = normalize_keywords(d)
+        return n, unambiguous_table(n)
+    n = normalize_case(d)
+    return n, symbol_table(n)
+
+
+def compile_game(
+    game: Description | str | os.PathLike[str] | None = None,
+    *,
+    text: str | None = None,
+    syntax: Syntax = "auto",
+    name: str | None = None,
+    module: str = "game",
+    case_sensitive: bool = False,
+    check: bool = False,
+    translate: bool = True,
+) -> CompiledGame:
+    """Compile a game given as a ``Description``, a file path, or its ``text``.
+
+    ``name`` names it in messages and comments (default: the file's name, else "game").
+    With ``check`` the findings are returned (an error does not stop the compilation: the
+    caller decides). Without ``translate`` only reading, normalizing and checking run
+    (the translation is then an empty module).
+
+    Raises ``OSError`` (file), ``GdlSyntaxError`` (text) or ``TranslationError``."""
+    if text is not None:
+        d = parse_game(text, syntax, name)
+    elif isinstance(game, Description):
+        d = game
+    elif game is None:
+        raise ValueError("compile_game needs a description, a file or a text")
+    else:
+        d = read_game(game, syntax)
+        name = name or Path(game).name
+    label = name or "game"
+    n, symbols = normalized(d, case_sensitive)
+    findings = tuple(check_description(d, name)) if check else ()
+    rules = normalize_rules(n) if translate else []
+    translation = (
+        emit(plan(rules), module, label) if translate else Translation(module, "", ())
+    )
+    return CompiledGame(d, n, symbols, findings, tuple(rules), translation)
