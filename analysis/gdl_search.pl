@@ -5,9 +5,10 @@
     state_legal/3, state_next/3, ...) in the calling thread. Each search is a
     session: a trie maps each state (a sorted fluent list) to its number, in the
     order of discovery (0 is the initial state), and search_state/3 facts map
-    numbers back to states. Python expands the states in batches (so it can show
-    progress and stop at a time limit) and receives, for each expanded state, only
-    numbers and goal values: the graph itself stays small on the Python side.
+    numbers back to the trie's nodes (so each state is stored once). Python
+    expands the states in batches (so it can show progress and stop at a time
+    limit) and receives, for each expanded state, only numbers and goal values:
+    the graph itself stays small on the Python side.
 
     Terms cross to Python in the runtime's "py form": atoms, and lists
     [Functor, Arg...] for compound terms.
@@ -32,7 +33,7 @@
 :- import(gdl_runtime:state_goals/3).
 :- import(gdl_runtime:state_next/3).
 
-:- dynamic search_state/3.          % search_state(Session, Id, State)
+:- dynamic search_state/3.          % search_state(Session, Id, TrieNode)
 
 %!  search_open(+Module, +Session, -InitialId) is det.
 %
@@ -47,8 +48,8 @@ search_open(M0, S0, 0) :-
     trie_new(Trie),
     findall(F, Module:init(F), Fs),
     sort(Fs, Init),
-    trie_insert(Trie, Init, 0),
-    assertz(search_state(Session, 0, Init)),
+    trie_insert(Trie, Init, 0, Node),
+    assertz(search_state(Session, 0, Node)),
     nb_setval(Session, session(Module, Trie, Saved)),
     key(Session, count, CK), nb_setval(CK, 1),
     key(Session, next, NK), nb_setval(NK, 0).
@@ -96,7 +97,7 @@ expand_loop(Batch, Module, Session, Trie, Roles, MaxStates, CK, Id, Next, Record
     (   ( Batch =< 0 ; Id >= Count ; Count >= MaxStates )
     ->  Next = Id,
         Records = []
-    ;   search_state(Session, Id, State)
+    ;   state_of(Session, Id, State)
     ->  state_install(Module, State),
         expand_state(Module, Session, Trie, Roles, CK, Id, Record),
         Records = [Record|Rest],
@@ -129,8 +130,8 @@ successor(Module, Session, Trie, CK, Joint, Id) :-
     ;   nb_getval(CK, Id),
         Count is Id + 1,
         nb_setval(CK, Count),
-        trie_insert(Trie, Next, Id),
-        assertz(search_state(Session, Id, Next))
+        trie_insert(Trie, Next, Id, Node),
+        assertz(search_state(Session, Id, Node))
     ).
 
 %!  search_legal(+Module, +Session, +Id, -LegalPerRole) is det.
@@ -140,7 +141,7 @@ successor(Module, Session, Trie, CK, Joint, Id) :-
 search_legal(_M0, S0, Id, PyLegal) :-
     atom_string(Session, S0),
     nb_getval(Session, session(Module, _, _)),
-    search_state(Session, Id, State),
+    state_of(Session, Id, State),
     state_install(Module, State),
     state_roles(Module, Roles),
     maplist(state_legal(Module), Roles, Legal),
@@ -150,8 +151,14 @@ search_legal(_M0, S0, Id, PyLegal) :-
 
 search_fluents(S0, Id, PyFluents) :-
     atom_string(Session, S0),
-    search_state(Session, Id, State),
+    state_of(Session, Id, State),
     maplist(to_py, State, PyFluents).
+
+%   state_of(+Session, +Id, -State): the states are the keys of the session's trie
+%   (stored once); search_state/3 holds the trie node of each number.
+state_of(Session, Id, State) :-
+    search_state(Session, Id, Node),
+    trie_term(Node, State).
 
 %!  search_walks(+Module, +Count, +MaxDepth, +Seed, +Limit, -Walks) is det.
 %
