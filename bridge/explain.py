@@ -308,6 +308,8 @@ class _Builder:
         for p, v in zip(head_args, _prolog_args(head), strict=False):
             _match(p, v, b)
         for lit, py in zip(rule.body, lits, strict=False):
+            if isinstance(py, list) and py and py[0] == "\\+\\+":
+                py = py[1]  # a positive literal proved once (ground when called)
             if isinstance(lit, Const | Func):
                 for p, v in zip(
                     lit.args if isinstance(lit, Func) else (), _prolog_args(py), strict=False

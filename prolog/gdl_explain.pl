@@ -128,8 +128,10 @@ prove_literal(L, M, Anc, D, T) :-
     ->  A \== B, to_py(A, PA), to_py(B, PB), T = [distinct, PA, PB]
     ;   L = (A == B)
     ->  A == B, to_py(A, PA), T = [same, PA, PA]
-    ;   L = (\+ \+ A)
-    ->  call(M:A), once(prove(M, A, Anc, D, Sub)), T = [holds, Sub]
+    ;   L = (\+ \+ A)                 % a positive literal ground when called
+    ->  call(M:A),
+        \+ ( member(X, Anc), X =@= A ),
+        once(prove(M, A, Anc, D, T))
     ;   call(M:L),
         \+ ( member(X, Anc), X =@= L ),
         once(prove(M, L, Anc, D, T))

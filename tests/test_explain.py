@@ -186,3 +186,21 @@ def test_recursive_relation_has_a_well_founded_proof() -> None:
         no = explain(machine, s, "(path d a)", depth=2)
         assert not no.holds and len(no.tree.children) == 2
         assert no.tree.children[1].children[0].kind == "no_instance"
+
+
+def test_terminal_holds_through_a_ground_literal(sm) -> None:
+    """The translator may wrap a literal that is ground when called (\\+ \\+ G); its proof
+    is the proof of G."""
+    from gdl2pl.bridge.explain import explain
+
+    s = sm.initial_state
+    for jm in (["(mark 1 1)", "noop"], ["noop", "(mark 2 1)"], ["(mark 1 2)", "noop"]):
+        s = sm.next_state(s, jm)
+    s = sm.next_state(s, ["noop", "(mark 2 2)"])
+    s = sm.next_state(s, ["(mark 1 3)", "noop"])
+    e = explain(sm, s, "terminal")
+    assert e.holds
+    assert e.tree.rule.source == "(<= terminal (line x))"
+    (line,) = e.tree.children
+    assert line.text == "(line x)" and line.holds and line.kind == "rule"
+    assert "(row 1 x) holds" in str(e)
