@@ -37,7 +37,14 @@ __all__ = ["Node", "Renamer", "Transformer", "children", "symbol_names", "variab
 
 class Transformer:
     """Rebuilds a node from its transformed parts. ``t(node)`` dispatches on the node's
-    type; every method by default rebuilds its node from the transformed children."""
+    type; every method by default rebuilds its node from the transformed children.
+    With ``keep_positions = False`` the rebuilt nodes carry no source position."""
+
+    keep_positions = True
+
+    def pos(self, node: Any) -> Any:
+        """The position a rebuilt ``node`` carries."""
+        return node.pos if self.keep_positions else None
 
     def __call__(self, node: Any) -> Any:
         method = _METHODS.get(node.__class__)
@@ -55,25 +62,25 @@ class Transformer:
         return node
 
     def func(self, node: Func) -> Any:
-        return Func(node.name, tuple(self(a) for a in node.args), node.pos)
+        return Func(node.name, tuple(self(a) for a in node.args), self.pos(node))
 
     def not_(self, node: Not) -> Any:
-        return Not(self(node.body), node.pos)
+        return Not(self(node.body), self.pos(node))
 
     def distinct(self, node: Distinct) -> Any:
-        return Distinct(self(node.left), self(node.right), node.pos)
+        return Distinct(self(node.left), self(node.right), self.pos(node))
 
     def or_(self, node: Or) -> Any:
-        return Or(tuple(self(x) for x in node.disjuncts), node.pos)
+        return Or(tuple(self(x) for x in node.disjuncts), self.pos(node))
 
     def and_(self, node: And) -> Any:
-        return And(tuple(self(x) for x in node.conjuncts), node.pos)
+        return And(tuple(self(x) for x in node.conjuncts), self.pos(node))
 
     def fact(self, node: Fact) -> Any:
-        return Fact(self(node.head), node.pos)
+        return Fact(self(node.head), self.pos(node))
 
     def rule(self, node: Rule) -> Any:
-        return Rule(self(node.head), tuple(self(b) for b in node.body), node.pos)
+        return Rule(self(node.head), tuple(self(b) for b in node.body), self.pos(node))
 
 
 _METHODS: dict[type, str] = {
@@ -102,13 +109,13 @@ class Renamer(Transformer):
         self.variable = variable
 
     def const(self, node: Const) -> Const:
-        return Const(self.symbol(node.name), node.pos)
+        return Const(self.symbol(node.name), self.pos(node))
 
     def var(self, node: Var) -> Var:
-        return Var(self.variable(node.name), node.pos)
+        return Var(self.variable(node.name), self.pos(node))
 
     def func(self, node: Func) -> Func:
-        return Func(self.symbol(node.name), tuple(self(a) for a in node.args), node.pos)
+        return Func(self.symbol(node.name), tuple(self(a) for a in node.args), self.pos(node))
 
 
 def symbol_names(node: Node) -> list[str]:

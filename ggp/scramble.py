@@ -21,30 +21,21 @@ import random
 import re
 import string
 
-from gdl2pl.normalize import KEYWORDS
 from gdl2pl.syntax import (
-    And,
     Clause,
     Const,
     Description,
-    Distinct,
-    Fact,
     Func,
     Literal,
-    Not,
-    Or,
-    Rule,
     Term,
-    Var,
 )
+from gdl2pl.visitor import Renamer
+from gdl2pl.vocabulary import CONNECTIVES, KEYWORDS
 
 _INTEGER = re.compile(r"-?\d+")
 _LETTERS = string.ascii_lowercase
 _CHARS = string.ascii_lowercase + string.digits
 
-
-#: Connectives: keywords of the syntax, never names of relations or objects.
-CONNECTIVES = frozenset({"not", "distinct", "or", "and"})
 #: Keywords a scrambler keeps: GDL's relations (``role``, ``legal``, ``true``, ...).
 RELATION_KEYWORDS = KEYWORDS - CONNECTIVES
 
@@ -98,13 +89,14 @@ class Scrambler:
             new = self._vars[key] = self._fresh()
         return new
 
+    def _renamer(self) -> Renamer:
+        renamer = Renamer(self.symbol, self._variable)
+        renamer.keep_positions = False  # nothing of the original file goes out
+        return renamer
+
     def term(self, t: Term) -> Term:
         """``t`` scrambled."""
-        if isinstance(t, Var):
-            return Var(self._variable(t.name))
-        if isinstance(t, Func):
-            return Func(self.symbol(t.name), tuple(self.term(a) for a in t.args))
-        return Const(self.symbol(t.name))
+        return self._renamer()(t)  # type: ignore[no-any-return]
 
     def unterm(self, t: Term) -> Term:
         """``t`` unscrambled; ``KeyError`` if it holds a name the scrambler never gave."""
@@ -115,20 +107,10 @@ class Scrambler:
         raise KeyError(f"?{t.name}")
 
     def literal(self, lit: Literal) -> Literal:
-        if isinstance(lit, Not):
-            return Not(self.literal(lit.body))
-        if isinstance(lit, Distinct):
-            return Distinct(self.term(lit.left), self.term(lit.right))
-        if isinstance(lit, Or):
-            return Or(tuple(self.literal(x) for x in lit.disjuncts))
-        if isinstance(lit, And):
-            return And(tuple(self.literal(x) for x in lit.conjuncts))
-        return self.term(lit)  # type: ignore[return-value]
+        return self._renamer()(lit)  # type: ignore[no-any-return]
 
     def clause(self, c: Clause) -> Clause:
-        if isinstance(c, Fact):
-            return Fact(self.term(c.head))  # type: ignore[arg-type]
-        return Rule(self.term(c.head), tuple(self.literal(b) for b in c.body))  # type: ignore[arg-type]
+        return self._renamer()(c)  # type: ignore[no-any-return]
 
     def description(self, d: Description) -> Description:
         """Every clause of ``d`` scrambled."""

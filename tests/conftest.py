@@ -13,19 +13,10 @@ import pytest
 from prolog_env import unavailable
 
 from gdl2pl.syntax import (
-    And,
     Clause,
     Description,
-    Distinct,
-    Fact,
-    Func,
-    Literal,
-    Not,
-    Or,
-    Rule,
-    Term,
-    Var,
 )
+from gdl2pl.visitor import Renamer
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -102,27 +93,7 @@ def canonical_variables(d: Description) -> Description:
 
     def clause(c: Clause) -> Clause:
         names: dict[str, str] = {}
+        rename = Renamer(lambda name: name, lambda v: names.setdefault(v, f"V{len(names)}"))
+        return rename(c)  # type: ignore[no-any-return]
 
-        def term(t: Term) -> Term:
-            if isinstance(t, Var):
-                return Var(names.setdefault(t.name, f"V{len(names)}"))
-            if isinstance(t, Func):
-                return Func(t.name, tuple(map(term, t.args)))
-            return t
-
-        def literal(x: Literal) -> Literal:
-            if isinstance(x, Not):
-                return Not(literal(x.body))
-            if isinstance(x, Distinct):
-                return Distinct(term(x.left), term(x.right))
-            if isinstance(x, Or):
-                return Or(tuple(map(literal, x.disjuncts)))
-            if isinstance(x, And):
-                return And(tuple(map(literal, x.conjuncts)))
-            return term(x)  # type: ignore[return-value]
-
-        if isinstance(c, Fact):
-            return Fact(term(c.head))  # type: ignore[arg-type]
-        return Rule(term(c.head), tuple(map(literal, c.body)))  # type: ignore[arg-type]
-
-    return Description(tuple(map(clause, d.clauses)))
+    return Description(tuple(clause(c) for c in d.clauses))
