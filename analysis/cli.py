@@ -89,7 +89,6 @@ def _states(sm: Any, args: argparse.Namespace) -> tuple[list[Any], list[list[str
 def parse_state(text: str) -> Any:
     """A state written as a KIF list of ground fluents: ``((cell 1 1 x) (control o))``."""
     from gdl2pl.bridge import MachineState
-
     from gdl2pl.kif import parse_kif_term
     from gdl2pl.syntax import Const, Func, is_ground
 

@@ -20,7 +20,6 @@ from typing import Any
 
 from gdl2pl.bridge import StateMachine
 from gdl2pl.bridge.engine import attach_thread, runtime
-
 from gdl2pl.kif import kif_term
 from gdl2pl.syntax import Const, Func, Term
 

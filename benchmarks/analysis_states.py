@@ -119,9 +119,7 @@ def corpus_rows(paths: list[Path], max_states: int, seconds: float) -> list[str]
             depth = "-"
             reach = f"> {r['explored']['discovered_states']:,}"
             term = "?"
-        verdicts = [
-            p[k]["verdict"] for k in ("termination", "playability", "goal_definition")
-        ] + [
+        verdicts = [p[k]["verdict"] for k in ("termination", "playability", "goal_definition")] + [
             "/".join(v[0] for v in p[k]["roles"].values())
             for k in ("weak_winnability", "strong_winnability")
         ]
