@@ -216,9 +216,15 @@ def _walk_summary(walks: list[Walk], roles: list[str], budget: Budget) -> dict:
 
 
 def exit_status(report: dict) -> int:
-    """1 if any property (or any role's winnability) is refuted, else 0."""
+    """1 if the game is refuted as well-formed GDL, else 0: termination, playability,
+    goal definition or weak winnability refuted, or strong winnability refuted in a
+    one-player game (GDL asks that of puzzles only: in a game of several roles, that
+    no role can force a win is a fact about the game, not a defect)."""
     props = report["properties"]
-    return 1 if any(p["verdict"] == REFUTED for p in props.values()) else 0
+    required = ["termination", "playability", "goal_definition", "weak_winnability"]
+    if len(report["roles"]) == 1:
+        required.append("strong_winnability")
+    return 1 if any(props[name]["verdict"] == REFUTED for name in required) else 0
 
 
 def format_report(report: dict) -> str:
