@@ -199,7 +199,8 @@ class _Terms:
 
     def __init__(self, canonical: Callable[[Term], Term]) -> None:
         self._to_term: dict[Raw, Term] = {}
-        self._to_raw: dict[Term, Raw] = {}
+        self._to_raw: dict[Term | str, Raw] = {}
+        self._by_id: dict[int, Raw] = {}  # terms made here (kept alive by _to_term)
         self.canonical = canonical
 
     def term(self, raw: Any) -> Term:
@@ -209,14 +210,21 @@ class _Terms:
         t = self._to_term.get(raw)
         if t is None:
             t = self._to_term[raw] = _term_of(raw)
+            self._by_id[id(t)] = raw  # it came from Prolog: already checked and canonical
         return t
 
-    def raw(self, t: Term) -> Raw:
-        r = self._to_raw.get(t)
+    def raw(self, x: Term | str) -> Raw:
+        """The janus form of a term or KIF text from outside, checked (``_as_term``) and
+        spelled as the game does. Terms this game returned cost one lookup."""
+        r = self._by_id.get(id(x))
+        if r is not None:
+            return r
+        key = x if isinstance(x, str) else _as_term(x)  # checked first: safe to hash
+        r = self._to_raw.get(key)
         if r is None:
-            r = _raw_of(self.canonical(t))
+            r = _raw_of(self.canonical(_as_term(key)))
             if len(self._to_raw) < 100_000:
-                self._to_raw[t] = r
+                self._to_raw[key] = r
         return r
 
 
@@ -329,7 +337,7 @@ class StateMachine:
         return s
 
     def _role_raw(self, role: Term | str) -> Raw:
-        t = self._terms.raw(_as_term(role))
+        t = self._terms.raw(role)
         if t not in self._raw_roles:
             raise TransitionDefinitionError(
                 f"{self.name}: {kif_term(_as_term(role))} is not a role"
@@ -382,7 +390,7 @@ class StateMachine:
 
         Raises ``IllegalMoveError`` if a move is not legal, ``TransitionDefinitionError``
         if the joint move is ill-formed."""
-        moves = [self._terms.raw(_as_term(m)) for m in joint_move]
+        moves = [self._terms.raw(m) for m in joint_move]
         result = self._call("gdl_next", self._state_arg(state), moves)
         kind = result[0]
         if kind == "next":
