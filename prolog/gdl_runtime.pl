@@ -141,11 +141,12 @@ compile_game(Module, Text, Errors) :-
 
 %   translation_terms(+Module, +Text): Text holds exactly what the translator
 %   writes for Module, term by term: the module header, the declarations it emits
-%   (set_module/1 of base(system) and class(temporary), dynamic, thread_local, discontiguous, table) and
-%   clauses whose heads and goals name only the game's own predicates (keyword
-%   relations, r_*, static_*, true_*, gdl_*) or the few built-ins translated rules
-%   use (\+, tnot/1, ==, \==, true, fail). Anything else (another directive, a
-%   module-qualified head or goal, a call to any other built-in) raises
+%   (set_module/1 of base(system) and class(temporary), dynamic, thread_local,
+%   discontiguous, table) and clauses whose heads and goals name only the game's
+%   own predicates (keyword relations, r_*, static_*, true_*, gdl_*) or the few
+%   built-ins translated rules use (\+, tnot/1, once/1 around a game goal, ==,
+%   \==, true, fail). Anything else (another directive, a module-qualified head
+%   or goal, a call to any other built-in) raises
 %   gdl_error(load_failed(Module, [Reason])) before anything is loaded, so no text
 %   from a game file or a network message can run as Prolog.
 
@@ -204,6 +205,7 @@ safe_body(B) :- var(B), !, fail.
 safe_body((A, B)) :- !, safe_body(A), safe_body(B).
 safe_body(\+ G) :- !, safe_body(G).
 safe_body(tnot(G)) :- !, safe_goal(G).
+safe_body(once(G)) :- !, safe_goal(G).
 safe_body(_ \== _) :- !.
 safe_body(_ == _) :- !.
 safe_body(true) :- !.
