@@ -164,7 +164,7 @@ def children(node: Node) -> tuple[Node, ...]:
     if cls is Func:
         return node.args  # type: ignore[union-attr]
     if cls is Not:
-        return (node.body,)  # type: ignore[union-attr]
+        return (node.body,)  # type: ignore[union-attr, return-value]
     if cls is Distinct:
         return (node.left, node.right)  # type: ignore[union-attr]
     if cls is Or:
@@ -172,7 +172,7 @@ def children(node: Node) -> tuple[Node, ...]:
     if cls is And:
         return node.conjuncts  # type: ignore[union-attr]
     if cls is Rule:
-        return (node.head, *node.body)  # type: ignore[union-attr]
+        return (node.head, *node.body)  # type: ignore[union-attr, misc]
     if cls is Fact:
         return (node.head,)  # type: ignore[union-attr]
     return ()
