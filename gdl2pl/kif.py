@@ -14,6 +14,8 @@ which keeps translate+load well under a second.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from sys import intern
 
 from gdl2pl.errors import GdlSyntaxError
 from gdl2pl.normalize import symbol_table
@@ -56,15 +58,19 @@ class _Atom:
 
 
 class _List:
-    __slots__ = ("end", "items", "pos")
+    __slots__ = ("items", "pos")
 
-    def __init__(self, items: list[_Atom | _List], pos: Pos, end: Pos) -> None:
+    def __init__(self, items: list[_Atom | _List], pos: Pos) -> None:
         self.items = items
         self.pos = pos
-        self.end = end
 
 
 _SExpr = _Atom | _List
+
+
+def _wraps(x: _SExpr) -> bool:
+    """Whether ``x`` could be a whole description in one pair of parentheses."""
+    return isinstance(x, _List) and bool(x.items) and all(isinstance(i, _List) for i in x.items)
 
 
 class _Reader:
@@ -84,6 +90,13 @@ class _Reader:
         return GdlSyntaxError(message, pos, self.text)
 
     def sexprs(self) -> list[_SExpr]:
+        """Every top-level s-expression of the text."""
+        return list(self.top_level())
+
+    def top_level(self) -> Iterator[_SExpr]:
+        """The top-level s-expressions, each as soon as it is complete, so that a large
+        text never has all of them in memory at once. Symbols are interned: a game
+        repeats its few symbols millions of times."""
         check_characters(self.text, self.file)
         text, file = self.text, self.file
         stack: list[tuple[Pos, list[_SExpr]]] = []
@@ -108,10 +121,16 @@ class _Reader:
                 if not stack:
                     raise self.error("unbalanced ')': no '(' is open here", here)
                 opened, outer = stack.pop()
-                outer.append(_List(current, opened, here))
+                outer.append(_List(current, opened))
                 current = outer
+                if not stack:
+                    yield top.pop()
             elif kind == 4:
-                current.append(_Atom(m.group(4), Pos(line, start - line_start + 1, file)))
+                atom = _Atom(intern(m.group(4)), Pos(line, start - line_start + 1, file))
+                if stack:
+                    current.append(atom)
+                else:
+                    yield atom
         if stack:
             opened, _ = stack[-1]
             raise self.error(
@@ -119,20 +138,24 @@ class _Reader:
                 "the innermost opens here",
                 opened,
             )
-        return top
 
     # -- s-expressions to AST -------------------------------------------------------
 
     def description(self) -> Description:
-        items = self.sexprs()
-        if (
-            len(items) == 1
-            and isinstance(items[0], _List)
-            and items[0].items
-            and all(isinstance(i, _List) for i in items[0].items)
-        ):
-            items = items[0].items  # the whole description wrapped in one pair of parens
-        return Description(tuple(self.clause(i) for i in items), self.text)
+        clauses: list[Clause] = []
+        first: _SExpr | None = None  # held back: it may wrap the whole description
+        for count, item in enumerate(self.top_level()):
+            if count == 0 and _wraps(item):
+                first = item
+                continue
+            if first is not None:
+                clauses.append(self.clause(first))
+                first = None
+            clauses.append(self.clause(item))
+        if first is not None:  # the only item: the description in one pair of parens
+            assert isinstance(first, _List)
+            clauses = [self.clause(i) for i in first.items]
+        return Description(tuple(clauses), self.text)
 
     def clause(self, x: _SExpr) -> Clause:
         if (
