@@ -242,8 +242,9 @@ class StateMachine:
         """Load ``description``. GDL symbols are case-insensitive (``CELL`` is ``cell``,
         reported in the file's first spelling); ``case_sensitive=True`` keeps symbols
         that differ in case apart, as ggp-base does by default. Every query may use at
-        most ``inference_limit`` Prolog inferences (playouts a thousand times that);
-        beyond it ``ReasonerError`` is raised, so no game can make a call run forever."""
+        most ``inference_limit`` Prolog inferences (a playout ten times that); beyond it
+        ``ReasonerError`` is raised, so no game can make a call run forever. A game
+        without a role cannot be played: ``GameError``, and nothing stays loaded."""
         self._janus = runtime()
         self.name = name or "game"
         self.module = f"gdl_game_{next(_module_ids)}_{os.getpid()}"
@@ -255,6 +256,9 @@ class StateMachine:
         self._tls = threading.local()
         self._closed = False
         raw_roles = self._call("gdl_load", self.translation.text)
+        if not raw_roles:
+            self.close()
+            raise GameError(f"{self.name}: the game has no role (no 'role' fact): nobody can play")
         self._call("gdl_set_limit", inference_limit)
         self._raw_roles = tuple(_freeze(r) for r in raw_roles)
         self._roles: tuple[Term, ...] = tuple(self._terms.term(r) for r in self._raw_roles)

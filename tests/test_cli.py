@@ -115,3 +115,16 @@ def test_board_drawing_without_a_grid_lists_the_fluents() -> None:
     fluents = [Const("on"), Func("step", (Const("1"),))]
     assert find_grid(fluents) is None
     assert render_state(fluents).splitlines() == ["(step 1)", "on"]  # sorted as KIF text
+
+
+@pytest.mark.parametrize("command", ["play", "simulate", "trace", "replay"])
+def test_commands_refuse_a_game_without_a_role(
+    command: str, tmp_path: Path, capsys, monkeypatch  # type: ignore[no-untyped-def]
+) -> None:
+    game = tmp_path / "norole.kif"
+    game.write_text("(init s)\n(<= (legal r go) (true s))\n(<= terminal (true t))\n(goal r 0)\n")
+    monkeypatch.setattr("sys.stdin", io.StringIO('{"moves": []}\n'))
+    assert main([command, str(game)]) == 1
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert "the game has no role" in out.err
