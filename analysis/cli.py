@@ -153,7 +153,7 @@ def graph(args: argparse.Namespace) -> int:
 
 def model(args: argparse.Namespace) -> int:
     from gdl2pl.load import read_game
-    from gdl2pl.normalize import normalize_case
+    from gdl2pl.pipeline import compile_game
     from gdl2pl.syntax import Description
 
     from . import model as m
@@ -169,7 +169,7 @@ def model(args: argparse.Namespace) -> int:
         except m.ModelError as e:
             raise InputError(str(e)) from None
         clauses += facts.clauses
-    whole = normalize_case(Description(tuple(clauses), program.source))
+    whole = compile_game(Description(tuple(clauses), program.source), translate=False).normalized
     inputs = m.input_relations(program, named) if (args.input or named) else frozenset()
     if args.herbrand:
         return _print_herbrand(m.herbrand(whole), args.json)

@@ -15,11 +15,12 @@ from dataclasses import dataclass
 
 from gdl2pl.depgraph import DependencyGraph, dependency_graph
 from gdl2pl.errors import GdlError
-from gdl2pl.normalize import normalize_case
+from gdl2pl.pipeline import compile_game
 from gdl2pl.syntax import Description
+from gdl2pl.vocabulary import INPUT_RELATIONS as INPUTS
+from gdl2pl.vocabulary import KEYWORD_RELATIONS
 
-KEYWORDS = frozenset({"role", "base", "input", "init", "legal", "next", "goal", "terminal"})
-INPUTS = frozenset({"true", "does"})
+KEYWORDS = frozenset(KEYWORD_RELATIONS) - INPUTS
 
 
 class GraphvizMissingError(GdlError):
@@ -40,7 +41,8 @@ class RelationGraph:
 
 
 def relation_graph(d: Description, name: str = "game") -> RelationGraph:
-    g: DependencyGraph = dependency_graph(normalize_case(d), key=str)
+    normalized = compile_game(d, name=name, translate=False).normalized
+    g: DependencyGraph = dependency_graph(normalized, key=str)
     edges = tuple(sorted({(e.body, e.head, e.negative) for e in g.edges}))
     rec = g.recursive()
     comps = tuple(tuple(sorted(c)) for c in g.components() if c & rec)

@@ -23,7 +23,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gdl2pl.errors import GdlError
 from gdl2pl.kif import kif_term, parse_kif_term
@@ -58,17 +58,21 @@ _set = object.__setattr__
 class MachineState:
     """A game state: an immutable set of fluents."""
 
-    __slots__ = ("_hash", "_key", "_terms")
+    __slots__ = ("_hash", "_key", "_known", "_terms")
 
     _key: frozenset[Raw]
     _hash: int
     _terms: _Terms | None
+    #: What a machine learnt of this state in passing (``StateMachine.step``):
+    #: (that machine's ``_Terms``, terminal, legal per role, raw goals per role).
+    _known: tuple[_Terms, bool, tuple[tuple[Term, ...], ...], list[list[str]]] | None
 
     def __init__(self, raw: Iterable[Raw], terms: _Terms | None = None) -> None:
         key = raw if isinstance(raw, frozenset) else frozenset(raw)
         _set(self, "_key", key)
         _set(self, "_hash", hash(key))
         _set(self, "_terms", terms)
+        _set(self, "_known", None)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("MachineState is immutable")
@@ -177,7 +181,37 @@ def _name(x: Raw) -> str:
 
 def _freeze(x: Any) -> Raw:
     """A term as janus returns it (nested lists) in the hashable form (nested tuples)."""
-    return x if x.__class__ is str else tuple(_freeze(e) for e in x)
+    if x.__class__ is str:
+        return x
+    return tuple([e if e.__class__ is str else _freeze(e) for e in x])
+
+
+class Step(NamedTuple):
+    """A state with what a search asks about it next (``StateMachine.step``)."""
+
+    #: The state reached.
+    state: MachineState
+    #: Whether it is terminal.
+    terminal: bool
+    #: Per role (in role order), its sorted legal moves there (possibly empty).
+    legal: tuple[tuple[Term, ...], ...]
+    #: Per role, its goal value when the state is terminal (None for a role without
+    #: exactly one numeric value: ``goals`` then says why); None when not terminal.
+    goals: tuple[int | None, ...] | None
+
+
+def _goal_value(values: list[str]) -> int | None:
+    if len(values) == 1:
+        with contextlib.suppress(ValueError):
+            return int(values[0])
+    return None
+
+
+def _successor(key: frozenset[Raw], added: list[Any], removed: list[Any]) -> frozenset[Raw]:
+    """The fluents of a state after removing and adding fluents in janus' form."""
+    if removed:
+        key = key.difference([_freeze(f) for f in removed])
+    return key.union([_freeze(f) for f in added]) if added else key
 
 
 def _term_of(raw: Raw) -> Term:
@@ -243,8 +277,7 @@ class StateMachine:
         reported in the file's first spelling); ``case_sensitive=True`` keeps symbols
         that differ in case apart, as ggp-base does by default. Every query may use at
         most ``inference_limit`` Prolog inferences (a playout ten times that); beyond it
-        ``ReasonerError`` is raised, so no game can make a call run forever. A game
-        without a role cannot be played: ``GameError``, and nothing stays loaded."""
+        ``ReasonerError`` is raised, so no game can make a call run forever."""
         self._janus = runtime()
         self.name = name or "game"
         self.module = f"gdl_game_{next(_module_ids)}_{os.getpid()}"
@@ -256,9 +289,6 @@ class StateMachine:
         self._tls = threading.local()
         self._closed = False
         raw_roles = self._call("gdl_load", self.translation.text)
-        if not raw_roles:
-            self.close()
-            raise GameError(f"{self.name}: the game has no role (no 'role' fact): nobody can play")
         self._call("gdl_set_limit", inference_limit)
         self._raw_roles = tuple(_freeze(r) for r in raw_roles)
         self._roles: tuple[Term, ...] = tuple(self._terms.term(r) for r in self._raw_roles)
@@ -366,16 +396,24 @@ class StateMachine:
     def legal_moves(self, state: MachineState, role: Term | str) -> list[Term]:
         """The legal moves of ``role`` in ``state``, sorted; raises
         ``MoveDefinitionError`` when there is none."""
-        raw = self._call("gdl_legal", self._state_arg(state), self._role_raw(role))
-        if not raw:
+        known = state._known
+        if known is not None and known[0] is self._terms:
+            moves = list(known[2][self._raw_roles.index(self._role_raw(role))])
+        else:
+            raw = self._call("gdl_legal", self._state_arg(state), self._role_raw(role))
+            moves = [self._terms.term(m) for m in raw]
+        if not moves:
             raise MoveDefinitionError(
                 f"{self.name}: no legal move for role {kif_term(_as_term(role))} "
                 f"in state {_short(state)}"
             )
-        return [self._terms.term(m) for m in raw]
+        return moves
 
     def all_legal_moves(self, state: MachineState) -> list[list[Term]]:
         """Per role (in role order), its legal moves; empty lists are allowed here."""
+        known = state._known
+        if known is not None and known[0] is self._terms:
+            return [list(ms) for ms in known[2]]
         raw = self._call("gdl_legal_all", self._state_arg(state))
         return [[self._terms.term(m) for m in ms] for ms in raw]
 
@@ -396,43 +434,104 @@ class StateMachine:
         if the joint move is ill-formed."""
         moves = [self._terms.raw(m) for m in joint_move]
         result = self._call("gdl_next", self._state_arg(state), moves)
-        kind = result[0]
-        if kind == "next":
+        if result[0] == "next":
             _, added, removed = result
-            key = state._key.difference(map(_freeze, removed)).union(map(_freeze, added))
-            return self._new_state(key)
+            return self._new_state(_successor(state._key, added, removed))
+        raise self._refusal(state, moves, result)
+
+    def _refusal(self, state: MachineState, moves: list[Raw], result: list[Any]) -> GameError:
+        """The error for gdl_next's or gdl_step's refusal of a joint move (``state``
+        stays installed)."""
         self._tls.installed = state
-        if kind == "illegal":
+        if result[0] == "illegal":
             i = result[1]
-            raise IllegalMoveError(
+            return IllegalMoveError(
                 f"{self.name}: {kif_term(self._terms.term(moves[i]))} is not a legal move for "
                 f"role {self._roles[i]} in state {_short(state)}"
             )
-        raise TransitionDefinitionError(
+        return TransitionDefinitionError(
             f"{self.name}: a joint move needs one move per role ({len(self._roles)}), "
             f"got {len(moves)}"
         )
 
+    def step(self, state: MachineState, joint_move: Sequence[Term | str]) -> Step:
+        """One search step in one Prolog call: the state after ``joint_move`` (as
+        ``next_state``, with the same errors), whether it is terminal, every role's
+        legal moves there and, if terminal, the goals. The new state remembers these
+        answers, so ``is_terminal``, ``all_legal_moves``, ``legal_moves``, ``goals``
+        and ``goal`` on it ask Prolog nothing."""
+        moves = [self._terms.raw(m) for m in joint_move]
+        result = self._call("gdl_step", self._state_arg(state), moves)
+        if result[0] != "next":
+            raise self._refusal(state, moves, result)
+        _, added, removed, terminal, legal, goals = result
+        return self._learnt(
+            self._new_state(_successor(state._key, added, removed)), terminal, legal, goals
+        )
+
+    def expand(self, state: MachineState) -> list[tuple[tuple[Term, ...], Step]]:
+        """Every legal joint move of ``state`` (in ``legal_joint_moves`` order) with the
+        ``step`` it leads to, in one Prolog call; ``state`` and every successor
+        remember what was learnt of them (see ``step``). ``MoveDefinitionError`` when
+        a role has no legal move, as ``legal_joint_moves``."""
+        _, terminal, legal, goals, children = self._call("gdl_expand", self._state_arg(state))
+        self._tls.installed = state
+        per_role = self._learnt(state, terminal, legal, goals).legal
+        for role, moves in zip(self._roles, per_role, strict=True):
+            if not moves:
+                raise MoveDefinitionError(
+                    f"{self.name}: no legal move for role {role} in state {_short(state)}"
+                )
+        key = state._key
+        terms = self._terms
+        return [
+            (jm, self._learnt(MachineState(_successor(key, add, rem), terms), t, lg, gs))
+            for jm, (add, rem, t, lg, gs) in zip(
+                itertools.product(*per_role), children, strict=True
+            )
+        ]
+
+    def _learnt(
+        self, state: MachineState, terminal: str, legal: list[list[Any]], goals: list[list[str]]
+    ) -> Step:
+        """Record on ``state`` what Prolog answered about it (py form) and return it as
+        a ``Step``."""
+        term = self._terms.term
+        per_role = tuple([tuple([term(m) for m in ms]) for ms in legal])
+        is_terminal = terminal == "true"
+        _set(state, "_known", (self._terms, is_terminal, per_role, goals))
+        values = tuple([_goal_value(vs) for vs in goals]) if is_terminal else None
+        return Step(state, is_terminal, per_role, values)
+
     def next_states(self, state: MachineState) -> list[MachineState]:
         """The successor of every legal joint move (in ``legal_joint_moves`` order)."""
-        return [self.next_state(state, jm) for jm in self.legal_joint_moves(state)]
+        return [step.state for _, step in self.expand(state)]
 
     def next_state_map(self, state: MachineState) -> dict[tuple[Term, ...], MachineState]:
         """Each legal joint move mapped to the state it leads to."""
-        return {jm: self.next_state(state, jm) for jm in self.legal_joint_moves(state)}
+        return {jm: step.state for jm, step in self.expand(state)}
 
     def is_terminal(self, state: MachineState) -> bool:
+        known = state._known
+        if known is not None and known[0] is self._terms:
+            return known[1]
         return self._call("gdl_terminal", self._state_arg(state)) == "true"
+
+    def _goal_values(self, state: MachineState) -> list[list[Raw]]:
+        known = state._known
+        if known is not None and known[0] is self._terms and known[1]:
+            return known[3]
+        return self._call("gdl_goals", self._state_arg(state))
 
     def goal(self, state: MachineState, role: Term | str) -> int:
         """The goal value of ``role`` in ``state``; ``GoalDefinitionError`` unless there
         is exactly one numeric value."""
         index = self._raw_roles.index(self._role_raw(role))
-        return self._unique_goal(state, index, self._call("gdl_goals", self._state_arg(state)))
+        return self._unique_goal(state, index, self._goal_values(state))
 
     def goals(self, state: MachineState) -> list[int]:
         """Every role's goal value, in role order."""
-        values = self._call("gdl_goals", self._state_arg(state))
+        values = self._goal_values(state)
         return [self._unique_goal(state, i, values) for i in range(len(self._roles))]
 
     def _unique_goal(self, state: MachineState, index: int, values: list[list[Raw]]) -> int:

@@ -11,6 +11,7 @@ import time
 from typing import TextIO
 
 from gdl2pl.board import render_state
+from gdl2pl.bridge.errors import GameError
 from gdl2pl.bridge.machine import StateMachine
 from gdl2pl.cli.progress import progress
 from gdl2pl.ggp.records import random_match, replay
@@ -29,7 +30,7 @@ def translate_command(args: argparse.Namespace) -> int:
 def play_command(args: argparse.Namespace) -> int:
     """Play one random match, printing each state (as a board when it is a grid)."""
     rng = random.Random(args.seed)
-    with StateMachine.from_file(args.game, args.syntax) as sm:
+    with _playable(args) as sm:
         state = sm.initial_state
         roles = [str(r) for r in sm.roles]
         print(f"{_base(args.game)}: roles {', '.join(roles)}")
@@ -60,7 +61,7 @@ def _goals_or_none(sm: StateMachine, state: object) -> list[str]:
 
 def simulate_command(args: argparse.Namespace) -> int:
     """Run N random playouts inside Prolog; print playouts/s, states/s and mean goals."""
-    with StateMachine.from_file(args.game, args.syntax) as sm:
+    with _playable(args) as sm:
         if args.seed is not None:
             sm.seed(args.seed)
         start = time.perf_counter()
@@ -97,7 +98,7 @@ def simulate_command(args: argparse.Namespace) -> int:
 def trace_command(args: argparse.Namespace) -> int:
     """Print N random matches in the reference engine's JSON-lines format."""
     rng = random.Random(args.seed)
-    with StateMachine.from_file(args.game, args.syntax) as sm, progress(args.n, "matches") as bar:
+    with _playable(args) as sm, progress(args.n, "matches") as bar:
         for m in range(args.n):
             for rec in random_match(sm, rng, m, args.max_steps):
                 _emit(rec, sys.stdout)
@@ -108,7 +109,7 @@ def trace_command(args: argparse.Namespace) -> int:
 def replay_command(args: argparse.Namespace, stdin: TextIO | None = None) -> int:
     """Read one match per line (``{"moves": [[...], ...]}``) and print its records."""
     source = stdin or sys.stdin
-    with StateMachine.from_file(args.game, args.syntax) as sm, progress(None, "matches") as bar:
+    with _playable(args) as sm, progress(None, "matches") as bar:
         for m, line in enumerate(source):
             bar.update(1)
             if not line.strip():
@@ -126,6 +127,18 @@ def replay_command(args: argparse.Namespace, stdin: TextIO | None = None) -> int
             for rec in replay(sm, moves, m):
                 _emit(rec, sys.stdout)
     return 0
+
+
+def _playable(args: argparse.Namespace) -> StateMachine:
+    """The game of ``args``, loaded; ``GameError`` if it cannot be played at all (no
+    role), so that a command says so instead of printing empty records."""
+    sm = StateMachine.from_file(args.game, args.syntax)
+    if not sm.roles:
+        sm.close()
+        raise GameError(
+            f"{_base(args.game)}: the game has no role (no 'role' fact): nobody can play"
+        )
+    return sm
 
 
 def _emit(rec: dict[str, object], out: TextIO) -> None:
