@@ -5,7 +5,10 @@ a uniformly random joint move, the next state; the goals at the end. "states" co
 next-state calls (steps), "playouts" the completed games.
 
 - ``a``: the whole loop inside Prolog, ``StateMachine.playouts`` called in batches;
-- ``b``: the loop in Python over the step API, one Prolog call per question;
+- ``b``: the loop in Python over the step API, one Prolog call per step
+  (``StateMachine.step``);
+- ``q``: the loop in Python asking each question separately (``is_terminal``,
+  ``all_legal_moves``, ``next_state``): mode ``b`` as it was before ``step``;
 - ``c``: ``b`` through the node cache a search player keeps (``cache.NodeCache``).
 """
 
@@ -13,15 +16,18 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from cache import NodeCache
+
 from gdl2pl.bridge import GoalDefinitionError, MachineState, MoveDefinitionError, StateMachine
+from gdl2pl.syntax import Term
 
 MODES = {
     "a": "in-Prolog playouts",
     "b": "Python step API",
+    "q": "Python, one call per question",
     "c": "Python + node cache",
 }
 
@@ -107,8 +113,44 @@ def _timed(step_loop: Callable[[float, Count], None], warmup: float, seconds: fl
 
 
 def python_steps(sm: StateMachine, warmup: float, seconds: float, rng: random.Random) -> Count:
-    """Mode ``b``: ``is_terminal``, ``all_legal_moves``, ``random.choice`` per role and
-    ``next_state`` at every step, ``goals`` at the end, all called from Python."""
+    """Mode ``b``: one ``StateMachine.step`` per step (the successor with its terminal
+    flag and legal moves in one Prolog call), ``random.choice`` per role from the legal
+    moves it returned; ``goals`` at the end (answered from what the last step
+    returned). The initial state's flag and moves are asked once."""
+    initial = sm.initial_state
+    choice = rng.choice
+    clock = time.perf_counter
+    step = sm.step
+
+    def loop(deadline: float, count: Count) -> None:
+        while True:
+            s = initial
+            terminal = sm.is_terminal(s)
+            legal: Sequence[Sequence[Term]] = [] if terminal else sm.all_legal_moves(s)
+            while not terminal:
+                if clock() >= deadline:
+                    return
+                if not all(legal):
+                    _no_move(sm, list(map(list, legal)))
+                s, terminal, legal, _ = step(s, [choice(ms) for ms in legal])
+                count.states += 1
+            try:
+                sm.goals(s)
+            except GoalDefinitionError:
+                count.bad_goals += 1
+            count.playouts += 1
+            if clock() >= deadline:
+                return
+
+    return _timed(loop, warmup, seconds).finish()
+
+
+def python_questions(
+    sm: StateMachine, warmup: float, seconds: float, rng: random.Random
+) -> Count:
+    """Mode ``b`` as it was before ``step``: ``is_terminal``, ``all_legal_moves``,
+    ``random.choice`` per role and ``next_state`` at every step, ``goals`` at the end,
+    one Prolog call per question (kept to measure what ``step`` saves)."""
     initial = sm.initial_state
     choice = rng.choice
     clock = time.perf_counter

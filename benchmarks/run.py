@@ -24,12 +24,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from gdl2pl.bridge import StateMachine
-from loops import MODES, Count, cached_steps, in_prolog, python_steps
+from loops import MODES, Count, cached_steps, in_prolog, python_questions, python_steps
 from reference import DEFAULT_ANCHORS, DEFAULT_GAMES_DIR, Reference, game_path, read_references
 from reference import select as select_games
 from report import csv_text, markdown_table, rate, ratio
 from sysinfo import header_markdown, machine_header
+
+from gdl2pl.bridge import StateMachine
 
 HERE = Path(__file__).resolve().parent
 
@@ -133,6 +134,8 @@ def run_game(ref: Reference, args: argparse.Namespace) -> list[Row]:
                     row.count = in_prolog(sm, args.warmup, args.seconds)
                 elif row.mode == "b":
                     row.count = python_steps(sm, args.warmup, args.seconds, rng)
+                elif row.mode == "q":
+                    row.count = python_questions(sm, args.warmup, args.seconds, rng)
                 else:
                     row.count = cached_steps(sm, args.warmup, args.seconds, rng, args.max_nodes)
             except Exception as e:
@@ -250,7 +253,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seconds", type=float, default=10.0, help="measured time per game and mode")
     p.add_argument("--warmup", type=float, default=2.0, help="warm-up time per game and mode")
     p.add_argument("--repeats", type=int, default=1, help="rounds over the set; median reported")
-    p.add_argument("--modes", default="a,b,c", help="comma-separated subset of a,b,c")
+    p.add_argument("--modes", default="a,b,c", help="comma-separated subset of a,b,c,q")
     p.add_argument("--out", type=Path, default=HERE / "out", help="directory for the tables")
     p.add_argument("--results", type=Path, help="also write a RESULTS.md-style file here")
     p.add_argument("--quick", action="store_true", help="smoke run: 1 s per game and mode")

@@ -35,6 +35,8 @@
             gdl_legal/4,              % +Module, +State, +Role, -Moves
             gdl_legal_all/3,          % +Module, +State, -MovesPerRole
             gdl_next/4,               % +Module, +State, +JointMove, -Result
+            gdl_step/4,               % +Module, +State, +JointMove, -Result
+            gdl_expand/3,             % +Module, +State, -Result
             gdl_terminal/3,           % +Module, +State, -Bool
             gdl_goals/3,              % +Module, +State, -ValuesPerRole
             gdl_state_info/3,         % +Module, +State, -Info
@@ -63,6 +65,8 @@
                 game_input/3,
                 state_is_legal/3,
                 state_advance/4,
+                state_info/4,
+                state_children/3,
                 state_playout/3,
                 state_playouts/5,
                 state_forget/1
@@ -376,18 +380,98 @@ gdl_next(M0, State, Joint, Result) :-
 gdl_next_(M0, PyState, PyJoint, Result) :-
     game(M0, Module),
     install_py(Module, PyState),
+    checked_joint(Module, PyJoint, Joint, Check),
+    (   Check == ok
+    ->  state_advance(Module, Joint, Add, Del),
+        maplist(to_py, Add, PyAdd),
+        maplist(to_py, Del, PyDel),
+        Result = [next, PyAdd, PyDel]
+    ;   Result = Check
+    ).
+
+%   checked_joint(+Module, +PyJoint, -Joint, -Check): Joint is the joint move
+%   PyJoint stands for; Check is ok if it has one move per role and each is legal
+%   in the installed state, else [arity, N] or [illegal, RoleIndex] (as gdl_next/4
+%   answers).
+
+checked_joint(Module, PyJoint, Joint, Check) :-
     state_roles(Module, Roles),
     maplist(from_py, PyJoint, Joint),
     length(Roles, N),
     (   \+ length(Joint, N)
-    ->  Result = [arity, N]
+    ->  Check = [arity, N]
     ;   nth0(I, Roles, R), nth0(I, Joint, M), \+ state_is_legal(Module, R, M)
-    ->  Result = [illegal, I]
-    ;   state_advance(Module, Joint, Add, Del),
+    ->  Check = [illegal, I]
+    ;   Check = ok
+    ).
+
+%!  gdl_step(+Module, +State, +JointMove, -Result) is det.
+%
+%   One step of a search in one call: gdl_next/4 followed by gdl_state_info/3 on
+%   the successor. Result is [next, Added, Removed, Terminal, LegalPerRole, Goals]:
+%   the fluents the successor adds to and removes from State, whether it is
+%   terminal (true/false), the sorted legal moves of each role there, and, only if
+%   it is terminal, the sorted goal values of each role ([] otherwise). The
+%   successor is then this thread's installed state. As gdl_next/4, Result is
+%   [illegal, RoleIndex] or [arity, N] for a joint move that is not legal or not
+%   one move per role (State stays installed).
+
+gdl_step(M0, State, Joint, Result) :-
+    limited(M0, 1, gdl_step_(M0, State, Joint, Result)).
+
+gdl_step_(M0, PyState, PyJoint, Result) :-
+    game(M0, Module),
+    install_py(Module, PyState),
+    checked_joint(Module, PyJoint, Joint, Check),
+    (   Check == ok
+    ->  state_advance(Module, Joint, Add, Del),
+        state_info(Module, Terminal, Legal, Goals),
         maplist(to_py, Add, PyAdd),
         maplist(to_py, Del, PyDel),
-        Result = [next, PyAdd, PyDel]
+        maplist(maplist(to_py), Legal, PyLegal),
+        maplist(maplist(to_py), Goals, PyGoals),
+        Result = [next, PyAdd, PyDel, Terminal, PyLegal, PyGoals]
+    ;   Result = Check
     ).
+
+%!  gdl_expand(+Module, +State, -Result) is det.
+%
+%   Every successor of State in one call. Result is [expand, Terminal,
+%   LegalPerRole, Goals, Children]: what gdl_step/4 answers about State itself
+%   (Goals is [] unless it is terminal), and for every legal joint move (the first
+%   role's move varying slowest, as Python's itertools.product orders them) the
+%   list [Added, Removed, Terminal1, LegalPerRole1, Goals1] that gdl_step/4 would
+%   answer for it after `next`. Children is [] if a role has no legal move. State
+%   is this thread's installed state afterwards. Finding the joint moves runs
+%   under the game's inference limit, the successors under that limit times
+%   their number.
+
+gdl_expand(M0, State, [expand, Terminal, PyLegal, PyGoals, PyChildren]) :-
+    limited(M0, 1, expand_parent(M0, State, Terminal, Legal, Goals, Joints)),
+    length(Joints, N),
+    Factor is max(1, N),
+    limited(M0, Factor, expand_children(M0, Legal, Goals, Joints,
+                                        PyLegal, PyGoals, PyChildren)).
+
+expand_parent(M0, PyState, Terminal, Legal, Goals, Joints) :-
+    game(M0, Module),
+    install_py(Module, PyState),
+    state_info(Module, Terminal, Legal, Goals),
+    findall(Joint, maplist(member, Joint, Legal), Joints).
+
+expand_children(M0, Legal, Goals, Joints, PyLegal, PyGoals, PyChildren) :-
+    game(M0, Module),
+    maplist(maplist(to_py), Legal, PyLegal),
+    maplist(maplist(to_py), Goals, PyGoals),
+    state_children(Module, Joints, Children),
+    maplist(child_py, Children, PyChildren).
+
+child_py(child(Add, Del, Terminal, Legal, Goals),
+         [PyAdd, PyDel, Terminal, PyLegal, PyGoals]) :-
+    maplist(to_py, Add, PyAdd),
+    maplist(to_py, Del, PyDel),
+    maplist(maplist(to_py), Legal, PyLegal),
+    maplist(maplist(to_py), Goals, PyGoals).
 
 %!  gdl_terminal(+Module, +State, -Bool) is det.
 %

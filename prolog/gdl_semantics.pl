@@ -52,6 +52,8 @@
             state_goals/3,            % +Module, +Role, -SortedValues
             state_next/3,             % +Module, +JointMove, -SortedFluents
             state_advance/4,          % +Module, +JointMove, -Added, -Removed
+            state_info/4,             % +Module, -Terminal, -LegalPerRole, -Goals
+            state_children/3,         % +Module, +JointMoves, -Children
             state_playout/3,          % +Module, +MaxDepth, -Depth
             state_playouts/5,         % +Module, +Count, +MaxDepth, -PerRole, -Steps
             state_forget/1            % +Module
@@ -388,6 +390,64 @@ state_advance(Module, Joint, Added, Removed) :-
     installed(Module, Old),
     switch(Module, Old, Next, Pairs, Added, Removed),
     set_installed(Module, Pairs).
+
+%!  state_info(+Module, -Terminal, -LegalPerRole, -Goals) is det.
+%
+%   What a search asks about the installed state, in one go: Terminal is true or
+%   false, LegalPerRole the sorted legal moves of each role (in role order), and
+%   Goals, only when the state is terminal, the sorted goal values of each role
+%   (state_goals/3); [] when it is not terminal.
+
+state_info(Module, Terminal, Legal, Goals) :-
+    state_roles(Module, Roles),
+    (   state_terminal(Module)
+    ->  Terminal = true,
+        maplist(state_goals(Module), Roles, Goals)
+    ;   Terminal = false,
+        Goals = []
+    ),
+    maplist(state_legal(Module), Roles, Legal).
+
+%!  state_children(+Module, +JointMoves, -Children) is det.
+%
+%   For each joint move (in order; legality is not checked), the successor of the
+%   installed state as child(Added, Removed, Terminal, LegalPerRole, Goals): the
+%   sorted fluents it adds to and removes from the installed state, and what
+%   state_info/4 says about it. The installed state is the same afterwards (each
+%   successor is installed in turn by its difference, and the parent again at the
+%   end).
+
+state_children(Module, Joints, Children) :-
+    state_roles(Module, Roles),
+    installed(Module, Parent),
+    catch(maplist(child(Module, Roles, Parent), Joints, Children), E,
+          ( reinstall(Module, Parent), throw(E) )),
+    reinstall(Module, Parent).
+
+child(Module, Roles, Parent, Joint, child(Add, Del, Terminal, Legal, Goals)) :-
+    installed(Module, Now),
+    (   Now == Parent
+    ->  Pairs = Parent
+    ;   pairs_keys(Parent, Fluents),
+        switch(Module, Now, Fluents, Pairs, _, _),
+        set_installed(Module, Pairs)
+    ),
+    next_state(Module, Roles, Joint, Next),
+    switch(Module, Pairs, Next, Pairs1, Add, Del),
+    set_installed(Module, Pairs1),
+    state_info(Module, Terminal, Legal, Goals).
+
+%   reinstall(+Module, +Pairs): install the state of Pairs (as installed/2 gives
+%   it) by its difference with the one installed now.
+
+reinstall(Module, Pairs) :-
+    installed(Module, Now),
+    (   Now == Pairs
+    ->  true
+    ;   pairs_keys(Pairs, Fluents),
+        switch(Module, Now, Fluents, Pairs1, _, _),
+        set_installed(Module, Pairs1)
+    ).
 
 %!  state_forget(+Module) is det.
 %

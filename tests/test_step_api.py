@@ -1,0 +1,246 @@
+"""The one-call step API (``StateMachine.step``, ``expand``): same answers as the separate
+questions along random walks, the same errors, one installed state per thread, what a
+state remembers from a step, and a machine that still answers right after an error."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import threading
+from typing import Any
+
+import pytest
+from conftest import EXAMPLES, shared_dir
+from prolog_env import require_prolog
+
+from gdl2pl.bridge import (
+    IllegalMoveError,
+    MachineState,
+    MoveDefinitionError,
+    ReasonerError,
+    StateMachine,
+    TransitionDefinitionError,
+)
+from gdl2pl.bridge.machine import Step
+from gdl2pl.load import parse_game
+
+HERE = __import__("pathlib").Path(__file__).resolve().parent
+
+
+@pytest.fixture(autouse=True)
+def _prolog() -> None:
+    require_prolog()
+
+
+def own(name: str) -> StateMachine:
+    return StateMachine.from_file(EXAMPLES / f"{name}.kif")
+
+
+def shared(name: str) -> StateMachine:
+    return StateMachine.from_file(shared_dir() / "games/ggp-repository" / f"{name}.kif")
+
+
+def count_calls(sm: StateMachine) -> list[str]:
+    """Record the runtime predicates ``sm`` calls from now on."""
+    calls: list[str] = []
+    original = sm._janus_call
+
+    def counting(predicate: str, *args: Any) -> Any:
+        calls.append(predicate)
+        return original(predicate, *args)
+
+    sm._janus_call = counting  # type: ignore[method-assign]
+    return calls
+
+
+def check_walks(stepper: StateMachine, asker: StateMachine, walks: int, seed: int) -> int:
+    """Random walks with ``stepper.step`` (and ``expand`` at every state), each answer
+    checked against ``asker``'s separate questions; returns the number of steps."""
+    rng = random.Random(seed)
+    steps = 0
+    for _ in range(walks):
+        s = stepper.initial_state
+        for _ in range(400):
+            terminal = asker.is_terminal(s)
+            assert stepper.is_terminal(s) == terminal
+            legal = asker.all_legal_moves(s)
+            assert stepper.all_legal_moves(s) == legal
+            if terminal:
+                assert stepper.goals(s) == asker.goals(s)
+                break
+            expanded = stepper.expand(s)
+            assert [jm for jm, _ in expanded] == asker.legal_joint_moves(s)
+            for jm, child in rng.sample(expanded, min(3, len(expanded))):
+                nxt = asker.next_state(s, jm)
+                assert child.state == nxt
+                assert child.terminal == asker.is_terminal(nxt)
+                assert [list(ms) for ms in child.legal] == asker.all_legal_moves(nxt)
+            jm = tuple(rng.choice(ms) for ms in legal)
+            step = stepper.step(s, jm)
+            nxt = asker.next_state(s, jm)
+            assert step.state == nxt
+            assert step.terminal == asker.is_terminal(nxt)
+            assert [list(ms) for ms in step.legal] == asker.all_legal_moves(nxt)
+            if step.terminal:
+                assert step.goals == tuple(asker.goals(nxt))
+            else:
+                assert step.goals is None
+            s = step.state
+            steps += 1
+    return steps
+
+
+@pytest.mark.parametrize("name", ["ticTacToe", "buttons", "matchingPennies"])
+def test_step_and_expand_agree_with_the_questions_on_own_games(name: str) -> None:
+    with own(name) as stepper, own(name) as asker:
+        assert check_walks(stepper, asker, walks=4, seed=7) > 0
+
+
+@pytest.mark.parametrize("name", ["hanoi", "connectFourSimultaneous", "3pConnectFour"])
+def test_step_and_expand_agree_with_the_questions_on_shared_games(name: str) -> None:
+    with shared(name) as stepper, shared(name) as asker:
+        assert check_walks(stepper, asker, walks=2, seed=11) > 0
+
+
+def test_a_stepped_state_answers_from_what_it_learnt() -> None:
+    with own("ticTacToe") as sm:
+        s = sm.initial_state
+        legal = sm.all_legal_moves(s)
+        calls = count_calls(sm)
+        step = sm.step(s, [legal[0][0], legal[1][0]])
+        assert calls == ["gdl_step"]
+        assert isinstance(step, Step)
+        assert sm.is_terminal(step.state) is False
+        moves = sm.all_legal_moves(step.state)
+        assert sm.legal_moves(step.state, "oplayer") == moves[1]
+        assert calls == ["gdl_step"]  # none of these asked Prolog
+        moves[0].append(moves[1][0])  # the caller's list, not the remembered one
+        assert sm.all_legal_moves(step.state)[0] != moves[0]
+        # goals of a non-terminal state do not come with a step: asked as before
+        sm.goals(step.state)
+        assert calls == ["gdl_step", "gdl_goals"]
+
+
+def test_terminal_goals_come_with_the_step() -> None:
+    with own("ticTacToe") as sm:
+        rng = random.Random(3)
+        s = sm.initial_state
+        step: Step | None = None
+        while not sm.is_terminal(s):
+            step = sm.step(s, [rng.choice(ms) for ms in sm.all_legal_moves(s)])
+            s = step.state
+        assert step is not None and step.terminal
+        calls = count_calls(sm)
+        assert sm.goals(s) == list(step.goals or ())
+        assert sm.goal(s, "xplayer") == sm.goals(s)[0]
+        assert calls == []
+
+
+def test_what_one_machine_learnt_is_not_used_by_another() -> None:
+    with own("ticTacToe") as a, own("buttons") as b:
+        step = a.step(a.initial_state, [m[0] for m in a.all_legal_moves(a.initial_state)])
+        foreign = MachineState(step.state._key)  # the same fluents, no machine's answers
+        calls = count_calls(b)
+        b.is_terminal(step.state)  # another game: asks its own Prolog module
+        assert calls == ["gdl_terminal"]
+        assert a.all_legal_moves(foreign) == [list(ms) for ms in step.legal]
+
+
+def test_step_refuses_as_next_state_does_and_the_machine_still_answers() -> None:
+    with own("ticTacToe") as sm, own("ticTacToe") as asker:
+        s = sm.initial_state
+        legal = sm.all_legal_moves(s)
+        with pytest.raises(IllegalMoveError, match="not a legal move"):
+            sm.step(s, [legal[1][0], legal[1][0]])
+        with pytest.raises(TransitionDefinitionError, match="one move per role"):
+            sm.step(s, [legal[0][0]])
+        with pytest.raises(TransitionDefinitionError):
+            sm.step(s, ["(mark 1", legal[1][0]])
+        # the state installed after a refusal is the one the refusal was about
+        step = sm.step(s, [legal[0][0], legal[1][0]])
+        assert step.state == asker.next_state(asker.initial_state, [legal[0][0], legal[1][0]])
+        # a state never seen by this thread is installed whole
+        other = asker.next_state(asker.initial_state, [legal[0][1], legal[1][0]])
+        assert sm.is_terminal(other) is False
+        assert sm.all_legal_moves(MachineState(other._key)) == asker.all_legal_moves(other)
+
+
+def test_expand_refuses_when_a_role_has_no_move() -> None:
+    with StateMachine.from_file(HERE / "games" / "adapter_stuck.kif") as sm:
+        [(jm, child)] = sm.expand(sm.initial_state)
+        assert not child.terminal and child.legal[1] == ()
+        with pytest.raises(MoveDefinitionError, match="no legal move for role blue"):
+            sm.expand(child.state)
+        with pytest.raises(MoveDefinitionError, match="blue"):
+            sm.legal_moves(child.state, "blue")
+        assert sm.next_states(sm.initial_state) == [child.state]
+        assert sm.next_state_map(sm.initial_state) == {jm: child.state}
+
+
+def test_a_step_over_the_inference_limit_fails_and_the_machine_recovers() -> None:
+    game = """(role p) (init c) (legal p go) (legal p stop)
+              (<= (next c) (does p go)) (<= (next d) (does p stop)) (goal p 0)
+              (n 0) (n 1) (n 2) (n 3) (n 4) (n 5) (n 6) (n 7) (n 8) (n 9)
+              (<= (big ?a ?b ?c ?d ?e) (true d) (n ?a) (n ?b) (n ?c) (n ?d) (n ?e))
+              (<= terminal (big ?a ?b ?c ?d ?e) (true (x ?e)))"""
+    with StateMachine(parse_game(game), "long", inference_limit=10_000) as sm:
+        s = sm.initial_state
+        with pytest.raises(ReasonerError, match="more than 10,000 inferences"):
+            sm.step(s, ["stop"])
+        with pytest.raises(ReasonerError, match="more than 20,000 inferences"):
+            sm.expand(s)  # two successors: twice the limit
+        step = sm.step(s, ["go"])
+        assert step.state == s and not step.terminal
+        assert step.legal == (tuple(sm.legal_moves(s, "p")),)
+        assert sm.next_state(s, ["stop"]) != s
+
+
+def test_each_thread_steps_its_own_state() -> None:
+    with own("ticTacToe") as sm, own("ticTacToe") as asker:
+        def walk(seed: int) -> list[MachineState]:
+            rng = random.Random(seed)
+            s, states = sm.initial_state, []
+            while not sm.is_terminal(s):
+                s = sm.step(s, [rng.choice(ms) for ms in sm.all_legal_moves(s)]).state
+                states.append(s)
+                if rng.random() < 0.3:
+                    sm.expand(s) if not sm.is_terminal(s) else None
+            return states
+
+        def asked(seed: int) -> list[MachineState]:
+            rng = random.Random(seed)
+            s, states = asker.initial_state, []
+            while not asker.is_terminal(s):
+                s = asker.next_state(s, [rng.choice(ms) for ms in asker.all_legal_moves(s)])
+                states.append(s)
+                rng.random()
+            return states
+
+        seeds = range(8)
+        expected = {seed: asked(seed) for seed in seeds}
+        results: dict[int, list[MachineState]] = {}
+        errors: list[BaseException] = []
+
+        def run(seed: int) -> None:
+            try:
+                for _ in range(5):
+                    results[seed] = walk(seed)
+            except BaseException as e:
+                errors.append(e)
+
+        threads = [threading.Thread(target=run, args=(seed,)) for seed in seeds]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors, errors
+        assert results == expected
+
+
+def test_expand_orders_children_as_legal_joint_moves() -> None:
+    with own("matchingPennies") as sm:
+        s = sm.initial_state
+        expanded = sm.expand(s)
+        per_role = sm.all_legal_moves(s)
+        assert [jm for jm, _ in expanded] == list(itertools.product(*per_role))
+        assert len(expanded) == len(per_role[0]) * len(per_role[1]) > 1
