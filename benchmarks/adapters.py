@@ -11,7 +11,9 @@ and one after the other, with the same warm-up and the same seconds:
   action per player in simultaneous games) on a ``gdl2pl.openspiel`` state, ``returns()``
   at the end;
 - ``pettingzoo``: the AEC loop of PettingZoo's documentation (``agent_iter``, ``last``,
-  a random action under ``action_mask``, ``step``) on ``gdl2pl.pettingzoo.env``;
+  a random action under ``action_mask``, ``step``) on ``gdl2pl.pettingzoo.env`` (with
+  PettingZoo's wrappers, as users get it), and ``pettingzoo_raw`` the same on ``raw_env``
+  (no wrappers: what the wrappers cost);
 - ``gymnasium`` (one-role games): ``reset`` / ``step`` with a random action under
   ``info["action_mask"]`` on ``gdl2pl.gymnasium.GdlEnv``.
 
@@ -45,7 +47,7 @@ from sysinfo import header_markdown, machine_header
 
 from gdl2pl.bridge import GoalDefinitionError
 
-ADAPTERS = ("openspiel", "pettingzoo", "gymnasium")
+ADAPTERS = ("openspiel", "pettingzoo", "pettingzoo_raw", "gymnasium")
 
 
 Steps = Iterator[bool]  # one item per game transition; True when a match ended with it
@@ -157,10 +159,10 @@ def open_adapter(name: str, path: Path, rng: random.Random) -> tuple[Steps, Any]
 
         game = load_game(path)
         return openspiel_steps(game, rng), game.gdl
-    if name == "pettingzoo":
-        from gdl2pl.pettingzoo import env
+    if name in ("pettingzoo", "pettingzoo_raw"):
+        from gdl2pl.pettingzoo import env, raw_env
 
-        e = env(path)
+        e = env(path) if name == "pettingzoo" else raw_env(path)
         return pettingzoo_steps(e, rng), e.unwrapped.gdl
     from gdl2pl.gymnasium import GdlEnv
 
@@ -183,7 +185,7 @@ def measure_game(
         try:
             run_for(steps, seconds, count)
         except Exception as e:  # a state an adapter cannot represent: its error is the result
-            results[k] = f"{type(e).__name__} after {counts[k].states} steps: {e}"
+            results[k] = f"{type(e).__name__} during the run: {e}"
             del live[k]
 
     try:
@@ -254,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         raw = result["raw"]
         if isinstance(raw, str):  # the raw machine cannot play the game: no comparison
             errors.append(f"- {ref.game}, raw step API: {raw}")
-            rows.append([ref.game, "error", "", "", ""])
+            rows.append([ref.game, "error", "", "", "", ""])
             continue
         cells = [ref.game, rate(raw.states_per_s)]
         for a in ADAPTERS:
@@ -272,7 +274,8 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(["**median ratio**", "", *medians])
     table = markdown_table(
         ["game", "raw step API steps/s", "OpenSpiel steps/s (ratio)",
-         "PettingZoo AEC steps/s (ratio)", "Gymnasium steps/s (ratio)"],
+         "PettingZoo AEC `env` steps/s (ratio)", "PettingZoo `raw_env` (ratio)",
+         "Gymnasium steps/s (ratio)"],
         rows,
     )
 
