@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 from adapters_support import OWN_GAMES, repository_game
+from prolog_env import require_prolog
+
+from gdl2pl import parse_game, read_game
 from gdl2pl.adapters import (
     AdapterError,
     DomainExplosionError,
@@ -13,9 +16,6 @@ from gdl2pl.adapters import (
     goal_return,
 )
 from gdl2pl.bridge import StateMachine
-from prolog_env import require_prolog
-
-from gdl2pl import parse_game, read_game
 from gdl2pl.kif import parse_kif_term
 
 

@@ -13,8 +13,9 @@ def gymnasium():
 
 @pytest.mark.parametrize("name", ["eightPuzzle", "hanoi", "buttons"])
 def test_check_env(gymnasium, name, monkeypatch):
-    import gdl2pl.gymnasium  # noqa: F401 (registers the id)
     from gymnasium.utils.env_checker import check_env
+
+    import gdl2pl.gymnasium  # noqa: F401 (registers the id)
 
     monkeypatch.setenv("GDL2PL_GAME_PATH", str(repository_game(name).parent))
     env = gymnasium.make("gdl2pl/Gdl-v0", game=f"{name}.kif", render_mode="ansi")
