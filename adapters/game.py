@@ -277,7 +277,9 @@ class GdlGame:
         child = self._children.get(key)
         if child is None:
             moves = [self.moves[i][a] for i, a in enumerate(joint)]
-            child = self.sm.next_state(state, moves)
+            # One Prolog call: the child comes back knowing its terminal flag and legal
+            # moves, so ``node(child)`` asks Prolog nothing more before the end.
+            child = self.sm.step(state, moves).state
             self._remember(self._children, key, child)
         return child
 
