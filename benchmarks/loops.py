@@ -9,7 +9,8 @@ next-state calls (steps), "playouts" the completed games.
   (``StateMachine.step``);
 - ``q``: the loop in Python asking each question separately (``is_terminal``,
   ``all_legal_moves``, ``next_state``): mode ``b`` as it was before ``step``;
-- ``c``: ``b`` through the node cache a search player keeps (``cache.NodeCache``).
+- ``c``: the loop through the node cache a search player keeps (``cache.NodeCache``),
+  its successors computed by ``StateMachine.step``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from cache import NodeCache
+from cache import Node, NodeCache
 
 from gdl2pl.bridge import GoalDefinitionError, MachineState, MoveDefinitionError, StateMachine
 from gdl2pl.syntax import Term
@@ -101,6 +102,21 @@ def in_prolog(sm: StateMachine, warmup: float, seconds: float) -> Count:
     return count.finish()
 
 
+class StepCache(NodeCache):
+    """``NodeCache`` whose successors come from ``StateMachine.step``: a new state then
+    already knows its terminal flag and legal moves, so a node miss on it asks Prolog
+    nothing more."""
+
+    def child(self, node: Node, state: MachineState, joint: tuple[Term, ...]) -> MachineState:
+        self.steps += 1
+        s = node.children.get(joint)
+        if s is None:
+            s = node.children[joint] = self.sm.step(state, joint).state
+        else:
+            self.step_hits += 1
+        return s
+
+
 def _timed(step_loop: Callable[[float, Count], None], warmup: float, seconds: float) -> Count:
     """Run ``step_loop(deadline, count)`` for the warm-up, then for the measurement."""
     if warmup > 0:
@@ -180,17 +196,18 @@ def python_questions(
 def cached_steps(
     sm: StateMachine, warmup: float, seconds: float, rng: random.Random, max_nodes: int
 ) -> Count:
-    """Mode ``c``: mode ``b`` with terminal flags, legal moves, successors and goals
-    remembered per state in a bounded LRU cache. The cache starts empty after the
+    """Mode ``c``: the questions of mode ``q`` (successors by ``step``) with terminal
+    flags, legal moves, successors and goals remembered per state in a bounded LRU
+    cache. The cache starts empty after the
     warm-up, so only what the measured run itself visited can be reused."""
     initial = sm.initial_state
     choice = rng.choice
     clock = time.perf_counter
-    cache: NodeCache = NodeCache(sm, max_nodes)
+    cache: NodeCache = StepCache(sm, max_nodes)
 
     def loop(deadline: float, count: Count) -> None:
         nonlocal cache
-        cache = NodeCache(sm, max_nodes)
+        cache = StepCache(sm, max_nodes)
         while True:
             s: MachineState = initial
             node = cache.node(s)

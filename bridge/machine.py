@@ -214,6 +214,44 @@ def _successor(key: frozenset[Raw], added: list[Any], removed: list[Any]) -> fro
     return key.union([_freeze(f) for f in added]) if added else key
 
 
+class _Symbols:
+    """The fluents and moves the runtime names by symbol id in the answers of
+    gdl_step/gdl_expand: id -> hashable janus form, id -> term (interned by
+    ``_Terms``). Learnt on first sight (one gdl_symbols call); a game has a bounded
+    number of them. Entries are only ever added, so threads may share it."""
+
+    def __init__(self, terms: _Terms, fetch: Callable[[list[int]], list[Any]]) -> None:
+        self.raw: dict[int, Raw] = {}
+        self.term: dict[int, Term] = {}
+        self._terms = terms
+        self._fetch = fetch
+
+    def learn(self, ids: Iterable[int]) -> None:
+        """Make sure every id in ``ids`` is known."""
+        missing = sorted({i for i in ids if i not in self.raw})
+        if missing:
+            for i, py in zip(missing, self._fetch(missing), strict=True):
+                raw = _freeze(py)
+                self.term[i] = self._terms.term(raw)
+                self.raw[i] = raw
+
+    def decode(
+        self, added: list[int], removed: list[int], legal: list[list[int]]
+    ) -> tuple[list[Raw], list[Raw], tuple[tuple[Term, ...], ...]]:
+        """The fluents added and removed (janus form) and the legal moves per role
+        (terms) that the ids stand for."""
+        try:
+            raw, term = self.raw, self.term
+            return (
+                [raw[i] for i in added],
+                [raw[i] for i in removed],
+                tuple([tuple([term[i] for i in ms]) for ms in legal]),
+            )
+        except KeyError:
+            self.learn(itertools.chain(added, removed, *legal))
+            return self.decode(added, removed, legal)
+
+
 def _term_of(raw: Raw) -> Term:
     if isinstance(raw, tuple):
         return Func(_name(raw[0]), tuple(_term_of(a) for a in raw[1:]))
@@ -465,9 +503,13 @@ class StateMachine:
         if result[0] != "next":
             raise self._refusal(state, moves, result)
         _, added, removed, terminal, legal, goals = result
-        return self._learnt(
-            self._new_state(_successor(state._key, added, removed)), terminal, legal, goals
-        )
+        add, rem, per_role = self._symbols().decode(added, removed, legal)
+        key = state._key
+        if rem:
+            key = key.difference(rem)
+        if add:
+            key = key.union(add)
+        return self._learnt(self._new_state(key), terminal, per_role, goals)
 
     def expand(self, state: MachineState) -> list[tuple[tuple[Term, ...], Step]]:
         """Every legal joint move of ``state`` (in ``legal_joint_moves`` order) with the
@@ -476,7 +518,8 @@ class StateMachine:
         a role has no legal move, as ``legal_joint_moves``."""
         _, terminal, legal, goals, children = self._call("gdl_expand", self._state_arg(state))
         self._tls.installed = state
-        per_role = self._learnt(state, terminal, legal, goals).legal
+        decode = self._symbols().decode
+        per_role = self._learnt(state, terminal, decode([], [], legal)[2], goals).legal
         for role, moves in zip(self._roles, per_role, strict=True):
             if not moves:
                 raise MoveDefinitionError(
@@ -484,20 +527,31 @@ class StateMachine:
                 )
         key = state._key
         terms = self._terms
-        return [
-            (jm, self._learnt(MachineState(_successor(key, add, rem), terms), t, lg, gs))
-            for jm, (add, rem, t, lg, gs) in zip(
-                itertools.product(*per_role), children, strict=True
-            )
-        ]
+        steps = []
+        for jm, (added, removed, t, lg, gs) in zip(
+            itertools.product(*per_role), children, strict=True
+        ):
+            add, rem, legal_terms = decode(added, removed, lg)
+            child = MachineState(key.difference(rem).union(add), terms)
+            steps.append((jm, self._learnt(child, t, legal_terms, gs)))
+        return steps
+
+    def _symbols(self) -> _Symbols:
+        try:
+            return self._symbol_ids
+        except AttributeError:
+            self._symbol_ids = _Symbols(self._terms, lambda ids: self._call("gdl_symbols", ids))
+            return self._symbol_ids
 
     def _learnt(
-        self, state: MachineState, terminal: str, legal: list[list[Any]], goals: list[list[str]]
+        self,
+        state: MachineState,
+        terminal: str,
+        per_role: tuple[tuple[Term, ...], ...],
+        goals: list[list[str]],
     ) -> Step:
-        """Record on ``state`` what Prolog answered about it (py form) and return it as
-        a ``Step``."""
-        term = self._terms.term
-        per_role = tuple([tuple([term(m) for m in ms]) for ms in legal])
+        """Record on ``state`` what Prolog answered about it and return it as a
+        ``Step``."""
         is_terminal = terminal == "true"
         _set(state, "_known", (self._terms, is_terminal, per_role, goals))
         values = tuple([_goal_value(vs) for vs in goals]) if is_terminal else None

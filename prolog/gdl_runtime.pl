@@ -37,6 +37,7 @@
             gdl_next/4,               % +Module, +State, +JointMove, -Result
             gdl_step/4,               % +Module, +State, +JointMove, -Result
             gdl_expand/3,             % +Module, +State, -Result
+            gdl_symbols/3,            % +Module, +Ids, -Terms
             gdl_terminal/3,           % +Module, +State, -Bool
             gdl_goals/3,              % +Module, +State, -ValuesPerRole
             gdl_state_info/3,         % +Module, +State, -Info
@@ -95,6 +96,8 @@ sentence.
 
 :- dynamic loading_error/2.          % loading_error(Module, Message)
 :- dynamic game_limit/2.             % game_limit(Module, Inferences)
+:- dynamic symbol_table/2.           % symbol_table(Module, Trie): Term -> Id
+:- dynamic symbol_term/3.            % symbol_term(Module, Id, Term)
 
 game(M0, M) :-
     (   atom(M0) -> M = M0 ; atom_string(M, M0) ).
@@ -261,6 +264,7 @@ gdl_unload(M0, true) :-
 
 unload(Module) :-
     retractall(game_limit(Module, _)),
+    forget_symbols(Module),
     game_release(Module),
     (   source_file_property(Module, module(Module))
     ->  unload_file(Module)
@@ -411,7 +415,9 @@ checked_joint(Module, PyJoint, Joint, Check) :-
 %   the successor. Result is [next, Added, Removed, Terminal, LegalPerRole, Goals]:
 %   the fluents the successor adds to and removes from State, whether it is
 %   terminal (true/false), the sorted legal moves of each role there, and, only if
-%   it is terminal, the sorted goal values of each role ([] otherwise). The
+%   it is terminal, the sorted goal values of each role ([] otherwise). Fluents
+%   and moves are given by their symbol ids (gdl_symbols/3 names them): a game
+%   has few, so an integer crosses to Python instead of a term each time. The
 %   successor is then this thread's installed state. As gdl_next/4, Result is
 %   [illegal, RoleIndex] or [arity, N] for a joint move that is not legal or not
 %   one move per role (State stays installed).
@@ -426,11 +432,12 @@ gdl_step_(M0, PyState, PyJoint, Result) :-
     (   Check == ok
     ->  state_advance(Module, Joint, Add, Del),
         state_info(Module, Terminal, Legal, Goals),
-        maplist(to_py, Add, PyAdd),
-        maplist(to_py, Del, PyDel),
-        maplist(maplist(to_py), Legal, PyLegal),
+        symbols(Module, Symbols),
+        maplist(symbol_id(Module, Symbols), Add, AddIds),
+        maplist(symbol_id(Module, Symbols), Del, DelIds),
+        maplist(maplist(symbol_id(Module, Symbols)), Legal, LegalIds),
         maplist(maplist(to_py), Goals, PyGoals),
-        Result = [next, PyAdd, PyDel, Terminal, PyLegal, PyGoals]
+        Result = [next, AddIds, DelIds, Terminal, LegalIds, PyGoals]
     ;   Result = Check
     ).
 
@@ -446,12 +453,12 @@ gdl_step_(M0, PyState, PyJoint, Result) :-
 %   under the game's inference limit, the successors under that limit times
 %   their number.
 
-gdl_expand(M0, State, [expand, Terminal, PyLegal, PyGoals, PyChildren]) :-
+gdl_expand(M0, State, [expand, Terminal, LegalIds, PyGoals, PyChildren]) :-
     limited(M0, 1, expand_parent(M0, State, Terminal, Legal, Goals, Joints)),
     length(Joints, N),
     Factor is max(1, N),
     limited(M0, Factor, expand_children(M0, Legal, Goals, Joints,
-                                        PyLegal, PyGoals, PyChildren)).
+                                        LegalIds, PyGoals, PyChildren)).
 
 expand_parent(M0, PyState, Terminal, Legal, Goals, Joints) :-
     game(M0, Module),
@@ -459,19 +466,76 @@ expand_parent(M0, PyState, Terminal, Legal, Goals, Joints) :-
     state_info(Module, Terminal, Legal, Goals),
     findall(Joint, maplist(member, Joint, Legal), Joints).
 
-expand_children(M0, Legal, Goals, Joints, PyLegal, PyGoals, PyChildren) :-
+expand_children(M0, Legal, Goals, Joints, LegalIds, PyGoals, PyChildren) :-
     game(M0, Module),
-    maplist(maplist(to_py), Legal, PyLegal),
+    symbols(Module, Symbols),
+    maplist(maplist(symbol_id(Module, Symbols)), Legal, LegalIds),
     maplist(maplist(to_py), Goals, PyGoals),
     state_children(Module, Joints, Children),
-    maplist(child_py, Children, PyChildren).
+    maplist(child_py(Module, Symbols), Children, PyChildren).
 
-child_py(child(Add, Del, Terminal, Legal, Goals),
-         [PyAdd, PyDel, Terminal, PyLegal, PyGoals]) :-
-    maplist(to_py, Add, PyAdd),
-    maplist(to_py, Del, PyDel),
-    maplist(maplist(to_py), Legal, PyLegal),
+child_py(Module, Symbols, child(Add, Del, Terminal, Legal, Goals),
+         [AddIds, DelIds, Terminal, LegalIds, PyGoals]) :-
+    maplist(symbol_id(Module, Symbols), Add, AddIds),
+    maplist(symbol_id(Module, Symbols), Del, DelIds),
+    maplist(maplist(symbol_id(Module, Symbols)), Legal, LegalIds),
     maplist(maplist(to_py), Goals, PyGoals).
+
+%!  gdl_symbols(+Module, +Ids, -Terms) is det.
+%
+%   Terms are the fluents or moves (py form) that the symbol ids Ids stand for in
+%   answers of gdl_step/4 and gdl_expand/3. Raises gdl_error(bad_term(Id)) for an
+%   id that names nothing in Module.
+
+gdl_symbols(M0, Ids, Terms) :-
+    limited(M0, 1, gdl_symbols_(M0, Ids, Terms)).
+
+gdl_symbols_(M0, Ids, PyTerms) :-
+    game(M0, Module),
+    maplist(symbol_py(Module), Ids, PyTerms).
+
+symbol_py(Module, Id, Py) :-
+    (   integer(Id), symbol_term(Module, Id, Term)
+    ->  to_py(Term, Py)
+    ;   throw(gdl_error(bad_term(Id)))
+    ).
+
+%   Symbol ids: each fluent or move of a game that gdl_step/4 or gdl_expand/3
+%   answered gets a whole number, the same in every thread, kept until the game is
+%   unloaded (a game has a bounded number of them). A trie per game maps the term
+%   to its id; symbol_term/3 maps back. A new id is made under a mutex, its
+%   symbol_term/3 fact asserted before the trie holds it, so any thread that finds
+%   an id can name it.
+
+symbols(Module, Trie) :-
+    (   symbol_table(Module, T)
+    ->  Trie = T
+    ;   with_mutex(gdl_symbols,
+                   (   symbol_table(Module, T)
+                   ->  Trie = T
+                   ;   trie_new(Trie),
+                       assertz(symbol_table(Module, Trie))
+                   ))
+    ).
+
+symbol_id(Module, Trie, Term, Id) :-
+    (   trie_lookup(Trie, Term, Id0)
+    ->  Id = Id0
+    ;   with_mutex(gdl_symbols, new_symbol(Module, Trie, Term, Id))
+    ).
+
+new_symbol(Module, Trie, Term, Id) :-
+    (   trie_lookup(Trie, Term, Id0)
+    ->  Id = Id0
+    ;   to_py(Term, _),                       % the depth check, before it is kept
+        flag(gdl_symbol_ids, Id, Id + 1),
+        assertz(symbol_term(Module, Id, Term)),
+        trie_insert(Trie, Term, Id)
+    ).
+
+forget_symbols(Module) :-
+    forall(retract(symbol_table(Module, Trie)), trie_destroy(Trie)),
+    retractall(symbol_term(Module, _, _)).
 
 %!  gdl_terminal(+Module, +State, -Bool) is det.
 %

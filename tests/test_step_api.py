@@ -107,6 +107,9 @@ def test_a_stepped_state_answers_from_what_it_learnt() -> None:
         s = sm.initial_state
         legal = sm.all_legal_moves(s)
         calls = count_calls(sm)
+        sm.step(s, [legal[0][0], legal[1][0]])
+        assert calls[0] == "gdl_step" and set(calls[1:]) <= {"gdl_symbols"}  # names learnt
+        calls.clear()
         step = sm.step(s, [legal[0][0], legal[1][0]])
         assert calls == ["gdl_step"]
         assert isinstance(step, Step)
@@ -119,6 +122,16 @@ def test_a_stepped_state_answers_from_what_it_learnt() -> None:
         # goals of a non-terminal state do not come with a step: asked as before
         sm.goals(step.state)
         assert calls == ["gdl_step", "gdl_goals"]
+
+
+def test_symbol_ids_name_nothing_else() -> None:
+    with own("ticTacToe") as sm:
+        step = sm.step(sm.initial_state, [m[0] for m in sm.all_legal_moves(sm.initial_state)])
+        with pytest.raises(ReasonerError, match="not a GDL term"):
+            sm._call("gdl_symbols", [10**9])
+        with pytest.raises(ReasonerError, match="not a GDL term"):
+            sm._call("gdl_symbols", ["cell"])
+        assert sm.all_legal_moves(step.state) == [list(ms) for ms in step.legal]
 
 
 def test_terminal_goals_come_with_the_step() -> None:
