@@ -217,14 +217,44 @@ def _successor(key: frozenset[Raw], added: list[Any], removed: list[Any]) -> fro
 class _Symbols:
     """The fluents and moves the runtime names by symbol id in the answers of
     gdl_step/gdl_expand: id -> hashable janus form, id -> term (interned by
-    ``_Terms``). Learnt on first sight (one gdl_symbols call); a game has a bounded
-    number of them. Entries are only ever added, so threads may share it."""
+    ``_Terms``), janus form -> id. Learnt on first sight (one gdl_symbols or
+    gdl_symbol_ids call); a game has a bounded number of them. Entries are only ever
+    added, so threads may share it."""
 
-    def __init__(self, terms: _Terms, fetch: Callable[[list[int]], list[Any]]) -> None:
+    def __init__(
+        self,
+        terms: _Terms,
+        fetch: Callable[[list[int]], list[Any]],
+        name: Callable[[list[Raw]], Any],
+    ) -> None:
         self.raw: dict[int, Raw] = {}
         self.term: dict[int, Term] = {}
+        self.id_of: dict[Raw, int] = {}
         self._terms = terms
         self._fetch = fetch
+        self._name = name
+        self._full = False
+
+    def state(self, key: frozenset[Raw]) -> Any:
+        """A state as the runtime takes it: ("ids", [symbol id, ...]), or the list of
+        its fluents when the game has too many symbols to name more."""
+        id_of = self.id_of
+        try:
+            return ("ids", [id_of[r] for r in key])
+        except KeyError:
+            if self._full:
+                return list(key)
+        unknown = [r for r in key if r not in id_of]
+        ids = self._name(unknown)
+        if ids == "full":
+            self._full = True
+            return list(key)
+        for r, i in zip(unknown, ids, strict=True):
+            if i not in self.raw:
+                self.term[i] = self._terms.term(r)
+                self.raw[i] = r
+            id_of[r] = i
+        return ("ids", [id_of[r] for r in key])
 
     def learn(self, ids: Iterable[int]) -> None:
         """Make sure every id in ``ids`` is known."""
@@ -234,6 +264,7 @@ class _Symbols:
                 raw = _freeze(py)
                 self.term[i] = self._terms.term(raw)
                 self.raw[i] = raw
+                self.id_of[raw] = i
 
     def decode(
         self, added: list[int], removed: list[int], legal: list[list[int]]
@@ -401,7 +432,7 @@ class StateMachine:
         if installed is state or (installed is not None and installed == state):
             return _CURRENT
         self._tls.installed = state
-        return list(state._key)
+        return self._symbols().state(state._key)
 
     def _new_state(self, raw: Iterable[Raw]) -> MachineState:
         s = MachineState(raw, self._terms)
@@ -540,7 +571,11 @@ class StateMachine:
         try:
             return self._symbol_ids
         except AttributeError:
-            self._symbol_ids = _Symbols(self._terms, lambda ids: self._call("gdl_symbols", ids))
+            self._symbol_ids = _Symbols(
+                self._terms,
+                lambda ids: self._call("gdl_symbols", ids),
+                lambda raws: self._call("gdl_symbol_ids", raws),
+            )
             return self._symbol_ids
 
     def _learnt(

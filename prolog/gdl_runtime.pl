@@ -38,6 +38,7 @@
             gdl_step/4,               % +Module, +State, +JointMove, -Result
             gdl_expand/3,             % +Module, +State, -Result
             gdl_symbols/3,            % +Module, +Ids, -Terms
+            gdl_symbol_ids/3,         % +Module, +Terms, -Ids
             gdl_terminal/3,           % +Module, +State, -Bool
             gdl_goals/3,              % +Module, +State, -ValuesPerRole
             gdl_state_info/3,         % +Module, +State, -Info
@@ -97,7 +98,7 @@ sentence.
 :- dynamic loading_error/2.          % loading_error(Module, Message)
 :- dynamic game_limit/2.             % game_limit(Module, Inferences)
 :- dynamic symbol_table/2.           % symbol_table(Module, Trie): Term -> Id
-:- dynamic symbol_term/3.            % symbol_term(Module, Id, Term)
+:- dynamic symbol_term/3.            % symbol_term(Id, Module, Term)
 
 game(M0, M) :-
     (   atom(M0) -> M = M0 ; atom_string(M, M0) ).
@@ -495,9 +496,28 @@ gdl_symbols_(M0, Ids, PyTerms) :-
     maplist(symbol_py(Module), Ids, PyTerms).
 
 symbol_py(Module, Id, Py) :-
-    (   integer(Id), symbol_term(Module, Id, Term)
+    (   integer(Id), symbol_term(Id, Module, Term)
     ->  to_py(Term, Py)
     ;   throw(gdl_error(bad_term(Id)))
+    ).
+
+%!  gdl_symbol_ids(+Module, +Terms, -Ids) is det.
+%
+%   Ids are the symbol ids of the fluents or moves Terms (py form), made for those
+%   that have none yet, so that a state can be sent as ids-[Id, ...] (see
+%   install_py/2). At most 1,000,000 symbols per game are made: past that, Ids is
+%   the atom full.
+
+gdl_symbol_ids(M0, Terms, Ids) :-
+    limited(M0, 1, gdl_symbol_ids_(M0, Terms, Ids)).
+
+gdl_symbol_ids_(M0, PyTerms, Ids) :-
+    game(M0, Module),
+    maplist(from_py, PyTerms, Terms),
+    symbols(Module, Symbols),
+    (   trie_property(Symbols, value_count(N)), N > 1000000
+    ->  Ids = full
+    ;   maplist(symbol_id(Module, Symbols), Terms, Ids)
     ).
 
 %   Symbol ids: each fluent or move of a game that gdl_step/4 or gdl_expand/3
@@ -529,13 +549,13 @@ new_symbol(Module, Trie, Term, Id) :-
     ->  Id = Id0
     ;   to_py(Term, _),                       % the depth check, before it is kept
         flag(gdl_symbol_ids, Id, Id + 1),
-        assertz(symbol_term(Module, Id, Term)),
+        assertz(symbol_term(Id, Module, Term)),
         trie_insert(Trie, Term, Id)
     ).
 
 forget_symbols(Module) :-
     forall(retract(symbol_table(Module, Trie)), trie_destroy(Trie)),
-    retractall(symbol_term(Module, _, _)).
+    retractall(symbol_term(_, Module, _)).
 
 %!  gdl_terminal(+Module, +State, -Bool) is det.
 %
@@ -644,15 +664,26 @@ no_legal_move_as_result(Goal, Result) :-
 gdl_seed(Seed, true) :-
     set_random(seed(Seed)).
 
-%   install_py(+Module, +State): make the state given in py form (a list) current;
-%   anything else (the caller sends '=') stands for the state installed last.
+%   install_py(+Module, +State): make the state given in py form (a list) or as
+%   ids-SymbolIds (Python's ("ids", [...]); gdl_symbol_ids/3) current; anything
+%   else (the caller sends '=') stands for the state installed last.
 
 install_py(Module, PyState) :-
-    (   \+ is_list(PyState)
-    ->  true
-    ;   maplist(from_py, PyState, Fs),
+    (   is_list(PyState)
+    ->  maplist(from_py, PyState, Fs),
         sort(Fs, State),
         state_install(Module, State)
+    ;   PyState = ids-Ids
+    ->  maplist(symbol_fluent(Module), Ids, Fs),
+        sort(Fs, State),
+        state_install(Module, State)
+    ;   true
+    ).
+
+symbol_fluent(Module, Id, Fluent) :-
+    (   integer(Id), symbol_term(Id, Module, F)
+    ->  Fluent = F
+    ;   throw(gdl_error(bad_term(Id)))
     ).
 
 
