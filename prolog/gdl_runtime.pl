@@ -68,6 +68,7 @@
                 state_is_legal/3,
                 state_advance/4,
                 state_info/4,
+                state_check_joint/3,
                 state_children/3,
                 state_playout/3,
                 state_playouts/5,
@@ -395,20 +396,11 @@ gdl_next_(M0, PyState, PyJoint, Result) :-
     ).
 
 %   checked_joint(+Module, +PyJoint, -Joint, -Check): Joint is the joint move
-%   PyJoint stands for; Check is ok if it has one move per role and each is legal
-%   in the installed state, else [arity, N] or [illegal, RoleIndex] (as gdl_next/4
-%   answers).
+%   PyJoint stands for; Check as state_check_joint/3 gives it.
 
 checked_joint(Module, PyJoint, Joint, Check) :-
-    state_roles(Module, Roles),
     maplist(from_py, PyJoint, Joint),
-    length(Roles, N),
-    (   \+ length(Joint, N)
-    ->  Check = [arity, N]
-    ;   nth0(I, Roles, R), nth0(I, Joint, M), \+ state_is_legal(Module, R, M)
-    ->  Check = [illegal, I]
-    ;   Check = ok
-    ).
+    state_check_joint(Module, Joint, Check).
 
 %!  gdl_step(+Module, +State, +JointMove, -Result) is det.
 %

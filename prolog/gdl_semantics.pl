@@ -53,6 +53,7 @@
             state_next/3,             % +Module, +JointMove, -SortedFluents
             state_advance/4,          % +Module, +JointMove, -Added, -Removed
             state_info/4,             % +Module, -Terminal, -LegalPerRole, -Goals
+            state_check_joint/3,      % +Module, +JointMove, -Check
             state_children/3,         % +Module, +JointMoves, -Children
             state_playout/3,          % +Module, +MaxDepth, -Depth
             state_playouts/5,         % +Module, +Count, +MaxDepth, -PerRole, -Steps
@@ -113,7 +114,9 @@ game_release(Module) :-
     retractall(game_query_flags(Module, _, _)),
     catch(abolish_module_tables(Module), _, true),
     state_key(Module, Key),
-    nb_delete(Key).
+    nb_delete(Key),
+    legal_key(Module, LegalKey),
+    nb_delete(LegalKey).
 
 %   materialize(+Module): give each state-independent relation (gdl_static/2 lists
 %   them, dependencies first) the facts its rules derive, computed once by calling
@@ -406,7 +409,33 @@ state_info(Module, Terminal, Legal, Goals) :-
     ;   Terminal = false,
         Goals = []
     ),
-    maplist(state_legal(Module), Roles, Legal).
+    maplist(state_legal(Module), Roles, Legal),
+    legal_key(Module, Key),
+    nb_setval(Key, known(Legal)).
+
+%!  state_check_joint(+Module, +Joint, -Check) is det.
+%
+%   Check is ok if Joint has one move per role and each is a legal move of its role
+%   in the installed state, else [arity, N] (N roles) or [illegal, I] for the first
+%   role (0-based index I) whose move is not legal. Legality is looked up in the
+%   legal moves state_info/4 computed for the installed state, if it did (a search
+%   step asks it of every state it reaches), else asked of the game.
+
+state_check_joint(Module, Joint, Check) :-
+    state_roles(Module, Roles),
+    length(Roles, N),
+    (   \+ length(Joint, N)
+    ->  Check = [arity, N]
+    ;   legal_key(Module, Key),
+        nb_current(Key, known(Legal))
+    ->  (   nth0(I, Legal, Moves), nth0(I, Joint, M), \+ memberchk(M, Moves)
+        ->  Check = [illegal, I]
+        ;   Check = ok
+        )
+    ;   nth0(I, Roles, R), nth0(I, Joint, M), \+ state_is_legal(Module, R, M)
+    ->  Check = [illegal, I]
+    ;   Check = ok
+    ).
 
 %!  state_children(+Module, +JointMoves, -Children) is det.
 %
@@ -610,7 +639,15 @@ installed(Module, Pairs) :-
 
 set_installed(Module, Pairs) :-
     state_key(Module, Key),
-    nb_setval(Key, Pairs).
+    nb_setval(Key, Pairs),
+    legal_key(Module, LegalKey),
+    nb_setval(LegalKey, unknown).
+
+%   The legal moves of the installed state, once state_info/4 computed them (per
+%   thread): known(LegalPerRole), or unknown since the state last changed.
+
+legal_key(Module, Key) :-
+    atom_concat('$gdl_legal:', Module, Key).
 
 %   switch(+Module, +OldPairs, +New, -NewPairs, -Added, -Removed): replace the
 %   installed fluents by the sorted list New.

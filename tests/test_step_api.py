@@ -279,3 +279,22 @@ def test_states_revisited_in_any_order_get_the_same_answers() -> None:
                 assert sm.all_legal_moves(fresh) == legal
         odd = MachineState.from_fluents([*sm.initial_state, "(mystery 1)"])
         assert sm.all_legal_moves(odd) == sm.all_legal_moves(MachineState(sm.initial_state._key))
+
+
+def test_a_step_from_a_stepped_state_checks_legality_against_its_moves() -> None:
+    # From a state a step reached, the runtime checks a joint move against the legal
+    # moves it computed there; from any other, it asks the game: same verdicts.
+    with own("ticTacToe") as sm:
+        first = sm.step(sm.initial_state, [m[0] for m in sm.all_legal_moves(sm.initial_state)])
+        x_moves, o_moves = first.legal
+        with pytest.raises(IllegalMoveError, match="oplayer"):
+            sm.step(first.state, [x_moves[0], x_moves[0]])  # xplayer's move for oplayer
+        with pytest.raises(IllegalMoveError, match="xplayer"):
+            sm.step(first.state, [o_moves[0], o_moves[0]])
+        with pytest.raises(TransitionDefinitionError, match="one move per role"):
+            sm.step(first.state, [x_moves[0]])
+        fresh = MachineState(first.state._key)
+        with pytest.raises(IllegalMoveError, match="oplayer"):
+            sm.step(fresh, [x_moves[0], x_moves[0]])
+        second = sm.step(first.state, [x_moves[0], o_moves[0]])
+        assert second.state == sm.next_state(fresh, [x_moves[0], o_moves[0]])
