@@ -6,7 +6,8 @@
 For each game of the 20-game set (``../shared/anchors/this-machine.md``), in one process
 and one after the other, with the same warm-up and the same seconds:
 
-- ``raw``: the raw step API loop, the calls of ``loops.python_steps`` (mode ``b``);
+- ``raw``: the raw step API loop, the calls of ``loops.python_steps`` (mode ``b``,
+  one ``StateMachine.step`` per step);
 - ``openspiel``: ``state.legal_actions()`` / ``apply_action`` (``apply_actions`` with one
   action per player in simultaneous games) on a ``gdl2pl.openspiel`` state, ``returns()``
   at the end;
@@ -54,15 +55,15 @@ Steps = Iterator[bool]  # one item per game transition; True when a match ended 
 
 
 def raw_steps(sm: Any, rng: random.Random) -> Steps:
-    """The raw step API loop, call for call as ``loops.python_steps`` (mode ``b``)."""
+    """The raw step API loop, call for call as ``loops.python_steps`` (mode ``b``): one
+    ``StateMachine.step`` per step, ``goals`` at the end."""
     choice = rng.choice
     while True:
         s = sm.initial_state
         ended = sm.is_terminal(s)
+        legal = [] if ended else sm.all_legal_moves(s)
         while not ended:
-            per_role = sm.all_legal_moves(s)
-            s = sm.next_state(s, [choice(ms) for ms in per_role])
-            ended = sm.is_terminal(s)
+            s, ended, legal, _ = sm.step(s, [choice(ms) for ms in legal])
             if ended:
                 with contextlib.suppress(GoalDefinitionError):  # a game's bug: still a step
                     sm.goals(s)
