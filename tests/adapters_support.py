@@ -28,14 +28,17 @@ def repository_game(name: str) -> Path:
 OWN_GAMES = Path(__file__).resolve().parent / "games"
 
 #: The adapters' 20 shared games (OpenSpiel's random_sim_test, PettingZoo's api tests):
-#: simultaneous (battle, pacman3p, connectFourSimultaneous), three or more players
-#: (3pConnectFour, pacman3p, 3pffa, 4pffa, 3pttc), one-player puzzles (eightPuzzle, hanoi,
-#: sudokuGrade1, blocks, buttons), and two-player board games.
+#: simultaneous (battle, pacman3p, connectFourSimultaneous, gt_two_thirds_4p), three or
+#: more players (3pConnectFour, pacman3p, cubicup_3player, smallest_4player,
+#: tictactoe_3d_6player), one-player puzzles (eightPuzzle, hanoi, sudokuGrade1, blocks,
+#: buttons), and two-player board games. Not 3pffa, 4pffa or 3pttc: random play reaches
+#: states of theirs where a role has no legal move (a defect of those games, which the
+#: adapters report as an error), so random tests on them fail now and then.
 TWENTY_GAMES = [
     "ticTacToe", "connectFour", "breakthrough", "knightThrough", "hex", "nineBoardTicTacToe",
     "3pConnectFour", "eightPuzzle", "hanoi", "pacman3p", "connectFourSimultaneous",
-    "dotsAndBoxes", "sudokuGrade1", "3pffa", "4pffa", "battle", "blocks", "buttons",
-    "3pttc", "chomp",
+    "dotsAndBoxes", "sudokuGrade1", "cubicup_3player", "smallest_4player", "battle", "blocks",
+    "buttons", "tictactoe_3d_6player", "gt_two_thirds_4p",
 ]
 #: Six of them that show every kind (simultaneous, 3+ players, puzzle): the quick runs.
 QUICK_GAMES = {"ticTacToe", "connectFourSimultaneous", "3pConnectFour", "pacman3p", "hanoi",

@@ -49,13 +49,17 @@ def test_an_error_in_any_round_is_reported_instead_of_a_median() -> None:
 
 
 def test_summary_checks_the_median_and_the_lowest_ratio_against_the_targets() -> None:
-    passing = [row(HANOI, "a", 300.0), row(CHESS, "a", 200.0)]  # 3x and 20x
-    [line] = run.summary(passing, ["a"])
-    assert "median ratio 11.5x" in line and "lowest 3.00x (hanoi)" in line
+    [(mode, median, lowest)] = [t for t in run.TARGETS if t[0] == "a"]
+    low = 1.2 * (lowest or 1.0)  # above the lowest allowed
+    high = 2 * median * 1.2 - low  # so that the median of the two is 1.2 x the target
+    passing = [row(HANOI, mode, 100.0 * low), row(CHESS, mode, 10.0 * high)]
+    [line] = run.summary(passing, [mode])
+    assert f"median ratio {(low + high) / 2:.1f}x" in line and f"lowest {low:.2f}x (hanoi)" in line
     assert line.endswith("PASS")
 
-    one_slow = [row(HANOI, "a", 200.0), row(CHESS, "a", 300.0)]  # 2x and 30x
-    [line] = run.summary(one_slow, ["a"])
+    slow = 0.5 * (lowest or median / 4)  # one game far below the bound
+    one_slow = [row(HANOI, mode, 100.0 * slow), row(CHESS, mode, 10.0 * 4 * median)]
+    [line] = run.summary(one_slow, [mode])
     assert line.endswith("FAIL")
 
 
