@@ -16,9 +16,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import product
 
+from gdl2pl.flatten import FlatRule, flatten_rules, relation_key, term_args
 from gdl2pl.kif import kif_term
 from gdl2pl.normalize import normalize_case
-from gdl2pl.rules import NormalRule, normalize_rules, relation_key, term_args
 from gdl2pl.syntax import Const, Description, Func, Term, Var
 
 from .errors import DomainExplosionError
@@ -102,7 +102,7 @@ def _instances(
 
 
 class _Model:
-    def __init__(self, rules: list[NormalRule], limit: int, game: str) -> None:
+    def __init__(self, rules: list[FlatRule], limit: int, game: str) -> None:
         self.rules = rules
         self.limit = limit
         self.game = game
@@ -139,7 +139,7 @@ class _Model:
         self._memo[(pos, pattern)] = (len(vals), out)
         return out
 
-    def ranges(self, rule: NormalRule) -> dict[str, set[Term]] | None:
+    def ranges(self, rule: FlatRule) -> dict[str, set[Term]] | None:
         """Each variable's possible values in ``rule``; None if some literal cannot hold."""
         ranges: dict[str, set[Term]] = {}
         for lit in rule.body:
@@ -200,7 +200,7 @@ class _AtomModel:
     ignored (a join per rule, indexed on the first ground argument). Exact where the
     per-position model is loose; bounded by ``limit`` atoms per relation."""
 
-    def __init__(self, rules: list[NormalRule], limit: int, game: str, work: int) -> None:
+    def __init__(self, rules: list[FlatRule], limit: int, game: str, work: int) -> None:
         self.rules = rules
         self.limit = limit
         self.game = game
@@ -248,7 +248,7 @@ class _AtomModel:
             if all(_match(p, g, b) for p, g in zip(args, atom, strict=True)):
                 yield from self.solve(body, i + 1, b)
 
-    def fire(self, rule: NormalRule, bindings: Iterable[dict[str, Term]]) -> None:
+    def fire(self, rule: FlatRule, bindings: Iterable[dict[str, Term]]) -> None:
         key = relation_key(rule.head)
         head = term_args(rule.head)
         names = {n for a in head for n in _vars(a)}
@@ -291,7 +291,7 @@ def analyse_domains(
 
     ``roles`` are spelled as the case-normalized description spells them (as the
     ``StateMachine`` reports them). Raises ``DomainExplosionError`` past ``max_terms``."""
-    rules = normalize_rules(normalize_case(description))
+    rules = flatten_rules(normalize_case(description))
     role_list = list(roles)
     exact = _AtomModel(rules, max_terms, game, JOIN_BUDGET)
     try:

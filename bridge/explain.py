@@ -17,8 +17,8 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from gdl2pl.errors import GdlError
+from gdl2pl.flatten import BodyLiteral, FlatRule
 from gdl2pl.kif import kif_clause, kif_term, parse_kif_term
-from gdl2pl.rules import BodyLiteral, NormalRule
 from gdl2pl.syntax import Const, Distinct, Func, Not, Pos, Sentence, Term, Var, is_ground
 from gdl2pl.translate import predicate_name
 
@@ -302,7 +302,7 @@ class _Builder:
                 break
         return "\n".join(out)
 
-    def bindings(self, rule: NormalRule, head: Any, lits: list[Any]) -> dict[str, Term]:
+    def bindings(self, rule: FlatRule, head: Any, lits: list[Any]) -> dict[str, Term]:
         b: dict[str, Term] = {}
         head_args = rule.head.args if isinstance(rule.head, Func) else ()
         for p, v in zip(head_args, _prolog_args(head), strict=False):
@@ -325,7 +325,7 @@ class _Builder:
         lits: list[Any],
         failing: int | None = None,
         n: int | None = None,
-    ) -> tuple[RuleUse, NormalRule | None]:
+    ) -> tuple[RuleUse, FlatRule | None]:
         rule = self.by_line.get(line)
         if rule is None:
             return RuleUse("?", None, line, self.clause_text(line) if line else "", {}), None
@@ -379,7 +379,7 @@ class _Builder:
         child = self.node(sub, texts[k - 1])
         return Node(text, False, "attempt", use, (child,))
 
-    def literal_texts(self, rule: NormalRule | None, b: dict[str, Term], n: int) -> list[str]:
+    def literal_texts(self, rule: FlatRule | None, b: dict[str, Term], n: int) -> list[str]:
         if rule is None:
             return ["?"] * n
         return [_literal_text(lit, b) for lit in rule.body]
@@ -389,7 +389,7 @@ def _strip_not(text: str) -> str:
     return text[5:-1] if text.startswith("(not ") and text.endswith(")") else text
 
 
-def _var_order(rule: NormalRule) -> list[str]:
+def _var_order(rule: FlatRule) -> list[str]:
     names: dict[str, None] = {}
 
     def walk(t: object) -> None:

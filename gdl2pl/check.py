@@ -26,7 +26,7 @@ from gdl2pl.depgraph import (
     dependency_graph,
     negation_may_close,
 )
-from gdl2pl.rules import disjunctive_normal_form
+from gdl2pl.flatten import disjunctive_normal_form
 from gdl2pl.source import without_cycle_collection
 from gdl2pl.syntax import (
     And,
@@ -307,7 +307,7 @@ def _check_clause_shape(c: Clause) -> Iterator[Finding]:
 
 def _alternatives(lits: Iterable[Literal]) -> list[list[Literal]] | None:
     """The body as a disjunction of plain conjunctions (see
-    ``gdl2pl.rules.disjunctive_normal_form``); None beyond _MAX_ALTERNATIVES."""
+    ``gdl2pl.flatten.disjunctive_normal_form``); None beyond _MAX_ALTERNATIVES."""
     return disjunctive_normal_form(lits, _MAX_ALTERNATIVES)
 
 

@@ -68,7 +68,7 @@ class Dependency:
     body: str
     negative: bool
     atom: Sentence = field(compare=False)
-    rule: Any = field(compare=False)  # the Rule (or the translator's NormalRule)
+    rule: Any = field(compare=False)  # the Rule (or the translator's FlatRule)
 
 
 @dataclass(frozen=True)

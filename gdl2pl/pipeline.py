@@ -1,5 +1,5 @@
 """The whole front end in one call: text -> AST -> case normalization -> checks ->
-normalized rules -> Prolog text.
+flat rules -> Prolog text.
 
 ``compile_game`` is what every caller that turns a game into a Prolog module uses (the
 state machine, the ``translate`` command, the GGP player, the match runner), so the
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gdl2pl.check import Finding, check_description
+from gdl2pl.flatten import FlatRule, flatten_rules
 from gdl2pl.load import Syntax, parse_game, read_game
 from gdl2pl.normalize import (
     SymbolTable,
@@ -21,7 +22,6 @@ from gdl2pl.normalize import (
     symbol_table,
     unambiguous_table,
 )
-from gdl2pl.rules import NormalRule, normalize_rules
 from gdl2pl.syntax import Description
 from gdl2pl.translate import Translation, emit, plan
 
@@ -42,7 +42,7 @@ class CompiledGame:
     #: The checker's findings (empty when the check was not asked for).
     findings: tuple[Finding, ...]
     #: The flat clauses the translator emitted.
-    rules: tuple[NormalRule, ...]
+    rules: tuple[FlatRule, ...]
     translation: Translation
 
 
@@ -88,7 +88,7 @@ def compile_game(
     label = name or "game"
     n, symbols = normalized(d, case_sensitive)
     findings = tuple(check_description(d, name)) if check else ()
-    rules = normalize_rules(n) if translate else []
+    rules = flatten_rules(n) if translate else []
     translation = (
         emit(plan(rules), module, label) if translate else Translation(module, "", ())
     )

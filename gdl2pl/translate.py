@@ -28,7 +28,7 @@ Evaluation strategy:
   (``gdl_query_tables/2``), so no answer leaks from one state into another;
 - ``not`` -> ``\\+`` (``tnot/1`` on a tabled relation of the same recursive
   component), ``distinct`` -> ``\\==``, both placed after the literals binding them
-  (``gdl2pl.rules.order_body``);
+  (``gdl2pl.flatten.order_body``);
 - a positive literal that is ground when it is called (its variables all bound by the
   literals before it) holds at most once in GDL, so it is written ``\\+ \\+ G``: proved
   once, not once per proof (nine such literals of seven proofs each would otherwise make
@@ -45,14 +45,14 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from gdl2pl.depgraph import Dependency, DependencyGraph, graph_of
-from gdl2pl.prolog_syntax import VariableNamer, comment_text, quote_atom
-from gdl2pl.rules import (
+from gdl2pl.flatten import (
     BodyLiteral,
-    NormalRule,
+    FlatRule,
     TranslationError,
-    normalize_rules,
+    flatten_rules,
     relation_key,
 )
+from gdl2pl.prolog_text import VariableNamer, comment_text, quote_atom
 from gdl2pl.syntax import (
     Const,
     Description,
@@ -110,7 +110,7 @@ class Translation:
     stores: tuple[tuple[str, int], ...] = field(default=())
     #: For each clause of ``text``: the 1-based line where its head starts (the line
     #: after its comment), and the flat rule it was written from.
-    origins: tuple[tuple[int, NormalRule], ...] = field(default=())
+    origins: tuple[tuple[int, FlatRule], ...] = field(default=())
     #: GDL-2010 keywords (``base``, ``input``) the game uses as ordinary relations, with
     #: other arities: it predates GDL 2010 and declares no base or input.
     pre_2010: tuple[str, ...] = field(default=())
@@ -123,7 +123,7 @@ class Translation:
 class Plan:
     """What each relation of a game becomes in Prolog; computed by ``plan``."""
 
-    rules: tuple[NormalRule, ...]
+    rules: tuple[FlatRule, ...]
     defined: frozenset[PredKey]
     #: Each relation's strongly connected component (over positive and negative edges).
     component: dict[PredKey, int]
@@ -176,7 +176,7 @@ def _called(lit: BodyLiteral) -> Sentence | None:
     return lit if isinstance(lit, Const | Func) else None
 
 
-def _graphs(rules: list[NormalRule]) -> tuple[DependencyGraph, DependencyGraph]:
+def _graphs(rules: list[FlatRule]) -> tuple[DependencyGraph, DependencyGraph]:
     """The dependency graph over ``name/arity`` keys, and its positive edges alone."""
     nodes: dict[str, None] = {}
     edges: list[Dependency] = []
@@ -195,7 +195,7 @@ def _graphs(rules: list[NormalRule]) -> tuple[DependencyGraph, DependencyGraph]:
     return full, positive
 
 
-def _builds_terms(r: NormalRule) -> bool:
+def _builds_terms(r: FlatRule) -> bool:
     """True if the rule's head builds compound terms from variables (e.g. lists): a
     recursive relation doing so may have a huge or infinite extension, so it is
     evaluated on demand (tabled) instead of being computed whole at load time."""
@@ -205,7 +205,7 @@ def _builds_terms(r: NormalRule) -> bool:
     )
 
 
-def _stores(rules: list[NormalRule]) -> tuple[tuple[str, int], ...]:
+def _stores(rules: list[FlatRule]) -> tuple[tuple[str, int], ...]:
     stores: dict[tuple[str, int], None] = {}
 
     def add(f: Term) -> None:
@@ -224,10 +224,10 @@ def _stores(rules: list[NormalRule]) -> tuple[tuple[str, int], ...]:
     return tuple(stores)
 
 
-def plan(rules: list[NormalRule]) -> Plan:
+def plan(rules: list[FlatRule]) -> Plan:
     """Decide what every relation becomes, from the dependency graph of ``rules``."""
     graph, positive = _graphs(rules)
-    by_head: dict[PredKey, list[NormalRule]] = defaultdict(list)
+    by_head: dict[PredKey, list[FlatRule]] = defaultdict(list)
     for r in rules:
         by_head[relation_key(r.head)].append(r)
     defined = frozenset(by_head)
@@ -394,7 +394,7 @@ class _Emitter:
             return f"\\+ \\+ {text}"  # ground when called: it holds at most once
         return text
 
-    def clause(self, r: NormalRule) -> str:
+    def clause(self, r: FlatRule) -> str:
         counts: dict[str, int] = defaultdict(int)
         for node in (r.head, *r.body):
             for v in walk(node):
@@ -517,7 +517,7 @@ def emit(p: Plan, module: str, source_name: str) -> Translation:
     """The Prolog module of a plan, with the line of every clause."""
     e = _Emitter(p, source_name)
     out = e.declarations(module)
-    origins: list[tuple[int, NormalRule]] = []
+    origins: list[tuple[int, FlatRule]] = []
     line = sum(chunk.count("\n") + 1 for chunk in out)
     for r in p.rules:
         chunk = e.clause(r) + "\n"
@@ -537,4 +537,4 @@ def emit(p: Plan, module: str, source_name: str) -> Translation:
 
 def translate(d: Description, module: str = "game", source_name: str | None = None) -> Translation:
     """Translate a (case-normalized) description into one SWI-Prolog module."""
-    return emit(plan(normalize_rules(d)), module, source_name or "game")
+    return emit(plan(flatten_rules(d)), module, source_name or "game")

@@ -9,9 +9,9 @@ from pathlib import Path
 import prolog_env
 import pytest
 
+from gdl2pl.flatten import flatten_rules
 from gdl2pl.kif import parse_kif
 from gdl2pl.pipeline import compile_game
-from gdl2pl.rules import normalize_rules
 from gdl2pl.syntax import Const, Func, Not
 
 GAMES = Path(__file__).resolve().parent / "games"
@@ -54,14 +54,14 @@ def test_a_literal_bound_only_by_later_ones_is_not_wrapped() -> None:
 
 def test_a_loop_check_stays_before_the_recursive_call() -> None:
     d = compile_game(GAMES / "loop_check.kif").normalized
-    rule = next(r for r in normalize_rules(d) if r.head.name == "path" and len(r.body) == 3)
+    rule = next(r for r in flatten_rules(d) if r.head.name == "path" and len(r.body) == 3)
     kinds = [type(lit).__name__ for lit in rule.body]
     assert kinds == ["Func", "Not", "Func"], rule.body
 
 
 def test_a_negation_still_moves_after_the_literal_binding_it() -> None:
     d = parse_kif("(<= (p ?x) (not (q ?x)) (r ?x))")
-    (rule,) = normalize_rules(d)
+    (rule,) = flatten_rules(d)
     assert isinstance(rule.body[0], Func) and rule.body[0].name == "r"
     assert isinstance(rule.body[1], Not)
 

@@ -1,6 +1,6 @@
-"""Normalized rules: the form the translator works on.
+"""Flat rules: the form the translator works on.
 
-``normalize_rules`` turns a description into flat clauses whose bodies contain only
+``flatten_rules`` turns a description into flat clauses whose bodies contain only
 positive sentences, negated sentences and ``distinct``; it
 
 - expands ``or``/``and`` into separate clauses (disjunctive normal form), keeping
@@ -62,7 +62,7 @@ BodyLiteral = Const | Func | Not | Distinct
 
 
 @dataclass(frozen=True, slots=True)
-class NormalRule:
+class FlatRule:
     """One flat clause: ``head :- body``, with the source clause it came from."""
 
     head: Sentence
@@ -191,18 +191,18 @@ def order_body(
 
 def normalize_clause(
     clause: Clause, recursive: Callable[[Sentence], bool] = lambda s: False
-) -> list[NormalRule]:
+) -> list[FlatRule]:
     """The flat clauses for one source clause, safety-ordered (see ``order_body``;
     ``recursive`` tells the calls that may recurse into the clause's own relation)."""
     head = _sentence(clause.head, clause)
     if relation_name(head) in INPUT_RELATIONS:
         raise TranslationError(f"a game may not define '{relation_name(head)}'", clause)
     if isinstance(clause, Fact):
-        return [NormalRule(head, (), clause)]
+        return [FlatRule(head, (), clause)]
     head_variables = frozenset(v.name for v in variables(head))
     conjunctions = _conjunctions(clause.body, clause)
     return [
-        NormalRule(
+        FlatRule(
             head,
             tuple(order_body(conj, head_variables, recursive)[0]),
             clause,
@@ -213,11 +213,11 @@ def normalize_clause(
     ]
 
 
-def normalize_rules(d: Description) -> list[NormalRule]:
+def flatten_rules(d: Description) -> list[FlatRule]:
     """All flat clauses of a description, in source order."""
     graph = dependency_graph(d, key=str)
     recursive_relations = graph.recursive()
-    out: list[NormalRule] = []
+    out: list[FlatRule] = []
     for c in d.clauses:
         head = c.head.name
         if head in recursive_relations:
@@ -236,10 +236,10 @@ def term_args(s: Sentence) -> tuple[Term, ...]:
 __all__ = [
     "INPUT_RELATIONS",
     "BodyLiteral",
-    "NormalRule",
+    "FlatRule",
     "TranslationError",
     "normalize_clause",
-    "normalize_rules",
+    "flatten_rules",
     "order_body",
     "relation_key",
     "relation_name",
