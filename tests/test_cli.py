@@ -12,8 +12,8 @@ from conftest import EXAMPLES
 from prolog_env import require_prolog
 
 from gdl2pl import Const, Func
-from gdl2pl.board import find_grid, render_state
 from gdl2pl.cli import main
+from gdl2pl.ggp.board import find_grid, render_state
 
 TTT = EXAMPLES / "ticTacToe.kif"
 PENNIES = EXAMPLES / "matchingPennies.kif"

@@ -21,7 +21,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gdl2pl.adapters import AdapterError, GdlGame, Position, find_game
-from gdl2pl.board import render_state
+from gdl2pl.ggp.board import render_state
 
 ENV_ID = "gdl2pl/Gdl-v0"
 

@@ -9,7 +9,7 @@ SIMULTANEOUS. Deterministic, perfect information, terminal rewards only; returns
 ``(goal - 50) / 50``; utility ZERO_SUM/CONSTANT_SUM only when every reachable terminal
 state was seen to be so, else GENERAL_SUM. Action ids are per player (the role's move
 table); the observation tensor has one 0/1 entry per base proposition. String forms:
-``str(state)`` is the board drawn by ``gdl2pl.board.render_state``, action strings are KIF.
+``str(state)`` is the board drawn by ``gdl2pl.ggp.board.render_state``, action strings are KIF.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import numpy as np
 import pyspiel
 
 from gdl2pl.adapters import GdlGame, find_game
-from gdl2pl.board import render_state
 from gdl2pl.bridge import MachineState
+from gdl2pl.ggp.board import render_state
 
 SHORT_NAME = "gdl"
 #: Game parameters: ``game`` (file, or a name found by ``gdl2pl.adapters.find_game``),

@@ -26,7 +26,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
 from gdl2pl.adapters import GdlGame, Position, find_game
-from gdl2pl.board import render_state
+from gdl2pl.ggp.board import render_state
 
 METADATA = {"render_modes": ["ansi"], "name": "gdl_v0", "is_parallelizable": True}
 
