@@ -11,7 +11,6 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from gdl2pl.bridge import MachineState, StateMachine
-
 from gdl2pl.syntax import Term
 
 

@@ -23,13 +23,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from gdl2pl.bridge import StateMachine, runtime
-from gdl2pl.bridge.engine import RUNTIME_MODULE
 from reference import DEFAULT_ANCHORS, DEFAULT_GAMES_DIR, game_path, read_references
 from reference import select as select_games
 from report import markdown_table
 from sysinfo import header_markdown, machine_header
 
+from gdl2pl.bridge import StateMachine, runtime
+from gdl2pl.bridge.engine import RUNTIME_MODULE
 from gdl2pl.load import read_game
 from gdl2pl.normalize import normalize_case
 from gdl2pl.translate import translate

@@ -17,10 +17,11 @@ import sys
 import time
 from pathlib import Path
 
-from gdl2pl.bridge import StateMachine
 from reference import DEFAULT_GAMES_DIR, game_path
 from report import markdown_table
 from sysinfo import header_markdown, machine_header
+
+from gdl2pl.bridge import StateMachine
 
 
 def rss_kib() -> int:
