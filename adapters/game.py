@@ -25,11 +25,10 @@ import os
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any, Literal
 
-from gdl2pl.bridge import MachineState, StateMachine, runtime
-from gdl2pl.bridge.engine import attach_thread
+from gdl2pl.bridge import MachineState, StateMachine
+from gdl2pl.bridge.engine import runtime_with
 from gdl2pl.kif import kif_term
 from gdl2pl.load import read_game
 from gdl2pl.syntax import Const, Func, Term
@@ -46,20 +45,12 @@ ANALYSIS_INFERENCES = 2_000_000_000
 KIND_MODULE = "gdl_kind"
 #: Entries of an identity memo of move or fluent objects (beyond it, plain lookups).
 MAX_MEMO = 200_000
-_kind_loaded = False
 
 
 def kind_runtime() -> Any:
     """The janus module with ``gdl_kind.pl`` loaded (once per process), this thread
     attached."""
-    global _kind_loaded
-    janus = runtime()
-    attach_thread()
-    if not _kind_loaded:
-        with resources.as_file(resources.files("gdl2pl.adapters") / "gdl_kind.pl") as p:
-            janus.query_once("use_module(F)", {"F": str(p)})
-        _kind_loaded = True
-    return janus
+    return runtime_with("gdl2pl.adapters", "gdl_kind.pl")
 
 
 def py_term(x: Any) -> Term:

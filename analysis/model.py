@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 from gdl2pl.check import check_description, format_finding
@@ -51,7 +50,6 @@ FATAL = frozenset(
 )
 INFERENCE_LIMIT = 500_000_000
 MODEL_MODULE = "gdl_model"
-_loaded = False
 
 
 class ModelError(GdlError):
@@ -142,17 +140,10 @@ def check_input(facts: Description, inputs: frozenset[Relation], path: str) -> N
 
 
 def model_runtime() -> Any:
-    global _loaded
-    from gdl2pl.bridge.engine import attach_thread, runtime
+    """The janus module with ``analysis/gdl_model.pl`` loaded (once per process)."""
+    from gdl2pl.bridge.engine import runtime_with
 
-    janus = runtime()
-    attach_thread()
-    if not _loaded:
-        path = resources.files("gdl2pl.analysis") / "gdl_model.pl"
-        with resources.as_file(path) as p:
-            janus.query_once("use_module(F)", {"F": str(p)})
-        _loaded = True
-    return janus
+    return runtime_with("gdl2pl.analysis", "gdl_model.pl")
 
 
 def evaluate(

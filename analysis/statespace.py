@@ -15,30 +15,20 @@ import itertools
 import sys
 import time
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
 from gdl2pl.bridge import StateMachine
-from gdl2pl.bridge.engine import attach_thread, runtime
+from gdl2pl.bridge.engine import runtime_with
 from gdl2pl.kif import kif_term
 from gdl2pl.syntax import Const, Func, Term
 
 SEARCH_MODULE = "gdl_search"
-_loaded = False
 _sessions = itertools.count(1)
 
 
 def search_runtime() -> Any:
     """The janus module with ``analysis/gdl_search.pl`` loaded (once per process)."""
-    global _loaded
-    janus = runtime()
-    attach_thread()
-    if not _loaded:
-        path = resources.files("gdl2pl.analysis") / "gdl_search.pl"
-        with resources.as_file(path) as p:
-            janus.query_once("use_module(F)", {"F": str(p)})
-        _loaded = True
-    return janus
+    return runtime_with("gdl2pl.analysis", "gdl_search.pl")
 
 
 def py_term(x: Any) -> Term:

@@ -247,3 +247,22 @@ def run_interruptibly(fn: Callable[[], T]) -> T:
     if "error" in box:
         raise box["error"]
     return box["result"]  # type: ignore[no-any-return]
+
+
+_loaded_files: set[tuple[str, str]] = set()
+
+
+def runtime_with(package: str, filename: str) -> ModuleType:
+    """The janus module with the Prolog file ``filename`` of the Python package
+    ``package`` loaded too (once per process; e.g. an analysis that searches in Prolog),
+    and the calling thread attached to its engine."""
+    janus = runtime()
+    attach_thread()
+    key = (package, filename)
+    if key not in _loaded_files:
+        with _lock:
+            if key not in _loaded_files:
+                with resources.as_file(resources.files(package) / filename) as p:
+                    janus.query_once("use_module(F)", {"F": str(p)})
+                _loaded_files.add(key)
+    return janus

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from gdl2pl.errors import GdlError
@@ -22,13 +21,12 @@ from gdl2pl.kif import kif_clause, kif_term, parse_kif_term
 from gdl2pl.syntax import Const, Distinct, Func, Not, Pos, Sentence, Term, Var, is_ground
 from gdl2pl.translate import predicate_name
 
-from .engine import attach_thread, runtime
+from .engine import runtime_with
 
 if TYPE_CHECKING:
     from .machine import MachineState, StateMachine
 
 EXPLAIN_MODULE = "gdl_explain"
-_loaded = False
 
 
 class ExplainError(GdlError):
@@ -120,15 +118,7 @@ class Explanation:
 
 def explain_runtime() -> Any:
     """The janus module with ``prolog/gdl_explain.pl`` loaded (once per process)."""
-    global _loaded
-    janus = runtime()
-    attach_thread()
-    if not _loaded:
-        path = resources.files("gdl2pl.prolog") / "gdl_explain.pl"
-        with resources.as_file(path) as p:
-            janus.query_once("use_module(F)", {"F": str(p)})
-        _loaded = True
-    return janus
+    return runtime_with("gdl2pl.prolog", "gdl_explain.pl")
 
 
 def game_relations(sm: StateMachine) -> dict[str, int]:
