@@ -9,7 +9,7 @@ from gdl2pl.pipeline import compile_game
 
 HERE = Path(__file__).resolve().parent
 GAME = HERE.parent / "gdl2pl" / "examples" / "ticTacToe.kif"
-GOLDEN = HERE / "golden" / "ticTacToe.pl"
+GOLDEN = HERE / "golden" / "ticTacToe.pl.expected"
 
 
 def test_tic_tac_toe_translates_to_the_golden_file() -> None:
@@ -18,7 +18,7 @@ def test_tic_tac_toe_translates_to_the_golden_file() -> None:
     assert text == expected, (
         "the translation of gdl2pl/examples/ticTacToe.kif differs from tests/golden/"
         "ticTacToe.pl; if the change is intended, regenerate it with\n"
-        "    gdl2pl translate gdl2pl/examples/ticTacToe.kif > tests/golden/ticTacToe.pl\n"
+        "    gdl2pl translate gdl2pl/examples/ticTacToe.kif > tests/golden/ticTacToe.pl.expected\n"
         "and review the diff"
     )
 
