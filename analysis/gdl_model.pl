@@ -11,9 +11,7 @@
 :- use_module(library(apply)).
 :- use_module(library(lists)).
 
-:- import(gdl_runtime:state_install/2).
-:- import(gdl_runtime:state_current/2).
-:- import(gdl_runtime:state_roles/2).
+:- use_module('../prolog/gdl_explain', [with_input/4, to_py/2, from_py/2]).
 
 %!  model_answers(+Module, +State, +Joint, +Preds, +Limit, -Answers) is det.
 %
@@ -26,29 +24,9 @@ model_answers(M0, PyState, PyJoint, Preds, Limit, Answers) :-
     maplist(from_py, PyState, Fs),
     sort(Fs, State),
     maplist(from_py, PyJoint, Joint),
-    state_current(M, Saved),
-    setup_call_cleanup(
-        enter(M, State, Joint, Refs),
-        ( call_with_inference_limit(maplist(answers(M), Preds, Answers), Limit, R),
-          ( R == inference_limit_exceeded -> throw(gdl_model(inference_limit)) ; true ) ),
-        leave(M, Saved, Refs)).
-
-enter(M, State, Joint, Refs) :-
-    state_install(M, State),
-    (   Joint == []
-    ->  Refs = []
-    ;   state_roles(M, Roles),
-        maplist(assert_does(M), Roles, Joint, Refs)
-    ),
-    abolish_module_tables(M).
-
-assert_does(M, Role, Move, Ref) :-
-    assertz(M:does(Role, Move), Ref).
-
-leave(M, Saved, Refs) :-
-    maplist(erase, Refs),
-    abolish_module_tables(M),
-    state_install(M, Saved).
+    with_input(M, State, Joint,
+               ( call_with_inference_limit(maplist(answers(M), Preds, Answers), Limit, R),
+                 ( R == inference_limit_exceeded -> throw(gdl_model(inference_limit)) ; true ) )).
 
 answers(M, [N0, Arity], Sorted) :-
     atom_string(N, N0),
@@ -58,20 +36,3 @@ answers(M, [N0, Arity], Sorted) :-
     ;   All = []
     ),
     sort(All, Sorted).
-
-to_py(T, P) :-
-    (   atomic(T) -> P = T
-    ;   compound_name_arguments(T, N, As),
-        maplist(to_py, As, Ps),
-        P = [N|Ps]
-    ).
-
-from_py(P, T) :-
-    (   atom(P) -> T = P
-    ;   string(P) -> atom_string(T, P)
-    ;   integer(P) -> atom_number(T, P)
-    ;   P = [N0|Ps]
-    ->  from_py(N0, N),
-        maplist(from_py, Ps, As),
-        (   As == [] -> T = N ; compound_name_arguments(T, N, As) )
-    ).

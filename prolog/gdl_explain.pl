@@ -41,7 +41,10 @@
 */
 
 :- module(gdl_explain,
-          [ explain_atom/6      % +Module, +State, +Joint, +Atom, +Depth, -Tree
+          [ explain_atom/6,     % +Module, +State, +Joint, +Atom, +Depth, -Tree
+            with_input/4,       % +Module, +State, +Joint, :Goal
+            to_py/2,            % +Term, -Py
+            from_py/2           % +Py, -Term
           ]).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
@@ -63,10 +66,21 @@ explain_atom(M0, PyState, PyJoint, PyAtom, Depth, Tree) :-
     sort(Fs, State),
     maplist(from_py, PyJoint, Joint),
     from_py(PyAtom, Atom),
+    with_input(M, State, Joint, explain(M, Atom, Depth, Tree)).
+
+%!  with_input(+Module, +State, +Joint, :Goal) is semidet.
+%
+%   Run Goal once with State (a sorted list of fluents) installed and Joint (one move
+%   per role, or []) as the does/2 facts of the game Module; the installed state,
+%   the joint move and every table of the module are restored afterwards, so no
+%   answer leaks into the runtime's later queries.
+
+:- meta_predicate with_input(+, +, +, 0).
+with_input(M, State, Joint, Goal) :-
     state_current(M, Saved),
     setup_call_cleanup(
         enter(M, State, Joint, Refs),
-        explain(M, Atom, Depth, Tree),
+        once(Goal),
         leave(M, Saved, Refs)).
 
 enter(M, State, Joint, Refs) :-
@@ -242,6 +256,11 @@ literal_py(L, P) :-
     ;   to_py(L, P)
     ).
 
+%!  to_py(+Term, -Py) is det.
+%
+%   Term in py form (atoms, numbers, and [Functor, Arg...] lists for compounds); a
+%   variable is ['$var'].
+
 to_py(T, P) :-
     (   var(T) -> P = ['$var']
     ;   atomic(T) -> P = T
@@ -249,6 +268,10 @@ to_py(T, P) :-
         maplist(to_py, As, Ps),
         P = [N|Ps]
     ).
+
+%!  from_py(+Py, -Term) is det.
+%
+%   The term a py-form value stands for (strings and integers become atoms).
 
 from_py(P, T) :-
     (   atom(P) -> T = P
