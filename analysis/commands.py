@@ -5,13 +5,13 @@
 Only the standard library is imported here; each handler imports what it needs.
 
 Exit status of every command: 2 for usage and input errors (unreadable file, syntax
-error, unknown relation, ill-formed atom or move), each as one line on stderr.
+error, unknown relation, ill-formed atom or move), each as one line on stderr
+(``gdl2pl.cli.errors`` writes it).
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 
 Handler = Callable[[argparse.Namespace], int]
@@ -71,37 +71,13 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
 
 
 def _guarded(name: str) -> Handler:
-    """A handler that imports ``gdl2pl.analysis.cli_<name>`` when run and turns input
-    errors into one line and exit status 2 (never a traceback)."""
+    """The handler of ``name``: imports ``gdl2pl.analysis.cli`` when run. Errors in the
+    input exit 2 (``error_status``); the command line reports them."""
 
     def run(args: argparse.Namespace) -> int:
-        from gdl2pl.errors import GdlError, GdlSyntaxError
-
         from . import cli
 
-        path = getattr(args, "game", None) or getattr(args, "file", "")
-        try:
-            return int(getattr(cli, name)(args))
-        except cli.InputError as e:
-            print(f"gdl2pl {name}: error: {e}", file=sys.stderr)
-            return 2
-        except GdlSyntaxError as e:
-            where = e.pos if e.pos.file else f"{path}:{e.pos.line}:{e.pos.column}"
-            print(f"{where}: error: {e.message}", file=sys.stderr)
-            return 2
-        except GdlError as e:
-            print(f"{path}: error: {e}", file=sys.stderr)
-            return 2
-        except BrokenPipeError:
-            raise
-        except OSError as e:
-            print(f"{path}: error: cannot read: {e.strerror or e}", file=sys.stderr)
-            return 2
-        except RuntimeError as e:  # SWI-Prolog unavailable, and the like
-            print(f"gdl2pl: {e}", file=sys.stderr)
-            return 2
-        except Exception as e:  # a bug: one line, never a traceback
-            print(f"{path}: internal error: {type(e).__name__}: {e}", file=sys.stderr)
-            return 2
+        return int(getattr(cli, name)(args))
 
+    run.error_status = 2  # type: ignore[attr-defined]
     return run

@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
+from gdl2pl.cli.errors import reason, run_guarded
 from gdl2pl.errors import GdlSyntaxError
 from gdl2pl.syntax import Pos
 
@@ -80,7 +81,8 @@ def _parser() -> argparse.ArgumentParser:
         "gdl2pl.analysis.commands",
         "gdl2pl.verify.commands",
     ):
-        _COMMANDS.update(importlib.import_module(plugin).add_subcommands(sub))
+        for name, handler in importlib.import_module(plugin).add_subcommands(sub).items():
+            _COMMANDS[name] = _guarded_plugin(handler)
     return p
 
 
@@ -122,7 +124,7 @@ def _check(args: argparse.Namespace) -> int:
             status = max(status, 1)
             continue
         except (OSError, UnicodeDecodeError) as e:
-            print(f"{path}: error: cannot read: {_reason(e)}", file=sys.stderr)
+            print(f"{path}: error: cannot read: {reason(e)}", file=sys.stderr)
             status = 2
             continue
         except Exception as e:  # a bug: say so in one line, never a traceback
@@ -142,14 +144,6 @@ def _at(pos: Pos | None, path: str) -> str:
     return str(pos if pos.file else Pos(pos.line, pos.column, path))
 
 
-def _reason(e: Exception) -> str:
-    if isinstance(e, UnicodeDecodeError):
-        return f"not UTF-8 text (byte {e.start})"
-    if isinstance(e, OSError) and e.strerror:
-        return e.strerror
-    return str(e)
-
-
 def _convert(args: argparse.Namespace) -> int:
     """Print the game in the syntax ``--to``, symbols spelled one way (``normalize_case``):
     0 done, 1 syntax error (``file:line:col: error: ...`` and an excerpt on stderr), 2 I/O."""
@@ -167,6 +161,13 @@ def _convert(args: argparse.Namespace) -> int:
     return 0
 
 
+def _guarded_plugin(handler: Command) -> Command:
+    """A subcommand of another package, its errors reported as every command's are; a
+    handler may set ``error_status`` for errors in its input (default 1)."""
+    status = int(getattr(handler, "error_status", 1))
+    return lambda args: run_guarded(handler, args, status)
+
+
 def _reasoner(name: str) -> Command:
     """A subcommand that runs on SWI-Prolog (imported only when used)."""
 
@@ -175,43 +176,14 @@ def _reasoner(name: str) -> Command:
         from gdl2pl.cli import reasoner
 
         command = getattr(reasoner, f"{name}_command")
-        return run_interruptibly(lambda: _guarded(command, args))
+        return run_interruptibly(lambda: run_guarded(command, args))
 
     return run
 
 
 for _name in ("translate", "play", "simulate", "trace", "replay"):
     _COMMANDS[_name] = _reasoner(_name)
-_COMMANDS["convert"] = lambda args: _guarded(_convert, args)
-
-
-def _guarded(fn: Command, args: argparse.Namespace) -> int:
-    """Run a command; game errors exit 1, setup and I/O errors 2, each as one message."""
-    from gdl2pl.errors import GdlError
-
-    path = getattr(args, "game", "")
-    try:
-        return fn(args)
-    except GdlSyntaxError as e:
-        where = e.pos if e.pos.file else Pos(e.pos.line, e.pos.column, path)
-        print(f"{where}: error: {e.message}", file=sys.stderr)
-        if e.excerpt:
-            print(e.excerpt, file=sys.stderr)
-        return 1
-    except GdlError as e:
-        print(f"{path}: error: {e}", file=sys.stderr)
-        return 1
-    except BrokenPipeError:
-        raise
-    except OSError as e:
-        print(f"{path}: error: cannot read: {_reason(e)}", file=sys.stderr)
-        return 2
-    except RuntimeError as e:  # PrologUnavailableError and friends
-        print(f"gdl2pl: {e}", file=sys.stderr)
-        return 2
-    except Exception as e:  # a bug: say so in one line, never a traceback
-        print(f"{path}: internal error: {type(e).__name__}: {e}", file=sys.stderr)
-        return 2
+_COMMANDS["convert"] = lambda args: run_guarded(_convert, args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from collections.abc import Callable
 
 Handler = Callable[[argparse.Namespace], int]
@@ -77,28 +76,7 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
     t.add_argument("--out-dir", required=True, metavar="DIR", help="one <game>.jsonl per game")
     t.add_argument("--matches", type=int, default=5, help="random matches per game")
     t.add_argument("--resume", action="store_true", help="skip games whose trace file exists")
-    return {"verify": _guard(_verify), "trace-all": _guard(_trace_all)}
-
-
-def _guard(fn: Handler) -> Handler:
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return fn(args)
-        except (FileNotFoundError, NotADirectoryError, ValueError) as e:
-            print(f"gdl2pl {args.command}: {e}", file=sys.stderr)
-            return 2
-        except ImportError as e:
-            print(
-                f"gdl2pl {args.command}: {e.name or e} is not installed "
-                "(pip install 'gdl2pl[ray]' for --ray)",
-                file=sys.stderr,
-            )
-            return 2
-        except OSError as e:
-            print(f"gdl2pl {args.command}: {e}", file=sys.stderr)
-            return 2
-
-    return run
+    return {"verify": _verify, "trace-all": _trace_all}
 
 
 def _verify(args: argparse.Namespace) -> int:
