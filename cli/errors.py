@@ -40,8 +40,8 @@ def run_guarded(fn: Command, args: argparse.Namespace, game_error_status: int = 
     try:
         return fn(args)
     except GdlSyntaxError as e:
-        where = e.pos if e.pos.file else Pos(e.pos.line, e.pos.column, path or None)
-        print(f"{where}: error: {e.message}", file=sys.stderr)
+        place = e.pos if e.pos.file else Pos(e.pos.line, e.pos.column, path or None)
+        print(f"{place}: error: {e.message}", file=sys.stderr)
         if e.excerpt:
             print(e.excerpt, file=sys.stderr)
         return game_error_status

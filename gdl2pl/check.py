@@ -16,7 +16,7 @@ otherwise it is a warning. Real games rely on this, e.g. ``(<= (goal ?r 0) (not 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 
@@ -203,7 +203,7 @@ def _arity(s: Sentence) -> int:
     return len(s.args) if isinstance(s, Func) else 0
 
 
-def _show(s: Sentence | Term) -> str:
+def _show(s: Sentence | Term | Literal) -> str:
     return kif_term(s)
 
 
@@ -448,7 +448,9 @@ def _check_and(d: Description) -> Iterator[Finding]:
             )
 
 
-def _arity_warning(kind: str, by_arity: dict[int, tuple[Sentence | Term, Clause]]) -> Finding:
+def _arity_warning(
+    kind: str, by_arity: Mapping[int, tuple[Sentence | Term, Clause]]
+) -> Finding:
     uses = [
         f"{arity} in {_show(node)} (line {c.pos.line if c.pos else '?'})"
         for arity, (node, c) in by_arity.items()

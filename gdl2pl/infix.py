@@ -530,7 +530,7 @@ def _clause_names(c: Clause) -> dict[str, str]:
 
 def infix_term(t: Term | Literal) -> str:
     """Infix text of one term or literal, e.g. ``cell(1,1,b)`` or ``~true(p)``."""
-    return _Printer(variable_names(v.name for v in variables(t))).literal(t)
+    return _Printer(variable_names(v.name for v in variables(t))).literal(t)  # type: ignore[arg-type]
 
 
 def infix_clause(c: Clause, width: int = 80) -> str:

@@ -46,10 +46,10 @@ CORS_HEADERS = {
 class _Handler(BaseHTTPRequestHandler):
     server: PlayerServer
     server_version = "gdl2pl"
-    timeout: float | None = 30.0  # seconds a client may take to send its request (per server)
+    timeout = 30.0  # seconds a client may take to send its request (set per server)
 
     def setup(self) -> None:
-        self.timeout = self.server.read_timeout
+        self.timeout = self.server.read_timeout  # type: ignore[misc]
         super().setup()
 
     def log_message(self, fmt: str, *args: object) -> None:

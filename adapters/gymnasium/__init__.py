@@ -53,7 +53,7 @@ class GdlEnv(gymnasium.Env):  # type: ignore[type-arg]
         return np.asarray(self.gdl.observation(self._pos.state), np.int8)
 
     def _info(self, **extra: Any) -> dict[str, Any]:
-        mask = np.zeros(self.action_space.n, np.int8)
+        mask = np.zeros(int(self.action_space.n), np.int8)  # type: ignore[attr-defined]
         if not self._pos.node.terminal:
             mask[list(self._pos.node.legal[0])] = 1
         return {"action_mask": mask, **extra}
