@@ -567,6 +567,8 @@ class StateMachine:
             steps.append((jm, self._learnt(child, t, legal_terms, gs)))
         return steps
 
+    _symbol_ids: _Symbols  # made on first use (not by the constructor)
+
     def _symbols(self) -> _Symbols:
         try:
             return self._symbol_ids
