@@ -68,6 +68,7 @@
                 state_is_legal/3,
                 state_advance/4,
                 state_info/4,
+                state_legal_all/2,
                 state_check_joint/3,
                 state_children/3,
                 state_playout/3,
@@ -369,8 +370,7 @@ gdl_legal_all_(M0, PyState, PyPerRole) :-
     legal_per_role(Module, PyPerRole).
 
 legal_per_role(Module, PyPerRole) :-
-    state_roles(Module, Roles),
-    maplist(state_legal(Module), Roles, PerRole),
+    state_legal_all(Module, PerRole),
     maplist(maplist(to_py), PerRole, PyPerRole).
 
 %!  gdl_next(+Module, +State, +JointMove, -Result) is det.

@@ -53,6 +53,7 @@
             state_next/3,             % +Module, +JointMove, -SortedFluents
             state_advance/4,          % +Module, +JointMove, -Added, -Removed
             state_info/4,             % +Module, -Terminal, -LegalPerRole, -Goals
+            state_legal_all/2,        % +Module, -LegalPerRole
             state_check_joint/3,      % +Module, +JointMove, -Check
             state_children/3,         % +Module, +JointMoves, -Children
             state_playout/3,          % +Module, +MaxDepth, -Depth
@@ -409,6 +410,15 @@ state_info(Module, Terminal, Legal, Goals) :-
     ;   Terminal = false,
         Goals = []
     ),
+    state_legal_all(Module, Legal).
+
+%!  state_legal_all(+Module, -LegalPerRole) is det.
+%
+%   The sorted legal moves of each role (in role order) in the installed state.
+%   They are kept (per thread, until the state changes) for state_check_joint/3.
+
+state_legal_all(Module, Legal) :-
+    state_roles(Module, Roles),
     maplist(state_legal(Module), Roles, Legal),
     legal_key(Module, Key),
     nb_setval(Key, known(Legal)).
@@ -418,8 +428,8 @@ state_info(Module, Terminal, Legal, Goals) :-
 %   Check is ok if Joint has one move per role and each is a legal move of its role
 %   in the installed state, else [arity, N] (N roles) or [illegal, I] for the first
 %   role (0-based index I) whose move is not legal. Legality is looked up in the
-%   legal moves state_info/4 computed for the installed state, if it did (a search
-%   step asks it of every state it reaches), else asked of the game.
+%   legal moves state_legal_all/2 computed for the installed state, if it did (a
+%   search step asks them of every state it reaches), else asked of the game.
 
 state_check_joint(Module, Joint, Check) :-
     state_roles(Module, Roles),

@@ -298,3 +298,19 @@ def test_a_step_from_a_stepped_state_checks_legality_against_its_moves() -> None
             sm.step(fresh, [x_moves[0], x_moves[0]])
         second = sm.step(first.state, [x_moves[0], o_moves[0]])
         assert second.state == sm.next_state(fresh, [x_moves[0], o_moves[0]])
+
+
+def test_next_state_after_all_legal_moves_checks_against_those_moves() -> None:
+    # all_legal_moves leaves the legal moves known to the runtime; next_state's check
+    # uses them, with the same verdicts as a check that asks the game.
+    with own("ticTacToe") as sm, own("ticTacToe") as asker:
+        s = sm.initial_state
+        x_moves, o_moves = sm.all_legal_moves(s)
+        with pytest.raises(IllegalMoveError, match="xplayer"):
+            sm.next_state(s, [o_moves[0], o_moves[0]])
+        with pytest.raises(IllegalMoveError, match="oplayer"):
+            sm.next_state(s, [x_moves[0], x_moves[0]])
+        nxt = sm.next_state(s, [x_moves[3], o_moves[0]])
+        assert nxt == asker.next_state(asker.initial_state, [x_moves[3], o_moves[0]])
+        with pytest.raises(IllegalMoveError, match="xplayer"):  # the old moves are stale
+            sm.next_state(nxt, [x_moves[3], o_moves[0]])
