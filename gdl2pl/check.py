@@ -411,9 +411,9 @@ def _check_arities(d: Description) -> Iterator[Finding]:
                     )
         elif len(by_arity) > 1:
             yield _arity_warning("relation", by_arity)
-    for by_arity in function_seen.values():
-        if len(by_arity) > 1:
-            yield _arity_warning("function", by_arity)
+    for uses in function_seen.values():
+        if len(uses) > 1:
+            yield _arity_warning("function", uses)
 
 
 _KIF_AND = re.compile(r"\(\s*and(?=[\s()])", re.IGNORECASE)
