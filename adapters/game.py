@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from gdl2pl.bridge import MachineState, StateMachine
-from gdl2pl.bridge.engine import runtime_with
+from gdl2pl.bridge.swipl import runtime_with
 from gdl2pl.kif import kif_term
 from gdl2pl.load import read_game
 from gdl2pl.syntax import Const, Func, Term

@@ -141,7 +141,7 @@ def check_input(facts: Description, inputs: frozenset[Relation], path: str) -> N
 
 def model_runtime() -> Any:
     """The janus module with ``analysis/gdl_model.pl`` loaded (once per process)."""
-    from gdl2pl.bridge.engine import runtime_with
+    from gdl2pl.bridge.swipl import runtime_with
 
     return runtime_with("gdl2pl.analysis", "gdl_model.pl")
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gdl2pl.bridge import StateMachine
-from gdl2pl.bridge.engine import runtime_with
+from gdl2pl.bridge.swipl import runtime_with
 from gdl2pl.kif import kif_term
 from gdl2pl.syntax import Const, Func, Term
 

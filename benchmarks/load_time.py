@@ -29,7 +29,7 @@ from report import markdown_table
 from sysinfo import header_markdown, machine_header
 
 from gdl2pl.bridge import StateMachine, runtime
-from gdl2pl.bridge.engine import RUNTIME_MODULE
+from gdl2pl.bridge.swipl import RUNTIME_MODULE
 from gdl2pl.load import read_game
 from gdl2pl.normalize import normalize_case
 from gdl2pl.translate import translate

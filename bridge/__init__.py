@@ -3,7 +3,6 @@
 Importing this package does not start Prolog; creating the first ``StateMachine`` does.
 """
 
-from .engine import PrologUnavailableError, check_environment, runtime
 from .errors import (
     GameError,
     GoalDefinitionError,
@@ -15,7 +14,8 @@ from .errors import (
     TransitionDefinitionError,
 )
 from .explain import ExplainError, Explanation
-from .machine import MachineState, StateMachine
+from .machine import MachineState, StateMachine, Step
+from .swipl import PrologUnavailableError, check_environment, runtime
 
 __all__ = [
     "ExplainError",
@@ -30,6 +30,7 @@ __all__ = [
     "QueryInterrupted",
     "ReasonerError",
     "StateMachine",
+    "Step",
     "TransitionDefinitionError",
     "check_environment",
     "runtime",

@@ -21,7 +21,7 @@ from gdl2pl.kif import kif_clause, kif_term, parse_kif_term
 from gdl2pl.syntax import Const, Distinct, Func, Not, Pos, Sentence, Term, Var, is_ground
 from gdl2pl.translate import predicate_name
 
-from .engine import runtime_with
+from .swipl import runtime_with
 
 if TYPE_CHECKING:
     from .machine import MachineState, StateMachine

@@ -32,7 +32,6 @@ from gdl2pl.pipeline import compile_game
 from gdl2pl.syntax import Const, Description, Func, Term, Var
 from gdl2pl.translate import Translation
 
-from .engine import RUNTIME_MODULE, attach_thread, runtime
 from .errors import (
     GameError,
     GoalDefinitionError,
@@ -43,6 +42,7 @@ from .errors import (
     ReasonerError,
     TransitionDefinitionError,
 )
+from .swipl import RUNTIME_MODULE, attach_thread, runtime
 
 if TYPE_CHECKING:
     from .explain import Explanation

@@ -172,7 +172,7 @@ def _reasoner(name: str) -> Command:
     """A subcommand that runs on SWI-Prolog (imported only when used)."""
 
     def run(args: argparse.Namespace) -> int:
-        from gdl2pl.bridge.engine import run_interruptibly
+        from gdl2pl.bridge.swipl import run_interruptibly
         from gdl2pl.cli import reasoner
 
         command = getattr(reasoner, f"{name}_command")

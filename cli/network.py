@@ -120,7 +120,7 @@ def match(args: argparse.Namespace) -> int:
     """Run one match, print its summary, write the record if asked."""
     from pathlib import Path
 
-    from gdl2pl.bridge.engine import PrologUnavailableError
+    from gdl2pl.bridge.swipl import PrologUnavailableError
     from gdl2pl.check import format_finding, has_errors
     from gdl2pl.errors import GdlError, GdlSyntaxError
     from gdl2pl.ggp.manager import run_match, summary

@@ -183,7 +183,7 @@ def run_match(
     order) and return its record (see the module doc). ``ValueError`` if the number of
     players is not the number of roles. ``inference_limit`` bounds each of the manager's
     own questions to the game (``StateMachine``)."""
-    from gdl2pl.bridge.engine import attach_thread
+    from gdl2pl.bridge.swipl import attach_thread
 
     attach_thread()  # janus needs an engine in every thread that calls Prolog
     rng = random.Random(seed)

@@ -29,7 +29,7 @@ match is played at a time; after ``stop`` or ``abort`` a new ``start`` is accept
 
 Ending a match: ``stop`` and ``abort`` are answered at once; the match's search is
 cancelled, the Prolog query its worker is running is interrupted
-(``gdl2pl.bridge.engine.interrupt``), and the worker retires once it has freed the game.
+(``gdl2pl.bridge.swipl.interrupt``), and the worker retires once it has freed the game.
 The next match gets a fresh worker, so it never waits behind the work of an old one. A
 match that gets no message for ``expiry_clocks`` play clocks beyond the clock of its last
 message (the manager is gone) expires the same way, and the player is ``available`` again.
@@ -115,7 +115,7 @@ class _Worker:
         self.thread.start()
 
     def _run(self) -> None:
-        from gdl2pl.bridge.engine import prolog_thread_id
+        from gdl2pl.bridge.swipl import prolog_thread_id
 
         try:
             self.prolog_id = prolog_thread_id()  # an engine for this thread, freed at its end
@@ -169,7 +169,7 @@ class _Interrupter:
         self._ids.put(worker.prolog_id)
 
     def _run(self) -> None:
-        from gdl2pl.bridge.engine import interrupt
+        from gdl2pl.bridge.swipl import interrupt
 
         while (thread_id := self._ids.get()) is not None:
             try:
@@ -208,7 +208,7 @@ class _Match:
 def _start_prolog() -> None:
     """Start SWI-Prolog from the thread that makes the player (janus' first engine then
     belongs to a thread that outlives the workers); without it, the jobs will say why."""
-    from gdl2pl.bridge.engine import PrologUnavailableError, runtime
+    from gdl2pl.bridge.swipl import PrologUnavailableError, runtime
 
     try:
         runtime()

@@ -696,7 +696,7 @@ gdl_set_limit(M0, Limit, true) :-
 
 %!  gdl_interrupt is det.
 %
-%   Sent to a thread with thread_signal/2 (see bridge/engine.py: interrupt()): the
+%   Sent to a thread with thread_signal/2 (see bridge/swipl.py: interrupt()): the
 %   query running there raises gdl_error(interrupted). A thread that is not inside a
 %   gdl2pl query ignores it.
 

@@ -41,7 +41,7 @@ def load_text(module: str, text: str) -> object:
     """Load a module text through the runtime's one entry, as the bridge does."""
     b = bridge()
     b.runtime()
-    from gdl2pl.bridge.engine import attach_thread
+    from gdl2pl.bridge.swipl import attach_thread
 
     attach_thread()
     return b.runtime().apply_once("gdl_runtime", "gdl_load", module, text)
@@ -294,7 +294,7 @@ def test_ctrl_c_stops_a_long_simulation() -> None:
 
 
 def test_a_query_can_be_interrupted_from_another_thread() -> None:
-    from gdl2pl.bridge.engine import interrupt, prolog_thread_id
+    from gdl2pl.bridge.swipl import interrupt, prolog_thread_id
 
     b = bridge()
     sm = b.StateMachine.from_file(ENDLESS)

@@ -57,7 +57,7 @@ def require_module(name: str) -> ModuleType:
 @pytest.fixture(autouse=True)
 def prolog() -> None:
     prolog_env.require_prolog()
-    from gdl2pl.bridge.engine import attach_thread
+    from gdl2pl.bridge.swipl import attach_thread
 
     attach_thread()  # janus is started from the main thread, before any worker
 

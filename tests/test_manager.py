@@ -17,7 +17,8 @@ import pytest
 from conftest import EXAMPLES
 from prolog_env import require_prolog
 
-from gdl2pl.bridge import StateMachine, engine
+from gdl2pl.bridge import StateMachine
+from gdl2pl.bridge import swipl as engine
 from gdl2pl.cli.network import add_subcommands
 from gdl2pl.ggp.manager import run_match, summary
 from gdl2pl.ggp.player import GamePlayer, Reply

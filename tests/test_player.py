@@ -14,7 +14,8 @@ import pytest
 from conftest import EXAMPLES
 from prolog_env import require_prolog
 
-from gdl2pl.bridge import StateMachine, engine
+from gdl2pl.bridge import StateMachine
+from gdl2pl.bridge import swipl as engine
 from gdl2pl.ggp.player import GamePlayer
 from gdl2pl.ggp.protocol import one_line_rules, parse_info_reply, parse_move
 from gdl2pl.ggp.scramble import Scrambler

@@ -1,4 +1,5 @@
-"""Starting SWI-Prolog through janus, with clear errors when it cannot be done.
+"""SWI-Prolog in this process, through janus: starting it (with clear errors when it
+cannot be done), one Prolog engine per Python thread, interrupting a query.
 
 ``runtime()`` imports janus-swi once per process, after checking that the SWI-Prolog
 it will run is recent enough and is the one janus was built against, and loads
