@@ -3,10 +3,18 @@
 Free of optional imports: ``gdl2pl.openspiel``, ``gdl2pl.pettingzoo`` and
 ``gdl2pl.gymnasium`` build on it."""
 
-from .domains import Domains, analyse_domains
-from .errors import AdapterError, DomainExplosionError, UnrepresentableStateError
-from .game import GdlGame, Kind, Node, Position, goal_return
-from .paths import GAME_PATH_VARIABLE, find_game
+from .domains import Domains
+from .domains import analyse_domains
+from .errors import AdapterError
+from .errors import DomainExplosionError
+from .errors import UnrepresentableStateError
+from .game import GdlGame
+from .game import Kind
+from .game import Node
+from .game import Position
+from .game import goal_return
+from .paths import GAME_PATH_VARIABLE
+from .paths import find_game
 
 __all__ = [
     "GAME_PATH_VARIABLE",

@@ -12,14 +12,22 @@ Pure functions. ``DomainExplosionError`` when a position would exceed ``max_term
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import product
 
-from gdl2pl.flatten import FlatRule, flatten_rules, relation_key, term_args
+from gdl2pl.flatten import FlatRule
+from gdl2pl.flatten import flatten_rules
+from gdl2pl.flatten import relation_key
+from gdl2pl.flatten import term_args
 from gdl2pl.kif import kif_term
 from gdl2pl.normalize import normalize_case
-from gdl2pl.syntax import Const, Description, Func, Term, Var
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Term
+from gdl2pl.syntax import Var
 
 from .errors import DomainExplosionError
 

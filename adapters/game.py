@@ -25,16 +25,22 @@ import os
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
+from typing import Literal
 
-from gdl2pl.bridge import MachineState, StateMachine
+from gdl2pl.bridge import MachineState
+from gdl2pl.bridge import StateMachine
 from gdl2pl.bridge.swipl import runtime_with
 from gdl2pl.kif import kif_term
 from gdl2pl.load import read_game
-from gdl2pl.syntax import Const, Func, Term
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Term
 
-from .domains import MAX_TERMS, analyse_domains
-from .errors import AdapterError, UnrepresentableStateError
+from .domains import MAX_TERMS
+from .domains import analyse_domains
+from .errors import AdapterError
+from .errors import UnrepresentableStateError
 
 Dynamics = Literal["auto", "sequential", "simultaneous"]
 

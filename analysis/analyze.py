@@ -15,7 +15,10 @@ from typing import Any
 from gdl2pl.bridge import StateMachine
 
 from . import wellformed as wf
-from .statespace import Explorer, StateSpace, Walk, random_walks
+from .statespace import Explorer
+from .statespace import StateSpace
+from .statespace import Walk
+from .statespace import random_walks
 
 PROVED, REFUTED, UNKNOWN = "proved", "refuted", "unknown"
 

@@ -21,8 +21,10 @@ class InputError(GdlError):
 def analyze(args: argparse.Namespace) -> int:
     from gdl2pl.bridge import StateMachine
 
-    from .analyze import Budget, exit_status, format_report
+    from .analyze import Budget
     from .analyze import analyze as run
+    from .analyze import exit_status
+    from .analyze import format_report
 
     if args.max_states < 1 or args.seconds <= 0 or args.walks < 0:
         raise InputError("--max-states and --seconds must be positive, --walks not negative")
@@ -44,7 +46,9 @@ def _write(text: str) -> None:
 
 def explain(args: argparse.Namespace) -> int:
     from gdl2pl.bridge import StateMachine
-    from gdl2pl.bridge.explain import depends_on_does, explain, parse_atom
+    from gdl2pl.bridge.explain import depends_on_does
+    from gdl2pl.bridge.explain import explain
+    from gdl2pl.bridge.explain import parse_atom
 
     if args.depth < 0:
         raise InputError("--depth must be at least 0")
@@ -90,7 +94,9 @@ def parse_state(text: str) -> Any:
     """A state written as a KIF list of ground fluents: ``((cell 1 1 x) (control o))``."""
     from gdl2pl.bridge import MachineState
     from gdl2pl.kif import parse_kif_term
-    from gdl2pl.syntax import Const, Func, is_ground
+    from gdl2pl.syntax import Const
+    from gdl2pl.syntax import Func
+    from gdl2pl.syntax import is_ground
 
     body = text.strip()
     if not (body.startswith("(") and body.endswith(")")):
@@ -138,7 +144,11 @@ def graph(args: argparse.Namespace) -> int:
 
     from gdl2pl.load import read_game
 
-    from .relgraph import GraphvizMissingError, relation_graph, to_dot, to_mermaid, to_svg
+    from .relgraph import GraphvizMissingError
+    from .relgraph import relation_graph
+    from .relgraph import to_dot
+    from .relgraph import to_mermaid
+    from .relgraph import to_svg
 
     g = relation_graph(read_game(args.game, syntax=args.syntax), Path(args.game).name)
     if args.format == "svg":

@@ -10,28 +10,28 @@ game, a state and a joint move are the input model of ``true`` and ``does``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from gdl2pl.check import check_description, format_finding
+from gdl2pl.check import check_description
+from gdl2pl.check import format_finding
 from gdl2pl.errors import GdlError
 from gdl2pl.kif import kif_term
-from gdl2pl.syntax import (
-    And,
-    Const,
-    Description,
-    Distinct,
-    Fact,
-    Func,
-    Literal,
-    Not,
-    Or,
-    Rule,
-    Sentence,
-    Term,
-    is_ground,
-)
+from gdl2pl.syntax import And
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Distinct
+from gdl2pl.syntax import Fact
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Literal
+from gdl2pl.syntax import Not
+from gdl2pl.syntax import Or
+from gdl2pl.syntax import Rule
+from gdl2pl.syntax import Sentence
+from gdl2pl.syntax import Term
+from gdl2pl.syntax import is_ground
 from gdl2pl.translate import predicate_name
 
 #: Checker findings that make a minimal model undefined or unreadable.

@@ -13,7 +13,8 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
-from gdl2pl.depgraph import DependencyGraph, dependency_graph
+from gdl2pl.depgraph import DependencyGraph
+from gdl2pl.depgraph import dependency_graph
 from gdl2pl.errors import GdlError
 from gdl2pl.pipeline import compile_game
 from gdl2pl.syntax import Description

@@ -14,13 +14,16 @@ from __future__ import annotations
 import itertools
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 from gdl2pl.bridge import StateMachine
 from gdl2pl.bridge.swipl import runtime_with
 from gdl2pl.kif import kif_term
-from gdl2pl.syntax import Const, Func, Term
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Term
 
 SEARCH_MODULE = "gdl_search"
 _sessions = itertools.count(1)

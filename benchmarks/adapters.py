@@ -42,9 +42,15 @@ from pathlib import Path
 from typing import Any
 
 from loops import Count
-from reference import DEFAULT_ANCHORS, DEFAULT_GAMES_DIR, game_path, read_references, select
-from report import markdown_table, rate
-from sysinfo import header_markdown, machine_header
+from reference import DEFAULT_ANCHORS
+from reference import DEFAULT_GAMES_DIR
+from reference import game_path
+from reference import read_references
+from reference import select
+from report import markdown_table
+from report import rate
+from sysinfo import header_markdown
+from sysinfo import machine_header
 
 from gdl2pl.bridge import GoalDefinitionError
 
@@ -161,7 +167,8 @@ def open_adapter(name: str, path: Path, rng: random.Random) -> tuple[Steps, Any]
         game = load_game(path)
         return openspiel_steps(game, rng), game.gdl
     if name in ("pettingzoo", "pettingzoo_raw"):
-        from gdl2pl.pettingzoo import env, raw_env
+        from gdl2pl.pettingzoo import env
+        from gdl2pl.pettingzoo import raw_env
 
         e = env(path) if name == "pettingzoo" else raw_env(path)
         return pettingzoo_steps(e, rng), e.unwrapped.gdl

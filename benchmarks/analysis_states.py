@@ -20,8 +20,12 @@ import sys
 import time
 from pathlib import Path
 
-from reference import DEFAULT_ANCHORS, DEFAULT_GAMES_DIR, game_path, read_references
-from sysinfo import cpu_model, prolog_version
+from reference import DEFAULT_ANCHORS
+from reference import DEFAULT_GAMES_DIR
+from reference import game_path
+from reference import read_references
+from sysinfo import cpu_model
+from sysinfo import prolog_version
 
 REPO = Path(__file__).resolve().parents[1]
 TICTACTOE = REPO / "gdl2pl" / "examples" / "ticTacToe.kif"
@@ -43,7 +47,8 @@ def python_bfs_seconds(sm) -> tuple[float, int]:
 
 
 def tictactoe_rows(repeats: int) -> list[str]:
-    from gdl2pl.analysis.analyze import Budget, analyze
+    from gdl2pl.analysis.analyze import Budget
+    from gdl2pl.analysis.analyze import analyze
     from gdl2pl.analysis.statespace import search_runtime
     from gdl2pl.bridge import StateMachine
 
@@ -90,7 +95,8 @@ def corpus_games(games_dir: Path, every: int) -> list[Path]:
 
 
 def corpus_rows(paths: list[Path], max_states: int, seconds: float) -> list[str]:
-    from gdl2pl.analysis.analyze import Budget, analyze
+    from gdl2pl.analysis.analyze import Budget
+    from gdl2pl.analysis.analyze import analyze
     from gdl2pl.bridge import StateMachine
 
     rows = [

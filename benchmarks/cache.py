@@ -8,9 +8,11 @@ playouts it pays only where states recur, i.e. in games with small state spaces.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
-from gdl2pl.bridge import MachineState, StateMachine
+from gdl2pl.bridge import MachineState
+from gdl2pl.bridge import StateMachine
 from gdl2pl.syntax import Term
 
 

@@ -23,12 +23,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from reference import DEFAULT_ANCHORS, DEFAULT_GAMES_DIR, game_path, read_references
+from reference import DEFAULT_ANCHORS
+from reference import DEFAULT_GAMES_DIR
+from reference import game_path
+from reference import read_references
 from reference import select as select_games
 from report import markdown_table
-from sysinfo import header_markdown, machine_header
+from sysinfo import header_markdown
+from sysinfo import machine_header
 
-from gdl2pl.bridge import StateMachine, runtime
+from gdl2pl.bridge import StateMachine
+from gdl2pl.bridge import runtime
 from gdl2pl.bridge.swipl import RUNTIME_MODULE
 from gdl2pl.load import read_game
 from gdl2pl.normalize import normalize_case

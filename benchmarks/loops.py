@@ -17,12 +17,17 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cache import Node, NodeCache
+from cache import Node
+from cache import NodeCache
 
-from gdl2pl.bridge import GoalDefinitionError, MachineState, MoveDefinitionError, StateMachine
+from gdl2pl.bridge import GoalDefinitionError
+from gdl2pl.bridge import MachineState
+from gdl2pl.bridge import MoveDefinitionError
+from gdl2pl.bridge import StateMachine
 from gdl2pl.syntax import Term
 
 MODES = {

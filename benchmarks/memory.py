@@ -17,9 +17,11 @@ import sys
 import time
 from pathlib import Path
 
-from reference import DEFAULT_GAMES_DIR, game_path
+from reference import DEFAULT_GAMES_DIR
+from reference import game_path
 from report import markdown_table
-from sysinfo import header_markdown, machine_header
+from sysinfo import header_markdown
+from sysinfo import machine_header
 
 from gdl2pl.bridge import StateMachine
 

@@ -24,11 +24,24 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from loops import MODES, Count, cached_steps, in_prolog, python_questions, python_steps
-from reference import DEFAULT_ANCHORS, DEFAULT_GAMES_DIR, Reference, game_path, read_references
+from loops import MODES
+from loops import Count
+from loops import cached_steps
+from loops import in_prolog
+from loops import python_questions
+from loops import python_steps
+from reference import DEFAULT_ANCHORS
+from reference import DEFAULT_GAMES_DIR
+from reference import Reference
+from reference import game_path
+from reference import read_references
 from reference import select as select_games
-from report import csv_text, markdown_table, rate, ratio
-from sysinfo import header_markdown, machine_header
+from report import csv_text
+from report import markdown_table
+from report import rate
+from report import ratio
+from sysinfo import header_markdown
+from sysinfo import machine_header
 
 from gdl2pl.bridge import StateMachine
 

@@ -117,7 +117,8 @@ def main() -> int:
     p.add_argument("--out", default=None)
     args = p.parse_args()
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from sysinfo import header_markdown, machine_header
+    from sysinfo import header_markdown
+    from sysinfo import machine_header
 
     rows = ["| measure | value |", "|---|---|"]
     started = time.perf_counter()

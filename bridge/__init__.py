@@ -3,19 +3,22 @@
 Importing this package does not start Prolog; creating the first ``StateMachine`` does.
 """
 
-from .errors import (
-    GameError,
-    GoalDefinitionError,
-    IllegalMoveError,
-    MoveDefinitionError,
-    PlayoutDepthError,
-    QueryInterrupted,
-    ReasonerError,
-    TransitionDefinitionError,
-)
-from .explain import ExplainError, Explanation
-from .machine import MachineState, StateMachine, Step
-from .swipl import PrologUnavailableError, check_environment, runtime
+from .errors import GameError
+from .errors import GoalDefinitionError
+from .errors import IllegalMoveError
+from .errors import MoveDefinitionError
+from .errors import PlayoutDepthError
+from .errors import QueryInterrupted
+from .errors import ReasonerError
+from .errors import TransitionDefinitionError
+from .explain import ExplainError
+from .explain import Explanation
+from .machine import MachineState
+from .machine import StateMachine
+from .machine import Step
+from .swipl import PrologUnavailableError
+from .swipl import check_environment
+from .swipl import runtime
 
 __all__ = [
     "ExplainError",

@@ -11,20 +11,35 @@ whose head matches it, by the first body literal that fails, recursively to ``de
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from typing import TYPE_CHECKING
+from typing import Any
 
 from gdl2pl.errors import GdlError
-from gdl2pl.flatten import BodyLiteral, FlatRule
-from gdl2pl.kif import kif_clause, kif_term, parse_kif_term
-from gdl2pl.syntax import Const, Distinct, Func, Not, Pos, Sentence, Term, Var, is_ground
+from gdl2pl.flatten import BodyLiteral
+from gdl2pl.flatten import FlatRule
+from gdl2pl.kif import kif_clause
+from gdl2pl.kif import kif_term
+from gdl2pl.kif import parse_kif_term
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Distinct
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Not
+from gdl2pl.syntax import Pos
+from gdl2pl.syntax import Sentence
+from gdl2pl.syntax import Term
+from gdl2pl.syntax import Var
+from gdl2pl.syntax import is_ground
 from gdl2pl.translate import predicate_name
 
 from .swipl import runtime_with
 
 if TYPE_CHECKING:
-    from .machine import MachineState, StateMachine
+    from .machine import MachineState
+    from .machine import StateMachine
 
 EXPLAIN_MODULE = "gdl_explain"
 

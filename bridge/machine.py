@@ -21,28 +21,40 @@ import os
 import random
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Iterator
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import NamedTuple
 
 from gdl2pl.errors import GdlError
-from gdl2pl.kif import kif_term, parse_kif_term
-from gdl2pl.load import Syntax, parse_game, read_game
+from gdl2pl.kif import kif_term
+from gdl2pl.kif import parse_kif_term
+from gdl2pl.load import Syntax
+from gdl2pl.load import parse_game
+from gdl2pl.load import read_game
 from gdl2pl.pipeline import compile_game
-from gdl2pl.syntax import Const, Description, Func, Term, Var
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Term
+from gdl2pl.syntax import Var
 from gdl2pl.translate import Translation
 
-from .errors import (
-    GameError,
-    GoalDefinitionError,
-    IllegalMoveError,
-    MoveDefinitionError,
-    PlayoutDepthError,
-    QueryInterrupted,
-    ReasonerError,
-    TransitionDefinitionError,
-)
-from .swipl import RUNTIME_MODULE, attach_thread, runtime
+from .errors import GameError
+from .errors import GoalDefinitionError
+from .errors import IllegalMoveError
+from .errors import MoveDefinitionError
+from .errors import PlayoutDepthError
+from .errors import QueryInterrupted
+from .errors import ReasonerError
+from .errors import TransitionDefinitionError
+from .swipl import RUNTIME_MODULE
+from .swipl import attach_thread
+from .swipl import runtime
 
 if TYPE_CHECKING:
     from .explain import Explanation

@@ -20,7 +20,8 @@ from importlib import resources
 from importlib.util import find_spec
 from pathlib import Path
 from types import ModuleType
-from typing import Any, TypeVar
+from typing import Any
+from typing import TypeVar
 
 T = TypeVar("T")
 

@@ -14,7 +14,8 @@ import re
 import sys
 from collections.abc import Callable
 
-from gdl2pl.errors import GdlError, GdlSyntaxError
+from gdl2pl.errors import GdlError
+from gdl2pl.errors import GdlSyntaxError
 from gdl2pl.syntax import Pos
 
 Command = Callable[[argparse.Namespace], int]

@@ -10,9 +10,11 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence
 
-from gdl2pl.cli.errors import reason, run_guarded
+from gdl2pl.cli.errors import reason
+from gdl2pl.cli.errors import run_guarded
 from gdl2pl.errors import GdlSyntaxError
 from gdl2pl.syntax import Pos
 
@@ -87,7 +89,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version
 
     try:
         return version("gdl2pl")

@@ -121,9 +121,12 @@ def match(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from gdl2pl.bridge.swipl import PrologUnavailableError
-    from gdl2pl.check import format_finding, has_errors
-    from gdl2pl.errors import GdlError, GdlSyntaxError
-    from gdl2pl.ggp.manager import run_match, summary
+    from gdl2pl.check import format_finding
+    from gdl2pl.check import has_errors
+    from gdl2pl.errors import GdlError
+    from gdl2pl.errors import GdlSyntaxError
+    from gdl2pl.ggp.manager import run_match
+    from gdl2pl.ggp.manager import summary
     from gdl2pl.pipeline import compile_game
 
     _logging(args.verbose, logging.WARNING)

@@ -14,7 +14,8 @@ from gdl2pl.bridge.errors import GameError
 from gdl2pl.bridge.machine import StateMachine
 from gdl2pl.cli.progress import progress
 from gdl2pl.ggp.board import render_state
-from gdl2pl.ggp.records import random_match, replay
+from gdl2pl.ggp.records import random_match
+from gdl2pl.ggp.records import replay
 from gdl2pl.pipeline import compile_game
 
 

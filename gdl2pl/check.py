@@ -16,46 +16,42 @@ otherwise it is a warning. Real games rely on this, e.g. ``(<= (goal ?r 0) (not 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable
+from collections.abc import Iterator
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
-from gdl2pl.depgraph import (
-    DependencyGraph,
-    body_atoms,
-    dependency_graph,
-    negation_may_close,
-)
+from gdl2pl.depgraph import DependencyGraph
+from gdl2pl.depgraph import body_atoms
+from gdl2pl.depgraph import dependency_graph
+from gdl2pl.depgraph import negation_may_close
 from gdl2pl.flatten import disjunctive_normal_form
 from gdl2pl.source import without_cycle_collection
-from gdl2pl.syntax import (
-    And,
-    Clause,
-    Const,
-    Description,
-    Distinct,
-    Fact,
-    Func,
-    Literal,
-    Not,
-    Or,
-    Pos,
-    Rule,
-    Sentence,
-    Term,
-    Var,
-    children,
-    clause_line,
-    kif_term,
-    variables,
-    walk,
-)
-from gdl2pl.vocabulary import (
-    CONNECTIVES,
-    FORBIDDEN_DEPENDENCIES,
-    GDL_2010_RELATIONS,
-    KEYWORD_RELATIONS,
-)
+from gdl2pl.syntax import And
+from gdl2pl.syntax import Clause
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Distinct
+from gdl2pl.syntax import Fact
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Literal
+from gdl2pl.syntax import Not
+from gdl2pl.syntax import Or
+from gdl2pl.syntax import Pos
+from gdl2pl.syntax import Rule
+from gdl2pl.syntax import Sentence
+from gdl2pl.syntax import Term
+from gdl2pl.syntax import Var
+from gdl2pl.syntax import children
+from gdl2pl.syntax import clause_line
+from gdl2pl.syntax import kif_term
+from gdl2pl.syntax import variables
+from gdl2pl.syntax import walk
+from gdl2pl.vocabulary import CONNECTIVES
+from gdl2pl.vocabulary import FORBIDDEN_DEPENDENCIES
+from gdl2pl.vocabulary import GDL_2010_RELATIONS
+from gdl2pl.vocabulary import KEYWORD_RELATIONS
 
 #: The arity of each GDL keyword relation (kept as a name for existing callers).
 KEYWORD_ARITY = KEYWORD_RELATIONS

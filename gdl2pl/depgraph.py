@@ -15,25 +15,29 @@ arities are an error the checker reports, and are one node here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Hashable
+from collections.abc import Iterable
+from collections.abc import Iterator
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import Any
+from typing import TypeVar
 
-from gdl2pl.syntax import (
-    And,
-    Const,
-    Description,
-    Fact,
-    Func,
-    Literal,
-    Not,
-    Or,
-    Rule,
-    Sentence,
-    Term,
-    Var,
-)
+from gdl2pl.syntax import And
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Fact
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Literal
+from gdl2pl.syntax import Not
+from gdl2pl.syntax import Or
+from gdl2pl.syntax import Rule
+from gdl2pl.syntax import Sentence
+from gdl2pl.syntax import Term
+from gdl2pl.syntax import Var
 
 N = TypeVar("N", bound=Hashable)
 

@@ -19,28 +19,27 @@ Pure functions only.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gdl2pl.depgraph import dependency_graph
 from gdl2pl.errors import GdlError
-from gdl2pl.syntax import (
-    And,
-    Clause,
-    Const,
-    Description,
-    Distinct,
-    Fact,
-    Func,
-    Literal,
-    Not,
-    Or,
-    Pos,
-    Sentence,
-    Term,
-    clause_line,
-    variables,
-)
+from gdl2pl.syntax import And
+from gdl2pl.syntax import Clause
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Distinct
+from gdl2pl.syntax import Fact
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Literal
+from gdl2pl.syntax import Not
+from gdl2pl.syntax import Or
+from gdl2pl.syntax import Pos
+from gdl2pl.syntax import Sentence
+from gdl2pl.syntax import Term
+from gdl2pl.syntax import clause_line
+from gdl2pl.syntax import variables
 from gdl2pl.vocabulary import INPUT_RELATIONS
 
 #: The most clauses one source rule may expand into; beyond that the game is rejected.

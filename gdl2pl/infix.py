@@ -45,25 +45,25 @@ from collections.abc import Iterable
 import pyparsing as pp
 
 from gdl2pl.errors import GdlSyntaxError
-from gdl2pl.source import MAX_NESTING, check_characters, nesting_error
-from gdl2pl.syntax import (
-    And,
-    Clause,
-    Const,
-    Description,
-    Distinct,
-    Fact,
-    Func,
-    Literal,
-    Not,
-    Or,
-    Pos,
-    Rule,
-    Sentence,
-    Term,
-    Var,
-    variables,
-)
+from gdl2pl.source import MAX_NESTING
+from gdl2pl.source import check_characters
+from gdl2pl.source import nesting_error
+from gdl2pl.syntax import And
+from gdl2pl.syntax import Clause
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Distinct
+from gdl2pl.syntax import Fact
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Literal
+from gdl2pl.syntax import Not
+from gdl2pl.syntax import Or
+from gdl2pl.syntax import Pos
+from gdl2pl.syntax import Rule
+from gdl2pl.syntax import Sentence
+from gdl2pl.syntax import Term
+from gdl2pl.syntax import Var
+from gdl2pl.syntax import variables
 
 _VAR_RE = re.compile(r"[A-Z_][A-Za-z0-9_]*")
 _BARE_RE = re.compile(r"[a-z0-9][A-Za-z0-9_]*")

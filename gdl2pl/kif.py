@@ -19,32 +19,28 @@ from sys import intern
 
 from gdl2pl.errors import GdlSyntaxError
 from gdl2pl.normalize import symbol_table
-from gdl2pl.source import (
-    MAX_NESTING,
-    check_characters,
-    nesting_error,
-    position,
-    without_cycle_collection,
-)
-from gdl2pl.syntax import (
-    And,
-    Clause,
-    Const,
-    Description,
-    Distinct,
-    Fact,
-    Func,
-    Literal,
-    Not,
-    Or,
-    Pos,
-    Rule,
-    Sentence,
-    Term,
-    Var,
-    kif_clause,
-    kif_term,
-)
+from gdl2pl.source import MAX_NESTING
+from gdl2pl.source import check_characters
+from gdl2pl.source import nesting_error
+from gdl2pl.source import position
+from gdl2pl.source import without_cycle_collection
+from gdl2pl.syntax import And
+from gdl2pl.syntax import Clause
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Distinct
+from gdl2pl.syntax import Fact
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Literal
+from gdl2pl.syntax import Not
+from gdl2pl.syntax import Or
+from gdl2pl.syntax import Pos
+from gdl2pl.syntax import Rule
+from gdl2pl.syntax import Sentence
+from gdl2pl.syntax import Term
+from gdl2pl.syntax import Var
+from gdl2pl.syntax import kif_clause
+from gdl2pl.syntax import kif_term
 
 _TOKEN = re.compile(r"(\s+)|;[^\n\r]*|(\()|(\))|([^\s();]+)")
 

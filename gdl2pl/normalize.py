@@ -16,12 +16,18 @@ All functions are pure: they return new values and never change their arguments.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 from types import MappingProxyType
 
-from gdl2pl.syntax import Clause, Description, Term
-from gdl2pl.visitor import Renamer, symbol_names, variables
+from gdl2pl.syntax import Clause
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Term
+from gdl2pl.visitor import Renamer
+from gdl2pl.visitor import symbol_names
+from gdl2pl.visitor import variables
 from gdl2pl.vocabulary import KEYWORDS
 
 __all__ = [

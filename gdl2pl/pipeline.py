@@ -12,18 +12,22 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from gdl2pl.check import Finding, check_description
-from gdl2pl.flatten import FlatRule, flatten_rules
-from gdl2pl.load import Syntax, parse_game, read_game
-from gdl2pl.normalize import (
-    SymbolTable,
-    normalize_case,
-    normalize_keywords,
-    symbol_table,
-    unambiguous_table,
-)
+from gdl2pl.check import Finding
+from gdl2pl.check import check_description
+from gdl2pl.flatten import FlatRule
+from gdl2pl.flatten import flatten_rules
+from gdl2pl.load import Syntax
+from gdl2pl.load import parse_game
+from gdl2pl.load import read_game
+from gdl2pl.normalize import SymbolTable
+from gdl2pl.normalize import normalize_case
+from gdl2pl.normalize import normalize_keywords
+from gdl2pl.normalize import symbol_table
+from gdl2pl.normalize import unambiguous_table
 from gdl2pl.syntax import Description
-from gdl2pl.translate import Translation, emit, plan
+from gdl2pl.translate import Translation
+from gdl2pl.translate import emit
+from gdl2pl.translate import plan
 
 __all__ = ["CompiledGame", "compile_game", "normalized"]
 

@@ -17,7 +17,8 @@ stays ``CELL``); see ``gdl2pl.normalize`` for GDL's case-insensitive symbol iden
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 
 @dataclass(frozen=True, slots=True)

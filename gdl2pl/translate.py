@@ -42,31 +42,34 @@ move-dependent) and which fluent stores exist; ``emit`` writes the Prolog text o
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
-from gdl2pl.depgraph import Dependency, DependencyGraph, graph_of
-from gdl2pl.flatten import (
-    BodyLiteral,
-    FlatRule,
-    TranslationError,
-    flatten_rules,
-    relation_key,
-)
-from gdl2pl.prolog_text import VariableNamer, comment_text, quote_atom
-from gdl2pl.syntax import (
-    Const,
-    Description,
-    Distinct,
-    Func,
-    Not,
-    Sentence,
-    Term,
-    Var,
-    clause_line,
-    variables,
-    walk,
-)
-from gdl2pl.vocabulary import GDL_2010_RELATIONS, KEYWORD_RELATIONS, is_keyword_relation
+from gdl2pl.depgraph import Dependency
+from gdl2pl.depgraph import DependencyGraph
+from gdl2pl.depgraph import graph_of
+from gdl2pl.flatten import BodyLiteral
+from gdl2pl.flatten import FlatRule
+from gdl2pl.flatten import TranslationError
+from gdl2pl.flatten import flatten_rules
+from gdl2pl.flatten import relation_key
+from gdl2pl.prolog_text import VariableNamer
+from gdl2pl.prolog_text import comment_text
+from gdl2pl.prolog_text import quote_atom
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Distinct
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Not
+from gdl2pl.syntax import Sentence
+from gdl2pl.syntax import Term
+from gdl2pl.syntax import Var
+from gdl2pl.syntax import clause_line
+from gdl2pl.syntax import variables
+from gdl2pl.syntax import walk
+from gdl2pl.vocabulary import GDL_2010_RELATIONS
+from gdl2pl.vocabulary import KEYWORD_RELATIONS
+from gdl2pl.vocabulary import is_keyword_relation
 
 #: Keyword relations a game defines (``true`` and ``does`` are the runtime's inputs).
 DEFINED_KEYWORDS = {k: a for k, a in KEYWORD_RELATIONS.items() if k not in ("true", "does")}

@@ -15,22 +15,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gdl2pl.syntax import (
-    And,
-    Const,
-    Description,
-    Distinct,
-    Fact,
-    Func,
-    Node,
-    Not,
-    Or,
-    Rule,
-    Var,
-    children,
-    variables,
-    walk,
-)
+from gdl2pl.syntax import And
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Distinct
+from gdl2pl.syntax import Fact
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Node
+from gdl2pl.syntax import Not
+from gdl2pl.syntax import Or
+from gdl2pl.syntax import Rule
+from gdl2pl.syntax import Var
+from gdl2pl.syntax import children
+from gdl2pl.syntax import variables
+from gdl2pl.syntax import walk
 
 __all__ = ["Node", "Renamer", "Transformer", "children", "symbol_names", "variables", "walk"]
 

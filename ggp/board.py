@@ -11,7 +11,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from gdl2pl.kif import kif_term
-from gdl2pl.syntax import Const, Func, Term
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Term
 
 
 def _order(values: Iterable[str]) -> list[str]:

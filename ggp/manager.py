@@ -44,26 +44,29 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from gdl2pl.bridge.errors import GameError, MoveDefinitionError
+from gdl2pl.bridge.errors import GameError
+from gdl2pl.bridge.errors import MoveDefinitionError
 from gdl2pl.bridge.machine import StateMachine
 from gdl2pl.errors import GdlError
-from gdl2pl.ggp.protocol import (
-    Abort,
-    Info,
-    Message,
-    Play,
-    ProtocolError,
-    Start,
-    Stop,
-    format_message,
-    one_line_rules,
-    parse_info_reply,
-    parse_move,
-    shown,
-)
+from gdl2pl.ggp.protocol import Abort
+from gdl2pl.ggp.protocol import Info
+from gdl2pl.ggp.protocol import Message
+from gdl2pl.ggp.protocol import Play
+from gdl2pl.ggp.protocol import ProtocolError
+from gdl2pl.ggp.protocol import Start
+from gdl2pl.ggp.protocol import Stop
+from gdl2pl.ggp.protocol import format_message
+from gdl2pl.ggp.protocol import one_line_rules
+from gdl2pl.ggp.protocol import parse_info_reply
+from gdl2pl.ggp.protocol import parse_move
+from gdl2pl.ggp.protocol import shown
 from gdl2pl.ggp.scramble import Scrambler
-from gdl2pl.kif import kif_term, parse_kif
-from gdl2pl.syntax import Const, Description, Func, Term
+from gdl2pl.kif import kif_term
+from gdl2pl.kif import parse_kif
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Term
 
 log = logging.getLogger("gdl2pl.manager")
 

@@ -25,7 +25,9 @@ from gdl2pl.bridge.errors import GameError
 from gdl2pl.bridge.machine import MachineState
 from gdl2pl.syntax import Term
 
-from .strategy import Budget, Offer, Strategy
+from .strategy import Budget
+from .strategy import Offer
+from .strategy import Strategy
 
 
 class _Node:

@@ -49,29 +49,31 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
-from gdl2pl.bridge.machine import MachineState, StateMachine
-from gdl2pl.check import format_finding, has_errors
+from gdl2pl.bridge.machine import MachineState
+from gdl2pl.bridge.machine import StateMachine
+from gdl2pl.check import format_finding
+from gdl2pl.check import has_errors
 from gdl2pl.errors import GdlError
-from gdl2pl.ggp.protocol import (
-    Abort,
-    Info,
-    Play,
-    Preview,
-    ProtocolError,
-    Start,
-    Stop,
-    format_info_reply,
-    parse_message,
-    shown,
-)
+from gdl2pl.ggp.protocol import Abort
+from gdl2pl.ggp.protocol import Info
+from gdl2pl.ggp.protocol import Play
+from gdl2pl.ggp.protocol import Preview
+from gdl2pl.ggp.protocol import ProtocolError
+from gdl2pl.ggp.protocol import Start
+from gdl2pl.ggp.protocol import Stop
+from gdl2pl.ggp.protocol import format_info_reply
+from gdl2pl.ggp.protocol import parse_message
+from gdl2pl.ggp.protocol import shown
 from gdl2pl.kif import kif_term
 from gdl2pl.pipeline import compile_game
 from gdl2pl.syntax import Term
 
-from .strategy import Budget, Strategy
+from .strategy import Budget
+from .strategy import Strategy
 
 log = logging.getLogger("gdl2pl.player")
 
@@ -208,7 +210,8 @@ class _Match:
 def _start_prolog() -> None:
     """Start SWI-Prolog from the thread that makes the player (janus' first engine then
     belongs to a thread that outlives the workers); without it, the jobs will say why."""
-    from gdl2pl.bridge.swipl import PrologUnavailableError, runtime
+    from gdl2pl.bridge.swipl import PrologUnavailableError
+    from gdl2pl.bridge.swipl import runtime
 
     try:
         runtime()

@@ -34,7 +34,11 @@ from dataclasses import dataclass
 
 from gdl2pl.errors import GdlError
 from gdl2pl.kif import kif_term
-from gdl2pl.syntax import Const, Description, Fact, Func, Term
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Fact
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Term
 
 __all__ = [
     "Abort",

@@ -13,11 +13,13 @@ them; both yield these objects, and an ``{"error": ...}`` object ends a match ea
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
+from collections.abc import Sequence
 from typing import Any
 
 from gdl2pl.bridge.errors import GameError
-from gdl2pl.bridge.machine import MachineState, StateMachine
+from gdl2pl.bridge.machine import MachineState
+from gdl2pl.bridge.machine import StateMachine
 from gdl2pl.kif import kif_term
 
 Record = dict[str, Any]

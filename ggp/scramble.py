@@ -21,16 +21,15 @@ import random
 import re
 import string
 
-from gdl2pl.syntax import (
-    Clause,
-    Const,
-    Description,
-    Func,
-    Literal,
-    Term,
-)
+from gdl2pl.syntax import Clause
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Literal
+from gdl2pl.syntax import Term
 from gdl2pl.visitor import Renamer
-from gdl2pl.vocabulary import CONNECTIVES, KEYWORDS
+from gdl2pl.vocabulary import CONNECTIVES
+from gdl2pl.vocabulary import KEYWORDS
 
 _INTEGER = re.compile(r"-?\d+")
 _LETTERS = string.ascii_lowercase

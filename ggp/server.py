@@ -20,13 +20,16 @@ import logging
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote_plus
 
-from gdl2pl.ggp.protocol import MAX_MESSAGE, shown
+from gdl2pl.ggp.protocol import MAX_MESSAGE
+from gdl2pl.ggp.protocol import shown
 
-from .player import GamePlayer, Reply
+from .player import GamePlayer
+from .player import Reply
 
 log = logging.getLogger("gdl2pl.server")
 

@@ -17,10 +17,12 @@ import importlib
 import random
 import threading
 import time
-from abc import ABC, abstractmethod
+from abc import ABC
+from abc import abstractmethod
 from collections.abc import Callable
 
-from gdl2pl.bridge.machine import MachineState, StateMachine
+from gdl2pl.bridge.machine import MachineState
+from gdl2pl.bridge.machine import StateMachine
 from gdl2pl.syntax import Term
 
 Offer = Callable[[Term], None]

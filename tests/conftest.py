@@ -12,10 +12,8 @@ from pathlib import Path
 import pytest
 from prolog_env import unavailable
 
-from gdl2pl.syntax import (
-    Clause,
-    Description,
-)
+from gdl2pl.syntax import Clause
+from gdl2pl.syntax import Description
 from gdl2pl.visitor import Renamer
 
 REPO = Path(__file__).resolve().parent.parent

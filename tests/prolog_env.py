@@ -22,7 +22,8 @@ def unavailable(message: str) -> NoReturn:
 
 def require_prolog() -> None:
     """Janus can start SWI-Prolog, else ``unavailable``."""
-    from gdl2pl.bridge import PrologUnavailableError, runtime
+    from gdl2pl.bridge import PrologUnavailableError
+    from gdl2pl.bridge import runtime
 
     try:
         runtime()

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from adapters_support import OWN_GAMES, repository_game
+from adapters_support import OWN_GAMES
+from adapters_support import repository_game
 from prolog_env import require_prolog
 
-from gdl2pl import parse_game, read_game
-from gdl2pl.adapters import (
-    AdapterError,
-    DomainExplosionError,
-    GdlGame,
-    UnrepresentableStateError,
-    analyse_domains,
-    goal_return,
-)
+from gdl2pl import parse_game
+from gdl2pl import read_game
+from gdl2pl.adapters import AdapterError
+from gdl2pl.adapters import DomainExplosionError
+from gdl2pl.adapters import GdlGame
+from gdl2pl.adapters import UnrepresentableStateError
+from gdl2pl.adapters import analyse_domains
+from gdl2pl.adapters import goal_return
 from gdl2pl.bridge import StateMachine
 from gdl2pl.kif import parse_kif_term
 

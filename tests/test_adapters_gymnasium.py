@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from adapters_support import repository_game, require_module
+from adapters_support import repository_game
+from adapters_support import require_module
 
 
 @pytest.fixture(scope="module")

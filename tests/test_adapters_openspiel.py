@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from adapters_support import game_params, repository_game, require_module
+from adapters_support import game_params
+from adapters_support import repository_game
+from adapters_support import require_module
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +45,8 @@ def test_registered_name_loads_a_file(pyspiel):
 
 
 def test_tic_tac_toe_matches_openspiel_native(pyspiel):
-    from open_spiel.python.algorithms import get_all_states, minimax
+    from open_spiel.python.algorithms import get_all_states
+    from open_spiel.python.algorithms import minimax
 
     from gdl2pl.openspiel import load_game
 

@@ -14,7 +14,9 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 import run
 from loops import Count
-from reference import Reference, game_path, read_references
+from reference import Reference
+from reference import game_path
+from reference import read_references
 
 HANOI = Reference("hanoi", 100.0, 10.0, 10.0)
 CHESS = Reference("chess", 10.0, 0.1, 100.0)

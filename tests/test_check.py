@@ -11,12 +11,18 @@ from pathlib import Path
 
 import pytest
 
-from gdl2pl.check import Finding, check_description, format_finding, has_errors
+from gdl2pl.check import Finding
+from gdl2pl.check import check_description
+from gdl2pl.check import format_finding
+from gdl2pl.check import has_errors
 from gdl2pl.cli import main
-from gdl2pl.depgraph import dependency_graph, negation_may_close, unify
+from gdl2pl.depgraph import dependency_graph
+from gdl2pl.depgraph import negation_may_close
+from gdl2pl.depgraph import unify
 from gdl2pl.errors import GdlSyntaxError
 from gdl2pl.infix import parse_infix
-from gdl2pl.kif import parse_kif, parse_kif_term
+from gdl2pl.kif import parse_kif
+from gdl2pl.kif import parse_kif_term
 from gdl2pl.syntax import Pos
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"

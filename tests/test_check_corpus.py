@@ -13,17 +13,28 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 import pytest
 
-from gdl2pl.check import Finding, check_description
+from gdl2pl.check import Finding
+from gdl2pl.check import check_description
 from gdl2pl.errors import GdlSyntaxError
 from gdl2pl.kif import parse_kif
-from gdl2pl.syntax import And, Clause, Const, Description, Func, Literal, Not, Or, Rule, Term
+from gdl2pl.syntax import And
+from gdl2pl.syntax import Clause
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Literal
+from gdl2pl.syntax import Not
+from gdl2pl.syntax import Or
+from gdl2pl.syntax import Rule
+from gdl2pl.syntax import Term
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 GAMES = SHARED / "games"

@@ -11,9 +11,11 @@ import pytest
 from conftest import EXAMPLES
 from prolog_env import require_prolog
 
-from gdl2pl import Const, Func
+from gdl2pl import Const
+from gdl2pl import Func
 from gdl2pl.cli import main
-from gdl2pl.ggp.board import find_grid, render_state
+from gdl2pl.ggp.board import find_grid
+from gdl2pl.ggp.board import render_state
 
 TTT = EXAMPLES / "ticTacToe.kif"
 PENNIES = EXAMPLES / "matchingPennies.kif"

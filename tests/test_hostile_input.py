@@ -14,11 +14,15 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 from prolog_env import require_prolog
 
-from gdl2pl import normalize_case, parse_game, translate
+from gdl2pl import normalize_case
+from gdl2pl import parse_game
+from gdl2pl import translate
 from gdl2pl.cli import main
 from gdl2pl.errors import GdlSyntaxError
 
@@ -193,7 +197,8 @@ def test_after_a_deep_term_error_the_state_machine_answers_right() -> None:
 
 
 def test_a_deep_term_from_python_is_refused() -> None:
-    from gdl2pl import Const, Func
+    from gdl2pl import Const
+    from gdl2pl import Func
 
     t: Const | Func = Const("z")
     for _ in range(5000):
@@ -294,7 +299,8 @@ def test_ctrl_c_stops_a_long_simulation() -> None:
 
 
 def test_a_query_can_be_interrupted_from_another_thread() -> None:
-    from gdl2pl.bridge.swipl import interrupt, prolog_thread_id
+    from gdl2pl.bridge.swipl import interrupt
+    from gdl2pl.bridge.swipl import prolog_thread_id
 
     b = bridge()
     sm = b.StateMachine.from_file(ENDLESS)

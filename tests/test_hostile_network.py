@@ -24,18 +24,26 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from types import ModuleType
-from typing import Any, ClassVar
+from typing import Any
+from typing import ClassVar
 
 import prolog_env
 import pytest
-from conftest import EXAMPLES, REPO
+from conftest import EXAMPLES
+from conftest import REPO
 
-from gdl2pl.ggp.protocol import MAX_DEPTH, Play, one_line_rules, parse_info_reply, parse_message
+from gdl2pl.ggp.protocol import MAX_DEPTH
+from gdl2pl.ggp.protocol import Play
+from gdl2pl.ggp.protocol import one_line_rules
+from gdl2pl.ggp.protocol import parse_info_reply
+from gdl2pl.ggp.protocol import parse_message
 from gdl2pl.load import read_game
 
 GAMES = Path(__file__).resolve().parent / "games" / "network"
@@ -254,7 +262,8 @@ class _Stuck:
 
 
 def test_too_many_stopping_matches_make_the_player_busy() -> None:
-    from gdl2pl.ggp.player import MAX_RETIRING, GamePlayer
+    from gdl2pl.ggp.player import MAX_RETIRING
+    from gdl2pl.ggp.player import GamePlayer
 
     release = threading.Event()
     p = GamePlayer(lambda: _Stuck(release), margin=0.5)  # type: ignore[arg-type, return-value]
@@ -463,7 +472,8 @@ def _hostile_replies(msg: Any, n: int) -> str:
 
 
 def test_too_deep_and_too_large_replies_are_illegal_moves() -> None:
-    from gdl2pl.ggp.manager import MAX_REPLY, run_match
+    from gdl2pl.ggp.manager import MAX_REPLY
+    from gdl2pl.ggp.manager import run_match
 
     with fake_player(_hostile_replies) as bad, serving("legal") as good:
         rec = run_match(read_game(TTT), [bad, good.url], start_clock=2, play_clock=1, seed=1)

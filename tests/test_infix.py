@@ -8,13 +8,29 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, shared_dir
+from conftest import EXAMPLES
+from conftest import shared_dir
 
 from gdl2pl.errors import GdlSyntaxError
-from gdl2pl.infix import infix_term, parse_infix, parse_infix_term, print_infix, variable_names
+from gdl2pl.infix import infix_term
+from gdl2pl.infix import parse_infix
+from gdl2pl.infix import parse_infix_term
+from gdl2pl.infix import print_infix
+from gdl2pl.infix import variable_names
 from gdl2pl.kif import parse_kif
-from gdl2pl.load import detect_syntax, parse_game, read_game
-from gdl2pl.syntax import And, Const, Description, Distinct, Fact, Func, Not, Or, Rule, Var
+from gdl2pl.load import detect_syntax
+from gdl2pl.load import parse_game
+from gdl2pl.load import read_game
+from gdl2pl.syntax import And
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Distinct
+from gdl2pl.syntax import Fact
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Not
+from gdl2pl.syntax import Or
+from gdl2pl.syntax import Rule
+from gdl2pl.syntax import Var
 
 
 def f(name: str, *args: str | Func) -> Func:

@@ -4,13 +4,26 @@ positions, and every public game of the GGP repository."""
 from __future__ import annotations
 
 import pytest
-from conftest import shared_dir, shared_files
+from conftest import shared_dir
+from conftest import shared_files
 
 from gdl2pl.errors import GdlSyntaxError
-from gdl2pl.kif import kif_term, parse_kif, parse_kif_term, print_kif
-from gdl2pl.load import read_game, read_text
+from gdl2pl.kif import kif_term
+from gdl2pl.kif import parse_kif
+from gdl2pl.kif import parse_kif_term
+from gdl2pl.kif import print_kif
+from gdl2pl.load import read_game
+from gdl2pl.load import read_text
 from gdl2pl.normalize import normalize_case
-from gdl2pl.syntax import And, Const, Distinct, Fact, Func, Not, Or, Rule, Var
+from gdl2pl.syntax import And
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Distinct
+from gdl2pl.syntax import Fact
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Not
+from gdl2pl.syntax import Or
+from gdl2pl.syntax import Rule
+from gdl2pl.syntax import Var
 
 
 def test_facts_rules_and_variables() -> None:

@@ -8,9 +8,11 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -20,9 +22,13 @@ from prolog_env import require_prolog
 from gdl2pl.bridge import StateMachine
 from gdl2pl.bridge import swipl as engine
 from gdl2pl.cli.network import add_subcommands
-from gdl2pl.ggp.manager import run_match, summary
-from gdl2pl.ggp.player import GamePlayer, Reply
-from gdl2pl.ggp.protocol import Play, Start, parse_message
+from gdl2pl.ggp.manager import run_match
+from gdl2pl.ggp.manager import summary
+from gdl2pl.ggp.player import GamePlayer
+from gdl2pl.ggp.player import Reply
+from gdl2pl.ggp.protocol import Play
+from gdl2pl.ggp.protocol import Start
+from gdl2pl.ggp.protocol import parse_message
 from gdl2pl.ggp.server import PlayerServer
 from gdl2pl.ggp.strategy import make_strategy
 from gdl2pl.load import read_game

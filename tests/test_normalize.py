@@ -4,15 +4,28 @@ clause, and the example games equal in both syntaxes once normalized."""
 from __future__ import annotations
 
 import pytest
-from conftest import EXAMPLES, canonical_variables, shared_dir, shared_files
+from conftest import EXAMPLES
+from conftest import canonical_variables
+from conftest import shared_dir
+from conftest import shared_files
 from hypothesis import given
 from hypothesis import strategies as st
 
 from gdl2pl.infix import parse_infix
-from gdl2pl.kif import parse_kif, parse_kif_term, print_kif
+from gdl2pl.kif import parse_kif
+from gdl2pl.kif import parse_kif_term
+from gdl2pl.kif import print_kif
 from gdl2pl.load import read_game
-from gdl2pl.normalize import KEYWORDS, SymbolTable, fold, normalize_case, symbol_table
-from gdl2pl.syntax import Const, Description, Func, Rule, Var
+from gdl2pl.normalize import KEYWORDS
+from gdl2pl.normalize import SymbolTable
+from gdl2pl.normalize import fold
+from gdl2pl.normalize import normalize_case
+from gdl2pl.normalize import symbol_table
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Rule
+from gdl2pl.syntax import Var
 
 
 def test_first_spelling_wins_for_every_symbol() -> None:

@@ -17,10 +17,14 @@ from prolog_env import require_prolog
 from gdl2pl.bridge import StateMachine
 from gdl2pl.bridge import swipl as engine
 from gdl2pl.ggp.player import GamePlayer
-from gdl2pl.ggp.protocol import one_line_rules, parse_info_reply, parse_move
+from gdl2pl.ggp.protocol import one_line_rules
+from gdl2pl.ggp.protocol import parse_info_reply
+from gdl2pl.ggp.protocol import parse_move
 from gdl2pl.ggp.scramble import Scrambler
 from gdl2pl.ggp.server import PlayerServer
-from gdl2pl.ggp.strategy import Budget, Strategy, make_strategy
+from gdl2pl.ggp.strategy import Budget
+from gdl2pl.ggp.strategy import Strategy
+from gdl2pl.ggp.strategy import make_strategy
 from gdl2pl.kif import parse_kif_term
 from gdl2pl.load import read_game
 from gdl2pl.syntax import Term

@@ -14,7 +14,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, REPO
+from conftest import EXAMPLES
+from conftest import REPO
 from prolog_env import unavailable
 
 from gdl2pl import read_game

@@ -8,25 +8,28 @@ import random
 import pytest
 from conftest import EXAMPLES
 
-from gdl2pl.ggp.protocol import (
-    Abort,
-    Info,
-    Play,
-    Preview,
-    ProtocolError,
-    Start,
-    Stop,
-    format_info_reply,
-    format_message,
-    one_line_rules,
-    parse_info_reply,
-    parse_message,
-    parse_move,
-)
-from gdl2pl.ggp.scramble import CONNECTIVES, Scrambler, kept
-from gdl2pl.kif import parse_kif, parse_kif_term
+from gdl2pl.ggp.protocol import Abort
+from gdl2pl.ggp.protocol import Info
+from gdl2pl.ggp.protocol import Play
+from gdl2pl.ggp.protocol import Preview
+from gdl2pl.ggp.protocol import ProtocolError
+from gdl2pl.ggp.protocol import Start
+from gdl2pl.ggp.protocol import Stop
+from gdl2pl.ggp.protocol import format_info_reply
+from gdl2pl.ggp.protocol import format_message
+from gdl2pl.ggp.protocol import one_line_rules
+from gdl2pl.ggp.protocol import parse_info_reply
+from gdl2pl.ggp.protocol import parse_message
+from gdl2pl.ggp.protocol import parse_move
+from gdl2pl.ggp.scramble import CONNECTIVES
+from gdl2pl.ggp.scramble import Scrambler
+from gdl2pl.ggp.scramble import kept
+from gdl2pl.kif import parse_kif
+from gdl2pl.kif import parse_kif_term
 from gdl2pl.load import read_game
-from gdl2pl.syntax import Const, Func, Var
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Var
 
 T = parse_kif_term
 
@@ -210,7 +213,8 @@ def test_nesting_beyond_the_limit_is_refused_without_recursion() -> None:
 
 
 def test_sizes_beyond_the_limits_are_refused() -> None:
-    from gdl2pl.ggp.protocol import MAX_MESSAGE, MAX_MOVE
+    from gdl2pl.ggp.protocol import MAX_MESSAGE
+    from gdl2pl.ggp.protocol import MAX_MOVE
 
     with pytest.raises(ProtocolError, match=f"at most {MAX_MOVE}"):
         parse_move("(mark " + "1" * MAX_MOVE + ")")

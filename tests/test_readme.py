@@ -9,7 +9,8 @@ import re
 
 import pytest
 from conftest import REPO
-from prolog_env import require_module, require_prolog
+from prolog_env import require_module
+from prolog_env import require_prolog
 
 README = REPO / "README.md"
 _BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)

@@ -14,7 +14,9 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from conftest import SHARED, shared_dir, shared_files
+from conftest import SHARED
+from conftest import shared_dir
+from conftest import shared_files
 from prolog_env import require_prolog
 
 from gdl2pl.bridge import StateMachine

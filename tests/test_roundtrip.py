@@ -7,31 +7,34 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, canonical_variables, shared_dir, shared_files
+from conftest import EXAMPLES
+from conftest import canonical_variables
+from conftest import shared_dir
+from conftest import shared_files
 from hypothesis import given
 from hypothesis import strategies as st
 
 from gdl2pl.cli import main
 from gdl2pl.errors import GdlSyntaxError
-from gdl2pl.infix import parse_infix, print_infix
-from gdl2pl.kif import parse_kif, print_kif
+from gdl2pl.infix import parse_infix
+from gdl2pl.infix import print_infix
+from gdl2pl.kif import parse_kif
+from gdl2pl.kif import print_kif
 from gdl2pl.load import read_game
 from gdl2pl.normalize import normalize_case
-from gdl2pl.syntax import (
-    And,
-    Clause,
-    Const,
-    Description,
-    Distinct,
-    Fact,
-    Func,
-    Literal,
-    Not,
-    Or,
-    Rule,
-    Term,
-    Var,
-)
+from gdl2pl.syntax import And
+from gdl2pl.syntax import Clause
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Distinct
+from gdl2pl.syntax import Fact
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Literal
+from gdl2pl.syntax import Not
+from gdl2pl.syntax import Or
+from gdl2pl.syntax import Rule
+from gdl2pl.syntax import Term
+from gdl2pl.syntax import Var
 from gdl2pl.vocabulary import CONNECTIVES
 
 # -- random descriptions ------------------------------------------------------------------------

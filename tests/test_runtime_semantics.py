@@ -16,8 +16,11 @@ from pathlib import Path
 import pytest
 from prolog_env import require_prolog
 
-from gdl2pl import Const, Func
-from gdl2pl.bridge import MachineState, StateMachine, runtime
+from gdl2pl import Const
+from gdl2pl import Func
+from gdl2pl.bridge import MachineState
+from gdl2pl.bridge import StateMachine
+from gdl2pl.bridge import runtime
 
 GAME = Path(__file__).resolve().parent / "games" / "unsafe_static.kif"
 

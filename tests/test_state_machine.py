@@ -7,19 +7,19 @@ import re
 import threading
 
 import pytest
-from conftest import EXAMPLES, shared_dir
+from conftest import EXAMPLES
+from conftest import shared_dir
 from prolog_env import require_prolog
 
-from gdl2pl import Const, Func
-from gdl2pl.bridge import (
-    GoalDefinitionError,
-    IllegalMoveError,
-    MachineState,
-    MoveDefinitionError,
-    ReasonerError,
-    StateMachine,
-    TransitionDefinitionError,
-)
+from gdl2pl import Const
+from gdl2pl import Func
+from gdl2pl.bridge import GoalDefinitionError
+from gdl2pl.bridge import IllegalMoveError
+from gdl2pl.bridge import MachineState
+from gdl2pl.bridge import MoveDefinitionError
+from gdl2pl.bridge import ReasonerError
+from gdl2pl.bridge import StateMachine
+from gdl2pl.bridge import TransitionDefinitionError
 from gdl2pl.kif import parse_kif_term
 from gdl2pl.load import parse_game
 

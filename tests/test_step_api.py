@@ -10,17 +10,16 @@ import threading
 from typing import Any
 
 import pytest
-from conftest import EXAMPLES, shared_dir
+from conftest import EXAMPLES
+from conftest import shared_dir
 from prolog_env import require_prolog
 
-from gdl2pl.bridge import (
-    IllegalMoveError,
-    MachineState,
-    MoveDefinitionError,
-    ReasonerError,
-    StateMachine,
-    TransitionDefinitionError,
-)
+from gdl2pl.bridge import IllegalMoveError
+from gdl2pl.bridge import MachineState
+from gdl2pl.bridge import MoveDefinitionError
+from gdl2pl.bridge import ReasonerError
+from gdl2pl.bridge import StateMachine
+from gdl2pl.bridge import TransitionDefinitionError
 from gdl2pl.bridge.machine import Step
 from gdl2pl.load import parse_game
 

@@ -12,7 +12,9 @@ import pytest
 from gdl2pl.flatten import flatten_rules
 from gdl2pl.kif import parse_kif
 from gdl2pl.pipeline import compile_game
-from gdl2pl.syntax import Const, Func, Not
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Not
 
 GAMES = Path(__file__).resolve().parent / "games"
 

@@ -12,14 +12,20 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, REPO, shared_dir
+from conftest import EXAMPLES
+from conftest import REPO
+from conftest import shared_dir
 from prolog_env import require_prolog
 
 from gdl2pl.cli import main
-from gdl2pl.verify.engine import engine_argv, parse_output
-from gdl2pl.verify.games import GameRef, find_games, trace_file
+from gdl2pl.verify.engine import engine_argv
+from gdl2pl.verify.engine import parse_output
+from gdl2pl.verify.games import GameRef
+from gdl2pl.verify.games import find_games
+from gdl2pl.verify.games import trace_file
 from gdl2pl.verify.job import Job
-from gdl2pl.verify.records import canonical, compare
+from gdl2pl.verify.records import canonical
+from gdl2pl.verify.records import compare
 from gdl2pl.verify.report import repro_name
 
 ENGINES = REPO / "tests" / "engines"
@@ -142,7 +148,8 @@ def test_rules_whose_head_matches_a_fact() -> None:
 
 
 def test_saved_results_survive_a_torn_last_line(tmp_path: Path) -> None:
-    from gdl2pl.verify.report import append_result, read_results
+    from gdl2pl.verify.report import append_result
+    from gdl2pl.verify.report import read_results
 
     out = tmp_path / "results.jsonl"
     append_result(out, {"game": "a.kif", "verdict": "agree"})

@@ -14,11 +14,13 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from conftest import EXAMPLES, REPO
+from conftest import EXAMPLES
+from conftest import REPO
 from prolog_env import require_prolog
 
 from gdl2pl.cli import main
-from gdl2pl.verify.job import Job, run_verify
+from gdl2pl.verify.job import Job
+from gdl2pl.verify.job import run_verify
 
 TTT = str(EXAMPLES / "ticTacToe.kif")
 GAMES = [str(EXAMPLES / "buttons.kif"), TTT]

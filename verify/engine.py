@@ -11,7 +11,8 @@ import os
 import shlex
 import signal
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 STDERR_TAIL = 2000

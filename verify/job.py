@@ -14,9 +14,17 @@ from typing import Any
 
 from gdl2pl.load import read_text
 
-from .engine import EngineRun, engine_argv, run_engine
-from .oracle_link import Record, StateMachine, load_machine, random_match, replay
-from .records import Difference, MalformedRecord, compare
+from .engine import EngineRun
+from .engine import engine_argv
+from .engine import run_engine
+from .oracle_link import Record
+from .oracle_link import StateMachine
+from .oracle_link import load_machine
+from .oracle_link import random_match
+from .oracle_link import replay
+from .records import Difference
+from .records import MalformedRecord
+from .records import compare
 from .why import why_text
 
 VERDICTS = ("agree", "diverge", "engine_error", "timeout", "gdl2pl_error", "skipped")

@@ -11,18 +11,22 @@ from typing import Any
 
 from gdl2pl.load import read_text
 
-from .games import GameRef, find_games, trace_file
-from .job import Job, run_trace, run_verify
-from .report import (
-    FAILING,
-    append_result,
-    details,
-    read_results,
-    rewrite_in_order,
-    summary_table,
-    write_repro,
-)
-from .runner import OnResult, Task, run_local
+from .games import GameRef
+from .games import find_games
+from .games import trace_file
+from .job import Job
+from .job import run_trace
+from .job import run_verify
+from .report import FAILING
+from .report import append_result
+from .report import details
+from .report import read_results
+from .report import rewrite_in_order
+from .report import summary_table
+from .report import write_repro
+from .runner import OnResult
+from .runner import Task
+from .runner import run_local
 
 
 def _run(

@@ -4,9 +4,13 @@ oracle, state machine and explanations. When they move, only the imports below c
 
 from __future__ import annotations
 
-from gdl2pl.bridge import MachineState, StateMachine
+from gdl2pl.bridge import MachineState
+from gdl2pl.bridge import StateMachine
 from gdl2pl.bridge.explain import explain
-from gdl2pl.ggp.records import Record, random_match, replay, state_record
+from gdl2pl.ggp.records import Record
+from gdl2pl.ggp.records import random_match
+from gdl2pl.ggp.records import replay
+from gdl2pl.ggp.records import state_record
 from gdl2pl.load import parse_game
 
 __all__ = [

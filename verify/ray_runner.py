@@ -15,7 +15,11 @@ from collections import deque
 from typing import Any
 
 from .job import Job
-from .runner import OnResult, Task, crashed, progress, submission_order
+from .runner import OnResult
+from .runner import Task
+from .runner import crashed
+from .runner import progress
+from .runner import submission_order
 
 POLL_SECONDS = 1.0
 

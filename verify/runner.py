@@ -11,7 +11,10 @@ from __future__ import annotations
 import multiprocessing
 import sys
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED
+from concurrent.futures import Future
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 

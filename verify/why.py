@@ -13,9 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gdl2pl.kif import kif_term
-from gdl2pl.syntax import Const, Func, Term, Var
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Term
+from gdl2pl.syntax import Var
 
-from .oracle_link import MachineState, StateMachine, explain
+from .oracle_link import MachineState
+from .oracle_link import StateMachine
+from .oracle_link import explain
 from .records import Difference
 
 #: At most this many facts of one difference are explained, each in at most MAX_LINES.

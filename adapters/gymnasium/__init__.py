@@ -20,7 +20,10 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from gdl2pl.adapters import AdapterError, GdlGame, Position, find_game
+from gdl2pl.adapters import AdapterError
+from gdl2pl.adapters import GdlGame
+from gdl2pl.adapters import Position
+from gdl2pl.adapters import find_game
 from gdl2pl.ggp.board import render_state
 
 ENV_ID = "gdl2pl/Gdl-v0"

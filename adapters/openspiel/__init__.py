@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from gdl2pl.adapters import GdlGame, find_game
+from gdl2pl.adapters import GdlGame
+from gdl2pl.adapters import find_game
 from gdl2pl.bridge import MachineState
 from gdl2pl.ggp.board import render_state
 

@@ -22,10 +22,13 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo import AECEnv
+from pettingzoo import ParallelEnv
 from pettingzoo.utils import wrappers
 
-from gdl2pl.adapters import GdlGame, Position, find_game
+from gdl2pl.adapters import GdlGame
+from gdl2pl.adapters import Position
+from gdl2pl.adapters import find_game
 from gdl2pl.ggp.board import render_state
 
 METADATA = {"render_modes": ["ansi"], "name": "gdl_v0", "is_parallelizable": True}

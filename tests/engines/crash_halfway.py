@@ -2,7 +2,8 @@
 
 import sys
 
-from _relay import emit, honest_records
+from _relay import emit
+from _relay import honest_records
 
 records = honest_records(sys.argv[1], sys.stdin.read())
 emit(records[: len(records) // 2])

@@ -6,7 +6,8 @@ import os
 import sys
 import time
 
-from _relay import emit, honest_records
+from _relay import emit
+from _relay import honest_records
 
 game = sys.argv[1]
 if len(sys.argv) > 3:

@@ -3,7 +3,8 @@ one of match 0) and otherwise agrees."""
 
 import sys
 
-from _relay import emit, honest_records
+from _relay import emit
+from _relay import honest_records
 
 records = honest_records(sys.argv[1], sys.stdin.read())
 if sys.argv[2:3] == ["middle"]:
