@@ -30,11 +30,10 @@ from typing import Literal
 
 from gdl2pl.bridge import MachineState
 from gdl2pl.bridge import StateMachine
+from gdl2pl.bridge.pyform import term_of_py
 from gdl2pl.bridge.swipl import runtime_with
 from gdl2pl.kif import kif_term
 from gdl2pl.load import read_game
-from gdl2pl.syntax import Const
-from gdl2pl.syntax import Func
 from gdl2pl.syntax import Term
 
 from .domains import MAX_TERMS
@@ -59,11 +58,7 @@ def kind_runtime() -> Any:
     return runtime_with("gdl2pl.adapters", "gdl_kind.pl")
 
 
-def py_term(x: Any) -> Term:
-    """A term from the runtime's py form (an atom, or a list [functor, args...])."""
-    if isinstance(x, list):
-        return Func(str(x[0]), tuple(py_term(a) for a in x[1:]))
-    return Const(str(x))
+py_term = term_of_py
 
 
 def goal_return(goal: int) -> float:

@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from gdl2pl.bridge.pyform import py_of_term
+from gdl2pl.bridge.pyform import term_of_py
 from gdl2pl.check import check_description
 from gdl2pl.check import format_finding
 from gdl2pl.errors import GdlError
@@ -187,21 +189,10 @@ def _pred(name: str, arity: int) -> str:
 
 
 def _py(t: Term) -> Any:
-    if isinstance(t, Func):
-        return [t.name, *(_py(a) for a in t.args)]
-    if isinstance(t, Const):
-        return t.name
-    raise ModelError(f"not ground: ?{t.name}")
+    return py_of_term(t, ModelError)
 
 
-def _term(x: Any) -> Term:
-    if isinstance(x, list):
-        return Func(_sym(x[0]), tuple(_term(a) for a in x[1:]))
-    return Const(_sym(x))
-
-
-def _sym(x: Any) -> str:
-    return str(x).lower() if isinstance(x, bool) else str(x)
+_term = term_of_py
 
 
 def _atom(name: str, row: list[Any]) -> str:

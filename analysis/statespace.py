@@ -19,11 +19,10 @@ from dataclasses import field
 from typing import Any
 
 from gdl2pl.bridge import StateMachine
+from gdl2pl.bridge.pyform import symbol_of_py
+from gdl2pl.bridge.pyform import term_of_py
 from gdl2pl.bridge.swipl import runtime_with
 from gdl2pl.kif import kif_term
-from gdl2pl.syntax import Const
-from gdl2pl.syntax import Func
-from gdl2pl.syntax import Term
 
 SEARCH_MODULE = "gdl_search"
 _sessions = itertools.count(1)
@@ -34,15 +33,7 @@ def search_runtime() -> Any:
     return runtime_with("gdl2pl.analysis", "gdl_search.pl")
 
 
-def py_term(x: Any) -> Term:
-    """A term from the runtime's py form (an atom, or a list [functor, args...])."""
-    if isinstance(x, list):
-        return Func(_symbol(x[0]), tuple(py_term(a) for a in x[1:]))
-    return Const(_symbol(x))
-
-
-def _symbol(x: Any) -> str:
-    return str(x).lower() if isinstance(x, bool) else str(x)
+py_term = term_of_py
 
 
 @dataclass
@@ -137,7 +128,7 @@ class Explorer:
                 space.discovered = discovered
                 for sid, term, goals, counts, succs in records:
                     if term:
-                        space.terminal[sid] = [[_symbol(v) for v in vs] for vs in goals]
+                        space.terminal[sid] = [[symbol_of_py(v) for v in vs] for vs in goals]
                     else:
                         space.counts[sid] = tuple(counts)
                         space.succ[sid] = succs
@@ -203,6 +194,6 @@ def random_walks(
     for kind, moves, detail in raw:
         joint = [[kif_term(py_term(m)) for m in jm] for jm in moves]
         if kind == "terminal":
-            detail = [[_symbol(v) for v in vs] for vs in detail]
+            detail = [[symbol_of_py(v) for v in vs] for vs in detail]
         walks.append(Walk(str(kind), joint, detail))
     return walks

@@ -35,6 +35,7 @@ from gdl2pl.syntax import Var
 from gdl2pl.syntax import is_ground
 from gdl2pl.translate import predicate_name
 
+from .pyform import py_of_term
 from .swipl import runtime_with
 
 if TYPE_CHECKING:
@@ -215,11 +216,7 @@ def explain(
 
 
 def _py(t: Term) -> Any:
-    if isinstance(t, Func):
-        return [t.name, *(_py(a) for a in t.args)]
-    if isinstance(t, Const):
-        return t.name
-    raise ExplainError(f"not ground: ?{t.name}")
+    return py_of_term(t, ExplainError)
 
 
 def _goal_py(s: Sentence) -> Any:
