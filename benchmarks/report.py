@@ -37,3 +37,11 @@ def rate(x: float) -> str:
 def ratio(x: float) -> str:
     """A ratio to the reference, e.g. ``12.3x``."""
     return f"{x:.2f}x" if x < 10 else f"{x:.1f}x"
+
+
+def publish(text: str, out: str | None) -> None:
+    """Print a report, and write it to ``out`` too when a file is named."""
+    print(text)
+    if out:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(text)

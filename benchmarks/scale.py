@@ -117,6 +117,7 @@ def main() -> int:
     p.add_argument("--out", default=None)
     args = p.parse_args()
     sys.path.insert(0, str(ROOT / "benchmarks"))
+    from report import publish
     from sysinfo import header_markdown
     from sysinfo import machine_header
 
@@ -134,9 +135,7 @@ def main() -> int:
         )
     text = header_markdown(machine_header()) + "\n\n" + "\n".join(rows) + "\n"
     text += f"\n(whole run {time.perf_counter() - started:.0f} s)\n"
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text)
+    publish(text, args.out)
     return 0
 
 

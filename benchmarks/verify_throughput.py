@@ -132,9 +132,10 @@ def main() -> int:
         lines += ["", f"Ray start-up alone (ray.init, 2 CPUs): {ray_startup():.1f} s."]
     lines.append("Verdicts identical in every run: yes.")
     text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from report import publish
+
+    publish(text, args.out)
     return 0
 
 
