@@ -48,7 +48,7 @@ from gdl2pl.bridge import StateMachine
 HERE = Path(__file__).resolve().parent
 
 #: (mode, median ratio at least, lowest ratio at least) from the issue; None: no bound.
-TARGETS: list[tuple[str, float, float | None]] = [("a", 10.0, 2.5), ("b", 5.0, None)]
+TARGETS: list[tuple[str, float, float | None]] = [("a", 25.0, 5.0), ("b", 10.0, 3.0)]
 
 MD_HEADER = ["game", "mode", "states/s", "playouts/s", "avg depth", "ref states/s", "ratio", "note"]
 CSV_HEADER = [
