@@ -1,6 +1,6 @@
 """Speed of the game-AI adapters beside the raw StateMachine step API.
 
-    python benchmarks/adapters.py --out benchmarks/ADAPTERS.md
+    python benchmarks/adapters.py --out /tmp/adapters.md   # then into RESULTS.md
     python benchmarks/adapters.py --quick            # 1 s per loop, a smoke run
 
 For each game of the 20-game set (``../shared/anchors/this-machine.md``), in one process

@@ -1,7 +1,7 @@
 """Exhaustive state-graph search (``gdl2pl analyze``): speed on tic-tac-toe, and the
 reachable-state counts of corpus games whose graph fits the budget.
 
-    python benchmarks/analysis_states.py --out benchmarks/ANALYSIS.md
+    python benchmarks/analysis_states.py --out /tmp/analysis.md   # then into RESULTS.md
 
 Tic-tac-toe is analysed ``--repeats`` times in one process (median wall time of
 ``analyze``, the game already loaded), next to a plain Python breadth-first search through
