@@ -117,9 +117,16 @@ game(M0, M) :-
 %   (translation_terms/2), and any error or warning while compiling or preparing it
 %   makes the load fail with gdl_error(load_failed(Module, Messages)); nothing is
 %   left loaded then. Raises gdl_error(module_exists(Module)) if a module of that
-%   name exists.
+%   name exists. Loading can be interrupted (gdl_interrupt/0), like a query: a game
+%   whose state-independent relations take long to compute is then not loaded.
 
 gdl_load(M0, Text, PyRoles) :-
+    setup_call_cleanup(
+        nb_setval('$gdl_busy', true),
+        load_game(M0, Text, PyRoles),
+        nb_setval('$gdl_busy', false)).
+
+load_game(M0, Text, PyRoles) :-
     game(M0, Module),
     (   current_module(Module)
     ->  throw(gdl_error(module_exists(Module)))

@@ -426,3 +426,44 @@ def test_close_removes_the_game_module() -> None:
     sm.close()
     gone = b.runtime().query_once("current_module(M)", {"M": module})["truth"]
     assert gone is False
+
+
+def test_a_slow_load_can_be_interrupted_and_leaves_nothing_loaded() -> None:
+    from gdl2pl.bridge.swipl import interrupt
+    from gdl2pl.bridge.swipl import prolog_thread_id
+
+    b = bridge()
+    slow = Path(__file__).parent / "games" / "network" / "slow_load.kif"
+    before = _game_modules()
+    box: dict[str, object] = {}
+    ready = threading.Event()
+
+    def work() -> None:
+        box["id"] = prolog_thread_id()
+        ready.set()
+        try:
+            b.StateMachine.from_file(slow).close()
+            box["outcome"] = "loaded"
+        except b.QueryInterrupted:
+            box["outcome"] = "interrupted"
+
+    t = threading.Thread(target=work)
+    t.start()
+    ready.wait(10)
+    while t.is_alive():
+        interrupt(box["id"])  # type: ignore[arg-type]
+        t.join(0.1)
+    assert box["outcome"] == "interrupted"
+    assert _game_modules() == before  # nothing half-loaded stays behind
+    with b.StateMachine.from_file(TTT) as sm:  # and the next load works
+        assert sm.roles
+
+
+def _game_modules() -> int:
+    return int(
+        bridge()
+        .runtime()
+        .query_once(
+            "aggregate_all(count, (current_module(_M), sub_atom(_M, 0, _, _, gdl_game_)), N)"
+        )["N"]
+    )
