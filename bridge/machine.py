@@ -334,10 +334,11 @@ class _Terms:
         r = self._by_id.get(id(x))
         if r is not None:
             return r
-        key = x if isinstance(x, str) else _as_term(x)  # checked first: safe to hash
+        term = None if isinstance(x, str) else _as_term(x)  # checked first: safe to hash
+        key = x if term is None else term
         r = self._to_raw.get(key)
         if r is None:
-            r = _raw_of(self.canonical(_as_term(key)))
+            r = _raw_of(self.canonical(term if term is not None else _as_term(x)))
             if len(self._to_raw) < 100_000:
                 self._to_raw[key] = r
         return r

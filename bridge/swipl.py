@@ -226,9 +226,8 @@ def run_interruptibly(fn: Callable[[], T]) -> T:
     def work() -> None:
         try:
             box["thread"] = prolog_thread_id()
-        except BaseException as e:  # Prolog cannot start: let fn say so
+        except Exception:  # Prolog cannot start: fn will say so
             box["thread"] = None
-            del e
         started.set()
         try:
             box["result"] = fn()

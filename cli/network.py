@@ -20,6 +20,8 @@ import re
 import sys
 from collections.abc import Callable
 
+from gdl2pl.cli.errors import run_guarded
+
 Handler = Callable[[argparse.Namespace], int]
 
 
@@ -117,60 +119,41 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def match(args: argparse.Namespace) -> int:
-    """Run one match, print its summary, write the record if asked."""
+    """Run one match, print its summary, write the record if asked. Errors are reported
+    as every command's are (``gdl2pl.cli.errors``): 1 for the game, 2 for usage and I/O."""
+    return run_guarded(_match, args)
+
+
+def _match(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from gdl2pl.bridge.swipl import PrologUnavailableError
     from gdl2pl.check import format_finding
     from gdl2pl.check import has_errors
-    from gdl2pl.errors import GdlError
-    from gdl2pl.errors import GdlSyntaxError
     from gdl2pl.ggp.manager import run_match
     from gdl2pl.ggp.manager import summary
     from gdl2pl.pipeline import compile_game
 
     _logging(args.verbose, logging.WARNING)
     path = args.game
-    try:
-        compiled = compile_game(
-            path, syntax=args.syntax, name=path, check=True, translate=False
-        )
-        game, findings = compiled.description, compiled.findings
-    except GdlSyntaxError as e:
-        print(f"{e}", file=sys.stderr)
-        return 1
-    except OSError as e:
-        print(f"{path}: error: cannot read: {e.strerror or e}", file=sys.stderr)
-        return 2
-    if has_errors(findings):
-        for f in findings:
+    compiled = compile_game(path, syntax=args.syntax, name=path, check=True, translate=False)
+    if has_errors(compiled.findings):
+        for f in compiled.findings:
             if f.is_error:
                 print(format_finding(f, path), file=sys.stderr)
         return 1
     if args.startclock < 1 or args.playclock < 1:
-        print("gdl2pl match: the clocks must be at least 1 s", file=sys.stderr)
-        return 2
-    try:
-        record = run_match(
-            game,
-            args.player,
-            game_name=Path(path).name,
-            start_clock=args.startclock,
-            play_clock=args.playclock,
-            scramble=args.scramble,
-            seed=args.seed,
-            match_id=args.match_id,
-            grace=args.grace,
-        )
-    except ValueError as e:
-        print(f"gdl2pl match: {e}", file=sys.stderr)
-        return 2
-    except PrologUnavailableError as e:
-        print(f"gdl2pl match: {e}", file=sys.stderr)
-        return 2
-    except GdlError as e:
-        print(f"gdl2pl match: {e}", file=sys.stderr)
-        return 1
+        raise ValueError("the clocks must be at least 1 s")
+    record = run_match(
+        compiled.description,
+        args.player,
+        game_name=Path(path).name,
+        start_clock=args.startclock,
+        play_clock=args.playclock,
+        scramble=args.scramble,
+        seed=args.seed,
+        match_id=args.match_id,
+        grace=args.grace,
+    )
     if args.out:
         try:
             Path(args.out).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
