@@ -5,8 +5,9 @@ positive sentences, negated sentences and ``distinct``; it
 
 - expands ``or``/``and`` into separate clauses (disjunctive normal form), keeping
   the source clause of each;
-- orders each body so that every negation and ``distinct`` comes right after the
-  positive literals that bind its variables (ground ones come first).
+- orders each body so that every test (a negation, a ``distinct``, or a positive
+  literal whose variables earlier literals bind) comes right after the literals that
+  bind its variables (ground ones come first).
 
 Like ggp-base's prover it is lenient where the meaning is clear: ``(foo)`` is a
 zero-arity relation distinct from the proposition ``foo``; an empty ``or`` never
@@ -92,9 +93,7 @@ def _sentence(s: Sentence | Literal, clause: Clause) -> Sentence:
     raise TranslationError(f"expected a sentence, found {type(s).__name__.lower()}", clause)
 
 
-def disjunctive_normal_form(
-    lits: Iterable[Literal], limit: int
-) -> list[list[Literal]] | None:
+def disjunctive_normal_form(lits: Iterable[Literal], limit: int) -> list[list[Literal]] | None:
     """A body as the plain conjunctions it stands for: ``or`` distributed, ``and`` flattened
     (literals under ``not`` are left as they are). An empty ``or`` gives no conjunction (the
     body never holds). None if there would be more than ``limit`` conjunctions."""
@@ -139,9 +138,7 @@ def _body_literal(lit: Literal, clause: Clause) -> BodyLiteral:
 def _conjunctions(lits: tuple[Literal, ...], clause: Clause) -> list[list[BodyLiteral]]:
     conjunctions = disjunctive_normal_form(lits, MAX_EXPANSION)
     if conjunctions is None:
-        raise TranslationError(
-            f"'or' expands into more than {MAX_EXPANSION} clauses", clause
-        )
+        raise TranslationError(f"'or' expands into more than {MAX_EXPANSION} clauses", clause)
     return [[_body_literal(lit, clause) for lit in conj] for conj in conjunctions]
 
 
@@ -149,13 +146,24 @@ def order_body(
     body: list[BodyLiteral],
     head_variables: frozenset[str] = frozenset(),
     recursive: Callable[[Sentence], bool] = lambda s: False,
+    lookup: Callable[[Sentence], bool] = lambda s: s.name in ("true", "does"),
 ) -> tuple[list[BodyLiteral], set[str]]:
-    """Safety ordering. Positive sentences keep their source order; each negation and
-    ``distinct`` goes right after the last positive literal that binds its variables (at
-    its earliest safe point), several at one point in source order. One exception: a
-    negation written before a ``recursive`` call, whose variables are bound by the
-    literals before it or occur in the head, stays before that call (it guards the
-    recursion, e.g. a loop check ``(not (member ?x ?visited))``).
+    """Safety ordering, with cheap tests as early as they can be. Positive sentences
+    keep their source order, except that a ``lookup`` (a literal answered from facts:
+    the state, the joint move, a relation computed once) whose variables are all bound
+    by the literals before it (a test: it holds or not, binding nothing) moves up to
+    right after the last literal binding them; each negation and ``distinct`` goes
+    there too (at its earliest safe point), several at one point in source order,
+    negations and ``distinct`` first. Other tests stay where the author put them: a
+    rule often ends with its costliest check. A ``recursive`` call is never moved, and
+    a negation written before it, whose variables are bound by the literals before it
+    or occur in the head, stays before it (it guards the recursion, e.g. a loop check
+    ``(not (member ?x ?visited))``).
+
+    Moving a test up changes no answer (conjunction commutes, and a ground literal
+    binds nothing) and prunes the search where it fails: ``(true (cell ?x ?y ?p))
+    (succ ?x ?x2) (succ ?x2 ?x3) (true (cell ?x2 ?y ?p))`` checks the second cell
+    before looking for ``?x3``.
 
     Returns the ordered body and the names of variables left unbound (non-empty means
     the clause is unsafe)."""
@@ -165,34 +173,45 @@ def order_body(
     bound: set[str] = set()
     out: list[BodyLiteral] = []
 
+    def names(b: BodyLiteral) -> set[str]:
+        return {v.name for v in variables(b)}
+
     def flush(allowed: set[str], before: int | None = None) -> None:
         ready = [
-            p
-            for p in pending
-            if {v.name for v in variables(p)} <= allowed
-            and (before is None or index[id(p)] < before)
+            p for p in pending if names(p) <= allowed and (before is None or index[id(p)] < before)
         ]
         for p in ready:
             pending.remove(p)
             out.append(p)
 
-    flush(bound)
-    for p in positives:
+    def hoist() -> None:
+        flush(bound)
+        tests = [p for p in positives if lookup(p) and not recursive(p) and names(p) <= bound]
+        for p in tests:
+            positives.remove(p)
+            out.append(p)
+
+    hoist()
+    while positives:
+        p = positives.pop(0)
         if recursive(p):
             flush(bound | head_variables, before=index[id(p)])
         out.append(p)
-        bound.update(v.name for v in variables(p))
-        flush(bound)
+        bound.update(names(p))
+        hoist()
     unbound = {v.name for p in pending for v in variables(p)} - bound
     out.extend(pending)
     return out, unbound
 
 
 def normalize_clause(
-    clause: Clause, recursive: Callable[[Sentence], bool] = lambda s: False
+    clause: Clause,
+    recursive: Callable[[Sentence], bool] = lambda s: False,
+    lookup: Callable[[Sentence], bool] = lambda s: s.name in ("true", "does"),
 ) -> list[FlatRule]:
     """The flat clauses for one source clause, safety-ordered (see ``order_body``;
-    ``recursive`` tells the calls that may recurse into the clause's own relation)."""
+    ``recursive`` tells the calls that may recurse into the clause's own relation,
+    ``lookup`` those answered from facts)."""
     head = _sentence(clause.head, clause)
     if relation_name(head) in INPUT_RELATIONS:
         raise TranslationError(f"a game may not define '{relation_name(head)}'", clause)
@@ -203,7 +222,7 @@ def normalize_clause(
     return [
         FlatRule(
             head,
-            tuple(order_body(conj, head_variables, recursive)[0]),
+            tuple(order_body(conj, head_variables, recursive, lookup)[0]),
             clause,
             branch=i,
             branches=len(conjunctions),
@@ -216,14 +235,19 @@ def flatten_rules(d: Description) -> list[FlatRule]:
     """All flat clauses of a description, in source order."""
     graph = dependency_graph(d, key=str)
     recursive_relations = graph.recursive()
+    changing = graph.dependents(INPUT_RELATIONS) | INPUT_RELATIONS
+
+    def lookup(s: Sentence) -> bool:
+        return s.name in INPUT_RELATIONS or s.name not in changing
+
     out: list[FlatRule] = []
     for c in d.clauses:
         head = c.head.name
         if head in recursive_relations:
             component = graph.component(head)
-            out += normalize_clause(c, lambda s, comp=component: s.name in comp)  # type: ignore[misc]
+            out += normalize_clause(c, lambda s, comp=component: s.name in comp, lookup)  # type: ignore[misc]
         else:
-            out += normalize_clause(c)
+            out += normalize_clause(c, lookup=lookup)
     return out
 
 

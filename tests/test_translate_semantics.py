@@ -68,6 +68,47 @@ def test_a_negation_still_moves_after_the_literal_binding_it() -> None:
     assert isinstance(rule.body[1], Not)
 
 
+def _body_names(rule) -> list[str]:  # type: ignore[no-untyped-def]
+    return [lit.name if isinstance(lit, Const | Func) else type(lit).__name__ for lit in rule.body]
+
+
+def test_a_state_lookup_moves_up_to_where_its_variables_are_bound() -> None:
+    # connectFour's line: the second cell is checked before the third is looked for
+    d = parse_kif(
+        "(succ 1 2) (succ 2 3) (succ 3 4)"
+        "(<= (line ?p) (true (cell ?x1 ?y ?p)) (succ ?x1 ?x2) (succ ?x2 ?x3)"
+        " (true (cell ?x2 ?y ?p)) (true (cell ?x3 ?y ?p)))"
+    )
+    rule = next(r for r in flatten_rules(d) if r.head.name == "line")
+    assert _body_names(rule) == ["true", "succ", "true", "succ", "true"]
+
+
+def test_a_static_test_moves_up_but_a_state_dependent_one_stays() -> None:
+    d = parse_kif(
+        "(small 1) (<= (costly ?x) (true (c ?x)))"
+        "(<= (p ?x ?y) (true (a ?x)) (true (b ?y)) (costly ?x) (small ?x))"
+    )
+    rule = next(r for r in flatten_rules(d) if r.head.name == "p")
+    assert _body_names(rule) == ["true", "small", "true", "costly"]
+
+
+def test_moving_tests_up_keeps_every_answer() -> None:
+    text = (
+        "(role r) (succ 1 2) (succ 2 3) (succ 3 4) (init (cell 1 1 r)) (init (cell 2 1 r))"
+        "(init (cell 3 1 r)) (init (cell 4 2 r))"
+        "(<= (line ?p) (true (cell ?x1 ?y ?p)) (succ ?x1 ?x2) (succ ?x2 ?x3)"
+        " (true (cell ?x2 ?y ?p)) (true (cell ?x3 ?y ?p)))"
+        "(<= (goal r 100) (line r)) (<= (goal r 0) (not (line r))) (<= terminal (line r))"
+        "(legal r go) (<= (next (cell ?x ?y ?p)) (true (cell ?x ?y ?p)))"
+    )
+    prolog_env.require_prolog()
+    from gdl2pl.bridge import StateMachine
+
+    with StateMachine(parse_kif(text), "lines") as sm:
+        assert sm.is_terminal(sm.initial_state)
+        assert sm.goals(sm.initial_state) == [100]
+
+
 def test_the_loop_check_game_answers() -> None:
     with machine("loop_check.kif", inference_limit=5_000_000) as sm:
         assert sm.goals(sm.initial_state) == [100]
