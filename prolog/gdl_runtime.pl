@@ -122,9 +122,9 @@ game(M0, M) :-
 
 gdl_load(M0, Text, PyRoles) :-
     setup_call_cleanup(
-        nb_setval('$gdl_busy', true),
+        nb_linkval('$gdl_busy', true),
         load_game(M0, Text, PyRoles),
-        nb_setval('$gdl_busy', false)).
+        nb_linkval('$gdl_busy', false)).
 
 load_game(M0, Text, PyRoles) :-
     game(M0, Module),
@@ -724,9 +724,9 @@ limited(M0, Factor, Goal) :-
     (   game_limit(Module, Limit0) -> true ; Limit0 = 100000000 ),
     Limit is Limit0 * Factor,
     catch(setup_call_cleanup(
-              nb_setval('$gdl_busy', true),
+              nb_linkval('$gdl_busy', true),
               call_with_inference_limit(Goal, Limit, Result),
-              nb_setval('$gdl_busy', false)),
+              nb_linkval('$gdl_busy', false)),
           E,
           ( state_forget(Module), normalized(E, E1), throw(E1) )),
     (   Result == inference_limit_exceeded

@@ -616,7 +616,7 @@ erase_joint(Module, Refs) :-
 clear_tables(Module, Kind) :-
     (   game_tables(Module, Kind, Heads, Flag),
         nb_current(Flag, used)
-    ->  nb_setval(Flag, clean),
+    ->  nb_linkval(Flag, clean),
         forall(member(H, Heads), abolish_table_subgoals(Module:H))
     ;   true
     ).
@@ -630,8 +630,13 @@ tables_used(Module, Query) :-
     ;   true
     ).
 
+%   Global variables whose value is an atom are set with nb_linkval/2: an atom
+%   lives outside the stacks, so there is nothing for nb_setval/2 to copy (it
+%   calls duplicate_term/2 first; several times a step, that was 10 % of a
+%   hanoi step through gdl_step/4).
+
 flag_used(Flag) :-
-    nb_setval(Flag, used).
+    nb_linkval(Flag, used).
 
 tables_flag(Module, Kind, Flag) :-
     atomic_list_concat(['$gdl_tables', Kind, Module], :, Flag).
@@ -651,7 +656,7 @@ set_installed(Module, Pairs) :-
     state_key(Module, Key),
     nb_setval(Key, Pairs),
     legal_key(Module, LegalKey),
-    nb_setval(LegalKey, unknown).
+    nb_linkval(LegalKey, unknown).
 
 %   The legal moves of the installed state, once state_info/4 computed them (per
 %   thread): known(LegalPerRole), or unknown since the state last changed.
