@@ -30,6 +30,7 @@ from typing import Literal
 
 from gdl2pl.bridge import MachineState
 from gdl2pl.bridge import StateMachine
+from gdl2pl.bridge import SymbolStep
 from gdl2pl.bridge.pyform import term_of_py
 from gdl2pl.bridge.swipl import runtime_with
 from gdl2pl.kif import kif_term
@@ -181,10 +182,12 @@ class GdlGame:
         # The bridge hands out one object per distinct move or fluent; these memos find
         # its index by identity, without hashing the term again (the object is kept, so
         # its id is not reused).
-        self._action_memo: tuple[dict[int, tuple[Term, int]], ...] = tuple(
-            {} for _ in self.roles
-        )
+        self._action_memo: tuple[dict[int, tuple[Term, int]], ...] = tuple({} for _ in self.roles)
         self._base_memo: dict[int, tuple[Term, int]] = {}
+        # Symbol ids (``StateMachine.step_symbols``) -> action ids per role, and ->
+        # base indices: learnt on first sight.
+        self._symbol_action: tuple[dict[int, int], ...] = tuple({} for _ in self.roles)
+        self._symbol_base: dict[int, int] = {}
 
     def __deepcopy__(self, memo: dict[int, object]) -> GdlGame:
         return self  # shared by every state and copy (libraries deep-copy states)
@@ -209,45 +212,58 @@ class GdlGame:
         if node is not None:
             return node
         # Goals only at the end: in many games they cost more than the legal moves.
-        terminal = self.sm.is_terminal(state)
-        if terminal:
+        if self.sm.is_terminal(state):
             _, _, goals = self.sm.state_info(state)
-            returns = []
-            for role, vs in zip(self.roles, goals, strict=True):
-                if len(vs) != 1 or not isinstance(vs[0], int):
-                    what = "no goal value" if not vs else f"goal values {vs}"
-                    raise UnrepresentableStateError(
-                        f"{self.name}: role {role} has {what} in the terminal state "
-                        f"{_short(state)}"
-                    )
-                returns.append(goal_return(vs[0]))
-            node = Node(True, tuple(() for _ in self.roles), tuple(returns), -1)
+            node = self._terminal_node(state, goals)
         else:
             legal = self.sm.all_legal_moves(state)
-            ids = []
-            movers = []
-            for i, (role, ms) in enumerate(zip(self.roles, legal, strict=True)):
-                if not ms:
-                    raise UnrepresentableStateError(
-                        f"{self.name}: role {role} has no legal move in the non-terminal "
-                        f"state {_short(state)}"
-                    )
+            actions = []
+            for i, ms in enumerate(legal):
                 table = self.action_of[i]
                 memo = self._action_memo[i]
                 try:
-                    ids.append(tuple(sorted([_lookup(memo, table, m) for m in ms])))
+                    actions.append([_lookup(memo, table, m) for m in ms])
                 except KeyError:
                     bad = next(m for m in ms if m not in table)
-                    raise UnrepresentableStateError(
-                        f"{self.name}: the legal move {bad} of role {role} is not in its "
-                        f"action table (from {self.actions_from}) in state {_short(state)}"
-                    ) from None
-                if len(ms) > 1:
-                    movers.append(i)
-            mover = movers[0] if len(movers) == 1 else 0 if not movers else -1
-            node = Node(False, tuple(ids), tuple(0.0 for _ in self.roles), mover)
+                    raise self._not_an_action(state, i, bad) from None
+            node = self._moving_node(state, actions)
         self._remember(self._nodes, state, node)
         return node
+
+    def _terminal_node(self, state: MachineState, goals: Sequence[Sequence[int | str]]) -> Node:
+        returns = []
+        for role, vs in zip(self.roles, goals, strict=True):
+            if len(vs) != 1 or not isinstance(vs[0], int):
+                what = "no goal value" if not vs else f"goal values {list(vs)}"
+                raise UnrepresentableStateError(
+                    f"{self.name}: role {role} has {what} in the terminal state {_short(state)}"
+                )
+            returns.append(goal_return(vs[0]))
+        return Node(True, tuple(() for _ in self.roles), tuple(returns), -1)
+
+    def _moving_node(self, state: MachineState, actions: list[list[int]]) -> Node:
+        """The node of a non-terminal state whose roles' legal action ids are
+        ``actions``."""
+        ids = []
+        movers = []
+        for i, acts in enumerate(actions):
+            if not acts:
+                raise UnrepresentableStateError(
+                    f"{self.name}: role {self.roles[i]} has no legal move in the "
+                    f"non-terminal state {_short(state)}"
+                )
+            acts.sort()
+            ids.append(tuple(acts))
+            if len(acts) > 1:
+                movers.append(i)
+        mover = movers[0] if len(movers) == 1 else 0 if not movers else -1
+        return Node(False, tuple(ids), tuple(0.0 for _ in self.roles), mover)
+
+    def _not_an_action(self, state: MachineState, role: int, move: Term) -> AdapterError:
+        return UnrepresentableStateError(
+            f"{self.name}: the legal move {move} of role {self.roles[role]} is not in its "
+            f"action table (from {self.actions_from}) in state {_short(state)}"
+        )
 
     def position(self, state: MachineState) -> Position:
         return Position(state, self.node(state))
@@ -269,11 +285,71 @@ class GdlGame:
         child = self._children.get(key)
         if child is None:
             moves = [self.moves[i][a] for i, a in enumerate(joint)]
-            # One Prolog call: the child comes back knowing its terminal flag and legal
-            # moves, so ``node(child)`` asks Prolog nothing more before the end.
-            child = self.sm.step(state, moves).state
+            # One Prolog call answers the child's terminal flag and legal moves (or
+            # goals) in symbol ids, which the tables below turn into action ids and
+            # base indices without making terms.
+            step = self.sm.step_symbols(state, moves)
+            child = step.state
+            if child not in self._nodes:
+                self._remember(self._nodes, child, self._symbol_node(step))
+            parent_vec = self._observations.get(state)
+            if parent_vec is not None and child not in self._observations:
+                self._remember(self._observations, child, self._changed(parent_vec, step))
             self._remember(self._children, key, child)
         return child
+
+    def _symbol_node(self, step: SymbolStep) -> Node:
+        if step.terminal:
+            goals = [
+                [int(v) if v.lstrip("-").isdigit() else v for v in vs] for vs in step.goal_values
+            ]
+            return self._terminal_node(step.state, goals)
+        actions = []
+        for i, ms in enumerate(step.legal):
+            table = self._symbol_action[i]
+            try:
+                actions.append([table[m] for m in ms])
+            except KeyError:
+                actions.append([self._learn_action(step.state, i, m) for m in ms])
+        return self._moving_node(step.state, actions)
+
+    def _learn_action(self, state: MachineState, role: int, symbol: int) -> int:
+        table = self._symbol_action[role]
+        action = table.get(symbol)
+        if action is None:
+            move = self.sm.symbol(symbol)
+            action = self.action_of[role].get(move)
+            if action is None:
+                raise self._not_an_action(state, role, move)
+            table[symbol] = action
+        return action
+
+    def _changed(self, parent: tuple[int, ...], step: SymbolStep) -> tuple[int, ...]:
+        """The observation of ``step.state`` from its parent's: the removed fluents'
+        entries cleared, the added ones' set."""
+        vec = list(parent)
+        index = self._symbol_base
+        for ids, value in ((step.removed, 0), (step.added, 1)):
+            for f in ids:
+                i = index.get(f)
+                if i is None:
+                    i = self._learn_base(step.state, f)
+                vec[i] = value
+        return tuple(vec)
+
+    def _learn_base(self, state: MachineState, symbol: int) -> int:
+        fluent = self.sm.symbol(symbol)
+        i = self.base_index.get(fluent)
+        if i is None:
+            raise self._not_a_base(state, fluent)
+        self._symbol_base[symbol] = i
+        return i
+
+    def _not_a_base(self, state: MachineState, fluent: Term) -> AdapterError:
+        return UnrepresentableStateError(
+            f"{self.name}: the fluent {fluent} is not among the base propositions "
+            f"(from {self.base_from}) in state {_short(state)}"
+        )
 
     def observation(self, state: MachineState) -> tuple[int, ...]:
         """One 0/1 entry per base proposition (cached per state)."""
@@ -291,10 +367,7 @@ class GdlGame:
             try:
                 i = _lookup(memo, index, f)
             except KeyError:
-                raise UnrepresentableStateError(
-                    f"{self.name}: the fluent {f} is not among the base propositions "
-                    f"(from {self.base_from}) in state {_short(state)}"
-                ) from None
+                raise self._not_a_base(state, f) from None
             vec[i] = 1
         return tuple(vec)
 
@@ -315,8 +388,14 @@ class GdlGame:
             return Kind(False, False, 0, 0, frozenset())
         janus = kind_runtime()
         verdict, states, max_depth, sums, bad = janus.apply_once(
-            KIND_MODULE, "kind_search", self.sm.module, max_states, max_edges, max_steps,
-            seed % 2_147_483_648, ANALYSIS_INFERENCES,
+            KIND_MODULE,
+            "kind_search",
+            self.sm.module,
+            max_states,
+            max_edges,
+            max_steps,
+            seed % 2_147_483_648,
+            ANALYSIS_INFERENCES,
         )
         if verdict == "bad":
             state = MachineState.from_fluents(py_term(f) for f in bad)

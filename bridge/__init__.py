@@ -16,6 +16,7 @@ from .explain import Explanation
 from .machine import MachineState
 from .machine import StateMachine
 from .machine import Step
+from .machine import SymbolStep
 from .swipl import PrologUnavailableError
 from .swipl import check_environment
 from .swipl import runtime
@@ -34,6 +35,7 @@ __all__ = [
     "ReasonerError",
     "StateMachine",
     "Step",
+    "SymbolStep",
     "TransitionDefinitionError",
     "check_environment",
     "runtime",

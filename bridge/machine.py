@@ -212,6 +212,26 @@ class Step(NamedTuple):
     goals: tuple[int | None, ...] | None
 
 
+class SymbolStep(NamedTuple):
+    """A step answered in symbol ids (``StateMachine.step_symbols``): numbers that
+    stand for one fluent or move each, for the machine's life (``StateMachine.symbol``
+    gives the term). For callers that keep their own tables of moves and fluents (the
+    game-AI adapters): they look ids up instead of terms."""
+
+    #: The state reached.
+    state: MachineState
+    #: Whether it is terminal.
+    terminal: bool
+    #: Per role (in role order), the symbol ids of its legal moves (possibly none).
+    legal: list[list[int]]
+    #: Per role, its goal values when the state is terminal (as ``goals`` reads them);
+    #: empty when not terminal.
+    goal_values: list[list[str]]
+    #: The symbol ids of the fluents the step added to and removed from the state.
+    added: list[int]
+    removed: list[int]
+
+
 def _goal_value(values: list[str]) -> int | None:
     if len(values) == 1:
         with contextlib.suppress(ValueError):
@@ -554,6 +574,33 @@ class StateMachine:
         if add:
             key = key.union(add)
         return self._learnt(self._new_state(key), terminal, per_role, goals)
+
+    def step_symbols(self, state: MachineState, joint_move: Sequence[Term | str]) -> SymbolStep:
+        """``step`` answered in symbol ids (``SymbolStep``), for callers that map moves
+        and fluents to their own tables: the legal moves are not turned into terms, and
+        the new state remembers nothing (``step`` does). Same errors as ``step``."""
+        moves = [self._terms.raw(m) for m in joint_move]
+        result = self._call("gdl_step", self._state_arg(state), moves)
+        if result[0] != "next":
+            raise self._refusal(state, moves, result)
+        _, added, removed, terminal, legal, goals = result
+        symbols = self._symbols()
+        add, rem, _ = symbols.decode(added, removed, [])
+        key = state._key
+        if rem:
+            key = key.difference(rem)
+        if add:
+            key = key.union(add)
+        return SymbolStep(self._new_state(key), terminal == "true", legal, goals, added, removed)
+
+    def symbol(self, symbol_id: int) -> Term:
+        """The fluent or move a symbol id of ``step_symbols`` stands for."""
+        symbols = self._symbols()
+        term = symbols.term.get(symbol_id)
+        if term is None:
+            symbols.learn([symbol_id])
+            term = symbols.term[symbol_id]
+        return term
 
     def expand(self, state: MachineState) -> list[tuple[tuple[Term, ...], Step]]:
         """Every legal joint move of ``state`` (in ``legal_joint_moves`` order) with the

@@ -79,6 +79,50 @@ def test_role_without_legal_move_names_game_state_and_role():
     assert "adapter_stuck.kif" in text and "blue" in text and "(phase 1)" in text
 
 
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("adapter_stuck.kif", ["blue", "(phase 1)"]),
+        ("adapter_no_goal.kif", ["solver", "(count 1)"]),
+    ],
+)
+def test_a_step_into_a_bad_state_names_game_state_and_role(name, words):
+    # loaded without the reachability analysis, the bad state shows at the step into it
+    require_prolog()
+    g = GdlGame(OWN_GAMES / name, dynamics="simultaneous")
+    try:
+        s = g.initial_state
+        with pytest.raises(UnrepresentableStateError) as e:
+            for _ in range(10):
+                s = g.next(s, [legal[0] for legal in g.node(s).legal])
+        assert all(w in str(e.value) for w in [name, *words]), str(e.value)
+    finally:
+        g.close()
+
+
+@pytest.mark.parametrize("name", ["ticTacToe", "connectFourSimultaneous", "eightPuzzle"])
+def test_what_a_step_tells_of_a_child_is_what_asking_about_it_tells(name):
+    # nodes and observations learnt from step_symbols' ids equal those built from terms
+    import random
+
+    require_prolog()
+    g = GdlGame(repository_game(name), dynamics="simultaneous", seed=1)
+    try:
+        rng = random.Random(2)
+        for _ in range(3):
+            s = g.initial_state
+            g.observation(s)
+            while not g.node(s).terminal:
+                child = g.next(s, [rng.choice(ids) for ids in g.node(s).legal])
+                learnt_node, learnt_vec = g.node(child), g.observation(child)
+                del g._nodes[child], g._observations[child]
+                assert g.node(child) == learnt_node
+                assert g.observation(child) == learnt_vec
+                s = child
+    finally:
+        g.close()
+
+
 def test_too_many_moves_for_an_action_space(monkeypatch):
     require_prolog()
     import gdl2pl.adapters.game as game_module

@@ -123,6 +123,36 @@ def test_a_stepped_state_answers_from_what_it_learnt() -> None:
         assert calls == ["gdl_step", "gdl_goals"]
 
 
+@pytest.mark.parametrize("name", ["ticTacToe", "matchingPennies"])
+def test_step_symbols_answers_what_step_answers(name: str) -> None:
+    with own(name) as sm, own(name) as other:
+        rng = random.Random(5)
+        for _ in range(3):
+            s = sm.initial_state
+            while not sm.is_terminal(s):
+                jm = [rng.choice(ms) for ms in sm.all_legal_moves(s)]
+                ids = sm.step_symbols(s, jm)
+                step = other.step(s, jm)
+                assert ids.state == step.state and ids.terminal == step.terminal
+                assert tuple(tuple(sm.symbol(i) for i in ms) for ms in ids.legal) == step.legal
+                assert {sm.symbol(i) for i in ids.added} == set(step.state) - set(s)
+                assert {sm.symbol(i) for i in ids.removed} == set(s) - set(step.state)
+                if ids.terminal:
+                    assert tuple(int(v) for (v,) in ids.goal_values) == step.goals
+                else:
+                    assert ids.goal_values == []
+                s = ids.state
+
+
+def test_step_symbols_refuses_as_step_does() -> None:
+    with own("ticTacToe") as sm:
+        s = sm.initial_state
+        with pytest.raises(IllegalMoveError):
+            sm.step_symbols(s, ["noop", "noop"])
+        with pytest.raises(TransitionDefinitionError):
+            sm.step_symbols(s, ["noop"])
+
+
 def test_symbol_ids_name_nothing_else() -> None:
     with own("ticTacToe") as sm:
         step = sm.step(sm.initial_state, [m[0] for m in sm.all_legal_moves(sm.initial_state)])
