@@ -24,6 +24,7 @@ from gdl2pl.adapters import AdapterError
 from gdl2pl.adapters import GdlGame
 from gdl2pl.adapters import Position
 from gdl2pl.adapters import find_game
+from gdl2pl.adapters.arrays import ActionMasks
 from gdl2pl.ggp.board import render_state
 
 ENV_ID = "gdl2pl/Gdl-v0"
@@ -49,6 +50,7 @@ class GdlEnv(gymnasium.Env):  # type: ignore[type-arg]
                 "one-player games (use gdl2pl.pettingzoo or gdl2pl.openspiel)"
             )
         self.action_space = spaces.Discrete(len(self.gdl.moves[0]))
+        self._masks = ActionMasks([len(self.gdl.moves[0])])
         self.observation_space = spaces.Box(0, 1, (len(self.gdl.base),), np.int8)
         self._pos: Position = self.gdl.position(self.gdl.initial_state)
 
@@ -56,10 +58,9 @@ class GdlEnv(gymnasium.Env):  # type: ignore[type-arg]
         return np.asarray(self.gdl.observation(self._pos.state), np.int8)
 
     def _info(self, **extra: Any) -> dict[str, Any]:
-        mask = np.zeros(int(self.action_space.n), np.int8)  # type: ignore[attr-defined]
-        if not self._pos.node.terminal:
-            mask[list(self._pos.node.legal[0])] = 1
-        return {"action_mask": mask, **extra}
+        node = self._pos.node
+        mask = self._masks.mask(0, () if node.terminal else node.legal[0])
+        return {"action_mask": mask.copy(), **extra}  # Gymnasium: fresh data every call
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

@@ -29,14 +29,11 @@ from pettingzoo.utils import wrappers
 from gdl2pl.adapters import GdlGame
 from gdl2pl.adapters import Position
 from gdl2pl.adapters import find_game
+from gdl2pl.adapters.arrays import ActionMasks
+from gdl2pl.adapters.arrays import frozen
 from gdl2pl.ggp.board import render_state
 
 METADATA = {"render_modes": ["ansi"], "name": "gdl_v0", "is_parallelizable": True}
-
-
-def _frozen(a: np.ndarray) -> np.ndarray:
-    a.flags.writeable = False
-    return a
 
 
 class _Shared:
@@ -64,6 +61,7 @@ class _Shared:
             )
             for a, i in self._index.items()
         }
+        self._masks = ActionMasks([len(ms) for ms in self.gdl.moves])
         self._pos: Position = self.gdl.position(self.gdl.initial_state)
         self._seen_pos: Position | None = None  # the position _observation last saw
 
@@ -79,16 +77,10 @@ class _Shared:
         pos = self._pos
         if pos is not self._seen_pos:
             self._seen_pos = pos
-            self._seen_obs = _frozen(np.asarray(self.gdl.observation(pos.state), np.int8))
-            self._seen_masks: dict[tuple[str, bool], np.ndarray] = {}
-        mask = self._seen_masks.get((agent, acting))
-        if mask is None:
-            i = self._index[agent]
-            mask = np.zeros(len(self.gdl.moves[i]), np.int8)
-            if acting and not pos.node.terminal:
-                mask[list(pos.node.legal[i])] = 1
-            mask = self._seen_masks[agent, acting] = _frozen(mask)
-        return {"observation": self._seen_obs, "action_mask": mask}
+            self._seen_obs = frozen(np.asarray(self.gdl.observation(pos.state), np.int8))
+        i = self._index[agent]
+        legal = pos.node.legal[i] if acting and not pos.node.terminal else ()
+        return {"observation": self._seen_obs, "action_mask": self._masks.mask(i, legal)}
 
     def render(self) -> str | None:
         if self.render_mode == "ansi":
