@@ -52,6 +52,7 @@ from .errors import PlayoutDepthError
 from .errors import QueryInterrupted
 from .errors import ReasonerError
 from .errors import TransitionDefinitionError
+from .pyform import goal_values
 from .swipl import RUNTIME_MODULE
 from .swipl import attach_thread
 from .swipl import runtime
@@ -239,11 +240,16 @@ def _goal_value(values: list[str]) -> int | None:
     return None
 
 
+def _changed(key: frozenset[Raw], added: list[Raw], removed: list[Raw]) -> frozenset[Raw]:
+    """The fluents of a state (``key``) with ``removed`` taken out and ``added`` put in."""
+    if removed:
+        key = key.difference(removed)
+    return key.union(added) if added else key
+
+
 def _successor(key: frozenset[Raw], added: list[Any], removed: list[Any]) -> frozenset[Raw]:
     """The fluents of a state after removing and adding fluents in janus' form."""
-    if removed:
-        key = key.difference([_freeze(f) for f in removed])
-    return key.union([_freeze(f) for f in added]) if added else key
+    return _changed(key, [_freeze(f) for f in added], [_freeze(f) for f in removed])
 
 
 class _Symbols:
@@ -562,18 +568,9 @@ class StateMachine:
         legal moves there and, if terminal, the goals. The new state remembers these
         answers, so ``is_terminal``, ``all_legal_moves``, ``legal_moves``, ``goals``
         and ``goal`` on it ask Prolog nothing."""
-        moves = [self._terms.raw(m) for m in joint_move]
-        result = self._call("gdl_step", self._state_arg(state), moves)
-        if result[0] != "next":
-            raise self._refusal(state, moves, result)
-        _, added, removed, terminal, legal, goals = result
-        add, rem, per_role = self._symbols().decode(added, removed, legal)
-        key = state._key
-        if rem:
-            key = key.difference(rem)
-        if add:
-            key = key.union(add)
-        return self._learnt(self._new_state(key), terminal, per_role, goals)
+        s = self.step_symbols(state, joint_move)
+        per_role = self._symbols().decode([], [], s.legal)[2]
+        return self._learnt(s.state, s.terminal, per_role, s.goal_values)
 
     def step_symbols(self, state: MachineState, joint_move: Sequence[Term | str]) -> SymbolStep:
         """``step`` answered in symbol ids (``SymbolStep``), for callers that map moves
@@ -584,17 +581,16 @@ class StateMachine:
         if result[0] != "next":
             raise self._refusal(state, moves, result)
         _, added, removed, terminal, legal, goals = result
-        symbols = self._symbols()
-        add, rem, _ = symbols.decode(added, removed, [])
-        key = state._key
-        if rem:
-            key = key.difference(rem)
-        if add:
-            key = key.union(add)
-        return SymbolStep(self._new_state(key), terminal == "true", legal, goals, added, removed)
+        add, rem, _ = self._symbols().decode(added, removed, [])
+        child = self._new_state(_changed(state._key, add, rem))
+        return SymbolStep(child, terminal == "true", legal, goals, added, removed)
 
     def symbol(self, symbol_id: int) -> Term:
-        """The fluent or move a symbol id of ``step_symbols`` stands for."""
+        """The fluent or move a symbol id of ``step_symbols`` stands for;
+        ``ReasonerError`` for an id the runtime never gave, ``TypeError`` for a value
+        that is not an int."""
+        if symbol_id.__class__ is not int:
+            raise TypeError(f"a symbol id is an int, not {_shown(symbol_id)}")
         symbols = self._symbols()
         term = symbols.term.get(symbol_id)
         if term is None:
@@ -610,7 +606,7 @@ class StateMachine:
         _, terminal, legal, goals, children = self._call("gdl_expand", self._state_arg(state))
         self._tls.installed = state
         decode = self._symbols().decode
-        per_role = self._learnt(state, terminal, decode([], [], legal)[2], goals).legal
+        per_role = self._learnt(state, terminal == "true", decode([], [], legal)[2], goals).legal
         for role, moves in zip(self._roles, per_role, strict=True):
             if not moves:
                 raise MoveDefinitionError(
@@ -623,8 +619,8 @@ class StateMachine:
             itertools.product(*per_role), children, strict=True
         ):
             add, rem, legal_terms = decode(added, removed, lg)
-            child = MachineState(key.difference(rem).union(add), terms)
-            steps.append((jm, self._learnt(child, t, legal_terms, gs)))
+            child = MachineState(_changed(key, add, rem), terms)
+            steps.append((jm, self._learnt(child, t == "true", legal_terms, gs)))
         return steps
 
     _symbol_ids: _Symbols  # made on first use (not by the constructor)
@@ -643,13 +639,12 @@ class StateMachine:
     def _learnt(
         self,
         state: MachineState,
-        terminal: str,
+        is_terminal: bool,
         per_role: tuple[tuple[Term, ...], ...],
         goals: list[list[str]],
     ) -> Step:
         """Record on ``state`` what Prolog answered about it and return it as a
         ``Step``."""
-        is_terminal = terminal == "true"
         _set(state, "_known", (self._terms, is_terminal, per_role, goals))
         values = tuple([_goal_value(vs) for vs in goals]) if is_terminal else None
         return Step(state, is_terminal, per_role, values)
@@ -711,7 +706,7 @@ class StateMachine:
         return (
             terminal == "true",
             [[self._terms.term(m) for m in ms] for ms in legal],
-            [[int(v) if v.lstrip("-").isdigit() else v for v in vs] for vs in goals],
+            goal_values(goals),
         )
 
     def random_joint_move(

@@ -153,6 +153,18 @@ def test_step_symbols_refuses_as_step_does() -> None:
             sm.step_symbols(s, ["noop"])
 
 
+def test_symbol_refuses_an_id_the_runtime_never_gave() -> None:
+    with own("ticTacToe") as sm:
+        for bad in (10**9, -1, 2**70):
+            with pytest.raises(ReasonerError, match="not a GDL term"):
+                sm.symbol(bad)
+        for wrong in ("cell", ["cell", 1], True, 1.0):
+            with pytest.raises(TypeError, match="a symbol id is an int"):
+                sm.symbol(wrong)  # type: ignore[arg-type]
+        step = sm.step_symbols(sm.initial_state, ["(mark 1 1)", "noop"])
+        assert sm.symbol(step.added[0]) in step.state  # still answers after the refusals
+
+
 def test_symbol_ids_name_nothing_else() -> None:
     with own("ticTacToe") as sm:
         step = sm.step(sm.initial_state, [m[0] for m in sm.all_legal_moves(sm.initial_state)])
