@@ -31,6 +31,7 @@ from typing import Literal
 from gdl2pl.bridge import MachineState
 from gdl2pl.bridge import StateMachine
 from gdl2pl.bridge import SymbolStep
+from gdl2pl.bridge.pyform import goal_values
 from gdl2pl.bridge.pyform import term_of_py
 from gdl2pl.bridge.swipl import runtime_with
 from gdl2pl.kif import kif_term
@@ -300,10 +301,7 @@ class GdlGame:
 
     def _symbol_node(self, step: SymbolStep) -> Node:
         if step.terminal:
-            goals = [
-                [int(v) if v.lstrip("-").isdigit() else v for v in vs] for vs in step.goal_values
-            ]
-            return self._terminal_node(step.state, goals)
+            return self._terminal_node(step.state, goal_values(step.goal_values))
         actions = []
         for i, ms in enumerate(step.legal):
             table = self._symbol_action[i]

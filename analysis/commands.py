@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from gdl2pl.load import SYNTAXES
+
 Handler = Callable[[argparse.Namespace], int]
 
 
@@ -28,7 +30,7 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
     s.add_argument("--walks", type=int, default=200, help="random matches beyond the budget")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--json", action="store_true", help="print one JSON object")
-    s.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
+    s.add_argument("--syntax", choices=SYNTAXES, default="auto")
 
     s = sub.add_parser("explain", help="why a ground atom holds in a state, or why not")
     s.add_argument("game")
@@ -41,12 +43,12 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
     )
     where.add_argument("--state", help='the state as KIF fluents, e.g. "((cell 1 1 x) ...)"')
     s.add_argument("--depth", type=int, default=3, help="how deep to explain failures")
-    s.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
+    s.add_argument("--syntax", choices=SYNTAXES, default="auto")
 
     s = sub.add_parser("graph", help="the dependency graph of the relations")
     s.add_argument("game")
     s.add_argument("--format", choices=["dot", "mermaid", "svg"], default="dot")
-    s.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
+    s.add_argument("--syntax", choices=SYNTAXES, default="auto")
 
     s = sub.add_parser("model", help="the minimal model of a logic program (or its output)")
     s.add_argument("file")
@@ -61,7 +63,7 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         "does the last one",
     )
     where.add_argument("--state", help="for a game: the state (true) as KIF fluents")
-    s.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
+    s.add_argument("--syntax", choices=SYNTAXES, default="auto")
     return {
         "analyze": _guarded("analyze"),
         "explain": _guarded("explain"),

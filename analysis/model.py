@@ -19,7 +19,9 @@ from gdl2pl.bridge.pyform import py_of_term
 from gdl2pl.bridge.pyform import term_of_py
 from gdl2pl.check import check_description
 from gdl2pl.check import format_finding
+from gdl2pl.depgraph import body_atoms
 from gdl2pl.errors import GdlError
+from gdl2pl.flatten import term_args
 from gdl2pl.kif import kif_term
 from gdl2pl.syntax import And
 from gdl2pl.syntax import Const
@@ -34,6 +36,7 @@ from gdl2pl.syntax import Rule
 from gdl2pl.syntax import Sentence
 from gdl2pl.syntax import Term
 from gdl2pl.syntax import is_ground
+from gdl2pl.syntax import walk
 from gdl2pl.translate import predicate_name
 
 #: Checker findings that make a minimal model undefined or unreadable.
@@ -239,34 +242,14 @@ class Herbrand:
 def herbrand(d: Description) -> Herbrand:
     consts: dict[str, None] = {}
     funcs: dict[tuple[str, int], None] = {}
-
-    def term(t: Term) -> None:
-        if isinstance(t, Const):
-            consts.setdefault(t.name, None)
-        elif isinstance(t, Func):
-            funcs.setdefault((t.name, len(t.args)), None)
-            for a in t.args:
-                term(a)
-
-    def literal(lit: Literal) -> None:
-        if isinstance(lit, Func):
-            for a in lit.args:
-                term(a)
-        elif isinstance(lit, Not):
-            literal(lit.body)
-        elif isinstance(lit, Distinct):
-            term(lit.left)
-            term(lit.right)
-        elif isinstance(lit, Or):
-            for x in lit.disjuncts:
-                literal(x)
-        elif isinstance(lit, And):
-            for x in lit.conjuncts:
-                literal(x)
-
     for c in d.clauses:
-        literal(c.head)
-        if isinstance(c, Rule):
-            for lit in c.body:
-                literal(lit)
+        for lit in (c.head, *(c.body if isinstance(c, Rule) else ())):
+            # the terms of a literal: its sentences' arguments and its distincts' sides
+            terms = [a for s, _ in body_atoms(lit) for a in term_args(s)]
+            terms += [x for n in walk(lit) if isinstance(n, Distinct) for x in (n.left, n.right)]
+            for n in (n for t in terms for n in walk(t)):
+                if isinstance(n, Const):
+                    consts.setdefault(n.name, None)
+                elif isinstance(n, Func):
+                    funcs.setdefault((n.name, len(n.args)), None)
     return Herbrand(tuple(sorted(consts)), tuple(sorted(funcs)), tuple(relations(d)))

@@ -59,6 +59,15 @@ class Count:
     def playouts_per_s(self) -> float:
         return self.playouts / self.seconds if self.seconds else 0.0
 
+    def end_playout(self, goals: Callable[..., object], *args: object) -> None:
+        """Count a finished playout; ``goals(*args)`` asks for its goals (a playout whose
+        end has no unique goal per role counts as bad, not as an error)."""
+        try:
+            goals(*args)
+        except GoalDefinitionError:
+            self.bad_goals += 1
+        self.playouts += 1
+
     def add_note(self, text: str) -> None:
         self.note = f"{self.note}; {text}" if self.note else text
 
@@ -155,11 +164,7 @@ def python_steps(sm: StateMachine, warmup: float, seconds: float, rng: random.Ra
                     _no_move(sm, list(map(list, legal)))
                 s, terminal, legal, _ = step(s, [choice(ms) for ms in legal])
                 count.states += 1
-            try:
-                sm.goals(s)
-            except GoalDefinitionError:
-                count.bad_goals += 1
-            count.playouts += 1
+            count.end_playout(sm.goals, s)
             if clock() >= deadline:
                 return
 
@@ -187,11 +192,7 @@ def python_questions(
                     _no_move(sm, per_role)
                 s = sm.next_state(s, [choice(ms) for ms in per_role])
                 count.states += 1
-            try:
-                sm.goals(s)
-            except GoalDefinitionError:
-                count.bad_goals += 1
-            count.playouts += 1
+            count.end_playout(sm.goals, s)
             if clock() >= deadline:
                 return
 
@@ -224,11 +225,7 @@ def cached_steps(
                 s = cache.child(node, s, tuple(choice(ms) for ms in node.legal))
                 node = cache.node(s)
                 count.states += 1
-            try:
-                cache.goals(node, s)
-            except GoalDefinitionError:
-                count.bad_goals += 1
-            count.playouts += 1
+            count.end_playout(cache.goals, node, s)
             if clock() >= deadline:
                 return
 

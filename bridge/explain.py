@@ -33,6 +33,7 @@ from gdl2pl.syntax import Sentence
 from gdl2pl.syntax import Term
 from gdl2pl.syntax import Var
 from gdl2pl.syntax import is_ground
+from gdl2pl.syntax import variables
 from gdl2pl.translate import predicate_name
 
 from .pyform import py_of_term
@@ -392,21 +393,5 @@ def _strip_not(text: str) -> str:
 
 
 def _var_order(rule: FlatRule) -> list[str]:
-    names: dict[str, None] = {}
-
-    def walk(t: object) -> None:
-        if isinstance(t, Var):
-            names.setdefault(t.name, None)
-        elif isinstance(t, Func):
-            for a in t.args:
-                walk(a)
-        elif isinstance(t, Not):
-            walk(t.body)
-        elif isinstance(t, Distinct):
-            walk(t.left)
-            walk(t.right)
-
-    walk(rule.head)
-    for lit in rule.body:
-        walk(lit)
+    names = {v.name: None for part in (rule.head, *rule.body) for v in variables(part)}
     return list(names)

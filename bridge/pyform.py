@@ -28,6 +28,12 @@ def py_of_term(t: Term, error: type[Exception] = ValueError) -> Any:
     raise error(f"not ground: ?{t.name}")
 
 
+def goal_values(per_role: list[list[str]]) -> list[list[int | str]]:
+    """Goal values per role as the runtime gives them (text), numbers read as ints; a
+    value that is not a number stays text."""
+    return [[int(v) if v.lstrip("-").isdigit() else v for v in vs] for vs in per_role]
+
+
 def symbol_of_py(x: Any) -> str:
     """The name of a constant in py form."""
     return str(x).lower() if isinstance(x, bool) else str(x)

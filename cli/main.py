@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from gdl2pl.cli.errors import reason
 from gdl2pl.cli.errors import run_guarded
 from gdl2pl.errors import GdlSyntaxError
+from gdl2pl.load import SYNTAXES
 from gdl2pl.syntax import Pos
 
 Command = Callable[[argparse.Namespace], int]
@@ -37,23 +38,23 @@ def _parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("check", help="parse a game and report static errors and warnings")
     s.add_argument("game", nargs="+", help="game file(s) (.kif or infix .gdl/.hrf)")
-    s.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
+    s.add_argument("--syntax", choices=SYNTAXES, default="auto")
 
     s = sub.add_parser("convert", help="print a game in the other syntax")
     s.add_argument("game")
     s.add_argument("--to", choices=["kif", "infix"], required=True)
-    s.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
+    s.add_argument("--syntax", choices=SYNTAXES, default="auto")
 
     s = sub.add_parser("translate", help="print the SWI-Prolog module a game translates to")
     s.add_argument("game")
     s.add_argument("--module", help="module name (default: game)")
-    s.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
+    s.add_argument("--syntax", choices=SYNTAXES, default="auto")
 
     s = sub.add_parser("play", help="play a random match, printing every state")
     s.add_argument("game")
     s.add_argument("--seed", type=int)
     s.add_argument("--max-steps", type=_positive, default=1000)
-    s.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
+    s.add_argument("--syntax", choices=SYNTAXES, default="auto")
 
     s = sub.add_parser("simulate", help="random playouts inside Prolog; prints playouts/s")
     s.add_argument("game")
@@ -65,18 +66,18 @@ def _parser() -> argparse.ArgumentParser:
         help="steps after which a playout is cut short (default 5000)",
     )
     s.add_argument("--seed", type=int)
-    s.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
+    s.add_argument("--syntax", choices=SYNTAXES, default="auto")
 
     s = sub.add_parser("trace", help="random matches as JSON lines (the reference format)")
     s.add_argument("game")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("-n", type=_positive, default=1, help="number of matches (>= 1)")
     s.add_argument("--max-steps", type=_positive, default=10_000)
-    s.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
+    s.add_argument("--syntax", choices=SYNTAXES, default="auto")
 
     s = sub.add_parser("replay", help='replay matches read from stdin ({"moves": [[...]]} lines)')
     s.add_argument("game")
-    s.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
+    s.add_argument("--syntax", choices=SYNTAXES, default="auto")
 
     for plugin in (
         "gdl2pl.cli.network",

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable
 
 from gdl2pl.cli.errors import run_guarded
+from gdl2pl.load import SYNTAXES
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -68,7 +69,7 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         default=1.0,
         help="seconds allowed beyond each clock (default 1, as ggp-base)",
     )
-    m.add_argument("--syntax", choices=["auto", "kif", "infix"], default="auto")
+    m.add_argument("--syntax", choices=SYNTAXES, default="auto")
     m.add_argument("-v", "--verbose", action="store_true", help="log each step")
     return {"serve": serve, "match": match}
 

@@ -14,12 +14,15 @@ import os
 import re
 from pathlib import Path
 from typing import Literal as TypingLiteral
+from typing import get_args
 
 from gdl2pl.infix import parse_infix
 from gdl2pl.kif import parse_kif
 from gdl2pl.syntax import Description
 
 Syntax = TypingLiteral["auto", "kif", "infix"]
+#: The values of ``Syntax`` (command-line choices).
+SYNTAXES: tuple[str, ...] = get_args(Syntax)
 
 KIF_EXTENSIONS = frozenset({".kif"})
 INFIX_EXTENSIONS = frozenset({".gdl", ".hrf", ".infix", ".pl"})

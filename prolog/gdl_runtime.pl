@@ -433,11 +433,8 @@ gdl_step_(M0, PyState, PyJoint, Result) :-
     ->  state_advance(Module, Joint, Add, Del),
         state_info(Module, Terminal, Legal, Goals),
         symbols(Module, Symbols),
-        maplist(symbol_id(Module, Symbols), Add, AddIds),
-        maplist(symbol_id(Module, Symbols), Del, DelIds),
-        maplist(maplist(symbol_id(Module, Symbols)), Legal, LegalIds),
-        maplist(maplist(to_py), Goals, PyGoals),
-        Result = [next, AddIds, DelIds, Terminal, LegalIds, PyGoals]
+        child_py(Module, Symbols, child(Add, Del, Terminal, Legal, Goals), Py),
+        Result = [next|Py]
     ;   Result = Check
     ).
 
@@ -473,6 +470,10 @@ expand_children(M0, Legal, Goals, Joints, LegalIds, PyGoals, PyChildren) :-
     maplist(maplist(to_py), Goals, PyGoals),
     state_children(Module, Joints, Children),
     maplist(child_py(Module, Symbols), Children, PyChildren).
+
+%   child_py(+Module, +Symbols, +Child, -Py): a successor as gdl_step/4 and
+%   gdl_expand/3 answer it, [Added, Removed, Terminal, LegalPerRole, Goals], fluents
+%   and moves by symbol id.
 
 child_py(Module, Symbols, child(Add, Del, Terminal, Legal, Goals),
          [AddIds, DelIds, Terminal, LegalIds, PyGoals]) :-
