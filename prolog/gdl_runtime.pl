@@ -79,6 +79,7 @@
 :- use_module(library(apply)).
 :- use_module(library(error)).
 :- use_module(library(random)).
+:- use_module(library(occurs)).    % sub_term/2
 
 /** <module> Python's API to games translated by gdl2pl
 
@@ -140,9 +141,23 @@ load_game(M0, Text, PyRoles) :-
               ( catch(unload(Module), _, true), throw(E) )),
         gdl_roles(Module, PyRoles)
     ;   catch(unload(Module), _, true),
-        maplist(message_text, Errors, Texts),
-        throw(gdl_error(load_failed(Module, Texts)))
+        (   interrupted_while_compiling(Errors)
+        ->  throw(gdl_error(interrupted))
+        ;   maplist(message_text, Errors, Texts),
+            throw(gdl_error(load_failed(Module, Texts)))
+        )
     ).
+
+%   interrupted_while_compiling(+Errors): gdl_interrupt/0 struck while the text was
+%   being compiled; the compiler reported it as an error of the text (directly, or
+%   inside its own error term). The load then fails as an interrupted query does,
+%   not as a text that could not be loaded.
+
+interrupted_while_compiling(Errors) :-
+    member(E, Errors),
+    sub_term(T, E),
+    T == gdl_error(interrupted),
+    !.
 
 %   compile_game(+Module, +Text, -Errors): compile Text into Module; Errors are
 %   the exceptions raised and the errors and warnings printed meanwhile.
@@ -173,7 +188,11 @@ translation_terms(Module, Text) :-
               read_terms(In, Terms),
               close(In)),
           E,
-          ( message_text(E, Msg), throw(gdl_error(load_failed(Module, [Msg]))) )),
+          (   E == gdl_error(interrupted)
+          ->  throw(E)
+          ;   message_text(E, Msg),
+              throw(gdl_error(load_failed(Module, [Msg])))
+          )),
     (   Terms = [(:- module(Module, []))|Rest]
     ->  true
     ;   throw(gdl_error(load_failed(Module, ["the text does not start with its module header"])))

@@ -459,6 +459,46 @@ def test_a_slow_load_can_be_interrupted_and_leaves_nothing_loaded() -> None:
         assert sm.roles
 
 
+def test_a_long_text_interrupted_while_read_or_compiled_is_an_interruption() -> None:
+    # 60,000 facts: the time of a load goes to reading and compiling the text (not to
+    # computing static relations), where the compiler used to report an interrupt as an
+    # error of the text ("could not be loaded")
+    from gdl2pl.bridge.swipl import interrupt
+    from gdl2pl.bridge.swipl import prolog_thread_id
+    from gdl2pl.kif import parse_kif
+
+    b = bridge()
+    rules = "(role a) (init s) (legal a go) (<= (next s) (true s)) (<= terminal (true s))"
+    game = parse_kif(rules + " (goal a 0) " + " ".join(f"(n {i})" for i in range(60_000)))
+    sm = b.StateMachine(game, "long")  # loads once, uninterrupted
+    sm.close()
+    before = _game_modules()
+    def load(box: dict[str, object], started: threading.Event) -> None:
+        box["id"] = prolog_thread_id()
+        started.set()
+        try:
+            b.StateMachine(game, "long").close()
+            box["outcome"] = "loaded"
+        except b.QueryInterrupted:
+            box["outcome"] = "interrupted"
+        except b.ReasonerError as e:
+            box["outcome"] = f"error: {e}"
+
+    outcomes: list[str] = []
+    for _ in range(3):
+        box: dict[str, object] = {}
+        started = threading.Event()
+        t = threading.Thread(target=load, args=(box, started))
+        t.start()
+        started.wait(10)
+        while t.is_alive():
+            interrupt(box["id"])  # type: ignore[arg-type]
+            t.join(0.05)
+        outcomes.append(str(box["outcome"]))
+    assert all(o == "interrupted" for o in outcomes), outcomes
+    assert _game_modules() == before
+
+
 def _game_modules() -> int:
     return int(
         bridge()
