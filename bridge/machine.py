@@ -133,6 +133,12 @@ class MachineState:
 DEFAULT_MAX_DEPTH = 5_000
 
 
+def _require_playout_count(n: object) -> None:
+    """``ValueError`` unless ``n`` is a whole number of playouts >= 1."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"the number of playouts must be a whole number >= 1, not {n!r}")
+
+
 def _depth(max_depth: int) -> int:
     if isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0:
         raise ValueError(f"max_depth must be a whole number >= 0, not {max_depth!r}")
@@ -754,9 +760,9 @@ class StateMachine:
         """``n`` depth charges inside Prolog in one call. Returns, per role, the
         (goal value or -1, depth) of each playout, and the total number of steps. A
         playout stops after ``max_depth`` steps even if not terminal (its depth is then
-        ``max_depth``, and goal values are those of the state reached, usually -1)."""
-        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-            raise ValueError(f"the number of playouts must be a whole number >= 0, not {n!r}")
+        ``max_depth``, and goal values are those of the state reached, usually -1).
+        ``ValueError`` unless ``n`` is a whole number >= 1."""
+        _require_playout_count(n)
         result = self._call("gdl_playouts", self._state_arg(state), n, _depth(max_depth))
         self._tls.installed = None
         if result[0] == "playouts":
@@ -768,9 +774,11 @@ class StateMachine:
 
     def average_scores(self, state: MachineState, n: int, discount: float = 1.0) -> list[float]:
         """Per role, the mean over ``n`` random playouts of goal * discount**depth
-        (a role without a unique goal value at the end scores 0)."""
+        (a role without a unique goal value at the end scores 0). ``ValueError`` unless
+        ``n`` is a whole number >= 1 (a mean over no playouts has no value)."""
+        _require_playout_count(n)
         per_role, _ = self.playouts(state, n)
-        return [sum(max(v, 0) * discount**d for v, d in col) / n if n else 0.0 for col in per_role]
+        return [sum(max(v, 0) * discount**d for v, d in col) / n for col in per_role]
 
     def seed(self, seed: int) -> None:
         """Seed the in-Prolog random generator of this thread (for depth charges)."""

@@ -201,6 +201,14 @@ def test_depth_charge_and_average_scores(ttt: StateMachine) -> None:
     assert 90 <= sum(scores) <= 110  # tic-tac-toe is zero-sum with 100 points in all
 
 
+@pytest.mark.parametrize("n", [0, -1, True, 1.5, "3"])
+def test_playouts_and_average_scores_refuse_a_count_below_one(ttt: StateMachine, n: object) -> None:
+    for call in (ttt.playouts, ttt.average_scores):
+        with pytest.raises(ValueError, match="number of playouts must be a whole number >= 1"):
+            call(ttt.initial_state, n)  # type: ignore[operator]
+    assert ttt.playouts(ttt.initial_state, 1)[1] >= 5  # the machine still answers
+
+
 def test_case_insensitive_symbols_keep_the_file_spelling() -> None:
     game = """(ROLE Robot) (INIT (Cell A)) (<= (LEGAL robot (PUSH ?x)) (TRUE (cell ?x)))
               (<= (NEXT (CELL b)) (DOES ROBOT (push a))) (<= TERMINAL (true (cell B)))
