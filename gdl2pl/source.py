@@ -21,7 +21,7 @@ from gdl2pl.syntax import Pos
 #: nests 27 levels; every pass over the AST is safe well beyond this limit.
 MAX_NESTING = 100
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_NOT_TEXT = re.compile("[\x00\ud800-\udfff]")
 
 
 def position(text: str, offset: int, file: str | None = None) -> Pos:
@@ -34,12 +34,14 @@ def position(text: str, offset: int, file: str | None = None) -> Pos:
 
 
 def check_characters(text: str, file: str | None = None) -> None:
-    """Raise ``GdlSyntaxError`` at the first lone surrogate in ``text`` (what a file
-    name or bytes decoded with ``surrogateescape`` leave behind: not a character)."""
-    m = _SURROGATE.search(text)
+    """Raise ``GdlSyntaxError`` at the first NUL byte or lone surrogate in ``text`` (a
+    NUL is no part of any text and ends a C string where Prolog reads it; a lone
+    surrogate, what bytes decoded with ``surrogateescape`` leave behind, is no character)."""
+    m = _NOT_TEXT.search(text)
     if m:
+        what = "a NUL byte" if m.group() == "\x00" else "a lone surrogate"
         raise GdlSyntaxError(
-            f"U+{ord(m.group()):04X} is a lone surrogate, not a character",
+            f"U+{ord(m.group()):04X} is {what}, not a character a game text may hold",
             position(text, m.start(), file),
             text.encode("utf-8", "replace").decode("utf-8"),
         )

@@ -262,6 +262,33 @@ def test_lone_surrogates_give_clear_errors_and_leave_nothing_behind(tmp_path: Pa
 # -- bounded work ---------------------------------------------------------------------------
 
 
+INFIX_GAME = (
+    "role(a)\ninit(c(1))\nlegal(a, stay)\nnext(c(1)) :- true(c(1))\nterminal :- true(c(2))\n"
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), syntax=st.sampled_from(["kif", "infix"]))
+def test_a_nul_byte_anywhere_is_refused_at_its_position(data, syntax: str) -> None:  # type: ignore[no-untyped-def]
+    from gdl2pl.source import position
+
+    text = TTT.read_text() if syntax == "kif" else INFIX_GAME
+    at = data.draw(st.integers(0, len(text)))
+    with pytest.raises(GdlSyntaxError, match="U\\+0000 is a NUL byte") as caught:
+        parse_game(text[:at] + "\x00" + text[at:], syntax, "g")  # type: ignore[arg-type]
+    where = position(text, at, "g")
+    assert f"g:{where.line}:{where.column}" in str(caught.value)
+
+
+def test_check_refuses_a_file_with_a_nul_byte(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    game = tmp_path / "nul.kif"
+    game.write_bytes(b"(role a)\n(init (c 1))\n(init (c\x002))\n")
+    assert main(["check", str(game)]) == 1
+    out = capsys.readouterr()
+    assert f"{game}:3:9:" in out.out + out.err
+    assert "NUL byte" in out.out + out.err
+
+
 def test_a_game_that_never_ends_is_cut_at_the_depth_cap() -> None:
     b = bridge()
     with b.StateMachine.from_file(ENDLESS) as sm:
