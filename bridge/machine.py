@@ -22,6 +22,7 @@ import random
 import re
 import threading
 from collections.abc import Callable
+from collections.abc import Hashable
 from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Sequence
@@ -344,7 +345,13 @@ def _raw_of(t: Term) -> Raw:
 class _Terms:
     """Interning cache between janus values and terms (bounded by the game's symbols)."""
 
-    def __init__(self, canonical: Callable[[Term], Term]) -> None:
+    def __init__(
+        self, canonical: Callable[[Term], Term], game: Hashable = None, name: str = ""
+    ) -> None:
+        #: What makes two machines' states interchangeable: equal for machines of one
+        #: game (same clauses, same case rule), unequal otherwise.
+        self.game = game
+        self.name = name  # the game's name, for messages
         self._to_term: dict[Raw, Term] = {}
         self._to_raw: dict[Term | str, Raw] = {}
         self._by_id: dict[int, Raw] = {}  # terms made here (kept alive by _to_term)
@@ -398,7 +405,7 @@ class StateMachine:
         compiled = compile_game(
             description, name=self.name, module=self.module, case_sensitive=case_sensitive
         )
-        self._terms = _Terms(compiled.symbols.term)
+        self._terms = _Terms(compiled.symbols.term, (hash(description), case_sensitive), self.name)
         self.translation: Translation = compiled.translation
         self._tls = threading.local()
         self._closed = False
@@ -473,6 +480,13 @@ class StateMachine:
             raise
 
     def _state_arg(self, state: MachineState) -> Any:
+        terms = state._terms
+        if terms is not None and terms is not self._terms and terms.game != self._terms.game:
+            raise ValueError(
+                f"{self.name}: the state comes from the machine for another game "
+                f"({terms.name}); a machine answers only for states of its own game (or "
+                "built with MachineState.from_fluents)"
+            )
         installed = getattr(self._tls, "installed", None)
         if installed is state or (installed is not None and installed == state):
             return _CURRENT

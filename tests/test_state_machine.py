@@ -209,6 +209,36 @@ def test_playouts_and_average_scores_refuse_a_count_below_one(ttt: StateMachine,
     assert ttt.playouts(ttt.initial_state, 1)[1] >= 5  # the machine still answers
 
 
+def test_a_state_of_another_game_is_refused(ttt: StateMachine) -> None:
+    other = StateMachine.from_text(
+        "(role a) (init (cell 1 1 b)) (<= (legal a go) (true (cell 1 1 b))) "
+        "(<= (next (cell 1 1 x)) (does a go)) (<= terminal (true (cell 1 1 x))) (goal a 100)",
+        name="other",
+    )
+    with other:
+        foreign = other.initial_state
+        for ask in (
+            ttt.is_terminal,
+            ttt.goals,
+            ttt.expand,
+            lambda s: ttt.next_state(s, ["(mark 1 1)", "noop"]),
+            lambda s: ttt.legal_moves(s, "xplayer"),
+            ttt.legal_joint_moves,
+            ttt.state_info,
+            ttt.depth_charge,
+            lambda s: ttt.playouts(s, 1),
+        ):
+            with pytest.raises(
+                ValueError,
+                match=r"ticTacToe.kif: the state comes from the machine for another game \(other\)",
+            ):
+                ask(foreign)
+    # a machine of the same game, and a state built from fluents, are answered
+    with StateMachine.from_file(EXAMPLES / "ticTacToe.kif") as twin:
+        assert not ttt.is_terminal(twin.initial_state)
+        assert not ttt.is_terminal(MachineState.from_fluents(map(str, foreign)))
+
+
 def test_case_insensitive_symbols_keep_the_file_spelling() -> None:
     game = """(ROLE Robot) (INIT (Cell A)) (<= (LEGAL robot (PUSH ?x)) (TRUE (cell ?x)))
               (<= (NEXT (CELL b)) (DOES ROBOT (push a))) (<= TERMINAL (true (cell B)))

@@ -191,13 +191,15 @@ def test_terminal_goals_come_with_the_step() -> None:
 
 
 def test_what_one_machine_learnt_is_not_used_by_another() -> None:
-    with own("ticTacToe") as a, own("buttons") as b:
+    with own("ticTacToe") as a, own("ticTacToe") as b, own("buttons") as c:
         step = a.step(a.initial_state, [m[0] for m in a.all_legal_moves(a.initial_state)])
         foreign = MachineState(step.state._key)  # the same fluents, no machine's answers
         calls = count_calls(b)
-        b.is_terminal(step.state)  # another game: asks its own Prolog module
+        b.is_terminal(step.state)  # another machine of the game: asks its own Prolog module
         assert calls[-1] == "gdl_terminal" and set(calls[:-1]) <= {"gdl_symbol_ids"}
         assert a.all_legal_moves(foreign) == [list(ms) for ms in step.legal]
+        with pytest.raises(ValueError, match="another game"):
+            c.is_terminal(step.state)  # another game's state is refused, not answered
 
 
 def test_step_refuses_as_next_state_does_and_the_machine_still_answers() -> None:
