@@ -110,6 +110,7 @@ def _check(d: Description, file: str | None) -> list[Finding]:
         found += _check_clause_shape(clause)
         found += _check_safety(clause)
     found += _check_arities(d)
+    found += _check_prolog_arity(d)
     found += _check_and(d)
     found += _check_spellings(d)
     found += _check_essentials(d)
@@ -410,6 +411,35 @@ def _check_arities(d: Description) -> Iterator[Finding]:
     for uses in function_seen.values():
         if len(uses) > 1:
             yield _arity_warning("function", uses)
+
+
+#: SWI-Prolog's largest procedure arity (its ``max_procedure_arity`` flag): a relation
+#: becomes a predicate of its arity, a fluent a store of the fluent's arity.
+MAX_PROLOG_ARITY = 1024
+
+_FLUENT_HOLDERS = frozenset({"true", "init", "next", "base"})
+
+
+def _check_prolog_arity(d: Description) -> Iterator[Finding]:
+    """A relation, or a fluent, with more arguments than SWI-Prolog's procedure arity
+    limit cannot be loaded (error): found here rather than when the game is loaded."""
+    for c in d.clauses:
+        for s in _sentences(c):
+            what: Sentence | Term = s
+            if _arity(s) <= MAX_PROLOG_ARITY and isinstance(s, Func) and len(s.args) == 1:
+                if _key(s.name) not in _FLUENT_HOLDERS:
+                    continue
+                what = s.args[0]
+            if isinstance(what, Func) and len(what.args) > MAX_PROLOG_ARITY:
+                kind = "relation" if what is s else "fluent"
+                yield _error(
+                    "arity-limit",
+                    f"the {kind} {what.name} has {len(what.args):,} arguments; SWI-Prolog "
+                    f"takes at most {MAX_PROLOG_ARITY:,} (a {kind} becomes a Prolog predicate "
+                    "of that arity)",
+                    _where(what, c) or _where(s, c),
+                    c,
+                )
 
 
 _KIF_AND = re.compile(r"\(\s*and(?=[\s()])", re.IGNORECASE)

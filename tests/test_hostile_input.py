@@ -23,6 +23,7 @@ from prolog_env import require_prolog
 from gdl2pl import normalize_case
 from gdl2pl import parse_game
 from gdl2pl import translate
+from gdl2pl.check import has_errors
 from gdl2pl.cli import main
 from gdl2pl.errors import GdlSyntaxError
 
@@ -287,6 +288,41 @@ def test_check_refuses_a_file_with_a_nul_byte(tmp_path: Path, capsys) -> None:  
     out = capsys.readouterr()
     assert f"{game}:3:9:" in out.out + out.err
     assert "NUL byte" in out.out + out.err
+
+
+def _wide_game(fluent_args: int, relation_args: int) -> str:
+    f = " ".join(["a"] * fluent_args)
+    r = " ".join(["b"] * relation_args)
+    return (
+        f"(role r)\n(init (f {f}))\n(wide {r})\n"
+        f"(<= (legal r go) (true (f {f})) (wide {r}))\n(<= (next (g 1)) (does r go))\n"
+        "(<= terminal (true (g 1)))\n(goal r 100)\n"
+    )
+
+
+def test_check_refuses_arities_beyond_swi_prologs_limit_with_positions() -> None:
+    from gdl2pl.check import MAX_PROLOG_ARITY
+    from gdl2pl.check import check_description
+
+    b = bridge()
+    at_limit = _wide_game(MAX_PROLOG_ARITY, MAX_PROLOG_ARITY)
+    assert not has_errors(check_description(parse_game(at_limit, "kif")))
+    with b.StateMachine.from_text(at_limit) as sm:
+        assert sm.is_terminal(sm.next_state(sm.initial_state, ["go"]))  # the limit loads
+    findings = check_description(parse_game(_wide_game(MAX_PROLOG_ARITY + 1, 1), "kif"))
+    assert [(f.code, f.pos.line) for f in findings if f.is_error] == [  # type: ignore[union-attr]
+        ("arity-limit", 2),
+        ("arity-limit", 4),
+    ]
+    findings = check_description(parse_game(_wide_game(1, 20_000), "kif"))
+    errors = [f for f in findings if f.is_error]
+    assert [(f.code, f.pos.line, f.pos.column) for f in errors] == [  # type: ignore[union-attr]
+        ("arity-limit", 3, 1),
+        ("arity-limit", 4, 31),
+    ]
+    assert "the relation wide has 20,000 arguments; SWI-Prolog takes at most 1,024" in (
+        errors[0].message
+    )
 
 
 def test_a_game_that_never_ends_is_cut_at_the_depth_cap() -> None:
