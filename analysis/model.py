@@ -175,9 +175,11 @@ def evaluate(
         )
     except janus.PrologError as e:
         text = str(e)
-        if "inference_limit" in text or "resource" in text.lower():
+        raised = str(getattr(e, "term", ""))
+        if "inference_limit" in text or "resource_error(" in raised:
             raise ModelError(
-                "the model is too large to compute (infinite, or over the inference limit)"
+                "the model is too large to compute (infinite, or beyond the inference "
+                "limit or Prolog's memory: a rule may join too many atoms)"
             ) from None
         raise ModelError(f"Prolog raised: {text}") from None
     out: dict[Relation, list[str]] = {}

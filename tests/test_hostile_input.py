@@ -325,6 +325,22 @@ def test_check_refuses_arities_beyond_swi_prologs_limit_with_positions() -> None
     )
 
 
+def test_model_of_a_huge_cross_product_says_so_without_a_prolog_stack_dump(tmp_path: Path) -> None:
+    program = tmp_path / "cross.kif"  # 300^3 atoms of p: beyond Prolog's stack limit
+    program.write_text(
+        " ".join(f"(d {i})" for i in range(300)) + "\n(<= (p ?a ?b ?c) (d ?a) (d ?b) (d ?c))\n"
+    )
+    done = subprocess.run(  # its own process: the Prolog stack it fills is not pytest's
+        [sys.executable, "-m", "gdl2pl.cli", "model", str(program)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "the model is too large to compute" in done.stderr
+    assert "Stack limit" not in done.stderr and "frame(" not in done.stderr
+
+
 def test_a_game_that_never_ends_is_cut_at_the_depth_cap() -> None:
     b = bridge()
     with b.StateMachine.from_file(ENDLESS) as sm:
