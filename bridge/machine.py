@@ -349,7 +349,7 @@ class _Terms:
         self, canonical: Callable[[Term], Term], game: Hashable = None, name: str = ""
     ) -> None:
         #: What makes two machines' states interchangeable: equal for machines of one
-        #: game (same clauses, same case rule), unequal otherwise.
+        #: game (same roles, fluent stores and case rule), unequal otherwise.
         self.game = game
         self.name = name  # the game's name, for messages
         self._to_term: dict[Raw, Term] = {}
@@ -405,13 +405,16 @@ class StateMachine:
         compiled = compile_game(
             description, name=self.name, module=self.module, case_sensitive=case_sensitive
         )
-        self._terms = _Terms(compiled.symbols.term, (hash(description), case_sensitive), self.name)
+        self._terms = _Terms(compiled.symbols.term, name=self.name)
         self.translation: Translation = compiled.translation
         self._tls = threading.local()
         self._closed = False
         raw_roles = self._call("gdl_load", self.translation.text)
         self._call("gdl_set_limit", inference_limit)
         self._raw_roles = tuple(_freeze(r) for r in raw_roles)
+        # a game's signature (its roles and fluent stores) tells its states from another
+        # game's, and lets the same game written twice (KIF and infix) share states
+        self._terms.game = (self._raw_roles, frozenset(self.translation.stores), case_sensitive)
         self._roles: tuple[Term, ...] = tuple(self._terms.term(r) for r in self._raw_roles)
         self._initial = MachineState(map(_freeze, self._call("gdl_initial_state")), self._terms)
 

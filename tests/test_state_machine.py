@@ -233,8 +233,9 @@ def test_a_state_of_another_game_is_refused(ttt: StateMachine) -> None:
                 match=r"ticTacToe.kif: the state comes from the machine for another game \(other\)",
             ):
                 ask(foreign)
-    # a machine of the same game, and a state built from fluents, are answered
-    with StateMachine.from_file(EXAMPLES / "ticTacToe.kif") as twin:
+    # a machine of the same game (even written in infix), and a state built from fluents,
+    # are answered
+    with StateMachine.from_file(EXAMPLES / "ticTacToe.gdl") as twin:
         assert not ttt.is_terminal(twin.initial_state)
         assert not ttt.is_terminal(MachineState.from_fluents(map(str, foreign)))
 
