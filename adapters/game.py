@@ -36,20 +36,30 @@ from gdl2pl.bridge.pyform import term_of_py
 from gdl2pl.bridge.swipl import runtime_with
 from gdl2pl.kif import kif_term
 from gdl2pl.load import read_game
+from gdl2pl.syntax import Description
 from gdl2pl.syntax import Term
 
 from .domains import MAX_TERMS
-from .domains import analyse_domains
 from .errors import AdapterError
+from .errors import DomainExplosionError
 from .errors import UnrepresentableStateError
+from .reach import reachable_domains
 
 Dynamics = Literal["auto", "sequential", "simultaneous"]
+#: Where a table of moves or fluents comes from: the game's declarations, the reachability
+#: analysis (``reach.py``), or numbering in the order first seen in play.
+Source = Literal["input", "base", "reachability", "first-seen"]
 
 #: Players a move table may give an action space (beyond it the game is refused).
 MAX_ACTIONS = 1_000_000
 #: Prolog inferences the game-kind search may use before it gives up (verdict unknown).
 ANALYSIS_INFERENCES = 2_000_000_000
 KIND_MODULE = "gdl_kind"
+#: The action space of a role whose moves are numbered as first seen, unless
+#: ``num_distinct_actions`` says otherwise.
+LAZY_ACTIONS = 4096
+#: The observation size of a game whose fluents are numbered as first seen.
+LAZY_FLUENTS = 4096
 #: Entries of an identity memo of move or fluent objects (beyond it, plain lookups).
 MAX_MEMO = 200_000
 
@@ -120,6 +130,7 @@ class GdlGame:
         analysis_edges: int = 20_000,
         analysis_steps: int = 500,
         max_terms: int = MAX_TERMS,
+        num_distinct_actions: int | None = None,
         cache_size: int = 200_000,
         seed: int = 0,
     ) -> None:
@@ -128,7 +139,7 @@ class GdlGame:
         description = read_game(self.path)
         self.sm = StateMachine(description, name=self.name)
         try:
-            self._setup(description, max_terms)
+            self._setup(description, max_terms, num_distinct_actions)
             self._cache_size = cache_size
             self._nodes: OrderedDict[MachineState, Node] = OrderedDict()
             self._children: OrderedDict[tuple[MachineState, tuple[int, ...]], MachineState] = (
@@ -150,35 +161,58 @@ class GdlGame:
 
     # -- static tables ------------------------------------------------------------------
 
-    def _setup(self, description: object, max_terms: int) -> None:
+    def _setup(
+        self, description: Description, max_terms: int, num_distinct_actions: int | None
+    ) -> None:
         sm = self.sm
         self.roles: tuple[Term, ...] = sm.roles
         declared = [sm.input_moves(r) for r in self.roles]
         base = sm.base_propositions
-        self.actions_from = "input" if all(declared) else "analysis"
-        self.base_from = "base" if base else "analysis"
+        self.actions_from: Source = "input" if all(declared) else "reachability"
+        self.base_from: Source = "base" if base else "reachability"
+        self.domain_note = ""
         if not all(declared) or not base:
-            domains = analyse_domains(description, self.roles, self.name, max_terms)  # type: ignore[arg-type]
-            if not all(declared):
-                declared = [sorted(domains.moves[r], key=kif_term) for r in self.roles]
-            if not base:
-                base = list(domains.fluents)
-        self.moves: tuple[tuple[Term, ...], ...] = tuple(
-            tuple(sorted(set(ms), key=kif_term)) for ms in declared
+            try:
+                reach = reachable_domains(description, self.roles, self.name, max_terms)
+            except DomainExplosionError as e:
+                self.domain_note = str(e)
+                if not all(declared):
+                    self.actions_from = "first-seen"
+                    declared = [[] for _ in self.roles]
+                if not base:
+                    self.base_from = "first-seen"
+            else:
+                if not all(declared):
+                    declared = [sorted(reach.moves[r], key=kif_term) for r in self.roles]
+                if not base:
+                    base = list(reach.fluents)
+        self.moves: tuple[list[Term], ...] = tuple(
+            sorted(set(ms), key=kif_term) for ms in declared
         )
-        for role, ms in zip(self.roles, self.moves, strict=True):
-            if not ms:
-                raise AdapterError(f"{self.name}: role {role} has no possible move")
-            if len(ms) > MAX_ACTIONS:
+        if self.actions_from == "first-seen":
+            bound = num_distinct_actions or LAZY_ACTIONS
+            self.action_space_sizes: tuple[int, ...] = tuple(bound for _ in self.roles)
+        else:
+            if num_distinct_actions is not None:
                 raise AdapterError(
-                    f"{self.name}: role {role} has {len(ms)} distinct moves, more than an "
+                    f"{self.name}: num_distinct_actions is for games whose moves are numbered "
+                    f"as first seen; its moves come from {self.actions_from}"
+                )
+            self.action_space_sizes = tuple(len(ms) for ms in self.moves)
+        for role, n in zip(self.roles, self.action_space_sizes, strict=True):
+            if not n:
+                raise AdapterError(f"{self.name}: role {role} has no possible move")
+            if n > MAX_ACTIONS:
+                raise AdapterError(
+                    f"{self.name}: role {role} has {n} distinct moves, more than an "
                     f"action space may hold ({MAX_ACTIONS})"
                 )
         self.action_of: tuple[dict[Term, int], ...] = tuple(
             {m: i for i, m in enumerate(ms)} for ms in self.moves
         )
-        self.num_actions = max(len(ms) for ms in self.moves)
-        self.base: tuple[Term, ...] = tuple(sorted(set(base), key=kif_term))
+        self.num_actions = max(self.action_space_sizes)
+        self.base: list[Term] = sorted(set(base), key=kif_term)
+        self.observation_size = LAZY_FLUENTS if self.base_from == "first-seen" else len(self.base)
         self.base_index: dict[Term, int] = {f: i for i, f in enumerate(self.base)}
         # The bridge hands out one object per distinct move or fluent; these memos find
         # its index by identity, without hashing the term again (the object is kept, so
@@ -189,6 +223,33 @@ class GdlGame:
         # base indices: learnt on first sight.
         self._symbol_action: tuple[dict[int, int], ...] = tuple({} for _ in self.roles)
         self._symbol_base: dict[int, int] = {}
+
+    def _number_action(self, role: int, move: Term) -> int | None:
+        """The action id of a move first seen now (numbering as first seen), or None."""
+        if self.actions_from != "first-seen":
+            return None
+        ms = self.moves[role]
+        if len(ms) >= self.action_space_sizes[role]:
+            raise UnrepresentableStateError(
+                f"{self.name}: role {self.roles[role]} has more than "
+                f"{self.action_space_sizes[role]} distinct moves (num_distinct_actions); "
+                f"the move {move} has no action id"
+            )
+        ms.append(move)
+        self.action_of[role][move] = len(ms) - 1
+        return len(ms) - 1
+
+    def _number_fluent(self, fluent: Term) -> int | None:
+        if self.base_from != "first-seen":
+            return None
+        if len(self.base) >= self.observation_size:
+            raise UnrepresentableStateError(
+                f"{self.name}: more than {self.observation_size} distinct fluents; the fluent "
+                f"{fluent} has no observation entry"
+            )
+        self.base.append(fluent)
+        self.base_index[fluent] = len(self.base) - 1
+        return len(self.base) - 1
 
     def __deepcopy__(self, memo: dict[int, object]) -> GdlGame:
         return self  # shared by every state and copy (libraries deep-copy states)
@@ -225,8 +286,10 @@ class GdlGame:
                 try:
                     actions.append([_lookup(memo, table, m) for m in ms])
                 except KeyError:
-                    bad = next(m for m in ms if m not in table)
-                    raise self._not_an_action(state, i, bad) from None
+                    for m in ms:
+                        if m not in table and self._number_action(i, m) is None:
+                            raise self._not_an_action(state, i, m) from None
+                    actions.append([table[m] for m in ms])
             node = self._moving_node(state, actions)
         self._remember(self._nodes, state, node)
         return node
@@ -318,6 +381,8 @@ class GdlGame:
             move = self.sm.symbol(symbol)
             action = self.action_of[role].get(move)
             if action is None:
+                action = self._number_action(role, move)
+            if action is None:
                 raise self._not_an_action(state, role, move)
             table[symbol] = action
         return action
@@ -339,6 +404,8 @@ class GdlGame:
         fluent = self.sm.symbol(symbol)
         i = self.base_index.get(fluent)
         if i is None:
+            i = self._number_fluent(fluent)
+        if i is None:
             raise self._not_a_base(state, fluent)
         self._symbol_base[symbol] = i
         return i
@@ -358,14 +425,17 @@ class GdlGame:
         return vec
 
     def _observe(self, state: MachineState) -> tuple[int, ...]:
-        vec = [0] * len(self.base)
+        vec = [0] * self.observation_size
         index = self.base_index
         memo = self._base_memo
         for f in state:
             try:
                 i = _lookup(memo, index, f)
             except KeyError:
-                raise self._not_a_base(state, f) from None
+                j = self._number_fluent(f)
+                if j is None:
+                    raise self._not_a_base(state, f) from None
+                i = j
             vec[i] = 1
         return tuple(vec)
 

@@ -52,7 +52,7 @@ def test_action_ids_are_stable_and_analysed_when_input_is_missing():
     require_prolog()
     g = GdlGame(OWN_GAMES / "adapter_no_input.kif")
     try:
-        assert g.actions_from == "analysis" and g.base_from == "analysis"
+        assert g.actions_from == "reachability" and g.base_from == "reachability"
         assert [str(m) for m in g.moves[0]] == ["(walk a)", "(walk b)", "(walk c)", "stay"]
         node = g.node(g.initial_state)
         assert node.legal == ((1, 3),)  # (walk b), stay

@@ -160,7 +160,7 @@ class BaseObserver:
 
     def __init__(self, gdl: GdlGame) -> None:
         self._gdl = gdl
-        self.tensor = np.zeros(len(gdl.base), np.float32)
+        self.tensor = np.zeros(gdl.observation_size, np.float32)
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: GdlOpenSpielState, player: int) -> None:

@@ -48,20 +48,20 @@ class _Shared:
         self.gdl = GdlGame(find_game(path), **options)
         self.possible_agents = [str(r) for r in self.gdl.roles]
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
-        n_base = len(self.gdl.base)
+        n_base = self.gdl.observation_size
         self._action_spaces = {
-            a: spaces.Discrete(len(self.gdl.moves[i])) for a, i in self._index.items()
+            a: spaces.Discrete(self.gdl.action_space_sizes[i]) for a, i in self._index.items()
         }
         self._observation_spaces = {
             a: spaces.Dict(
                 {
                     "observation": spaces.Box(0, 1, (n_base,), np.int8),
-                    "action_mask": spaces.Box(0, 1, (len(self.gdl.moves[i]),), np.int8),
+                    "action_mask": spaces.Box(0, 1, (self.gdl.action_space_sizes[i],), np.int8),
                 }
             )
             for a, i in self._index.items()
         }
-        self._masks = ActionMasks([len(ms) for ms in self.gdl.moves])
+        self._masks = ActionMasks(list(self.gdl.action_space_sizes))
         self._pos: Position = self.gdl.position(self.gdl.initial_state)
         self._seen_pos: Position | None = None  # the position _observation last saw
 
