@@ -22,6 +22,7 @@ move) in a bounded cache.
 from __future__ import annotations
 
 import os
+import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,7 +37,9 @@ from gdl2pl.bridge.pyform import term_of_py
 from gdl2pl.bridge.swipl import runtime_with
 from gdl2pl.kif import kif_term
 from gdl2pl.load import read_game
+from gdl2pl.syntax import Const
 from gdl2pl.syntax import Description
+from gdl2pl.syntax import Func
 from gdl2pl.syntax import Term
 
 from .domains import MAX_TERMS
@@ -93,13 +96,37 @@ class Node:
 
 @dataclass(frozen=True, slots=True)
 class Position:
-    """A state with its node: immutable, so copies share it."""
+    """A state with its node: immutable, so copies share it. Pickled as its game and
+    its fluents."""
 
     state: MachineState
     node: Node
+    state_game: GdlGame | None = None
 
     def __deepcopy__(self, memo: dict[int, object]) -> Position:
         return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The fluents as KIF text; the node is asked again where it is unpickled.
+        return (_position, (self.state_game, [kif_term(f) for f in self.state]))
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One claim of ``GdlGame.gdl_metadata``: its value, ``proved``/``assumed``/``chosen``,
+    and why."""
+
+    value: object
+    status: Literal["proved", "declared", "assumed", "chosen"]
+    how: str
+
+
+def _table_status(source: str) -> Literal["proved", "declared", "assumed", "chosen"]:
+    # input/base are the game's word; the reachability tables are proved supersets;
+    # first-seen numbering rests on a bound the user gave or the default
+    if source in ("input", "base"):
+        return "declared"
+    return "assumed" if source == "first-seen" else "proved"
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,13 +158,23 @@ class GdlGame:
         analysis_steps: int = 500,
         max_terms: int = MAX_TERMS,
         num_distinct_actions: int | None = None,
+        missing_goal: int | None = None,
         cache_size: int = 200_000,
         seed: int = 0,
     ) -> None:
         self.path = os.fspath(path)
         self.name = os.path.basename(self.path)
+        self.options: dict[str, Any] = {
+            "dynamics": dynamics, "analysis_states": analysis_states,
+            "analysis_edges": analysis_edges, "analysis_steps": analysis_steps,
+            "max_terms": max_terms, "num_distinct_actions": num_distinct_actions,
+            "missing_goal": missing_goal, "cache_size": cache_size, "seed": seed,
+        }
         description = read_game(self.path)
         self.sm = StateMachine(description, name=self.name)
+        self.missing_goal = missing_goal
+        self.description = description
+        self.dynamics_option = dynamics
         try:
             self._setup(description, max_terms, num_distinct_actions)
             self._cache_size = cache_size
@@ -158,6 +195,7 @@ class GdlGame:
         except BaseException:
             self.sm.close()
             raise
+        _LOADED[_game_key(self.path, self.options)] = self
 
     # -- static tables ------------------------------------------------------------------
 
@@ -254,6 +292,18 @@ class GdlGame:
     def __deepcopy__(self, memo: dict[int, object]) -> GdlGame:
         return self  # shared by every state and copy (libraries deep-copy states)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its file and options (and a first-seen numbering, which depends on
+        play): unpickled, it is the game of that key already loaded in the process, or
+        is loaded again."""
+        tables = (
+            [[kif_term(m) for m in ms] for ms in self.moves]
+            if self.actions_from == "first-seen"
+            else None,
+            [kif_term(f) for f in self.base] if self.base_from == "first-seen" else None,
+        )
+        return (_shared_game, (self.path, dict(self.options), tables))
+
     @property
     def num_roles(self) -> int:
         return len(self.roles)
@@ -297,10 +347,14 @@ class GdlGame:
     def _terminal_node(self, state: MachineState, goals: Sequence[Sequence[int | str]]) -> Node:
         returns = []
         for role, vs in zip(self.roles, goals, strict=True):
+            if not vs and self.missing_goal is not None:
+                vs = [self.missing_goal]
             if len(vs) != 1 or not isinstance(vs[0], int):
                 what = "no goal value" if not vs else f"goal values {list(vs)}"
+                hint = " (missing_goal= gives such a role a value)" if not vs else ""
                 raise UnrepresentableStateError(
-                    f"{self.name}: role {role} has {what} in the terminal state {_short(state)}"
+                    f"{self.name}: role {role} has {what} in the terminal state "
+                    f"{_short(state)}{hint}"
                 )
             returns.append(goal_return(vs[0]))
         return Node(True, tuple(() for _ in self.roles), tuple(returns), -1)
@@ -330,7 +384,7 @@ class GdlGame:
         )
 
     def position(self, state: MachineState) -> Position:
-        return Position(state, self.node(state))
+        return Position(state, self.node(state), self)
 
     def sequential_mover(self, state: MachineState, node: Node) -> int:
         """The mover of a non-terminal state of a game loaded as turn-taking."""
@@ -464,6 +518,7 @@ class GdlGame:
             max_steps,
             seed % 2_147_483_648,
             ANALYSIS_INFERENCES,
+            "none" if self.missing_goal is None else int(self.missing_goal),
         )
         if verdict == "bad":
             state = MachineState.from_fluents(py_term(f) for f in bad)
@@ -480,6 +535,70 @@ class GdlGame:
             return_sums=frozenset(round((s - 50 * n) / 50, 9) for s in sums),
         )
 
+    def gdl_metadata(self) -> dict[str, Fact]:
+        """What the adapters claim about the game, each with how it is known: ``proved``
+        (from the rules or an exhaustive search), ``declared`` (the game's ``input`` or
+        ``base``), ``assumed`` (a default or a sample that may be wrong) or ``chosen``
+        (a loading option)."""
+        k = self.kind
+        out: dict[str, Fact] = {
+            "actions": Fact(self.actions_from, _table_status(self.actions_from),
+                            self.domain_note or f"{self.num_actions} action ids"),
+            "observation": Fact(self.base_from, _table_status(self.base_from),
+                                f"{self.observation_size} entries"),
+        }
+        if self.dynamics_option != "auto":
+            out["dynamics"] = Fact(
+                "sequential" if self.turn_taking else "simultaneous", "chosen",
+                f"loaded with dynamics={self.dynamics_option!r}")
+        elif k.proved:
+            out["dynamics"] = Fact("sequential" if k.turn_taking else "simultaneous", "proved",
+                                   f"all {k.states} reachable states enumerated")
+        elif not k.turn_taking:
+            out["dynamics"] = Fact("simultaneous", "proved",
+                                   "a reachable state where two roles choose was found")
+        else:
+            out["dynamics"] = Fact("sequential", "assumed",
+                                   f"{k.states} states enumerated, then random matches")
+        low, high, how = self.goal_range
+        out["utility_range"] = Fact(
+            (goal_return(low), goal_return(high)), "proved" if how == "proved" else "assumed",
+            how if how != "proved" else "the goal values the goal rules can give")
+        if k.proved:
+            sums = sorted(k.return_sums)
+            kind = "zero-sum" if sums == [0.0] else "constant-sum" if len(sums) == 1 else (
+                "general-sum")
+            out["utility"] = Fact(kind, "proved",
+                                  f"return sums {sums} over every reachable terminal state")
+            out["max_game_length"] = Fact(k.max_depth, "proved", "the longest play enumerated")
+        else:
+            out["utility"] = Fact("general-sum", "assumed",
+                                  "not every reachable terminal state was enumerated")
+            out["max_game_length"] = Fact(None, "assumed",
+                                          f"no bound proved; longest play seen {k.max_depth}")
+        if self.missing_goal is not None:
+            out["missing_goal"] = Fact(self.missing_goal, "chosen",
+                                       "the goal of a role without one in a terminal state")
+        return out
+
+    @property
+    def goal_range(self) -> tuple[int, int, str]:
+        """The lowest and highest goal value, and ``proved`` if every goal rule of the
+        game names its value (else the GDL range 0..100, with the reason)."""
+        values = {self.missing_goal} if self.missing_goal is not None else set()
+        for c in self.description.clauses:
+            if c.head.name.casefold() != "goal" or not isinstance(c.head, Func):
+                continue
+            if len(c.head.args) != 2 or not isinstance(c.head.args[1], Const):
+                return 0, 100, "a goal rule computes its value: GDL's range 0..100 assumed"
+            try:
+                values.add(int(c.head.args[1].name))
+            except ValueError:
+                return 0, 100, f"goal value {c.head.args[1].name} is not a number"
+        if not values:
+            return 0, 100, "no goal rule"
+        return min(values), max(values), "proved"
+
     @property
     def zero_sum(self) -> bool:
         """Proved zero-sum: every reachable terminal state's returns add up to 0."""
@@ -491,6 +610,41 @@ class GdlGame:
         if self.kind.proved and len(self.kind.return_sums) == 1:
             return next(iter(self.kind.return_sums))
         return None
+
+
+#: The games loaded in this process, by file and options: what an unpickled game is.
+_LOADED: weakref.WeakValueDictionary[tuple[object, ...], GdlGame] = (
+    weakref.WeakValueDictionary()
+)
+
+
+def _game_key(path: str, options: dict[str, Any]) -> tuple[object, ...]:
+    return (os.path.abspath(path), *sorted(options.items()))
+
+
+def _shared_game(
+    path: str, options: dict[str, Any], tables: tuple[Any, Any] = (None, None)
+) -> GdlGame:
+    game = _LOADED.get(_game_key(path, options))
+    if game is None:
+        game = GdlGame(path, **options)
+    moves, base = tables
+    if moves is not None:  # numbered as first seen: the same numbers as where it came from
+        for role, texts in enumerate(moves):
+            for text in texts[len(game.moves[role]):]:
+                game._number_action(role, game.sm.term(text))
+            if [kif_term(m) for m in game.moves[role]] != texts:
+                raise AdapterError(f"{game.name}: its first-seen move numbers differ here")
+    if base is not None:
+        for text in base[len(game.base):]:
+            game._number_fluent(game.sm.term(text))
+        if [kif_term(f) for f in game.base] != base:
+            raise AdapterError(f"{game.name}: its first-seen fluent numbers differ here")
+    return game
+
+
+def _position(game: GdlGame, fluents: list[str]) -> Position:
+    return game.position(MachineState.from_fluents(fluents))
 
 
 def _lookup(memo: dict[int, tuple[Term, int]], table: dict[Term, int], term: Term) -> int:

@@ -16,8 +16,8 @@
     remembers which state Prolog holds.
 */
 
-:- module(gdl_kind, [ kind_search/7 ]).
-% kind_search(+Module, +MaxStates, +MaxEdges, +MaxSteps, +Seed, +Limit, -Result)
+:- module(gdl_kind, [ kind_search/8 ]).
+% kind_search(+Module, +MaxStates, +MaxEdges, +MaxSteps, +Seed, +Limit, +Missing, -Result)
 :- use_module(library(lists)).
 :- use_module(library(apply)).
 :- import(gdl_runtime:state_roles/2).    % the runtime is loaded first (bridge.runtime())
@@ -28,8 +28,11 @@
 :- import(gdl_runtime:state_goals/3).
 :- import(gdl_runtime:state_next/3).
 
-%!  kind_search(+Module, +MaxStates, +MaxEdges, +MaxSteps, +Seed, +Limit, -Result) is det.
+%!  kind_search(+Module, +MaxStates, +MaxEdges, +MaxSteps, +Seed, +Limit, +Missing,
+%!              -Result) is det.
 %
+%   Missing is the goal value a role without one gets in a terminal state (an
+%   integer the user chose), or `none` (such a state is bad).
 %   Result = [Verdict, States, MaxDepth, GoalSums, Bad]:
 %   - Verdict: proved (every reachable state seen, all turn-taking), simultaneous
 %     (a state where two roles choose was found), sampled (past the budget; random matches for MaxSteps steps found no such state), bad (Bad is
@@ -41,8 +44,9 @@
 %   - GoalSums: for proved, the sorted sums of the goal values over the roles in
 %     the terminal states.
 
-kind_search(M0, MaxStates, MaxEdges, MaxSteps, Seed, Limit, Result) :-
+kind_search(M0, MaxStates, MaxEdges, MaxSteps, Seed, Limit, Missing, Result) :-
     atom_string(Module, M0),
+    nb_setval(gdl_kind_missing_goal, Missing),
     state_current(Module, Saved),
     setup_call_cleanup(
         true,
@@ -131,7 +135,8 @@ successors([J|Js], Module, Seen, Depth, Budget, C0, C, Next0, Next) :-
 look(Module, Roles, S, Depth, Count, Look) :-
     (   state_terminal(Module)
     ->  maplist(state_goals(Module), Roles, Goals),
-        (   maplist(unique_number, Goals, Values)
+        nb_getval(gdl_kind_missing_goal, Missing),
+        (   maplist(unique_number(Missing), Goals, Values)
         ->  sum_list(Values, Sum),
             Look = terminal(Sum)
         ;   stop_bad(S, Depth, Count)
@@ -145,7 +150,10 @@ look(Module, Roles, S, Depth, Count, Look) :-
         )
     ).
 
-unique_number([A], N) :-
+unique_number(Missing, [], Missing) :-
+    integer(Missing),
+    !.
+unique_number(_, [A], N) :-
     atom(A),
     catch(atom_number(A, N), _, fail),
     integer(N).

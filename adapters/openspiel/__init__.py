@@ -6,8 +6,9 @@
 Players are the roles in file order. A turn-taking game (see ``gdl2pl.adapters.game``) is
 SEQUENTIAL: the roles without a choice play their only move implicitly; any other game is
 SIMULTANEOUS. Deterministic, perfect information, terminal rewards only; returns are
-``(goal - 50) / 50``; utility ZERO_SUM/CONSTANT_SUM only when every reachable terminal
-state was seen to be so, else GENERAL_SUM. Action ids are per player (the role's move
+``(goal - 50) / 50``, their range the goal rules' values; utility ZERO_SUM/CONSTANT_SUM
+only when every reachable terminal state was seen to be so, else GENERAL_SUM;
+``game.gdl_metadata()`` says which of these claims are proved and which assumed. Action ids are per player (the role's move
 table); the observation tensor has one 0/1 entry per base proposition. String forms:
 ``str(state)`` is the board drawn by ``gdl2pl.ggp.board.render_state``, action strings are KIF.
 """
@@ -21,6 +22,7 @@ import numpy as np
 import pyspiel
 
 from gdl2pl.adapters import GdlGame
+from gdl2pl.adapters.domains import MAX_TERMS
 from gdl2pl.adapters import find_game
 from gdl2pl.bridge import MachineState
 from gdl2pl.ggp.board import render_state
@@ -28,11 +30,17 @@ from gdl2pl.ggp.board import render_state
 SHORT_NAME = "gdl"
 #: Game parameters: ``game`` (file, or a name found by ``gdl2pl.adapters.find_game``),
 #: ``dynamics`` (auto, sequential, simultaneous), ``max_game_length`` (used when the
-#: reachable states were not all enumerated).
+#: reachable states were not all enumerated), ``max_terms`` (bound on a role's moves or
+#: the fluents from the reachability analysis), ``num_distinct_actions`` (the action
+#: space when moves are numbered as first seen; 0: ``GdlGame``'s default),
+#: ``missing_goal`` (the goal of a role without one in a terminal state; -1: an error).
 DEFAULT_PARAMS: dict[str, Any] = {
     "game": "ticTacToe.kif",
     "dynamics": "auto",
     "max_game_length": 10_000,
+    "max_terms": MAX_TERMS,
+    "num_distinct_actions": 0,
+    "missing_goal": -1,
 }
 
 _Dyn = pyspiel.GameType.Dynamics
@@ -64,7 +72,13 @@ class GdlOpenSpielGame(pyspiel.Game):
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         p = {**DEFAULT_PARAMS, **(params or {})}
         path = find_game(str(p["game"]))
-        self.gdl = GdlGame(path, dynamics=p["dynamics"])
+        self.gdl = GdlGame(
+            path,
+            dynamics=p["dynamics"],
+            max_terms=int(p["max_terms"]),
+            num_distinct_actions=int(p["num_distinct_actions"]) or None,
+            missing_goal=None if int(p["missing_goal"]) < 0 else int(p["missing_goal"]),
+        )
         g = self.gdl
         if g.zero_sum:
             utility, utility_sum = _Util.ZERO_SUM, 0.0
@@ -77,13 +91,17 @@ class GdlOpenSpielGame(pyspiel.Game):
             num_distinct_actions=g.num_actions,
             max_chance_outcomes=0,
             num_players=g.num_roles,
-            min_utility=-1.0,
-            max_utility=1.0,
+            min_utility=g.gdl_metadata()["utility_range"].value[0],  # type: ignore[index]
+            max_utility=g.gdl_metadata()["utility_range"].value[1],  # type: ignore[index]
             utility_sum=utility_sum,
             max_game_length=max(1, length),
         )
         game_type = _game_type(SHORT_NAME, g.turn_taking, utility, g.num_roles)
         super().__init__(game_type, info, {**p, "game": os.fspath(p["game"])})
+
+    def gdl_metadata(self) -> dict[str, Any]:
+        """What is proved, assumed or chosen about this game (``GdlGame.gdl_metadata``)."""
+        return self.gdl.gdl_metadata()
 
     def new_initial_state(self) -> GdlOpenSpielState:
         return GdlOpenSpielState(self)
@@ -172,7 +190,7 @@ class BaseObserver:
 
 def load_game(path: str | os.PathLike[str], **options: Any) -> Any:
     """The GDL game in ``path`` as a ``pyspiel.Game`` (options: ``dynamics``,
-    ``max_game_length``). Registered as ``gdl``: ``pyspiel.load_game("gdl", {"game": path})``."""
+    ``max_game_length``, ``max_terms``, ``num_distinct_actions``; see ``DEFAULT_PARAMS``). Registered as ``gdl``: ``pyspiel.load_game("gdl", {"game": path})``."""
     return GdlOpenSpielGame({**options, "game": os.fspath(path)})
 
 
