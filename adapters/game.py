@@ -292,6 +292,15 @@ class GdlGame:
     def __deepcopy__(self, memo: dict[int, object]) -> GdlGame:
         return self  # shared by every state and copy (libraries deep-copy states)
 
+    @classmethod
+    def shared(cls, path: str | os.PathLike[str], **options: Any) -> GdlGame:
+        """The game of ``path`` loaded with ``options`` in this process (by absolute path
+        and every option), or a new one: libraries that rebuild a game from its name
+        (OpenSpiel's deserialization) share one reasoner."""
+        full = {**_defaults(), **options}
+        game = _LOADED.get(_game_key(os.fspath(path), full))
+        return game if game is not None else cls(path, **options)
+
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as its file and options (and a first-seen numbering, which depends on
         play): unpickled, it is the game of that key already loaded in the process, or
@@ -625,9 +634,7 @@ def _game_key(path: str, options: dict[str, Any]) -> tuple[object, ...]:
 def _shared_game(
     path: str, options: dict[str, Any], tables: tuple[Any, Any] = (None, None)
 ) -> GdlGame:
-    game = _LOADED.get(_game_key(path, options))
-    if game is None:
-        game = GdlGame(path, **options)
+    game = GdlGame.shared(path, **options)
     moves, base = tables
     if moves is not None:  # numbered as first seen: the same numbers as where it came from
         for role, texts in enumerate(moves):
@@ -641,6 +648,16 @@ def _shared_game(
         if [kif_term(f) for f in game.base] != base:
             raise AdapterError(f"{game.name}: its first-seen fluent numbers differ here")
     return game
+
+
+def _defaults() -> dict[str, Any]:
+    import inspect
+
+    return {
+        n: p.default
+        for n, p in inspect.signature(GdlGame.__init__).parameters.items()
+        if p.default is not inspect.Parameter.empty
+    }
 
 
 def _position(game: GdlGame, fluents: list[str]) -> Position:

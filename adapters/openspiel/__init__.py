@@ -72,7 +72,7 @@ class GdlOpenSpielGame(pyspiel.Game):
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         p = {**DEFAULT_PARAMS, **(params or {})}
         path = find_game(str(p["game"]))
-        self.gdl = GdlGame(
+        self.gdl = GdlGame.shared(
             path,
             dynamics=p["dynamics"],
             max_terms=int(p["max_terms"]),
