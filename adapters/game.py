@@ -22,6 +22,7 @@ move) in a bounded cache.
 from __future__ import annotations
 
 import os
+import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -34,6 +35,8 @@ from gdl2pl.bridge import StateMachine
 from gdl2pl.bridge import SymbolStep
 from gdl2pl.bridge.pyform import goal_values
 from gdl2pl.bridge.pyform import term_of_py
+from gdl2pl.bridge.swipl import interrupt
+from gdl2pl.bridge.swipl import prolog_thread_id
 from gdl2pl.bridge.swipl import runtime_with
 from gdl2pl.kif import kif_term
 from gdl2pl.load import read_game
@@ -57,6 +60,8 @@ Source = Literal["input", "base", "reachability", "first-seen"]
 MAX_ACTIONS = 1_000_000
 #: Prolog inferences the game-kind search may use before it gives up (verdict unknown).
 ANALYSIS_INFERENCES = 2_000_000_000
+#: Seconds the game-kind search may take before it gives up (verdict unknown).
+ANALYSIS_SECONDS = 5.0
 KIND_MODULE = "gdl_kind"
 #: The action space of a role whose moves are numbered as first seen, unless
 #: ``num_distinct_actions`` says otherwise.
@@ -518,17 +523,22 @@ class GdlGame:
         if max_states <= 0:
             return Kind(False, False, 0, 0, frozenset())
         janus = kind_runtime()
-        verdict, states, max_depth, sums, bad = janus.apply_once(
-            KIND_MODULE,
-            "kind_search",
-            self.sm.module,
-            max_states,
-            max_edges,
-            max_steps,
-            seed % 2_147_483_648,
-            ANALYSIS_INFERENCES,
-            "none" if self.missing_goal is None else int(self.missing_goal),
-        )
+        timer = threading.Timer(ANALYSIS_SECONDS, interrupt, (prolog_thread_id(),))
+        timer.start()
+        try:
+            verdict, states, max_depth, sums, bad = janus.apply_once(
+                KIND_MODULE,
+                "kind_search",
+                self.sm.module,
+                max_states,
+                max_edges,
+                max_steps,
+                seed % 2_147_483_648,
+                ANALYSIS_INFERENCES,
+                "none" if self.missing_goal is None else int(self.missing_goal),
+            )
+        finally:
+            timer.cancel()
         if verdict == "bad":
             state = MachineState.from_fluents(py_term(f) for f in bad)
             self.node(state)  # raises, naming the role

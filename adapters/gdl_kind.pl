@@ -50,11 +50,14 @@ kind_search(M0, MaxStates, MaxEdges, MaxSteps, Seed, Limit, Missing, Result) :-
     state_current(Module, Saved),
     setup_call_cleanup(
         true,
-        call_with_inference_limit(search(Module, budget(MaxStates, MaxEdges, edges(0)),
-                                         MaxSteps, Seed, Result0),
-                                  Limit, Outcome),
+        catch(( b_setval('$gdl_busy', true),    % gdl_interrupt/0 may stop it
+                call_with_inference_limit(search(Module, budget(MaxStates, MaxEdges, edges(0)),
+                                                 MaxSteps, Seed, Result0),
+                                          Limit, Outcome)
+              ),
+              gdl_error(interrupted), Outcome = interrupted),
         state_install(Module, Saved)),
-    (   Outcome == inference_limit_exceeded
+    (   memberchk(Outcome, [inference_limit_exceeded, interrupted])
     ->  Result = [unknown, 0, 0, [], []]
     ;   Result = Result0
     ).
