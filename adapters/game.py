@@ -49,6 +49,8 @@ from .domains import MAX_TERMS
 from .errors import AdapterError
 from .errors import DomainExplosionError
 from .errors import UnrepresentableStateError
+from .planes import BoardLayout
+from .planes import board_layout
 from .reach import reachable_domains
 
 Dynamics = Literal["auto", "sequential", "simultaneous"]
@@ -257,6 +259,9 @@ class GdlGame:
         self.base: list[Term] = sorted(set(base), key=kif_term)
         self.observation_size = LAZY_FLUENTS if self.base_from == "first-seen" else len(self.base)
         self.base_index: dict[Term, int] = {f: i for i, f in enumerate(self.base)}
+        self.board: BoardLayout | None = (
+            None if self.base_from == "first-seen" else board_layout(self.base)
+        )
         # The bridge hands out one object per distinct move or fluent; these memos find
         # its index by identity, without hashing the term again (the object is kept, so
         # its id is not reused).

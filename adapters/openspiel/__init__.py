@@ -174,15 +174,32 @@ class GdlOpenSpielState(pyspiel.State):
 
 
 class BaseObserver:
-    """Observation: one 0/1 entry per base proposition (``gdl.base``, in that order)."""
+    """Observation: one 0/1 entry per base proposition (``gdl.base``, in that order); where
+    the fluents form a board (``gdl2pl.adapters.planes``), ``dict["board"]`` holds its
+    planes ``[channels, rows, cols]`` and ``dict["rest"]`` the other fluents' entries, and
+    the flat tensor is the two in that order."""
 
     def __init__(self, gdl: GdlGame) -> None:
         self._gdl = gdl
-        self.tensor = np.zeros(gdl.observation_size, np.float32)
-        self.dict = {"observation": self.tensor}
+        self._board = gdl.board
+        if self._board is None:
+            self.tensor = np.zeros(gdl.observation_size, np.float32)
+            self.dict = {"observation": self.tensor}
+        else:
+            n = int(np.prod(self._board.shape))
+            self.tensor = np.zeros(n + len(self._board.rest), np.float32)
+            self.dict = {
+                "board": self.tensor[:n].reshape(self._board.shape),
+                "rest": self.tensor[n:],
+            }
 
     def set_from(self, state: GdlOpenSpielState, player: int) -> None:
-        self.tensor[:] = self._gdl.observation(state.machine_state)
+        vec = self._gdl.observation(state.machine_state)
+        if self._board is None:
+            self.tensor[:] = vec
+        else:
+            self.dict["board"][:] = self._board.planes(vec)
+            self.dict["rest"][:] = self._board.rest_of(vec)
 
     def string_from(self, state: GdlOpenSpielState, player: int) -> str:
         return str(state)
