@@ -117,7 +117,8 @@ class _Relaxer:
         if isinstance(c, Fact):
             return Fact(head, c.pos)
         body = [x for x in (self.literal(b) for b in c.body) if x is not None]
-        if self.coarse:
+        if self.coarse and fold(head.name) in self.dynamic_now:
+            # a static relation stays exact: its negations elsewhere are kept
             body = self.cover(head, body)
         return Rule(head, tuple(body), c.pos) if body else Fact(head, c.pos)
 

@@ -156,3 +156,24 @@ def test_flagship_games_load_with_reachable_moves(name):
     meta = game.gdl_metadata()
     assert meta["missing_goal"].status == "chosen"
     assert meta["utility"].status == "assumed"
+
+
+@pytest.mark.parametrize("name", ["blokbox_simple", "breakthrough", "2pffa", "checkers"])
+def test_reachability_covers_random_play(name):
+    """Soundness: every fluent and legal move met in random matches is in the tables."""
+    from gdl2pl import read_game
+    from gdl2pl.bridge import StateMachine
+
+    path = repository_game(name)
+    with StateMachine.from_file(path) as sm:
+        reach = reachable_domains(read_game(path), sm.roles, name, 100_000)
+        sm.seed(1)
+        for _ in range(3):
+            state = sm.initial_state
+            for _ in range(60):
+                assert set(state) <= reach.fluents
+                if sm.is_terminal(state):
+                    break
+                for role, moves in zip(sm.roles, sm.all_legal_moves(state), strict=True):
+                    assert set(moves) <= reach.moves[role]
+                state = sm.random_next_state(state)
