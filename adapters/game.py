@@ -45,6 +45,7 @@ from gdl2pl.syntax import Description
 from gdl2pl.syntax import Func
 from gdl2pl.syntax import Term
 
+from .bounds import step_counter_bound
 from .domains import MAX_TERMS
 from .errors import AdapterError
 from .errors import DomainExplosionError
@@ -598,8 +599,13 @@ class GdlGame:
         else:
             out["utility"] = Fact("general-sum", "assumed",
                                   "not every reachable terminal state was enumerated")
-            out["max_game_length"] = Fact(None, "assumed",
-                                          f"no bound proved; longest play seen {k.max_depth}")
+            counted = step_counter_bound(self.description)
+            if counted is not None:
+                out["max_game_length"] = Fact(
+                    counted[0], "proved", f"the step counter '{counted[1]}' ends the game")
+            else:
+                out["max_game_length"] = Fact(
+                    None, "assumed", f"no bound proved; longest play seen {k.max_depth}")
         if self.missing_goal is not None:
             out["missing_goal"] = Fact(self.missing_goal, "chosen",
                                        "the goal of a role without one in a terminal state")

@@ -8,6 +8,7 @@ SEQUENTIAL: the roles without a choice play their only move implicitly; any othe
 SIMULTANEOUS. Deterministic, perfect information, terminal rewards only; returns are
 ``(goal - 50) / 50``, their range the goal rules' values; utility ZERO_SUM/CONSTANT_SUM
 only when every reachable terminal state was seen to be so, else GENERAL_SUM;
+``max_game_length`` proved by enumeration or a step counter, else the parameter;
 ``game.gdl_metadata()`` says which of these claims are proved and which assumed. Action ids are per player (the role's move
 table); the observation tensor has one 0/1 entry per base proposition. String forms:
 ``str(state)`` is the board drawn by ``gdl2pl.ggp.board.render_state``, action strings are KIF.
@@ -86,7 +87,12 @@ class GdlOpenSpielGame(pyspiel.Game):
             utility, utility_sum = _Util.CONSTANT_SUM, g.constant_sum
         else:
             utility, utility_sum = _Util.GENERAL_SUM, None
-        length = g.kind.max_depth if g.kind.proved else int(p["max_game_length"])
+        proved_length = g.gdl_metadata()["max_game_length"]
+        length = (
+            int(proved_length.value)  # type: ignore[call-overload]
+            if proved_length.status == "proved"
+            else int(p["max_game_length"])
+        )
         info = pyspiel.GameInfo(
             num_distinct_actions=g.num_actions,
             max_chance_outcomes=0,

@@ -1,0 +1,97 @@
+"""A game-length bound proved from a step counter in the rules.
+
+The pattern: a fluent ``(c k)`` in ``init`` (the only ``c`` there); exactly one ``next``
+rule for ``c``, ``(<= (next (c ?y)) (true (c ?x)) (r ?x ?y))``, with ``r`` given by
+ground facts only and functional along the chain from ``k``; and a ``terminal`` rule
+whose body is ``(true (c n))`` alone. Every state at depth ``t`` then holds
+``(c r^t(k))``, so the game ends by the depth ``d`` at which the chain reaches ``n``.
+Pure functions over a description.
+"""
+
+from __future__ import annotations
+
+from gdl2pl.normalize import fold
+from gdl2pl.normalize import normalize_case
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Fact
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Rule
+from gdl2pl.syntax import Var
+
+
+def _true_of(lit: object) -> Func | None:
+    """The fluent ``f`` of a literal ``(true f)`` whose fluent has arity 1."""
+    if isinstance(lit, Func) and lit.name == "true" and len(lit.args) == 1:
+        f = lit.args[0]
+        if isinstance(f, Func) and len(f.args) == 1:
+            return f
+    return None
+
+
+def step_counter_bound(d: Description) -> tuple[int, str] | None:
+    """The proved bound on the number of steps of any play, and the counter that proves
+    it (e.g. ``(200, "step")``), or None when the rules do not show the pattern."""
+    d = normalize_case(d)
+    clauses = d.clauses
+    for c in clauses:
+        if not (isinstance(c, Rule) and c.head.name == "terminal" and len(c.body) == 1):
+            continue
+        end = _true_of(c.body[0])
+        if end is None or not isinstance(end.args[0], Const):
+            continue
+        bound = _chain(clauses, end.name, end.args[0].name)
+        if bound is not None:
+            return bound, end.name
+    return None
+
+
+def _chain(clauses: tuple[Fact | Rule, ...], counter: str, last: str) -> int | None:
+    starts = [
+        c.head.args[0]
+        for c in clauses
+        if c.head.name == "init"
+        and isinstance(c.head, Func)
+        and isinstance(c.head.args[0], Func)
+        and c.head.args[0].name == counter
+    ]
+    if len(starts) != 1 or not isinstance(starts[0], Func):
+        return None  # none, several, or computed by a rule (a Var): not this pattern
+    first = starts[0].args[0]
+    if not isinstance(first, Const):
+        return None
+    updates = [
+        c for c in clauses
+        if c.head.name == "next" and isinstance(c.head, Func)
+        and isinstance(c.head.args[0], Func) and c.head.args[0].name == counter
+    ]
+    if len(updates) != 1 or not isinstance(updates[0], Rule) or len(updates[0].body) != 2:
+        return None
+    rule = updates[0]
+    y = rule.head.args[0].args[0]  # type: ignore[union-attr]
+    now = next((f for f in map(_true_of, rule.body) if f is not None), None)
+    link = next((b for b in rule.body if _true_of(b) is None), None)
+    if now is None or now.name != counter or not isinstance(link, Func) or len(link.args) != 2:
+        return None
+    x = now.args[0]
+    if not (isinstance(x, Var) and isinstance(y, Var) and link.args == (x, y)):
+        return None
+    successor: dict[str, set[str]] = {}
+    for c in clauses:
+        if fold(c.head.name) != fold(link.name):
+            continue
+        if not isinstance(c, Fact) or not isinstance(c.head, Func) or len(c.head.args) != 2:
+            return None  # defined by a rule: not a plain table
+        a, b = c.head.args
+        if not (isinstance(a, Const) and isinstance(b, Const)):
+            return None
+        successor.setdefault(a.name, set()).add(b.name)
+    at, steps, seen = first.name, 0, set()
+    while at != last:
+        nxt = successor.get(at)
+        if nxt is None or len(nxt) != 1 or at in seen:
+            return None  # the counter stops, branches or cycles before the end
+        seen.add(at)
+        (at,) = nxt
+        steps += 1
+    return steps
