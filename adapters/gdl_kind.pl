@@ -27,6 +27,7 @@
 :- import(gdl_runtime:state_terminal/1).
 :- import(gdl_runtime:state_goals/3).
 :- import(gdl_runtime:state_next/3).
+:- import(gdl_semantics:state_forget/1).  % after an interrupt: tables, facts unknown
 
 %!  kind_search(+Module, +MaxStates, +MaxEdges, +MaxSteps, +Seed, +Limit, +Missing,
 %!              -Result) is det.
@@ -50,12 +51,15 @@ kind_search(M0, MaxStates, MaxEdges, MaxSteps, Seed, Limit, Missing, Result) :-
     state_current(Module, Saved),
     setup_call_cleanup(
         true,
-        catch(( b_setval('$gdl_busy', true),    % gdl_interrupt/0 may stop it
-                call_with_inference_limit(search(Module, budget(MaxStates, MaxEdges, edges(0)),
-                                                 MaxSteps, Seed, Result0),
-                                          Limit, Outcome)
-              ),
-              gdl_error(interrupted), Outcome = interrupted),
+        catch(setup_call_cleanup(
+                  nb_linkval('$gdl_busy', true),    % gdl_interrupt/0 may stop it
+                  call_with_inference_limit(
+                      search(Module, budget(MaxStates, MaxEdges, edges(0)), MaxSteps, Seed,
+                             Result0),
+                      Limit, Outcome),
+                  nb_linkval('$gdl_busy', false)),
+              gdl_error(interrupted),
+              ( state_forget(Module), Outcome = interrupted )),
         state_install(Module, Saved)),
     (   memberchk(Outcome, [inference_limit_exceeded, interrupted])
     ->  Result = [unknown, 0, 0, [], []]
