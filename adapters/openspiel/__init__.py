@@ -9,8 +9,9 @@ SIMULTANEOUS. Deterministic, perfect information, terminal rewards only; returns
 ``(goal - 50) / 50``, their range the goal rules' values; utility ZERO_SUM/CONSTANT_SUM
 only when every reachable terminal state was seen to be so, else GENERAL_SUM;
 ``max_game_length`` proved by enumeration or a step counter, else the parameter;
-``game.gdl_metadata()`` says which of these claims are proved and which assumed. Action ids are per player (the role's move
-table); the observation tensor has one 0/1 entry per base proposition. String forms:
+``game.gdl_metadata()`` says which of these claims are proved and which assumed. Action
+ids are per player (the role's move table); the observation tensor has one 0/1 entry per
+base proposition, or board planes and the rest (``BaseObserver``). String forms:
 ``str(state)`` is the board drawn by ``gdl2pl.ggp.board.render_state``, action strings are KIF.
 """
 
@@ -23,8 +24,8 @@ import numpy as np
 import pyspiel
 
 from gdl2pl.adapters import GdlGame
-from gdl2pl.adapters.domains import MAX_TERMS
 from gdl2pl.adapters import find_game
+from gdl2pl.adapters.domains import MAX_TERMS
 from gdl2pl.bridge import MachineState
 from gdl2pl.ggp.board import render_state
 
@@ -213,7 +214,8 @@ class BaseObserver:
 
 def load_game(path: str | os.PathLike[str], **options: Any) -> Any:
     """The GDL game in ``path`` as a ``pyspiel.Game`` (options: ``dynamics``,
-    ``max_game_length``, ``max_terms``, ``num_distinct_actions``; see ``DEFAULT_PARAMS``). Registered as ``gdl``: ``pyspiel.load_game("gdl", {"game": path})``."""
+    ``max_game_length``, ``max_terms``, ``num_distinct_actions``, ``missing_goal``; see
+    ``DEFAULT_PARAMS``). Registered as ``gdl``: ``pyspiel.load_game("gdl", {"game": path})``."""
     return GdlOpenSpielGame({**options, "game": os.fspath(path)})
 
 

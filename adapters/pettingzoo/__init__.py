@@ -9,7 +9,8 @@ an agent with a single legal move is ignored (that move is played).
 Agents are the roles' names. Observations are dicts: ``observation`` (one 0/1 entry per
 base proposition, int8), ``action_mask`` (int8, 1 for the agent's legal actions when it
 is to act) and, where the fluents form a board (``gdl2pl.adapters.planes``), ``board``
-(int8 planes ``[channels, rows, cols]``); read-only arrays. Action spaces are ``Discrete`` over the role's move table.
+(int8 planes ``[channels, rows, cols]``); read-only arrays. Action spaces are
+``Discrete`` over the role's move table.
 Rewards come at the end: ``(goal - 50) / 50``. ``render_mode="ansi"``: ``render()``
 returns the board.
 Shimmy's OpenSpiel wrapper is not used: it puts the mask in ``infos`` rather than the
@@ -143,7 +144,11 @@ class GdlAECEnv(_Shared, AECEnv):  # type: ignore[misc]
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._pending: dict[str, int] = {}
         self._queue = self._actors()
-        self.agent_selection = self._queue[0]
+        if self._pos.node.terminal:  # a game over before it starts: returns at once
+            for a, r in zip(self.agents, self._pos.node.returns, strict=True):
+                self.rewards[a] = self._cumulative_rewards[a] = r
+                self.terminations[a] = True
+        self.agent_selection = self._queue[0] if self._queue else self.agents[0]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         return self._observation(agent, agent in self._queue)
