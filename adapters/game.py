@@ -2,10 +2,12 @@
 an observation vector, returns, and whether it is turn-taking.
 
 - Actions: per role, its moves from the game's ``input`` relation, or where the game has
-  none, from the static domain analysis of ``legal`` (``domains.py``), sorted by KIF text;
-  action ``i`` of a role means the same move in every state.
-- Observation: one 0/1 entry per base proposition (``base``, or the analysed fluents),
-  sorted by KIF text.
+  none, from the reachability analysis of the rules (``reach.py``), sorted by KIF text;
+  action ``i`` of a role means the same move in every state. Past the analysis' bounds,
+  moves are numbered in the order first seen, within ``num_distinct_actions``.
+- Observation: one 0/1 entry per base proposition (``base``, or the reachable fluents),
+  sorted by KIF text (or numbered as first seen); ``board`` lays them out as planes where
+  they form a board (``planes.py``).
 - Returns: ``goal_return(g) = (g - 50) / 50``: goal 100 -> 1, 50 -> 0, 0 -> -1.
 - Kind: turn-taking (sequential) when in every reachable state at most one role has more
   than one legal move. Shown by enumerating the reachable states within a budget of
@@ -13,6 +15,8 @@ an observation vector, returns, and whether it is turn-taking.
   of a few hundred steps, and a later state with two movers raises
   ``UnrepresentableStateError``. The search runs in Prolog (``gdl_kind.pl``) and checks
   every state it sees as ``node`` does. Any game may be loaded as simultaneous.
+- ``gdl_metadata()``: each claim with how it is known (proved, declared, assumed, chosen).
+- Pickling: a game as its file and options, a position as its game and fluents.
 
 What the reasoner answers about a state is cached per state (``node``: terminal flag,
 then the legal moves, or the goals of a terminal state); successors per (state, joint
@@ -120,7 +124,7 @@ class Position:
 
 
 @dataclass(frozen=True, slots=True)
-class Fact:
+class Claim:
     """One claim of ``GdlGame.gdl_metadata``: its value, ``proved``/``assumed``/``chosen``,
     and why."""
 
@@ -560,54 +564,54 @@ class GdlGame:
             return_sums=frozenset(round((s - 50 * n) / 50, 9) for s in sums),
         )
 
-    def gdl_metadata(self) -> dict[str, Fact]:
+    def gdl_metadata(self) -> dict[str, Claim]:
         """What the adapters claim about the game, each with how it is known: ``proved``
         (from the rules or an exhaustive search), ``declared`` (the game's ``input`` or
         ``base``), ``assumed`` (a default or a sample that may be wrong) or ``chosen``
         (a loading option)."""
         k = self.kind
-        out: dict[str, Fact] = {
-            "actions": Fact(self.actions_from, _table_status(self.actions_from),
+        out: dict[str, Claim] = {
+            "actions": Claim(self.actions_from, _table_status(self.actions_from),
                             self.domain_note or f"{self.num_actions} action ids"),
-            "observation": Fact(self.base_from, _table_status(self.base_from),
+            "observation": Claim(self.base_from, _table_status(self.base_from),
                                 f"{self.observation_size} entries"),
         }
         if self.dynamics_option != "auto":
-            out["dynamics"] = Fact(
+            out["dynamics"] = Claim(
                 "sequential" if self.turn_taking else "simultaneous", "chosen",
                 f"loaded with dynamics={self.dynamics_option!r}")
         elif k.proved:
-            out["dynamics"] = Fact("sequential" if k.turn_taking else "simultaneous", "proved",
+            out["dynamics"] = Claim("sequential" if k.turn_taking else "simultaneous", "proved",
                                    f"all {k.states} reachable states enumerated")
         elif not k.turn_taking:
-            out["dynamics"] = Fact("simultaneous", "proved",
+            out["dynamics"] = Claim("simultaneous", "proved",
                                    "a reachable state where two roles choose was found")
         else:
-            out["dynamics"] = Fact("sequential", "assumed",
+            out["dynamics"] = Claim("sequential", "assumed",
                                    f"{k.states} states enumerated, then random matches")
         low, high, how = self.goal_range
-        out["utility_range"] = Fact(
+        out["utility_range"] = Claim(
             (goal_return(low), goal_return(high)), "proved" if how == "proved" else "assumed",
             how if how != "proved" else "the goal values the goal rules can give")
         if k.proved:
             sums = sorted(k.return_sums)
             kind = "zero-sum" if sums == [0.0] else "constant-sum" if len(sums) == 1 else (
                 "general-sum")
-            out["utility"] = Fact(kind, "proved",
+            out["utility"] = Claim(kind, "proved",
                                   f"return sums {sums} over every reachable terminal state")
-            out["max_game_length"] = Fact(k.max_depth, "proved", "the longest play enumerated")
+            out["max_game_length"] = Claim(k.max_depth, "proved", "the longest play enumerated")
         else:
-            out["utility"] = Fact("general-sum", "assumed",
+            out["utility"] = Claim("general-sum", "assumed",
                                   "not every reachable terminal state was enumerated")
             counted = step_counter_bound(self.description)
             if counted is not None:
-                out["max_game_length"] = Fact(
+                out["max_game_length"] = Claim(
                     counted[0], "proved", f"the step counter '{counted[1]}' ends the game")
             else:
-                out["max_game_length"] = Fact(
+                out["max_game_length"] = Claim(
                     None, "assumed", f"no bound proved; longest play seen {k.max_depth}")
         if self.missing_goal is not None:
-            out["missing_goal"] = Fact(self.missing_goal, "chosen",
+            out["missing_goal"] = Claim(self.missing_goal, "chosen",
                                        "the goal of a role without one in a terminal state")
         return out
 
