@@ -326,7 +326,13 @@ class GdlGame:
             else None,
             [kif_term(f) for f in self.base] if self.base_from == "first-seen" else None,
         )
-        return (_shared_game, (self.path, dict(self.options), tables))
+        return (_shared_game, (self.path, dict(self.options), tables, self._fingerprint()))
+
+    def _fingerprint(self) -> tuple[object, ...]:
+        """What must agree where a game is unpickled for its ids to mean the same."""
+        if self.actions_from == "first-seen":
+            return (self.actions_from, self.base_from)
+        return (self.actions_from, self.base_from, self.action_space_sizes, len(self.base))
 
     @property
     def num_roles(self) -> int:
@@ -657,9 +663,17 @@ def _game_key(path: str, options: dict[str, Any]) -> tuple[object, ...]:
 
 
 def _shared_game(
-    path: str, options: dict[str, Any], tables: tuple[Any, Any] = (None, None)
+    path: str,
+    options: dict[str, Any],
+    tables: tuple[Any, Any] = (None, None),
+    fingerprint: tuple[object, ...] | None = None,
 ) -> GdlGame:
     game = GdlGame.shared(path, **options)
+    if fingerprint is not None and game._fingerprint() != fingerprint:
+        raise AdapterError(
+            f"{game.name}: loaded here, its action and observation tables differ from "
+            f"where it was pickled ({game._fingerprint()} here, {fingerprint} there)"
+        )
     moves, base = tables
     if moves is not None:  # numbered as first seen: the same numbers as where it came from
         for role, texts in enumerate(moves):

@@ -13,6 +13,7 @@ from adapters_support import repository_game
 from adapters_support import require_module
 
 from gdl2pl import parse_game
+from gdl2pl.adapters import AdapterError
 from gdl2pl.adapters import GdlGame
 from gdl2pl.adapters.reach import reachable_domains
 from gdl2pl.adapters.reach import relaxed_game
@@ -177,3 +178,17 @@ def test_reachability_covers_random_play(name):
                 for role, moves in zip(sm.roles, sm.all_legal_moves(state), strict=True):
                     assert set(moves) <= reach.moves[role]
                 state = sm.random_next_state(state)
+
+
+def test_unpickling_refuses_a_game_whose_tables_differ():
+    from gdl2pl.adapters.game import _shared_game
+
+    g = GdlGame(OWN_GAMES / "adapter_no_input.kif")
+    try:
+        fn, args = g.__reduce__()
+        assert fn(*args) is g
+        path, options, tables, _ = args
+        with pytest.raises(AdapterError, match="differ from where it was pickled"):
+            _shared_game(path, options, tables, ("first-seen", "first-seen"))
+    finally:
+        g.close()
