@@ -1,4 +1,5 @@
-"""A game-length bound proved from a step counter in the rules.
+"""What the rules prove by their shape: a game-length bound from a step counter, and
+turn-taking from a control fluent (``turn_control``).
 
 The pattern: a fluent ``(c k)`` in ``init`` (the only ``c`` there); exactly one ``next``
 rule for ``c``, ``(<= (next (c ?y)) (true (c ?x)) (r ?x ?y))``, with ``r`` given by
@@ -95,3 +96,67 @@ def _chain(clauses: tuple[Fact | Rule, ...], counter: str, last: str) -> int | N
         (at,) = nxt
         steps += 1
     return steps
+
+
+def turn_control(d: Description) -> str | None:
+    """The fluent relation ``c`` that proves a game turn-taking from its rules, or None.
+
+    The pattern: ``init`` holds at most one ``(c k)``; every ``next`` rule for ``c`` has a
+    ground head and a ground ``(true (c k))`` in its body, and two rules with the same
+    ``k`` have the same head (so at most one ``c`` fluent holds in any reachable state);
+    every ``legal`` rule of a role either needs ``(true (c r))`` with ``r`` that role (the
+    head's role, constant or variable), or gives one ground move, the same for all such
+    rules of that role. Then in every state at most one role has more than one move."""
+    d = normalize_case(d)
+    roles = [c.head.args[0] for c in d.clauses
+             if isinstance(c, Fact) and isinstance(c.head, Func) and c.head.name == "role"]
+    names = {f.name for c in d.clauses if c.head.name == "init" and isinstance(c.head, Func)
+             for f in c.head.args[:1] if isinstance(f, Func) and len(f.args) == 1}
+    for name in sorted(names):
+        if _at_most_one(d, name) and all(_controlled(d, name, r) for r in roles):
+            return name
+    return None
+
+
+def _at_most_one(d: Description, name: str) -> bool:
+    inits = [c for c in d.clauses if c.head.name == "init" and isinstance(c.head, Func)
+             and isinstance(c.head.args[0], Func) and c.head.args[0].name == name]
+    if len(inits) > 1 or any(not isinstance(c, Fact) for c in inits):
+        return False
+    head_of: dict[str, object] = {}
+    for c in d.clauses:
+        if not (c.head.name == "next" and isinstance(c.head, Func)):
+            continue
+        f = c.head.args[0]
+        if not (isinstance(f, Func) and f.name == name):
+            continue
+        if not isinstance(c, Rule) or not isinstance(f.args[0], Const):
+            return False
+        trues = [t for t in map(_true_of, c.body) if t is not None and t.name == name]
+        if not trues or not isinstance(trues[0].args[0], Const):
+            return False
+        key = trues[0].args[0].name
+        if head_of.setdefault(key, f.args[0].name) != f.args[0].name:
+            return False
+    return True
+
+
+def _controlled(d: Description, name: str, role: object) -> bool:
+    free: set[str] = set()
+    for c in d.clauses:
+        if not (c.head.name == "legal" and isinstance(c.head, Func) and len(c.head.args) == 2):
+            continue
+        who, move = c.head.args
+        if isinstance(who, Const) and who != role:
+            continue
+        body = c.body if isinstance(c, Rule) else ()
+        needs = any(
+            t is not None and t.name == name and (t.args[0] == who or t.args[0] == role)
+            for t in map(_true_of, body)
+        )
+        if needs:
+            continue
+        if not isinstance(move, Const):
+            return False  # an uncontrolled rule with a move that may vary
+        free.add(move.name)
+    return len(free) <= 1

@@ -50,6 +50,7 @@ from gdl2pl.syntax import Func
 from gdl2pl.syntax import Term
 
 from .bounds import step_counter_bound
+from .bounds import turn_control
 from .domains import MAX_TERMS
 from .errors import AdapterError
 from .errors import DomainExplosionError
@@ -592,6 +593,9 @@ class GdlGame:
         elif not k.turn_taking:
             out["dynamics"] = Claim("simultaneous", "proved",
                                    "a reachable state where two roles choose was found")
+        elif (control := turn_control(self.description)) is not None:
+            out["dynamics"] = Claim("sequential", "proved",
+                                    f"only the role named by the '{control}' fluent chooses")
         else:
             out["dynamics"] = Claim("sequential", "assumed",
                                    f"{k.states} states enumerated, then random matches")

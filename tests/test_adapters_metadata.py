@@ -46,10 +46,32 @@ def test_openspiel_game_length_and_utilities_from_the_rules(tmp_path):
     assert meta["dynamics"].status == "chosen"
 
 
-def test_chess_length_is_proved_by_its_counter():
+def test_chess_length_and_turns_are_proved_from_its_rules():
     require_module("pyspiel")
     import gdl2pl.openspiel as gos
 
     game = gos.load_game(repository_game("chess"), missing_goal=50)
     assert game.max_game_length() == 200
     assert game.gdl_metadata()["max_game_length"].status == "proved"
+    claim = game.gdl_metadata()["dynamics"]  # the enumeration is cut off: rules prove it
+    assert (claim.value, claim.status) == ("sequential", "proved")
+    assert "control" in claim.how
+
+
+TURNS = """(role a) (role b) (init (control a)) (init (n 0))
+(<= (next (control b)) (true (control a)))
+(<= (next (control a)) (true (control b)))
+(<= (legal ?p (push ?x)) (true (control ?p)) (true (n ?x)))
+(<= (legal ?p noop) (role ?p) (not (true (control ?p))))"""
+
+
+def test_control_fluent_proves_turn_taking():
+    from gdl2pl.adapters.bounds import turn_control
+
+    assert turn_control(parse_game(TURNS)) == "control"
+    # a second free move, a control that may double, a move not tied to control: no proof
+    assert turn_control(parse_game(TURNS + " (legal b pass)")) is None
+    assert turn_control(parse_game(TURNS + " (<= (next (control b)) (true (n 0)))")) is None
+    assert turn_control(parse_game(TURNS + " (<= (legal a (pull ?x)) (true (n ?x)))")) is None
+    assert turn_control(parse_game(TURNS + " (init (control b))")) is None
+
