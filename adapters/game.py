@@ -344,6 +344,10 @@ class GdlGame:
         return self.sm.initial_state
 
     def close(self) -> None:
+        """Unload the game; later loads of its file make a new one."""
+        key = _game_key(self.path, self.options)
+        if _LOADED.get(key) is self:
+            del _LOADED[key]
         self.sm.close()
 
     # -- per state ----------------------------------------------------------------------

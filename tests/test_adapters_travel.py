@@ -192,3 +192,14 @@ def test_unpickling_refuses_a_game_whose_tables_differ():
             _shared_game(path, options, tables, ("first-seen", "first-seen"))
     finally:
         g.close()
+
+
+def test_a_closed_game_is_not_shared():
+    g = GdlGame.shared(OWN_GAMES / "adapter_no_input.kif")
+    assert GdlGame.shared(OWN_GAMES / "adapter_no_input.kif") is g
+    g.close()
+    h = GdlGame.shared(OWN_GAMES / "adapter_no_input.kif")
+    try:
+        assert h is not g and h.node(h.initial_state).legal
+    finally:
+        h.close()
