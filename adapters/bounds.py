@@ -160,3 +160,37 @@ def _controlled(d: Description, name: str, role: object) -> bool:
             return False  # an uncontrolled rule with a move that may vary
         free.add(move.name)
     return len(free) <= 1
+
+
+def goal_sum(d: Description) -> int | None:
+    """The sum of the goal values at every terminal state, proved from the goal rules'
+    shape, or None: every goal rule names a role and a value, and the rules fall into
+    groups of one body (the same literals) with one rule per role each, every group
+    summing to one constant. Since each role has exactly one goal value at the end (the
+    adapters check it in every terminal state they meet), the rule giving the first
+    role its value has a body that holds, so its whole group holds."""
+    d = normalize_case(d)
+    roles = {c.head.args[0] for c in d.clauses
+             if isinstance(c, Fact) and isinstance(c.head, Func) and c.head.name == "role"}
+    groups: dict[frozenset[object], dict[object, int]] = {}
+    for c in d.clauses:
+        if c.head.name != "goal":
+            continue
+        if not (isinstance(c.head, Func) and len(c.head.args) == 2):
+            return None
+        who, value = c.head.args
+        if not (isinstance(who, Const) and isinstance(value, Const)) or who not in roles:
+            return None
+        try:
+            v = int(value.name)
+        except ValueError:
+            return None
+        body = frozenset(c.body) if isinstance(c, Rule) else frozenset()
+        group = groups.setdefault(body, {})
+        if who in group:
+            return None  # two rules of one role with one body: not this pattern
+        group[who] = v
+    sums = {sum(g.values()) for g in groups.values() if set(g) == roles}
+    if not groups or len(sums) != 1 or any(set(g) != roles for g in groups.values()):
+        return None
+    return sums.pop()

@@ -49,6 +49,7 @@ from gdl2pl.syntax import Description
 from gdl2pl.syntax import Func
 from gdl2pl.syntax import Term
 
+from .bounds import goal_sum
 from .bounds import step_counter_bound
 from .bounds import turn_control
 from .domains import MAX_TERMS
@@ -615,8 +616,14 @@ class GdlGame:
                                   f"return sums {sums} over every reachable terminal state")
             out["max_game_length"] = Claim(k.max_depth, "proved", "the longest play enumerated")
         else:
-            out["utility"] = Claim("general-sum", "assumed",
-                                  "not every reachable terminal state was enumerated")
+            ruled = self._rule_sum
+            if ruled is not None:
+                out["utility"] = Claim(
+                    "zero-sum" if ruled == 0.0 else "constant-sum", "proved",
+                    f"returns sum to {ruled}: goal rules of one body give every role its value")
+            else:
+                out["utility"] = Claim("general-sum", "assumed",
+                                      "not every reachable terminal state was enumerated")
             counted = step_counter_bound(self.description)
             if counted is not None:
                 out["max_game_length"] = Claim(
@@ -650,14 +657,27 @@ class GdlGame:
     @property
     def zero_sum(self) -> bool:
         """Proved zero-sum: every reachable terminal state's returns add up to 0."""
-        return self.kind.proved and self.kind.return_sums <= {0.0}
+        if self.kind.proved:
+            return self.kind.return_sums <= {0.0}
+        return self._rule_sum == 0.0
 
     @property
     def constant_sum(self) -> float | None:
-        """The proved constant sum of returns, if there is one."""
-        if self.kind.proved and len(self.kind.return_sums) == 1:
-            return next(iter(self.kind.return_sums))
-        return None
+        """The proved constant sum of returns, if there is one (by enumeration, or from
+        the goal rules: ``bounds.goal_sum``)."""
+        if self.kind.proved:
+            if len(self.kind.return_sums) == 1:
+                return next(iter(self.kind.return_sums))
+            return None
+        return self._rule_sum
+
+    @property
+    def _rule_sum(self) -> float | None:
+        total = goal_sum(self.description)
+        n = self.num_roles
+        if total is None or (self.missing_goal is not None and self.missing_goal * n != total):
+            return None
+        return round((total - 50 * n) / 50, 9)
 
 
 #: The games loaded in this process, by file and options: what an unpickled game is.

@@ -47,7 +47,7 @@ def test_openspiel_game_length_and_utilities_from_the_rules(tmp_path):
 
 
 def test_chess_length_and_turns_are_proved_from_its_rules():
-    require_module("pyspiel")
+    pyspiel = require_module("pyspiel")
     import gdl2pl.openspiel as gos
 
     game = gos.load_game(repository_game("chess"), missing_goal=50)
@@ -56,6 +56,8 @@ def test_chess_length_and_turns_are_proved_from_its_rules():
     claim = game.gdl_metadata()["dynamics"]  # the enumeration is cut off: rules prove it
     assert (claim.value, claim.status) == ("sequential", "proved")
     assert "control" in claim.how
+    # white's and black's goal rules share their bodies and sum to 100; missing_goal=50 too
+    assert game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
 
 
 TURNS = """(role a) (role b) (init (control a)) (init (n 0))
@@ -75,3 +77,15 @@ def test_control_fluent_proves_turn_taking():
     assert turn_control(parse_game(TURNS + " (<= (legal a (pull ?x)) (true (n ?x)))")) is None
     assert turn_control(parse_game(TURNS + " (init (control b))")) is None
 
+
+
+def test_goal_rules_of_one_body_prove_a_constant_sum():
+    from gdl2pl.adapters.bounds import goal_sum
+
+    game = """(role a) (role b)
+    (<= (goal a 100) (true (won a))) (<= (goal b 0) (true (won a)))
+    (<= (goal a 30) (not (true (won a)))) (<= (goal b 70) (not (true (won a))))"""
+    assert goal_sum(parse_game(game)) == 100
+    assert goal_sum(parse_game(game.replace("(goal b 70)", "(goal b 60)"))) is None
+    assert goal_sum(parse_game(game.replace("(<= (goal b 0) (true (won a)))", ""))) is None
+    assert goal_sum(parse_game(game + " (<= (goal ?r 50) (true (tie)) (role ?r))")) is None
