@@ -7,7 +7,8 @@ Players are the roles in file order. A turn-taking game (see ``gdl2pl.adapters.g
 SEQUENTIAL: the roles without a choice play their only move implicitly; any other game is
 SIMULTANEOUS. Deterministic, perfect information, terminal rewards only; returns are
 ``(goal - 50) / 50``, their range the goal rules' values; utility ZERO_SUM/CONSTANT_SUM
-only when every reachable terminal state was seen to be so, else GENERAL_SUM;
+when every reachable terminal state was seen to be so or the goal rules prove it, else
+GENERAL_SUM;
 ``max_game_length`` proved by enumeration or a step counter, else the parameter;
 ``game.gdl_metadata()`` says which of these claims are proved and which assumed. Action
 ids are per player (the role's move table); the observation tensor has one 0/1 entry per
