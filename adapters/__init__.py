@@ -8,6 +8,7 @@ from .domains import analyse_domains
 from .errors import AdapterError
 from .errors import DomainExplosionError
 from .errors import UnrepresentableStateError
+from .game import Claim
 from .game import GdlGame
 from .game import Kind
 from .game import Node
@@ -19,6 +20,7 @@ from .paths import find_game
 __all__ = [
     "GAME_PATH_VARIABLE",
     "AdapterError",
+    "Claim",
     "DomainExplosionError",
     "Domains",
     "GdlGame",

@@ -2,10 +2,12 @@
 an observation vector, returns, and whether it is turn-taking.
 
 - Actions: per role, its moves from the game's ``input`` relation, or where the game has
-  none, from the static domain analysis of ``legal`` (``domains.py``), sorted by KIF text;
-  action ``i`` of a role means the same move in every state.
-- Observation: one 0/1 entry per base proposition (``base``, or the analysed fluents),
-  sorted by KIF text.
+  none, from the reachability analysis of the rules (``reach.py``), sorted by KIF text;
+  action ``i`` of a role means the same move in every state. Past the analysis' bounds,
+  moves are numbered in the order first seen, within ``num_distinct_actions``.
+- Observation: one 0/1 entry per base proposition (``base``, or the reachable fluents),
+  sorted by KIF text (or numbered as first seen); ``board`` lays them out as planes where
+  they form a board (``planes.py``).
 - Returns: ``goal_return(g) = (g - 50) / 50``: goal 100 -> 1, 50 -> 0, 0 -> -1.
 - Kind: turn-taking (sequential) when in every reachable state at most one role has more
   than one legal move. Shown by enumerating the reachable states within a budget of
@@ -13,6 +15,8 @@ an observation vector, returns, and whether it is turn-taking.
   of a few hundred steps, and a later state with two movers raises
   ``UnrepresentableStateError``. The search runs in Prolog (``gdl_kind.pl``) and checks
   every state it sees as ``node`` does. Any game may be loaded as simultaneous.
+- ``gdl_metadata()``: each claim with how it is known (proved, declared, assumed, chosen).
+- Pickling: a game as its file and options, a position as its game and fluents.
 
 What the reasoner answers about a state is cached per state (``node``: terminal flag,
 then the legal moves, or the goals of a terminal state); successors per (state, joint
@@ -22,6 +26,8 @@ move) in a bounded cache.
 from __future__ import annotations
 
 import os
+import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,23 +39,44 @@ from gdl2pl.bridge import StateMachine
 from gdl2pl.bridge import SymbolStep
 from gdl2pl.bridge.pyform import goal_values
 from gdl2pl.bridge.pyform import term_of_py
+from gdl2pl.bridge.swipl import interrupt
+from gdl2pl.bridge.swipl import prolog_thread_id
 from gdl2pl.bridge.swipl import runtime_with
 from gdl2pl.kif import kif_term
 from gdl2pl.load import read_game
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Func
 from gdl2pl.syntax import Term
 
+from .bounds import goal_sum
+from .bounds import step_counter_bound
+from .bounds import turn_control
 from .domains import MAX_TERMS
-from .domains import analyse_domains
 from .errors import AdapterError
+from .errors import DomainExplosionError
 from .errors import UnrepresentableStateError
+from .planes import BoardLayout
+from .planes import board_layout
+from .reach import reachable_domains
 
 Dynamics = Literal["auto", "sequential", "simultaneous"]
+#: Where a table of moves or fluents comes from: the game's declarations, the reachability
+#: analysis (``reach.py``), or numbering in the order first seen in play.
+Source = Literal["input", "base", "reachability", "first-seen"]
 
 #: Players a move table may give an action space (beyond it the game is refused).
 MAX_ACTIONS = 1_000_000
 #: Prolog inferences the game-kind search may use before it gives up (verdict unknown).
 ANALYSIS_INFERENCES = 2_000_000_000
+#: Seconds the game-kind search may take before it gives up (verdict unknown).
+ANALYSIS_SECONDS = 5.0
 KIND_MODULE = "gdl_kind"
+#: The action space of a role whose moves are numbered as first seen, unless
+#: ``num_distinct_actions`` says otherwise.
+LAZY_ACTIONS = 4096
+#: The observation size of a game whose fluents are numbered as first seen.
+LAZY_FLUENTS = 4096
 #: Entries of an identity memo of move or fluent objects (beyond it, plain lookups).
 MAX_MEMO = 200_000
 
@@ -83,13 +110,37 @@ class Node:
 
 @dataclass(frozen=True, slots=True)
 class Position:
-    """A state with its node: immutable, so copies share it."""
+    """A state with its node: immutable, so copies share it. Pickled as its game and
+    its fluents."""
 
     state: MachineState
     node: Node
+    state_game: GdlGame | None = None
 
     def __deepcopy__(self, memo: dict[int, object]) -> Position:
         return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The fluents as KIF text; the node is asked again where it is unpickled.
+        return (_position, (self.state_game, [kif_term(f) for f in self.state]))
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """One claim of ``GdlGame.gdl_metadata``: its value, ``proved``/``assumed``/``chosen``,
+    and why."""
+
+    value: object
+    status: Literal["proved", "declared", "assumed", "chosen"]
+    how: str
+
+
+def _table_status(source: str) -> Literal["proved", "declared", "assumed", "chosen"]:
+    # input/base are the game's word; the reachability tables are proved supersets;
+    # first-seen numbering rests on a bound the user gave or the default
+    if source in ("input", "base"):
+        return "declared"
+    return "assumed" if source == "first-seen" else "proved"
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,15 +171,26 @@ class GdlGame:
         analysis_edges: int = 20_000,
         analysis_steps: int = 500,
         max_terms: int = MAX_TERMS,
+        num_distinct_actions: int | None = None,
+        missing_goal: int | None = None,
         cache_size: int = 200_000,
         seed: int = 0,
     ) -> None:
         self.path = os.fspath(path)
         self.name = os.path.basename(self.path)
+        self.options: dict[str, Any] = {
+            "dynamics": dynamics, "analysis_states": analysis_states,
+            "analysis_edges": analysis_edges, "analysis_steps": analysis_steps,
+            "max_terms": max_terms, "num_distinct_actions": num_distinct_actions,
+            "missing_goal": missing_goal, "cache_size": cache_size, "seed": seed,
+        }
         description = read_game(self.path)
         self.sm = StateMachine(description, name=self.name)
+        self.missing_goal = missing_goal
+        self.description = description
+        self.dynamics_option = dynamics
         try:
-            self._setup(description, max_terms)
+            self._setup(description, max_terms, num_distinct_actions)
             self._cache_size = cache_size
             self._nodes: OrderedDict[MachineState, Node] = OrderedDict()
             self._children: OrderedDict[tuple[MachineState, tuple[int, ...]], MachineState] = (
@@ -147,39 +209,66 @@ class GdlGame:
         except BaseException:
             self.sm.close()
             raise
+        _LOADED[_game_key(self.path, self.options)] = self
 
     # -- static tables ------------------------------------------------------------------
 
-    def _setup(self, description: object, max_terms: int) -> None:
+    def _setup(
+        self, description: Description, max_terms: int, num_distinct_actions: int | None
+    ) -> None:
         sm = self.sm
         self.roles: tuple[Term, ...] = sm.roles
         declared = [sm.input_moves(r) for r in self.roles]
         base = sm.base_propositions
-        self.actions_from = "input" if all(declared) else "analysis"
-        self.base_from = "base" if base else "analysis"
+        self.actions_from: Source = "input" if all(declared) else "reachability"
+        self.base_from: Source = "base" if base else "reachability"
+        self.domain_note = ""
         if not all(declared) or not base:
-            domains = analyse_domains(description, self.roles, self.name, max_terms)  # type: ignore[arg-type]
-            if not all(declared):
-                declared = [sorted(domains.moves[r], key=kif_term) for r in self.roles]
-            if not base:
-                base = list(domains.fluents)
-        self.moves: tuple[tuple[Term, ...], ...] = tuple(
-            tuple(sorted(set(ms), key=kif_term)) for ms in declared
+            try:
+                reach = reachable_domains(description, self.roles, self.name, max_terms)
+            except DomainExplosionError as e:
+                self.domain_note = str(e)
+                if not all(declared):
+                    self.actions_from = "first-seen"
+                    declared = [[] for _ in self.roles]
+                if not base:
+                    self.base_from = "first-seen"
+            else:
+                if not all(declared):
+                    declared = [sorted(reach.moves[r], key=kif_term) for r in self.roles]
+                if not base:
+                    base = list(reach.fluents)
+        self.moves: tuple[list[Term], ...] = tuple(
+            sorted(set(ms), key=kif_term) for ms in declared
         )
-        for role, ms in zip(self.roles, self.moves, strict=True):
-            if not ms:
-                raise AdapterError(f"{self.name}: role {role} has no possible move")
-            if len(ms) > MAX_ACTIONS:
+        if self.actions_from == "first-seen":
+            bound = num_distinct_actions or LAZY_ACTIONS
+            self.action_space_sizes: tuple[int, ...] = tuple(bound for _ in self.roles)
+        else:
+            if num_distinct_actions is not None:
                 raise AdapterError(
-                    f"{self.name}: role {role} has {len(ms)} distinct moves, more than an "
+                    f"{self.name}: num_distinct_actions is for games whose moves are numbered "
+                    f"as first seen; its moves come from {self.actions_from}"
+                )
+            self.action_space_sizes = tuple(len(ms) for ms in self.moves)
+        for role, n in zip(self.roles, self.action_space_sizes, strict=True):
+            if not n:
+                raise AdapterError(f"{self.name}: role {role} has no possible move")
+            if n > MAX_ACTIONS:
+                raise AdapterError(
+                    f"{self.name}: role {role} has {n} distinct moves, more than an "
                     f"action space may hold ({MAX_ACTIONS})"
                 )
         self.action_of: tuple[dict[Term, int], ...] = tuple(
             {m: i for i, m in enumerate(ms)} for ms in self.moves
         )
-        self.num_actions = max(len(ms) for ms in self.moves)
-        self.base: tuple[Term, ...] = tuple(sorted(set(base), key=kif_term))
+        self.num_actions = max(self.action_space_sizes)
+        self.base: list[Term] = sorted(set(base), key=kif_term)
+        self.observation_size = LAZY_FLUENTS if self.base_from == "first-seen" else len(self.base)
         self.base_index: dict[Term, int] = {f: i for i, f in enumerate(self.base)}
+        self.board: BoardLayout | None = (
+            None if self.base_from == "first-seen" else board_layout(self.base)
+        )
         # The bridge hands out one object per distinct move or fluent; these memos find
         # its index by identity, without hashing the term again (the object is kept, so
         # its id is not reused).
@@ -190,8 +279,62 @@ class GdlGame:
         self._symbol_action: tuple[dict[int, int], ...] = tuple({} for _ in self.roles)
         self._symbol_base: dict[int, int] = {}
 
+    def _number_action(self, role: int, move: Term) -> int | None:
+        """The action id of a move first seen now (numbering as first seen), or None."""
+        if self.actions_from != "first-seen":
+            return None
+        ms = self.moves[role]
+        if len(ms) >= self.action_space_sizes[role]:
+            raise UnrepresentableStateError(
+                f"{self.name}: role {self.roles[role]} has more than "
+                f"{self.action_space_sizes[role]} distinct moves (num_distinct_actions); "
+                f"the move {move} has no action id"
+            )
+        ms.append(move)
+        self.action_of[role][move] = len(ms) - 1
+        return len(ms) - 1
+
+    def _number_fluent(self, fluent: Term) -> int | None:
+        if self.base_from != "first-seen":
+            return None
+        if len(self.base) >= self.observation_size:
+            raise UnrepresentableStateError(
+                f"{self.name}: more than {self.observation_size} distinct fluents; the fluent "
+                f"{fluent} has no observation entry"
+            )
+        self.base.append(fluent)
+        self.base_index[fluent] = len(self.base) - 1
+        return len(self.base) - 1
+
     def __deepcopy__(self, memo: dict[int, object]) -> GdlGame:
         return self  # shared by every state and copy (libraries deep-copy states)
+
+    @classmethod
+    def shared(cls, path: str | os.PathLike[str], **options: Any) -> GdlGame:
+        """The game of ``path`` loaded with ``options`` in this process (by absolute path
+        and every option), or a new one: libraries that rebuild a game from its name
+        (OpenSpiel's deserialization) share one reasoner."""
+        full = {**_defaults(), **options}
+        game = _LOADED.get(_game_key(os.fspath(path), full))
+        return game if game is not None else cls(path, **options)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its file and options (and a first-seen numbering, which depends on
+        play): unpickled, it is the game of that key already loaded in the process, or
+        is loaded again."""
+        tables = (
+            [[kif_term(m) for m in ms] for ms in self.moves]
+            if self.actions_from == "first-seen"
+            else None,
+            [kif_term(f) for f in self.base] if self.base_from == "first-seen" else None,
+        )
+        return (_shared_game, (self.path, dict(self.options), tables, self._fingerprint()))
+
+    def _fingerprint(self) -> tuple[object, ...]:
+        """What must agree where a game is unpickled for its ids to mean the same."""
+        if self.actions_from == "first-seen":
+            return (self.actions_from, self.base_from)
+        return (self.actions_from, self.base_from, self.action_space_sizes, len(self.base))
 
     @property
     def num_roles(self) -> int:
@@ -202,6 +345,10 @@ class GdlGame:
         return self.sm.initial_state
 
     def close(self) -> None:
+        """Unload the game; later loads of its file make a new one."""
+        key = _game_key(self.path, self.options)
+        if _LOADED.get(key) is self:
+            del _LOADED[key]
         self.sm.close()
 
     # -- per state ----------------------------------------------------------------------
@@ -225,8 +372,10 @@ class GdlGame:
                 try:
                     actions.append([_lookup(memo, table, m) for m in ms])
                 except KeyError:
-                    bad = next(m for m in ms if m not in table)
-                    raise self._not_an_action(state, i, bad) from None
+                    for m in ms:
+                        if m not in table and self._number_action(i, m) is None:
+                            raise self._not_an_action(state, i, m) from None
+                    actions.append([table[m] for m in ms])
             node = self._moving_node(state, actions)
         self._remember(self._nodes, state, node)
         return node
@@ -234,10 +383,14 @@ class GdlGame:
     def _terminal_node(self, state: MachineState, goals: Sequence[Sequence[int | str]]) -> Node:
         returns = []
         for role, vs in zip(self.roles, goals, strict=True):
+            if not vs and self.missing_goal is not None:
+                vs = [self.missing_goal]
             if len(vs) != 1 or not isinstance(vs[0], int):
                 what = "no goal value" if not vs else f"goal values {list(vs)}"
+                hint = " (missing_goal= gives such a role a value)" if not vs else ""
                 raise UnrepresentableStateError(
-                    f"{self.name}: role {role} has {what} in the terminal state {_short(state)}"
+                    f"{self.name}: role {role} has {what} in the terminal state "
+                    f"{_short(state)}{hint}"
                 )
             returns.append(goal_return(vs[0]))
         return Node(True, tuple(() for _ in self.roles), tuple(returns), -1)
@@ -267,7 +420,7 @@ class GdlGame:
         )
 
     def position(self, state: MachineState) -> Position:
-        return Position(state, self.node(state))
+        return Position(state, self.node(state), self)
 
     def sequential_mover(self, state: MachineState, node: Node) -> int:
         """The mover of a non-terminal state of a game loaded as turn-taking."""
@@ -318,6 +471,8 @@ class GdlGame:
             move = self.sm.symbol(symbol)
             action = self.action_of[role].get(move)
             if action is None:
+                action = self._number_action(role, move)
+            if action is None:
                 raise self._not_an_action(state, role, move)
             table[symbol] = action
         return action
@@ -339,6 +494,8 @@ class GdlGame:
         fluent = self.sm.symbol(symbol)
         i = self.base_index.get(fluent)
         if i is None:
+            i = self._number_fluent(fluent)
+        if i is None:
             raise self._not_a_base(state, fluent)
         self._symbol_base[symbol] = i
         return i
@@ -358,14 +515,17 @@ class GdlGame:
         return vec
 
     def _observe(self, state: MachineState) -> tuple[int, ...]:
-        vec = [0] * len(self.base)
+        vec = [0] * self.observation_size
         index = self.base_index
         memo = self._base_memo
         for f in state:
             try:
                 i = _lookup(memo, index, f)
             except KeyError:
-                raise self._not_a_base(state, f) from None
+                j = self._number_fluent(f)
+                if j is None:
+                    raise self._not_a_base(state, f) from None
+                i = j
             vec[i] = 1
         return tuple(vec)
 
@@ -385,16 +545,22 @@ class GdlGame:
         if max_states <= 0:
             return Kind(False, False, 0, 0, frozenset())
         janus = kind_runtime()
-        verdict, states, max_depth, sums, bad = janus.apply_once(
-            KIND_MODULE,
-            "kind_search",
-            self.sm.module,
-            max_states,
-            max_edges,
-            max_steps,
-            seed % 2_147_483_648,
-            ANALYSIS_INFERENCES,
-        )
+        timer = threading.Timer(ANALYSIS_SECONDS, interrupt, (prolog_thread_id(),))
+        timer.start()
+        try:
+            verdict, states, max_depth, sums, bad = janus.apply_once(
+                KIND_MODULE,
+                "kind_search",
+                self.sm.module,
+                max_states,
+                max_edges,
+                max_steps,
+                seed % 2_147_483_648,
+                ANALYSIS_INFERENCES,
+                "none" if self.missing_goal is None else int(self.missing_goal),
+            )
+        finally:
+            timer.cancel()
         if verdict == "bad":
             state = MachineState.from_fluents(py_term(f) for f in bad)
             self.node(state)  # raises, naming the role
@@ -410,17 +576,159 @@ class GdlGame:
             return_sums=frozenset(round((s - 50 * n) / 50, 9) for s in sums),
         )
 
+    def gdl_metadata(self) -> dict[str, Claim]:
+        """What the adapters claim about the game, each with how it is known: ``proved``
+        (from the rules or an exhaustive search), ``declared`` (the game's ``input`` or
+        ``base``), ``assumed`` (a default or a sample that may be wrong) or ``chosen``
+        (a loading option)."""
+        k = self.kind
+        out: dict[str, Claim] = {
+            "actions": Claim(self.actions_from, _table_status(self.actions_from),
+                            self.domain_note or f"{self.num_actions} action ids"),
+            "observation": Claim(self.base_from, _table_status(self.base_from),
+                                f"{self.observation_size} entries"),
+        }
+        if self.dynamics_option != "auto":
+            out["dynamics"] = Claim(
+                "sequential" if self.turn_taking else "simultaneous", "chosen",
+                f"loaded with dynamics={self.dynamics_option!r}")
+        elif k.proved:
+            out["dynamics"] = Claim("sequential" if k.turn_taking else "simultaneous", "proved",
+                                   f"all {k.states} reachable states enumerated")
+        elif not k.turn_taking:
+            out["dynamics"] = Claim("simultaneous", "proved",
+                                   "a reachable state where two roles choose was found")
+        elif (control := turn_control(self.description)) is not None:
+            out["dynamics"] = Claim("sequential", "proved",
+                                    f"only the role named by the '{control}' fluent chooses")
+        else:
+            out["dynamics"] = Claim("sequential", "assumed",
+                                   f"{k.states} states enumerated, then random matches")
+        low, high, how = self.goal_range
+        out["utility_range"] = Claim(
+            (goal_return(low), goal_return(high)), "proved" if how == "proved" else "assumed",
+            how if how != "proved" else "the goal values the goal rules can give")
+        if k.proved:
+            sums = sorted(k.return_sums)
+            kind = "zero-sum" if sums == [0.0] else "constant-sum" if len(sums) == 1 else (
+                "general-sum")
+            out["utility"] = Claim(kind, "proved",
+                                  f"return sums {sums} over every reachable terminal state")
+            out["max_game_length"] = Claim(k.max_depth, "proved", "the longest play enumerated")
+        else:
+            ruled = self._rule_sum
+            if ruled is not None:
+                out["utility"] = Claim(
+                    "zero-sum" if ruled == 0.0 else "constant-sum", "proved",
+                    f"returns sum to {ruled}: goal rules of one body give every role its value")
+            else:
+                out["utility"] = Claim("general-sum", "assumed",
+                                      "not every reachable terminal state was enumerated")
+            counted = step_counter_bound(self.description)
+            if counted is not None:
+                out["max_game_length"] = Claim(
+                    counted[0], "proved", f"the step counter '{counted[1]}' ends the game")
+            else:
+                out["max_game_length"] = Claim(
+                    None, "assumed", f"no bound proved; longest play seen {k.max_depth}")
+        if self.missing_goal is not None:
+            out["missing_goal"] = Claim(self.missing_goal, "chosen",
+                                       "the goal of a role without one in a terminal state")
+        return out
+
+    @property
+    def goal_range(self) -> tuple[int, int, str]:
+        """The lowest and highest goal value, and ``proved`` if every goal rule of the
+        game names its value (else the GDL range 0..100, with the reason)."""
+        values = {self.missing_goal} if self.missing_goal is not None else set()
+        for c in self.description.clauses:
+            if c.head.name.casefold() != "goal" or not isinstance(c.head, Func):
+                continue
+            if len(c.head.args) != 2 or not isinstance(c.head.args[1], Const):
+                return 0, 100, "a goal rule computes its value: GDL's range 0..100 assumed"
+            try:
+                values.add(int(c.head.args[1].name))
+            except ValueError:
+                return 0, 100, f"goal value {c.head.args[1].name} is not a number"
+        if not values:
+            return 0, 100, "no goal rule"
+        return min(values), max(values), "proved"
+
     @property
     def zero_sum(self) -> bool:
         """Proved zero-sum: every reachable terminal state's returns add up to 0."""
-        return self.kind.proved and self.kind.return_sums <= {0.0}
+        if self.kind.proved:
+            return self.kind.return_sums <= {0.0}
+        return self._rule_sum == 0.0
 
     @property
     def constant_sum(self) -> float | None:
-        """The proved constant sum of returns, if there is one."""
-        if self.kind.proved and len(self.kind.return_sums) == 1:
-            return next(iter(self.kind.return_sums))
-        return None
+        """The proved constant sum of returns, if there is one (by enumeration, or from
+        the goal rules: ``bounds.goal_sum``)."""
+        if self.kind.proved:
+            if len(self.kind.return_sums) == 1:
+                return next(iter(self.kind.return_sums))
+            return None
+        return self._rule_sum
+
+    @property
+    def _rule_sum(self) -> float | None:
+        total = goal_sum(self.description)
+        n = self.num_roles
+        if total is None or (self.missing_goal is not None and self.missing_goal * n != total):
+            return None
+        return round((total - 50 * n) / 50, 9)
+
+
+#: The games loaded in this process, by file and options: what an unpickled game is.
+_LOADED: weakref.WeakValueDictionary[tuple[object, ...], GdlGame] = (
+    weakref.WeakValueDictionary()
+)
+
+
+def _game_key(path: str, options: dict[str, Any]) -> tuple[object, ...]:
+    return (os.path.abspath(path), *sorted(options.items()))
+
+
+def _shared_game(
+    path: str,
+    options: dict[str, Any],
+    tables: tuple[Any, Any] = (None, None),
+    fingerprint: tuple[object, ...] | None = None,
+) -> GdlGame:
+    game = GdlGame.shared(path, **options)
+    if fingerprint is not None and game._fingerprint() != fingerprint:
+        raise AdapterError(
+            f"{game.name}: loaded here, its action and observation tables differ from "
+            f"where it was pickled ({game._fingerprint()} here, {fingerprint} there)"
+        )
+    moves, base = tables
+    if moves is not None:  # numbered as first seen: the same numbers as where it came from
+        for role, texts in enumerate(moves):
+            for text in texts[len(game.moves[role]):]:
+                game._number_action(role, game.sm.term(text))
+            if [kif_term(m) for m in game.moves[role]] != texts:
+                raise AdapterError(f"{game.name}: its first-seen move numbers differ here")
+    if base is not None:
+        for text in base[len(game.base):]:
+            game._number_fluent(game.sm.term(text))
+        if [kif_term(f) for f in game.base] != base:
+            raise AdapterError(f"{game.name}: its first-seen fluent numbers differ here")
+    return game
+
+
+def _defaults() -> dict[str, Any]:
+    import inspect
+
+    return {
+        n: p.default
+        for n, p in inspect.signature(GdlGame.__init__).parameters.items()
+        if p.default is not inspect.Parameter.empty
+    }
+
+
+def _position(game: GdlGame, fluents: list[str]) -> Position:
+    return game.position(MachineState.from_fluents(fluents))
 
 
 def _lookup(memo: dict[int, tuple[Term, int]], table: dict[Term, int], term: Term) -> int:

@@ -16,8 +16,8 @@
     remembers which state Prolog holds.
 */
 
-:- module(gdl_kind, [ kind_search/7 ]).
-% kind_search(+Module, +MaxStates, +MaxEdges, +MaxSteps, +Seed, +Limit, -Result)
+:- module(gdl_kind, [ kind_search/8 ]).
+% kind_search(+Module, +MaxStates, +MaxEdges, +MaxSteps, +Seed, +Limit, +Missing, -Result)
 :- use_module(library(lists)).
 :- use_module(library(apply)).
 :- import(gdl_runtime:state_roles/2).    % the runtime is loaded first (bridge.runtime())
@@ -27,9 +27,13 @@
 :- import(gdl_runtime:state_terminal/1).
 :- import(gdl_runtime:state_goals/3).
 :- import(gdl_runtime:state_next/3).
+:- import(gdl_semantics:state_forget/1).  % after an interrupt: tables, facts unknown
 
-%!  kind_search(+Module, +MaxStates, +MaxEdges, +MaxSteps, +Seed, +Limit, -Result) is det.
+%!  kind_search(+Module, +MaxStates, +MaxEdges, +MaxSteps, +Seed, +Limit, +Missing,
+%!              -Result) is det.
 %
+%   Missing is the goal value a role without one gets in a terminal state (an
+%   integer the user chose), or `none` (such a state is bad).
 %   Result = [Verdict, States, MaxDepth, GoalSums, Bad]:
 %   - Verdict: proved (every reachable state seen, all turn-taking), simultaneous
 %     (a state where two roles choose was found), sampled (past the budget; random matches for MaxSteps steps found no such state), bad (Bad is
@@ -41,16 +45,23 @@
 %   - GoalSums: for proved, the sorted sums of the goal values over the roles in
 %     the terminal states.
 
-kind_search(M0, MaxStates, MaxEdges, MaxSteps, Seed, Limit, Result) :-
+kind_search(M0, MaxStates, MaxEdges, MaxSteps, Seed, Limit, Missing, Result) :-
     atom_string(Module, M0),
+    nb_setval(gdl_kind_missing_goal, Missing),
     state_current(Module, Saved),
     setup_call_cleanup(
         true,
-        call_with_inference_limit(search(Module, budget(MaxStates, MaxEdges, edges(0)),
-                                         MaxSteps, Seed, Result0),
-                                  Limit, Outcome),
+        catch(setup_call_cleanup(
+                  nb_linkval('$gdl_busy', true),    % gdl_interrupt/0 may stop it
+                  call_with_inference_limit(
+                      search(Module, budget(MaxStates, MaxEdges, edges(0)), MaxSteps, Seed,
+                             Result0),
+                      Limit, Outcome),
+                  nb_linkval('$gdl_busy', false)),
+              gdl_error(interrupted),
+              ( state_forget(Module), Outcome = interrupted )),
         state_install(Module, Saved)),
-    (   Outcome == inference_limit_exceeded
+    (   memberchk(Outcome, [inference_limit_exceeded, interrupted])
     ->  Result = [unknown, 0, 0, [], []]
     ;   Result = Result0
     ).
@@ -131,7 +142,8 @@ successors([J|Js], Module, Seen, Depth, Budget, C0, C, Next0, Next) :-
 look(Module, Roles, S, Depth, Count, Look) :-
     (   state_terminal(Module)
     ->  maplist(state_goals(Module), Roles, Goals),
-        (   maplist(unique_number, Goals, Values)
+        nb_getval(gdl_kind_missing_goal, Missing),
+        (   maplist(unique_number(Missing), Goals, Values)
         ->  sum_list(Values, Sum),
             Look = terminal(Sum)
         ;   stop_bad(S, Depth, Count)
@@ -145,7 +157,10 @@ look(Module, Roles, S, Depth, Count, Look) :-
         )
     ).
 
-unique_number([A], N) :-
+unique_number(Missing, [], Missing) :-
+    integer(Missing),
+    !.
+unique_number(_, [A], N) :-
     atom(A),
     catch(atom_number(A, N), _, fail),
     integer(N).

@@ -22,6 +22,12 @@ Every loop plays uniformly random matches from the initial state; "steps" counts
 transitions (next-state calls), so the rates compare. Each adapter loads its own copy of
 the game (the load is not timed); its per-state caches start empty before the warm-up.
 
+Then the flagship games without ``input`` or ``base`` (``--flagships``, default chess and
+checkers, loaded with ``missing_goal=50``: chess ends at move 200 without goals): per
+adapter, the load time and the memory it adds (peak resident set of a fresh process that
+loads the game, less that of one that only imports the adapter), and the OpenSpiel and
+PettingZoo loops as above.
+
 Then OpenSpiel's ``MCTSBot`` (UCT c = 2, random-rollout evaluator with one rollout,
 ``--simulations`` per search) searches from the initial state of GDL tic-tac-toe and of
 OpenSpiel's native C++ ``tic_tac_toe``: simulations per second, the first search (cold
@@ -160,17 +166,19 @@ def open_loops(path: Path, seed: int) -> tuple[dict[str, Steps | str], list[Any]
     return loops, closing
 
 
-def open_adapter(name: str, path: Path, rng: random.Random) -> tuple[Steps, Any]:
+def open_adapter(
+    name: str, path: Path, rng: random.Random, **options: Any
+) -> tuple[Steps, Any]:
     if name == "openspiel":
         from gdl2pl.openspiel import load_game
 
-        game = load_game(path)
+        game = load_game(path, **options)
         return openspiel_steps(game, rng), game.gdl
     if name in ("pettingzoo", "pettingzoo_raw"):
         from gdl2pl.pettingzoo import env
         from gdl2pl.pettingzoo import raw_env
 
-        e = env(path) if name == "pettingzoo" else raw_env(path)
+        e = env(path, **options) if name == "pettingzoo" else raw_env(path, **options)
         return pettingzoo_steps(e, rng), e.unwrapped.gdl
     from gdl2pl.gymnasium import GdlEnv
 
@@ -206,6 +214,61 @@ def measure_game(
     finally:
         for c in closing:
             c.close()
+
+
+#: A fresh process loading a game: prints load seconds and peak RSS in KiB (Linux).
+_LOAD_PROBE = """
+import resource, sys, time
+import gdl2pl.{module} as adapter
+path, load = sys.argv[1], sys.argv[2] == "1"
+t0 = time.perf_counter()
+if load:
+    {call}
+print(time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+_LOAD_CALLS = {
+    "openspiel": "adapter.load_game(path, missing_goal=50)",
+    "pettingzoo": "adapter.env(path, missing_goal=50).reset(seed=0)",
+}
+
+
+def load_cost(path: Path, adapter: str) -> tuple[float, float]:
+    """Seconds to load ``path`` through ``adapter`` and the MiB of peak memory that adds,
+    each in a fresh process."""
+    import subprocess
+
+    code = _LOAD_PROBE.format(module=adapter, call=_LOAD_CALLS[adapter])
+    out = {}
+    for load in ("0", "1"):
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(path), load],
+            capture_output=True, text=True, check=True, timeout=600,
+        )
+        seconds, kib = done.stdout.split()
+        out[load] = (float(seconds), int(kib))
+    return out["1"][0], (out["1"][1] - out["0"][1]) / 1024
+
+
+def flagship_rows(names: list[str], games_dir: Path, seconds: float, seed: int) -> list[list[str]]:
+    """Per flagship game: load seconds and added MiB per adapter, and loop steps/s."""
+    rows = []
+    for name in names:
+        print(f"{name} ...", file=sys.stderr, flush=True)
+        path = game_path(name, games_dir)
+        cells = [name]
+        for adapter in ("openspiel", "pettingzoo"):
+            t, mib = load_cost(path, adapter)
+            cells.append(f"{t:.1f} s, {mib:.0f} MiB")
+        for adapter in ("openspiel", "pettingzoo"):
+            steps, gdl = open_adapter(adapter, path, random.Random(seed), missing_goal=50)
+            count = Count()
+            try:
+                run_for(steps, seconds, count)
+            finally:
+                gdl.close()
+            cells.append(rate(count.states_per_s))
+        rows.append(cells)
+    return rows
 
 
 def mcts_rates(
@@ -248,6 +311,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--simulations", type=int, default=1000)
     ap.add_argument("--searches", type=int, default=5)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--flagships", nargs="*", default=["chess", "checkers"],
+                    help="games without input/base: load cost and loops")
     ap.add_argument("--quick", action="store_true", help="1 s per loop, no warm-up")
     ap.add_argument("--out", type=Path, help="write the Markdown report here")
     args = ap.parse_args(argv)
@@ -287,6 +352,12 @@ def main(argv: list[str] | None = None) -> int:
         rows,
     )
 
+    flagship_table = markdown_table(
+        ["game", "OpenSpiel load (time, memory)", "PettingZoo load (time, memory)",
+         "OpenSpiel steps/s", "PettingZoo AEC `env` steps/s"],
+        flagship_rows(args.flagships, args.games_dir, args.seconds, args.seed),
+    )
+
     import pyspiel
 
     from gdl2pl.openspiel import load_game
@@ -320,6 +391,8 @@ def main(argv: list[str] | None = None) -> int:
             "\n".join(["Errors (a game or state an adapter refuses):", *errors])
             if errors
             else "",
+            "## Games without input or base: load cost and loops",
+            flagship_table,
             "## OpenSpiel MCTSBot on tic-tac-toe",
             mcts_table,
         ]

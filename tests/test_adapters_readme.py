@@ -9,7 +9,12 @@ import pytest
 from adapters_support import require_module
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "adapters.md"
-LIBRARIES = {"OpenSpiel": "pyspiel", "PettingZoo": "pettingzoo", "Gymnasium": "gymnasium"}
+LIBRARIES = {
+    "OpenSpiel": "pyspiel",
+    "Boards": "pyspiel",
+    "PettingZoo": "pettingzoo",
+    "Gymnasium": "gymnasium",
+}
 
 
 def examples() -> dict[str, str]:

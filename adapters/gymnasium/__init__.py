@@ -49,9 +49,9 @@ class GdlEnv(gymnasium.Env):  # type: ignore[type-arg]
                 f"{name}: has {self.gdl.num_roles} roles; the Gymnasium environment takes "
                 "one-player games (use gdl2pl.pettingzoo or gdl2pl.openspiel)"
             )
-        self.action_space = spaces.Discrete(len(self.gdl.moves[0]))
-        self._masks = ActionMasks([len(self.gdl.moves[0])])
-        self.observation_space = spaces.Box(0, 1, (len(self.gdl.base),), np.int8)
+        self.action_space = spaces.Discrete(self.gdl.action_space_sizes[0])
+        self._masks = ActionMasks([self.gdl.action_space_sizes[0]])
+        self.observation_space = spaces.Box(0, 1, (self.gdl.observation_size,), np.int8)
         self._pos: Position = self.gdl.position(self.gdl.initial_state)
 
     def _obs(self) -> np.ndarray:

@@ -6,9 +6,13 @@
 Players are the roles in file order. A turn-taking game (see ``gdl2pl.adapters.game``) is
 SEQUENTIAL: the roles without a choice play their only move implicitly; any other game is
 SIMULTANEOUS. Deterministic, perfect information, terminal rewards only; returns are
-``(goal - 50) / 50``; utility ZERO_SUM/CONSTANT_SUM only when every reachable terminal
-state was seen to be so, else GENERAL_SUM. Action ids are per player (the role's move
-table); the observation tensor has one 0/1 entry per base proposition. String forms:
+``(goal - 50) / 50``, their range the goal rules' values; utility ZERO_SUM/CONSTANT_SUM
+when every reachable terminal state was seen to be so or the goal rules prove it, else
+GENERAL_SUM;
+``max_game_length`` proved by enumeration or a step counter, else the parameter;
+``game.gdl_metadata()`` says which of these claims are proved and which assumed. Action
+ids are per player (the role's move table); the observation tensor has one 0/1 entry per
+base proposition, or board planes and the rest (``BaseObserver``). String forms:
 ``str(state)`` is the board drawn by ``gdl2pl.ggp.board.render_state``, action strings are KIF.
 """
 
@@ -22,17 +26,24 @@ import pyspiel
 
 from gdl2pl.adapters import GdlGame
 from gdl2pl.adapters import find_game
+from gdl2pl.adapters.domains import MAX_TERMS
 from gdl2pl.bridge import MachineState
 from gdl2pl.ggp.board import render_state
 
 SHORT_NAME = "gdl"
 #: Game parameters: ``game`` (file, or a name found by ``gdl2pl.adapters.find_game``),
 #: ``dynamics`` (auto, sequential, simultaneous), ``max_game_length`` (used when the
-#: reachable states were not all enumerated).
+#: reachable states were not all enumerated), ``max_terms`` (bound on a role's moves or
+#: the fluents from the reachability analysis), ``num_distinct_actions`` (the action
+#: space when moves are numbered as first seen; 0: ``GdlGame``'s default),
+#: ``missing_goal`` (the goal of a role without one in a terminal state; -1: an error).
 DEFAULT_PARAMS: dict[str, Any] = {
     "game": "ticTacToe.kif",
     "dynamics": "auto",
     "max_game_length": 10_000,
+    "max_terms": MAX_TERMS,
+    "num_distinct_actions": 0,
+    "missing_goal": -1,
 }
 
 _Dyn = pyspiel.GameType.Dynamics
@@ -64,7 +75,13 @@ class GdlOpenSpielGame(pyspiel.Game):
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         p = {**DEFAULT_PARAMS, **(params or {})}
         path = find_game(str(p["game"]))
-        self.gdl = GdlGame(path, dynamics=p["dynamics"])
+        self.gdl = GdlGame.shared(
+            path,
+            dynamics=p["dynamics"],
+            max_terms=int(p["max_terms"]),
+            num_distinct_actions=int(p["num_distinct_actions"]) or None,
+            missing_goal=None if int(p["missing_goal"]) < 0 else int(p["missing_goal"]),
+        )
         g = self.gdl
         if g.zero_sum:
             utility, utility_sum = _Util.ZERO_SUM, 0.0
@@ -72,18 +89,27 @@ class GdlOpenSpielGame(pyspiel.Game):
             utility, utility_sum = _Util.CONSTANT_SUM, g.constant_sum
         else:
             utility, utility_sum = _Util.GENERAL_SUM, None
-        length = g.kind.max_depth if g.kind.proved else int(p["max_game_length"])
+        proved_length = g.gdl_metadata()["max_game_length"]
+        length = (
+            int(proved_length.value)  # type: ignore[call-overload]
+            if proved_length.status == "proved"
+            else int(p["max_game_length"])
+        )
         info = pyspiel.GameInfo(
             num_distinct_actions=g.num_actions,
             max_chance_outcomes=0,
             num_players=g.num_roles,
-            min_utility=-1.0,
-            max_utility=1.0,
+            min_utility=g.gdl_metadata()["utility_range"].value[0],  # type: ignore[index]
+            max_utility=g.gdl_metadata()["utility_range"].value[1],  # type: ignore[index]
             utility_sum=utility_sum,
             max_game_length=max(1, length),
         )
         game_type = _game_type(SHORT_NAME, g.turn_taking, utility, g.num_roles)
         super().__init__(game_type, info, {**p, "game": os.fspath(p["game"])})
+
+    def gdl_metadata(self) -> dict[str, Any]:
+        """What is proved, assumed or chosen about this game (``GdlGame.gdl_metadata``)."""
+        return self.gdl.gdl_metadata()
 
     def new_initial_state(self) -> GdlOpenSpielState:
         return GdlOpenSpielState(self)
@@ -156,15 +182,32 @@ class GdlOpenSpielState(pyspiel.State):
 
 
 class BaseObserver:
-    """Observation: one 0/1 entry per base proposition (``gdl.base``, in that order)."""
+    """Observation: one 0/1 entry per base proposition (``gdl.base``, in that order); where
+    the fluents form a board (``gdl2pl.adapters.planes``), ``dict["board"]`` holds its
+    planes ``[channels, rows, cols]`` and ``dict["rest"]`` the other fluents' entries, and
+    the flat tensor is the two in that order."""
 
     def __init__(self, gdl: GdlGame) -> None:
         self._gdl = gdl
-        self.tensor = np.zeros(len(gdl.base), np.float32)
-        self.dict = {"observation": self.tensor}
+        self._board = gdl.board
+        if self._board is None:
+            self.tensor = np.zeros(gdl.observation_size, np.float32)
+            self.dict = {"observation": self.tensor}
+        else:
+            n = int(np.prod(self._board.shape))
+            self.tensor = np.zeros(n + len(self._board.rest), np.float32)
+            self.dict = {
+                "board": self.tensor[:n].reshape(self._board.shape),
+                "rest": self.tensor[n:],
+            }
 
     def set_from(self, state: GdlOpenSpielState, player: int) -> None:
-        self.tensor[:] = self._gdl.observation(state.machine_state)
+        vec = self._gdl.observation(state.machine_state)
+        if self._board is None:
+            self.tensor[:] = vec
+        else:
+            self.dict["board"][:] = self._board.planes(vec)
+            self.dict["rest"][:] = self._board.rest_of(vec)
 
     def string_from(self, state: GdlOpenSpielState, player: int) -> str:
         return str(state)
@@ -172,7 +215,8 @@ class BaseObserver:
 
 def load_game(path: str | os.PathLike[str], **options: Any) -> Any:
     """The GDL game in ``path`` as a ``pyspiel.Game`` (options: ``dynamics``,
-    ``max_game_length``). Registered as ``gdl``: ``pyspiel.load_game("gdl", {"game": path})``."""
+    ``max_game_length``, ``max_terms``, ``num_distinct_actions``, ``missing_goal``; see
+    ``DEFAULT_PARAMS``). Registered as ``gdl``: ``pyspiel.load_game("gdl", {"game": path})``."""
     return GdlOpenSpielGame({**options, "game": os.fspath(path)})
 
 

@@ -7,8 +7,10 @@ is a ``ParallelEnv`` for any game: every agent gives an action each step, and th
 an agent with a single legal move is ignored (that move is played).
 
 Agents are the roles' names. Observations are dicts: ``observation`` (one 0/1 entry per
-base proposition, int8) and ``action_mask`` (int8, 1 for the agent's legal actions when it
-is to act; read-only arrays). Action spaces are ``Discrete`` over the role's move table.
+base proposition, int8), ``action_mask`` (int8, 1 for the agent's legal actions when it
+is to act) and, where the fluents form a board (``gdl2pl.adapters.planes``), ``board``
+(int8 planes ``[channels, rows, cols]``); read-only arrays. Action spaces are
+``Discrete`` over the role's move table.
 Rewards come at the end: ``(goal - 50) / 50``. ``render_mode="ansi"``: ``render()``
 returns the board.
 Shimmy's OpenSpiel wrapper is not used: it puts the mask in ``infos`` rather than the
@@ -48,20 +50,23 @@ class _Shared:
         self.gdl = GdlGame(find_game(path), **options)
         self.possible_agents = [str(r) for r in self.gdl.roles]
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
-        n_base = len(self.gdl.base)
+        n_base = self.gdl.observation_size
+        layout = self.gdl.board
+        board = {} if layout is None else {"board": spaces.Box(0, 1, layout.shape, np.int8)}
         self._action_spaces = {
-            a: spaces.Discrete(len(self.gdl.moves[i])) for a, i in self._index.items()
+            a: spaces.Discrete(self.gdl.action_space_sizes[i]) for a, i in self._index.items()
         }
         self._observation_spaces = {
             a: spaces.Dict(
                 {
                     "observation": spaces.Box(0, 1, (n_base,), np.int8),
-                    "action_mask": spaces.Box(0, 1, (len(self.gdl.moves[i]),), np.int8),
+                    "action_mask": spaces.Box(0, 1, (self.gdl.action_space_sizes[i],), np.int8),
+                    **board,
                 }
             )
             for a, i in self._index.items()
         }
-        self._masks = ActionMasks([len(ms) for ms in self.gdl.moves])
+        self._masks = ActionMasks(list(self.gdl.action_space_sizes))
         self._pos: Position = self.gdl.position(self.gdl.initial_state)
         self._seen_pos: Position | None = None  # the position _observation last saw
 
@@ -77,10 +82,18 @@ class _Shared:
         pos = self._pos
         if pos is not self._seen_pos:
             self._seen_pos = pos
-            self._seen_obs = frozen(np.asarray(self.gdl.observation(pos.state), np.int8))
+            vec = self.gdl.observation(pos.state)
+            self._seen_obs = frozen(np.asarray(vec, np.int8))
+            layout = self.gdl.board
+            self._seen_board = (
+                None if layout is None else frozen(layout.planes(vec).astype(np.int8))
+            )
         i = self._index[agent]
         legal = pos.node.legal[i] if acting and not pos.node.terminal else ()
-        return {"observation": self._seen_obs, "action_mask": self._masks.mask(i, legal)}
+        obs = {"observation": self._seen_obs, "action_mask": self._masks.mask(i, legal)}
+        if self._seen_board is not None:
+            obs["board"] = self._seen_board
+        return obs
 
     def render(self) -> str | None:
         if self.render_mode == "ansi":
@@ -131,7 +144,11 @@ class GdlAECEnv(_Shared, AECEnv):  # type: ignore[misc]
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._pending: dict[str, int] = {}
         self._queue = self._actors()
-        self.agent_selection = self._queue[0]
+        if self._pos.node.terminal:  # a game over before it starts: returns at once
+            for a, r in zip(self.agents, self._pos.node.returns, strict=True):
+                self.rewards[a] = self._cumulative_rewards[a] = r
+                self.terminations[a] = True
+        self.agent_selection = self._queue[0] if self._queue else self.agents[0]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         return self._observation(agent, agent in self._queue)

@@ -1,0 +1,196 @@
+"""What the rules prove by their shape: a game-length bound from a step counter, and
+turn-taking from a control fluent (``turn_control``).
+
+The pattern: a fluent ``(c k)`` in ``init`` (the only ``c`` there); exactly one ``next``
+rule for ``c``, ``(<= (next (c ?y)) (true (c ?x)) (r ?x ?y))``, with ``r`` given by
+ground facts only and functional along the chain from ``k``; and a ``terminal`` rule
+whose body is ``(true (c n))`` alone. Every state at depth ``t`` then holds
+``(c r^t(k))``, so the game ends by the depth ``d`` at which the chain reaches ``n``.
+Pure functions over a description.
+"""
+
+from __future__ import annotations
+
+from gdl2pl.normalize import fold
+from gdl2pl.normalize import normalize_case
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Fact
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Rule
+from gdl2pl.syntax import Var
+
+
+def _true_of(lit: object) -> Func | None:
+    """The fluent ``f`` of a literal ``(true f)`` whose fluent has arity 1."""
+    if isinstance(lit, Func) and lit.name == "true" and len(lit.args) == 1:
+        f = lit.args[0]
+        if isinstance(f, Func) and len(f.args) == 1:
+            return f
+    return None
+
+
+def step_counter_bound(d: Description) -> tuple[int, str] | None:
+    """The proved bound on the number of steps of any play, and the counter that proves
+    it (e.g. ``(200, "step")``), or None when the rules do not show the pattern."""
+    d = normalize_case(d)
+    clauses = d.clauses
+    for c in clauses:
+        if not (isinstance(c, Rule) and c.head.name == "terminal" and len(c.body) == 1):
+            continue
+        end = _true_of(c.body[0])
+        if end is None or not isinstance(end.args[0], Const):
+            continue
+        bound = _chain(clauses, end.name, end.args[0].name)
+        if bound is not None:
+            return bound, end.name
+    return None
+
+
+def _chain(clauses: tuple[Fact | Rule, ...], counter: str, last: str) -> int | None:
+    starts = [
+        c.head.args[0]
+        for c in clauses
+        if c.head.name == "init"
+        and isinstance(c.head, Func)
+        and isinstance(c.head.args[0], Func)
+        and c.head.args[0].name == counter
+    ]
+    if len(starts) != 1 or not isinstance(starts[0], Func):
+        return None  # none, several, or computed by a rule (a Var): not this pattern
+    first = starts[0].args[0]
+    if not isinstance(first, Const):
+        return None
+    updates = [
+        c for c in clauses
+        if c.head.name == "next" and isinstance(c.head, Func)
+        and isinstance(c.head.args[0], Func) and c.head.args[0].name == counter
+    ]
+    if len(updates) != 1 or not isinstance(updates[0], Rule) or len(updates[0].body) != 2:
+        return None
+    rule = updates[0]
+    y = rule.head.args[0].args[0]  # type: ignore[union-attr]
+    now = next((f for f in map(_true_of, rule.body) if f is not None), None)
+    link = next((b for b in rule.body if _true_of(b) is None), None)
+    if now is None or now.name != counter or not isinstance(link, Func) or len(link.args) != 2:
+        return None
+    x = now.args[0]
+    if not (isinstance(x, Var) and isinstance(y, Var) and link.args == (x, y)):
+        return None
+    successor: dict[str, set[str]] = {}
+    for c in clauses:
+        if fold(c.head.name) != fold(link.name):
+            continue
+        if not isinstance(c, Fact) or not isinstance(c.head, Func) or len(c.head.args) != 2:
+            return None  # defined by a rule: not a plain table
+        a, b = c.head.args
+        if not (isinstance(a, Const) and isinstance(b, Const)):
+            return None
+        successor.setdefault(a.name, set()).add(b.name)
+    at, steps, seen = first.name, 0, set()
+    while at != last:
+        nxt = successor.get(at)
+        if nxt is None or len(nxt) != 1 or at in seen:
+            return None  # the counter stops, branches or cycles before the end
+        seen.add(at)
+        (at,) = nxt
+        steps += 1
+    return steps
+
+
+def turn_control(d: Description) -> str | None:
+    """The fluent relation ``c`` that proves a game turn-taking from its rules, or None.
+
+    The pattern: ``init`` holds at most one ``(c k)``; every ``next`` rule for ``c`` has a
+    ground head and a ground ``(true (c k))`` in its body, and two rules with the same
+    ``k`` have the same head (so at most one ``c`` fluent holds in any reachable state);
+    every ``legal`` rule of a role either needs ``(true (c r))`` with ``r`` that role (the
+    head's role, constant or variable), or gives one ground move, the same for all such
+    rules of that role. Then in every state at most one role has more than one move."""
+    d = normalize_case(d)
+    roles = [c.head.args[0] for c in d.clauses
+             if isinstance(c, Fact) and isinstance(c.head, Func) and c.head.name == "role"]
+    names = {f.name for c in d.clauses if c.head.name == "init" and isinstance(c.head, Func)
+             for f in c.head.args[:1] if isinstance(f, Func) and len(f.args) == 1}
+    for name in sorted(names):
+        if _at_most_one(d, name) and all(_controlled(d, name, r) for r in roles):
+            return name
+    return None
+
+
+def _at_most_one(d: Description, name: str) -> bool:
+    inits = [c for c in d.clauses if c.head.name == "init" and isinstance(c.head, Func)
+             and isinstance(c.head.args[0], Func) and c.head.args[0].name == name]
+    if len(inits) > 1 or any(not isinstance(c, Fact) for c in inits):
+        return False
+    head_of: dict[str, object] = {}
+    for c in d.clauses:
+        if not (c.head.name == "next" and isinstance(c.head, Func)):
+            continue
+        f = c.head.args[0]
+        if not (isinstance(f, Func) and f.name == name):
+            continue
+        if not isinstance(c, Rule) or not isinstance(f.args[0], Const):
+            return False
+        trues = [t for t in map(_true_of, c.body) if t is not None and t.name == name]
+        if not trues or not isinstance(trues[0].args[0], Const):
+            return False
+        key = trues[0].args[0].name
+        if head_of.setdefault(key, f.args[0].name) != f.args[0].name:
+            return False
+    return True
+
+
+def _controlled(d: Description, name: str, role: object) -> bool:
+    free: set[str] = set()
+    for c in d.clauses:
+        if not (c.head.name == "legal" and isinstance(c.head, Func) and len(c.head.args) == 2):
+            continue
+        who, move = c.head.args
+        if isinstance(who, Const) and who != role:
+            continue
+        body = c.body if isinstance(c, Rule) else ()
+        needs = any(
+            t is not None and t.name == name and (t.args[0] == who or t.args[0] == role)
+            for t in map(_true_of, body)
+        )
+        if needs:
+            continue
+        if not isinstance(move, Const):
+            return False  # an uncontrolled rule with a move that may vary
+        free.add(move.name)
+    return len(free) <= 1
+
+
+def goal_sum(d: Description) -> int | None:
+    """The sum of the goal values at every terminal state, proved from the goal rules'
+    shape, or None: every goal rule names a role and a value, and the rules fall into
+    groups of one body (the same literals) with one rule per role each, every group
+    summing to one constant. Since each role has exactly one goal value at the end (the
+    adapters check it in every terminal state they meet), the rule giving the first
+    role its value has a body that holds, so its whole group holds."""
+    d = normalize_case(d)
+    roles = {c.head.args[0] for c in d.clauses
+             if isinstance(c, Fact) and isinstance(c.head, Func) and c.head.name == "role"}
+    groups: dict[frozenset[object], dict[object, int]] = {}
+    for c in d.clauses:
+        if c.head.name != "goal":
+            continue
+        if not (isinstance(c.head, Func) and len(c.head.args) == 2):
+            return None
+        who, value = c.head.args
+        if not (isinstance(who, Const) and isinstance(value, Const)) or who not in roles:
+            return None
+        try:
+            v = int(value.name)
+        except ValueError:
+            return None
+        body = frozenset(c.body) if isinstance(c, Rule) else frozenset()
+        group = groups.setdefault(body, {})
+        if who in group:
+            return None  # two rules of one role with one body: not this pattern
+        group[who] = v
+    sums = {sum(g.values()) for g in groups.values() if set(g) == roles}
+    if not groups or len(sums) != 1 or any(set(g) != roles for g in groups.values()):
+        return None
+    return sums.pop()

@@ -1,0 +1,90 @@
+"""Board-shaped observations: shapes, determinism, equal states give equal tensors."""
+
+from __future__ import annotations
+
+import numpy as np
+from adapters_support import require_module
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from gdl2pl.adapters.planes import board_layout
+from gdl2pl.kif import parse_kif_term
+
+
+def test_layout_of_a_board_and_of_the_rest():
+    base = [parse_kif_term(t) for t in
+            ["(cell 1 1 x)", "(cell 1 2 o)", "(cell 2 1 b)", "(cell 10 2 x)", "(control x)"]]
+    layout = board_layout(base)
+    assert layout is not None and layout.relation == "cell"
+    assert layout.rows == ("1", "2", "10") and layout.cols == ("1", "2")  # numeric order
+    assert layout.contents == ("b", "o", "x") and layout.shape == (3, 3, 2)
+    planes = layout.planes([1, 0, 1, 1, 1])
+    assert planes[2, 0, 0] == 1 and planes[0, 1, 0] == 1 and planes[2, 2, 1] == 1
+    assert planes.sum() == 3
+    assert list(layout.rest_of([1, 0, 1, 1, 1])) == [1.0]
+
+
+def test_no_board_without_two_coordinates():
+    assert board_layout([parse_kif_term("(step 1)"), parse_kif_term("(at a)")]) is None
+
+
+def _openspiel_tensor(game, actions):
+    from open_spiel.python.observation import make_observation
+
+    obs = make_observation(game)
+    state = game.new_initial_state()
+    for a in actions:
+        state.apply_action(a)
+    obs.set_from(state, 0)
+    return obs.dict["board"].copy(), obs.tensor.copy()
+
+
+def test_openspiel_board_shape_and_transpositions():
+    require_module("pyspiel")
+    import gdl2pl.openspiel as gos
+
+    game = gos.load_game("ticTacToe.kif")
+    board, flat = _openspiel_tensor(game, [0, 4, 8])
+    assert board.shape == (3, 3, 3)
+    assert len(flat) == game.observation_tensor_size()
+    assert board.sum() == 9  # one content per cell
+    again, _ = _openspiel_tensor(game, [0, 4, 8])
+    assert (again == board).all()
+    other, other_flat = _openspiel_tensor(game, [8, 4, 0])  # same position, other order
+    assert (other == board).all() and (other_flat == flat).all()
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.integers(0, 8), max_size=9))
+def test_equal_states_give_equal_tensors(picks):
+    require_module("pyspiel")
+    import gdl2pl.openspiel as gos
+
+    game = gos.load_game("ticTacToe.kif")
+    state = game.new_initial_state()
+    for p in picks:
+        if state.is_terminal():
+            break
+        legal = state.legal_actions()
+        state.apply_action(legal[p % len(legal)])
+    twin = game.new_initial_state()
+    for a in state.history():
+        twin.apply_action(a)
+    assert np.array_equal(
+        np.asarray(state.observation_tensor(0)), np.asarray(twin.observation_tensor(0))
+    )
+
+
+def test_pettingzoo_observations_carry_the_board():
+    require_module("pettingzoo")
+    from gdl2pl.pettingzoo import raw_env
+
+    e = raw_env("ticTacToe.kif")
+    e.reset(seed=0)
+    agent = e.agent_selection
+    assert e.observation_space(agent)["board"].shape == (3, 3, 3)
+    e.step(4)
+    board = e.observe(e.agent_selection)["board"]
+    assert e.observation_space(agent)["board"].contains(board)
+    assert board.sum() == 9

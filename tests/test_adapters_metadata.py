@@ -1,0 +1,91 @@
+"""What the adapters prove about a game: a step counter's length bound, goal ranges."""
+
+from __future__ import annotations
+
+from adapters_support import repository_game
+from adapters_support import require_module
+
+from gdl2pl import parse_game
+from gdl2pl.adapters.bounds import step_counter_bound
+
+COUNTED = """(role r) (init (step 0)) (init (at a))
+(succ 0 1) (succ 1 2) (succ 2 3)
+(<= (next (step ?y)) (true (step ?x)) (succ ?x ?y))
+(legal r go) (<= (next (at b)) (does r go))
+(<= terminal (true (step 3))) (<= terminal (true (at c)))
+(<= (goal r 60) (true (at b))) (<= (goal r 40) (not (true (at b))))"""
+
+
+def test_step_counter_proves_a_bound():
+    assert step_counter_bound(parse_game(COUNTED)) == (3, "step")
+
+
+def test_no_bound_where_the_counter_can_stall_or_branch():
+    stall = COUNTED.replace("(succ 2 3)", "")
+    assert step_counter_bound(parse_game(stall)) is None
+    branch = COUNTED + " (succ 1 3)"
+    assert step_counter_bound(parse_game(branch)) is None
+    guarded = COUNTED.replace("(succ ?x ?y))", "(succ ?x ?y) (true (at a)))")
+    assert step_counter_bound(parse_game(guarded)) is None
+    second = COUNTED + " (<= (next (step 0)) (does r go))"
+    assert step_counter_bound(parse_game(second)) is None
+
+
+def test_openspiel_game_length_and_utilities_from_the_rules(tmp_path):
+    require_module("pyspiel")
+    import gdl2pl.openspiel as gos
+
+    path = tmp_path / "counted.kif"
+    path.write_text(COUNTED)
+    game = gos.load_game(path, dynamics="simultaneous")
+    meta = game.gdl_metadata()
+    assert meta["max_game_length"].value == 3 and meta["max_game_length"].status == "proved"
+    assert game.max_game_length() == 3
+    assert meta["utility_range"].value == (-0.2, 0.2)
+    assert (game.min_utility(), game.max_utility()) == (-0.2, 0.2)
+    assert meta["dynamics"].status == "chosen"
+
+
+def test_chess_length_and_turns_are_proved_from_its_rules():
+    pyspiel = require_module("pyspiel")
+    import gdl2pl.openspiel as gos
+
+    game = gos.load_game(repository_game("chess"), missing_goal=50)
+    assert game.max_game_length() == 200
+    assert game.gdl_metadata()["max_game_length"].status == "proved"
+    claim = game.gdl_metadata()["dynamics"]  # the enumeration is cut off: rules prove it
+    assert (claim.value, claim.status) == ("sequential", "proved")
+    assert "control" in claim.how
+    # white's and black's goal rules share their bodies and sum to 100; missing_goal=50 too
+    assert game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
+
+
+TURNS = """(role a) (role b) (init (control a)) (init (n 0))
+(<= (next (control b)) (true (control a)))
+(<= (next (control a)) (true (control b)))
+(<= (legal ?p (push ?x)) (true (control ?p)) (true (n ?x)))
+(<= (legal ?p noop) (role ?p) (not (true (control ?p))))"""
+
+
+def test_control_fluent_proves_turn_taking():
+    from gdl2pl.adapters.bounds import turn_control
+
+    assert turn_control(parse_game(TURNS)) == "control"
+    # a second free move, a control that may double, a move not tied to control: no proof
+    assert turn_control(parse_game(TURNS + " (legal b pass)")) is None
+    assert turn_control(parse_game(TURNS + " (<= (next (control b)) (true (n 0)))")) is None
+    assert turn_control(parse_game(TURNS + " (<= (legal a (pull ?x)) (true (n ?x)))")) is None
+    assert turn_control(parse_game(TURNS + " (init (control b))")) is None
+
+
+
+def test_goal_rules_of_one_body_prove_a_constant_sum():
+    from gdl2pl.adapters.bounds import goal_sum
+
+    game = """(role a) (role b)
+    (<= (goal a 100) (true (won a))) (<= (goal b 0) (true (won a)))
+    (<= (goal a 30) (not (true (won a)))) (<= (goal b 70) (not (true (won a))))"""
+    assert goal_sum(parse_game(game)) == 100
+    assert goal_sum(parse_game(game.replace("(goal b 70)", "(goal b 60)"))) is None
+    assert goal_sum(parse_game(game.replace("(<= (goal b 0) (true (won a)))", ""))) is None
+    assert goal_sum(parse_game(game + " (<= (goal ?r 50) (true (tie)) (role ?r))")) is None
