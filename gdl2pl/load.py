@@ -59,15 +59,13 @@ def parse_game(text: str, syntax: Syntax = "auto", file: str | None = None) -> D
 
 
 def read_text(path: str | os.PathLike[str]) -> str:
-    """The text of a file: UTF-8 (a byte-order mark is dropped), else Latin-1.
+    """The text of a file, read as UTF-8 (a byte-order mark is dropped). A byte that is
+    not UTF-8 is kept as a lone surrogate (``surrogateescape``), which every reader
+    refuses with its line and column (``source.check_characters``).
 
     Raises ``OSError`` (whose ``filename`` is the path) if the file cannot be read.
     """
-    data = Path(path).read_bytes()
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
+    return Path(path).read_bytes().decode("utf-8-sig", "surrogateescape")
 
 
 def read_game(path: str | os.PathLike[str], syntax: Syntax = "auto") -> Description:

@@ -39,9 +39,17 @@ def check_characters(text: str, file: str | None = None) -> None:
     surrogate, what bytes decoded with ``surrogateescape`` leave behind, is no character)."""
     m = _NOT_TEXT.search(text)
     if m:
-        what = "a NUL byte" if m.group() == "\x00" else "a lone surrogate"
+        code = ord(m.group())
+        if 0xDC80 <= code <= 0xDCFF:
+            message = (
+                f"byte 0x{code - 0xDC00:02X} is not UTF-8: a game text must be UTF-8 "
+                "(re-encode the file, e.g. with iconv -f latin1 -t utf-8)"
+            )
+        else:
+            what = "a NUL byte" if code == 0 else "a lone surrogate"
+            message = f"U+{code:04X} is {what}, not a character a game text may hold"
         raise GdlSyntaxError(
-            f"U+{ord(m.group()):04X} is {what}, not a character a game text may hold",
+            message,
             position(text, m.start(), file),
             text.encode("utf-8", "replace").decode("utf-8"),
         )

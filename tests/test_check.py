@@ -663,10 +663,15 @@ def test_cli_io_errors_exit_2(
     assert path in err and "Traceback" not in err and len(err.splitlines()) == 1
 
 
-def test_cli_reads_latin1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # gdl2pl.load reads what is not UTF-8 as Latin-1: such a file is checked, not refused
+def test_cli_refuses_bytes_that_are_not_utf8(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a byte that is not UTF-8 is an error at its position, never read silently
     path = _write(tmp_path, "g.kif", (GAME + "; caf\xe9\n").encode("latin-1"))
-    assert main(["check", path]) == 0
+    assert main(["check", path]) == 1
+    out = capsys.readouterr()
+    line = (GAME + "; caf").count("\n") + 1
+    assert f"{path}:{line}:6: error: syntax error: byte 0xE9 is not UTF-8" in out.out + out.err
 
 
 def test_cli_usage_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:

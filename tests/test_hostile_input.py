@@ -290,6 +290,26 @@ def test_check_refuses_a_file_with_a_nul_byte(tmp_path: Path, capsys) -> None:  
     assert "NUL byte" in out.out + out.err
 
 
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), byte=st.integers(0x80, 0xFF))
+def test_a_byte_that_is_not_utf8_is_refused_at_its_position(  # type: ignore[no-untyped-def]
+    tmp_path_factory, data, byte: int
+) -> None:
+    from gdl2pl.load import read_game
+    from gdl2pl.source import position
+
+    text = TTT.read_text()
+    at = data.draw(st.integers(0, len(text)))
+    game = tmp_path_factory.mktemp("bytes") / "g.kif"
+    raw = text[:at].encode() + bytes([byte]) + text[at:].encode()
+    game.write_bytes(raw)
+    assert text.isascii()  # so the lone byte cannot complete a UTF-8 sequence
+    with pytest.raises(GdlSyntaxError, match="is not UTF-8") as caught:
+        read_game(game)
+    where = position(text, at, str(game))
+    assert (caught.value.line, caught.value.column) == (where.line, where.column)
+
+
 def _wide_game(fluent_args: int, relation_args: int) -> str:
     f = " ".join(["a"] * fluent_args)
     r = " ".join(["b"] * relation_args)

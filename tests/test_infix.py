@@ -415,9 +415,15 @@ def test_syntax_detection() -> None:
 
 
 def test_read_game_encodings_line_ends_and_errors(tmp_path: Path) -> None:
+    utf8 = tmp_path / "utf8.kif"
+    utf8.write_bytes("; Spiel für zwei\r\n(role weiß)\r\n".encode())
+    assert read_game(utf8).clauses == (Fact(f("role", "weiß")),)
     latin = tmp_path / "latin.kif"
     latin.write_bytes("; Spiel für zwei\r\n(role weiß)\r\n".encode("latin-1"))
-    assert read_game(latin).clauses == (Fact(f("role", "weiß")),)
+    with pytest.raises(GdlSyntaxError) as not_utf8:
+        read_game(latin)
+    assert (not_utf8.value.line, not_utf8.value.column) == (1, 10)
+    assert "byte 0xFC is not UTF-8" in not_utf8.value.message
     bom = tmp_path / "bom.gdl"
     bom.write_bytes("\ufeffrole(x)\n".encode())
     assert read_game(bom).clauses == (Fact(f("role", "x")),)
