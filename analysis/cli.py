@@ -11,6 +11,7 @@ import json
 import sys
 from typing import Any
 
+from gdl2pl.command_checks import checked_game
 from gdl2pl.errors import GdlError
 
 
@@ -29,6 +30,7 @@ def analyze(args: argparse.Namespace) -> int:
     if args.max_states < 1 or args.seconds <= 0 or args.walks < 0:
         raise InputError("--max-states and --seconds must be positive, --walks not negative")
     budget = Budget(args.max_states, args.seconds, walks=args.walks, seed=args.seed)
+    checked_game(args)
     with StateMachine.from_file(args.game, syntax=args.syntax) as sm:
         if not sm.roles:
             raise InputError(f"{args.game}: not a game: it defines no role")
@@ -52,6 +54,7 @@ def explain(args: argparse.Namespace) -> int:
 
     if args.depth < 0:
         raise InputError("--depth must be at least 0")
+    checked_game(args)
     with StateMachine.from_file(args.game, syntax=args.syntax) as sm:
         atom = parse_atom(sm, args.atom)
         states, joints = _states(sm, args)
@@ -150,6 +153,7 @@ def graph(args: argparse.Namespace) -> int:
     from .relgraph import to_mermaid
     from .relgraph import to_svg
 
+    checked_game(args, shows_errors="drawn anyway: the graph shows where such errors lie")
     g = relation_graph(read_game(args.game, syntax=args.syntax), Path(args.game).name)
     if args.format == "svg":
         try:

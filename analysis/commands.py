@@ -2,7 +2,8 @@
 
 ``add_subcommands(sub)`` adds them to an argparse subparsers object and returns
 ``{name: handler}``; a handler takes the parsed arguments and returns an exit status.
-Only the standard library is imported here; each handler imports what it needs.
+Only the standard library and the small ``gdl2pl.command_checks`` are imported here;
+each handler imports what it needs.
 
 Exit status of every command: 2 for usage and input errors (unreadable file, syntax
 error, unknown relation, ill-formed atom or move), each as one line on stderr
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from gdl2pl.command_checks import add_accept_errors
 from gdl2pl.load import SYNTAXES
 
 Handler = Callable[[argparse.Namespace], int]
@@ -31,6 +33,7 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.add_argument("--syntax", choices=SYNTAXES, default="auto")
+    add_accept_errors(s)
 
     s = sub.add_parser("explain", help="why a ground atom holds in a state, or why not")
     s.add_argument("game")
@@ -44,6 +47,7 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
     where.add_argument("--state", help='the state as KIF fluents, e.g. "((cell 1 1 x) ...)"')
     s.add_argument("--depth", type=int, default=3, help="how deep to explain failures")
     s.add_argument("--syntax", choices=SYNTAXES, default="auto")
+    add_accept_errors(s)
 
     s = sub.add_parser("graph", help="the dependency graph of the relations")
     s.add_argument("game")

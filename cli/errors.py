@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from gdl2pl.errors import GdlError
 from gdl2pl.errors import GdlSyntaxError
+from gdl2pl.pipeline import GameCheckError
 from gdl2pl.syntax import Pos
 
 Command = Callable[[argparse.Namespace], int]
@@ -40,6 +41,9 @@ def run_guarded(fn: Command, args: argparse.Namespace, game_error_status: int = 
     command = f"gdl2pl {getattr(args, 'command', '')}".rstrip()
     try:
         return fn(args)
+    except GameCheckError as e:  # refused as gdl2pl check refuses it: status 1
+        print(f"{path or e.file}: error: {e}", file=sys.stderr)
+        return 1
     except GdlSyntaxError as e:
         place = e.pos if e.pos.file else Pos(e.pos.line, e.pos.column, path or None)
         print(f"{place}: error: {e.message}", file=sys.stderr)
@@ -81,3 +85,4 @@ def reason(e: Exception) -> str:
     if isinstance(e, OSError) and e.strerror:
         return e.strerror
     return str(e)
+

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 
 from gdl2pl.cli.errors import reason
 from gdl2pl.cli.errors import run_guarded
+from gdl2pl.command_checks import add_accept_errors
+from gdl2pl.command_checks import checked_game
 from gdl2pl.errors import GdlSyntaxError
 from gdl2pl.load import SYNTAXES
 from gdl2pl.syntax import Pos
@@ -49,12 +51,14 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("game")
     s.add_argument("--module", help="module name (default: game)")
     s.add_argument("--syntax", choices=SYNTAXES, default="auto")
+    add_accept_errors(s)
 
     s = sub.add_parser("play", help="play a random match, printing every state")
     s.add_argument("game")
     s.add_argument("--seed", type=int)
     s.add_argument("--max-steps", type=_positive, default=1000)
     s.add_argument("--syntax", choices=SYNTAXES, default="auto")
+    add_accept_errors(s)
 
     s = sub.add_parser("simulate", help="random playouts inside Prolog; prints playouts/s")
     s.add_argument("game")
@@ -67,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--seed", type=int)
     s.add_argument("--syntax", choices=SYNTAXES, default="auto")
+    add_accept_errors(s)
 
     s = sub.add_parser("trace", help="random matches as JSON lines (the reference format)")
     s.add_argument("game")
@@ -74,10 +79,12 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("-n", type=_positive, default=1, help="number of matches (>= 1)")
     s.add_argument("--max-steps", type=_positive, default=10_000)
     s.add_argument("--syntax", choices=SYNTAXES, default="auto")
+    add_accept_errors(s)
 
     s = sub.add_parser("replay", help='replay matches read from stdin ({"moves": [[...]]} lines)')
     s.add_argument("game")
     s.add_argument("--syntax", choices=SYNTAXES, default="auto")
+    add_accept_errors(s)
 
     for plugin in (
         "gdl2pl.cli.network",
@@ -180,7 +187,12 @@ def _reasoner(name: str) -> Command:
         from gdl2pl.cli import reasoner
 
         command = getattr(reasoner, f"{name}_command")
-        return run_interruptibly(lambda: run_guarded(command, args))
+
+        def checked_command(args: argparse.Namespace) -> int:
+            checked_game(args)
+            return int(command(args))
+
+        return run_interruptibly(lambda: run_guarded(checked_command, args))
 
     return run
 

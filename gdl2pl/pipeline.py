@@ -14,6 +14,8 @@ from pathlib import Path
 
 from gdl2pl.check import Finding
 from gdl2pl.check import check_description
+from gdl2pl.check import format_finding
+from gdl2pl.errors import GdlError
 from gdl2pl.flatten import FlatRule
 from gdl2pl.flatten import flatten_rules
 from gdl2pl.load import Syntax
@@ -29,7 +31,14 @@ from gdl2pl.translate import Translation
 from gdl2pl.translate import emit
 from gdl2pl.translate import plan
 
-__all__ = ["CompiledGame", "compile_game", "normalized"]
+__all__ = [
+    "CompiledGame",
+    "GameCheckError",
+    "accepted_errors_warning",
+    "compile_game",
+    "normalized",
+    "require_checked",
+]
 
 
 @dataclass(frozen=True)
@@ -97,3 +106,46 @@ def compile_game(
         emit(plan(rules), module, label) if translate else Translation(module, "", ())
     )
     return CompiledGame(d, n, symbols, findings, tuple(rules), translation)
+
+
+class GameCheckError(GdlError):
+    """The checker found errors in a game that a command needs well-formed: the command
+    refuses it as ``gdl2pl check`` reports it (``findings`` are the errors)."""
+
+    def __init__(self, findings: tuple[Finding, ...], file: str) -> None:
+        self.findings = findings
+        self.file = file
+        listed = "\n".join(format_finding(f, file) for f in findings)
+        noun = "error" if len(findings) == 1 else "errors"
+        super().__init__(
+            f"the game has {len(findings)} {noun} (as gdl2pl check reports them; "
+            f"--accept-errors runs it anyway):\n{listed}"
+        )
+
+
+def require_checked(
+    game: str | os.PathLike[str], syntax: Syntax = "auto", accept_errors: bool = False
+) -> tuple[Finding, ...]:
+    """Check a game file the way ``gdl2pl check`` does before a command runs on it.
+
+    Returns the errors found. Raises ``GameCheckError`` if there are any and
+    ``accept_errors`` is false (and ``OSError``/``GdlSyntaxError`` for a file that cannot
+    be read or parsed)."""
+    name = os.fspath(game)
+    compiled = compile_game(game, syntax=syntax, name=name, check=True, translate=False)
+    errors = tuple(f for f in compiled.findings if f.is_error)
+    if errors and not accept_errors:
+        raise GameCheckError(errors, name)
+    return errors
+
+
+def accepted_errors_warning(
+    errors: tuple[Finding, ...],
+    file: str,
+    consequence: str = "running anyway (--accept-errors): answers follow the translated "
+    "rules as they stand, which GDL does not define for such a game",
+) -> str:
+    """The line a command prints when it runs on a game with ``errors``, saying so and
+    what follows from it."""
+    noun = "error" if len(errors) == 1 else "errors"
+    return f"{file}: warning: the game has {len(errors)} check {noun}; {consequence}"

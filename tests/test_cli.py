@@ -129,4 +129,72 @@ def test_commands_refuse_a_game_without_a_role(
     assert main([command, str(game)]) == 1
     out = capsys.readouterr()
     assert out.out == ""
-    assert "the game has no role" in out.err
+    assert "error: the game defines no role" in out.err  # as gdl2pl check says it
+
+
+# -- every command checks its game first ------------------------------------------------
+
+UNSAFE = """(role a)
+(init (c 1))
+(<= (legal a (go ?x)) (true (c 1)))
+(<= (next (c 2)) (does a go))
+(<= terminal (true (c 2)))
+(<= (goal a 100) (true (c 2)))
+"""
+
+CHECKED_COMMANDS = [
+    ["translate"],
+    ["play"],
+    ["simulate", "-n", "2"],
+    ["trace"],
+    ["replay"],
+    ["analyze"],
+    ["explain", "terminal"],
+]
+
+
+@pytest.mark.parametrize("command", CHECKED_COMMANDS, ids=lambda c: c[0])
+def test_every_command_refuses_a_game_check_rejects(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: list[str],
+) -> None:
+    require_prolog()
+    game = tmp_path / "unsafe.kif"
+    game.write_text(UNSAFE, encoding="utf-8")
+    monkeypatch.setattr("sys.stdin", io.StringIO('{"moves": [["(go 1)"]]}\n'))
+    assert main([command[0], str(game), *command[1:]]) == 1
+    err = capsys.readouterr().err
+    assert f"{game}:3:18: error: unsafe rule" in err
+    assert "--accept-errors" in err and "internal error" not in err
+
+
+def test_accept_errors_runs_the_game_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    require_prolog()
+    game = tmp_path / "unsafe.kif"
+    game.write_text(UNSAFE, encoding="utf-8")
+    assert main(["translate", str(game), "--accept-errors"]) == 0
+    out = capsys.readouterr()
+    assert ":- module(game" in out.out
+    assert f"{game}: warning: the game has 1 check error; running anyway" in out.err
+
+
+def test_graph_draws_a_game_with_errors_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # graph is made to show what is wrong (e.g. recursion through negation): it accepts
+    game = tmp_path / "unsafe.kif"
+    game.write_text(UNSAFE, encoding="utf-8")
+    assert main(["graph", str(game)]) == 0
+    out = capsys.readouterr()
+    assert "digraph" in out.out
+    assert f"{game}: warning: the game has 1 check error; drawn anyway" in out.err
+
+
+def test_a_sound_game_runs_without_a_warning(capsys: pytest.CaptureFixture[str]) -> None:
+    require_prolog()
+    assert main(["simulate", str(TTT), "-n", "2", "--seed", "1"]) == 0
+    assert "warning" not in capsys.readouterr().err
