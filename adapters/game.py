@@ -548,17 +548,18 @@ class GdlGame:
         timer = threading.Timer(ANALYSIS_SECONDS, interrupt, (prolog_thread_id(),))
         timer.start()
         try:
-            verdict, states, max_depth, sums, bad = janus.apply_once(
-                KIND_MODULE,
-                "kind_search",
-                self.sm.module,
-                max_states,
-                max_edges,
-                max_steps,
-                seed % 2_147_483_648,
-                ANALYSIS_INFERENCES,
-                "none" if self.missing_goal is None else int(self.missing_goal),
-            )
+            with self.sm.using():
+                verdict, states, max_depth, sums, bad = janus.apply_once(
+                    KIND_MODULE,
+                    "kind_search",
+                    self.sm.module,
+                    max_states,
+                    max_edges,
+                    max_steps,
+                    seed % 2_147_483_648,
+                    ANALYSIS_INFERENCES,
+                    "none" if self.missing_goal is None else int(self.missing_goal),
+                )
         finally:
             timer.cancel()
         if verdict == "bad":

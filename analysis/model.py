@@ -164,15 +164,16 @@ def evaluate(
     keys = list(rels)
     preds = [[_pred(n, a), a] for n, a in keys]
     try:
-        answers = janus.apply_once(
-            MODEL_MODULE,
-            "model_answers",
-            sm.module,
-            [_py(f) for f in state],
-            [_py(m) for m in joint],
-            preds,
-            INFERENCE_LIMIT,
-        )
+        with sm.using():
+            answers = janus.apply_once(
+                MODEL_MODULE,
+                "model_answers",
+                sm.module,
+                [_py(f) for f in state],
+                [_py(m) for m in joint],
+                preds,
+                INFERENCE_LIMIT,
+            )
     except janus.PrologError as e:
         text = str(e)
         raised = str(getattr(e, "term", ""))

@@ -93,7 +93,8 @@ class Explorer:
         self.janus = search_runtime()
         self.session = f"gdl_search_{next(_sessions)}"
         self.space = StateSpace(tuple(kif_term(r) for r in sm.roles))
-        self.janus.apply_once(SEARCH_MODULE, "search_open", sm.module, self.session)
+        with sm.using():
+            self.janus.apply_once(SEARCH_MODULE, "search_open", sm.module, self.session)
         self._legal: dict[int, list[list[str]]] = {}
 
     def close(self) -> None:
@@ -122,9 +123,15 @@ class Explorer:
         ) as bar:
             while True:
                 began = time.monotonic()
-                records, discovered, _ = self.janus.apply_once(
-                    SEARCH_MODULE, "search_expand", self.sm.module, self.session, max_states, batch
-                )
+                with self.sm.using():
+                    records, discovered, _ = self.janus.apply_once(
+                        SEARCH_MODULE,
+                        "search_expand",
+                        self.sm.module,
+                        self.session,
+                        max_states,
+                        batch,
+                    )
                 space.discovered = discovered
                 for sid, term, goals, counts, succs in records:
                     if term:
@@ -145,9 +152,10 @@ class Explorer:
     def legal(self, state: int) -> list[list[str]]:
         """Each role's sorted legal moves in ``state``, as KIF strings."""
         if state not in self._legal:
-            raw = self.janus.apply_once(
-                SEARCH_MODULE, "search_legal", self.sm.module, self.session, state
-            )
+            with self.sm.using():
+                raw = self.janus.apply_once(
+                    SEARCH_MODULE, "search_legal", self.sm.module, self.session, state
+                )
             self._legal[state] = [[kif_term(py_term(m)) for m in ms] for ms in raw]
         return self._legal[state]
 
@@ -187,9 +195,10 @@ def random_walks(
 ) -> list[Walk]:
     """``count`` random matches from the initial state (inside Prolog)."""
     janus = search_runtime()
-    raw = janus.apply_once(
-        SEARCH_MODULE, "search_walks", sm.module, count, max_depth, seed, inferences
-    )
+    with sm.using():
+        raw = janus.apply_once(
+            SEARCH_MODULE, "search_walks", sm.module, count, max_depth, seed, inferences
+        )
     walks = []
     for kind, moves, detail in raw:
         joint = [[kif_term(py_term(m)) for m in jm] for jm in moves]

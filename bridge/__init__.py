@@ -3,6 +3,7 @@
 Importing this package does not start Prolog; creating the first ``StateMachine`` does.
 """
 
+from .errors import GameClosedError
 from .errors import GameError
 from .errors import GoalDefinitionError
 from .errors import IllegalMoveError
@@ -24,6 +25,7 @@ from .swipl import runtime
 __all__ = [
     "ExplainError",
     "Explanation",
+    "GameClosedError",
     "GameError",
     "GoalDefinitionError",
     "IllegalMoveError",

@@ -36,3 +36,7 @@ class ReasonerError(GdlError):
 class QueryInterrupted(ReasonerError):
     """The query was interrupted from another thread (``engine.interrupt``): a stopped
     match, or Ctrl-C on the command line."""
+
+
+class GameClosedError(ReasonerError):
+    """The state machine was closed: its game is (being) unloaded and answers no more."""

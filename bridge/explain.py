@@ -204,9 +204,10 @@ def explain(
     fluents = [_py(f) for f in state]
     sm.is_terminal(state)  # any query installs the state (and checks it) in this thread
     try:
-        raw = janus.apply_once(
-            EXPLAIN_MODULE, "explain_atom", sm.module, fluents, joint, _goal_py(goal), depth
-        )
+        with sm.using():
+            raw = janus.apply_once(
+                EXPLAIN_MODULE, "explain_atom", sm.module, fluents, joint, _goal_py(goal), depth
+            )
     except janus.PrologError as e:
         raise ExplainError(f"{kif_term(goal)}: Prolog raised: {e}") from None
     tree = _Builder(sm).node(raw, kif_term(goal))

@@ -45,6 +45,7 @@ from gdl2pl.syntax import Term
 from gdl2pl.syntax import Var
 from gdl2pl.translate import Translation
 
+from .errors import GameClosedError
 from .errors import GameError
 from .errors import GoalDefinitionError
 from .errors import IllegalMoveError
@@ -56,6 +57,8 @@ from .errors import TransitionDefinitionError
 from .pyform import goal_values
 from .swipl import RUNTIME_MODULE
 from .swipl import attach_thread
+from .swipl import interrupt
+from .swipl import prolog_thread_id
 from .swipl import runtime
 
 if TYPE_CHECKING:
@@ -409,6 +412,11 @@ class StateMachine:
         self.translation: Translation = compiled.translation
         self._tls = threading.local()
         self._closed = False
+        # queries under way, by Python thread -> (Prolog thread id, how many nested):
+        # close() interrupts them and the last one to end unloads the game
+        self._use = threading.Condition()
+        self._running: dict[int, list[int]] = {}
+        self._unloaded = False
         raw_roles = self._call("gdl_load", self.translation.text)
         self._call("gdl_set_limit", inference_limit)
         self._raw_roles = tuple(_freeze(r) for r in raw_roles)
@@ -445,12 +453,61 @@ class StateMachine:
     ) -> StateMachine:
         return cls(d, name, case_sensitive)
 
+    #: How long close() waits for queries of other threads to stop once interrupted.
+    CLOSE_WAIT = 5.0
+
     def close(self) -> None:
-        """Unload the game from Prolog and return its memory. Idempotent."""
-        if not self._closed:
+        """Unload the game from Prolog and return its memory. Idempotent and safe while
+        other threads query this machine: their queries are interrupted (they raise
+        ``GameClosedError``), the game is unloaded once the last of them has ended, and
+        every later query raises ``GameClosedError``."""
+        with self._use:
+            if self._closed:
+                return
             self._closed = True
-            with contextlib.suppress(Exception):  # best effort, e.g. at interpreter exit
-                self._janus_call("gdl_unload", self.module)
+            me = threading.get_ident()
+            others = [p for t, (p, _) in self._running.items() if t != me]
+        for prolog_id in others:
+            with contextlib.suppress(Exception):
+                interrupt(prolog_id)
+        with self._use:
+            self._use.wait_for(lambda: not self._running, timeout=self.CLOSE_WAIT)
+            if self._running:
+                return  # a query still runs: the last one to end unloads (using)
+        self._unload()
+
+    def _unload(self) -> None:
+        with self._use:
+            if self._unloaded:
+                return
+            self._unloaded = True
+        with contextlib.suppress(Exception):  # best effort, e.g. at interpreter exit
+            self._janus_call("gdl_unload", self.module)
+
+    @contextlib.contextmanager
+    def using(self) -> Iterator[None]:
+        """Hold the game loaded while the calling thread queries it (every call of the
+        state machine does; code that calls the runtime on ``self.module`` itself wraps
+        its calls in this). Raises ``GameClosedError`` once ``close()`` has begun."""
+        me = threading.get_ident()
+        prolog_id = prolog_thread_id()
+        with self._use:
+            if self._closed:
+                raise GameClosedError(f"{self.name}: the state machine has been closed")
+            entry = self._running.setdefault(me, [prolog_id, 0])
+            entry[1] += 1
+        last = False
+        try:
+            yield
+        finally:
+            with self._use:
+                entry[1] -= 1
+                if entry[1] == 0:
+                    del self._running[me]
+                last = self._closed and not self._running
+                self._use.notify_all()
+            if last:
+                self._unload()
 
     def __enter__(self) -> StateMachine:
         return self
@@ -464,9 +521,15 @@ class StateMachine:
         """Call a runtime predicate on this game; the one path by which a game talks to
         Prolog. On any failure this thread's installed state is forgotten (the runtime
         forgets it too), so Python and Prolog never disagree about it."""
-        if self._closed:
-            raise GdlError(f"game {self.name} has been closed")
-        return self._janus_call(predicate, self.module, *args)
+        with self.using():
+            try:
+                return self._janus_call(predicate, self.module, *args)
+            except QueryInterrupted:
+                if self._closed:
+                    raise GameClosedError(
+                        f"{self.name}: the state machine was closed during the query"
+                    ) from None
+                raise
 
     def _janus_call(self, predicate: str, *args: Any) -> Any:
         attach_thread()

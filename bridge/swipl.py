@@ -201,7 +201,11 @@ def prolog_thread_id() -> int:
     """The id of the Prolog engine of the calling thread (attached if need be), for
     ``interrupt`` from another thread."""
     attach_thread()
-    return int(runtime().query_once("thread_self(_T), thread_property(_T, id(Id))")["Id"])
+    known = getattr(_thread, "prolog_id", None)
+    if known is None:
+        found = runtime().query_once("thread_self(_T), thread_property(_T, id(Id))")
+        known = _thread.prolog_id = int(found["Id"])
+    return int(known)
 
 
 def interrupt(thread_id: int) -> None:

@@ -74,9 +74,10 @@ def descriptions(
 
 
 def text_without(forbidden: str, min_size: int = 1) -> st.SearchStrategy[str]:
+    # lone surrogates and NUL are no characters a game text may hold (source.py)
     chars = st.characters(
         exclude_categories=("Cs",),
-        exclude_characters=forbidden,
+        exclude_characters=forbidden + "\x00",
     )
     return st.text(chars, min_size=min_size, max_size=6)
 
