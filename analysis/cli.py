@@ -48,9 +48,9 @@ def _write(text: str) -> None:
 
 def explain(args: argparse.Namespace) -> int:
     from gdl2pl.bridge import StateMachine
-    from gdl2pl.bridge.explain import depends_on_does
-    from gdl2pl.bridge.explain import explain
-    from gdl2pl.bridge.explain import parse_atom
+    from gdl2pl.explain import explain
+    from gdl2pl.explain.proof import depends_on_does
+    from gdl2pl.explain.proof import parse_atom
 
     if args.depth < 0:
         raise InputError("--depth must be at least 0")

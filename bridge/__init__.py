@@ -12,8 +12,6 @@ from .errors import PlayoutDepthError
 from .errors import QueryInterrupted
 from .errors import ReasonerError
 from .errors import TransitionDefinitionError
-from .explain import ExplainError
-from .explain import Explanation
 from .machine import MachineState
 from .machine import StateMachine
 from .machine import Step
@@ -23,8 +21,6 @@ from .swipl import check_environment
 from .swipl import runtime
 
 __all__ = [
-    "ExplainError",
-    "Explanation",
     "GameClosedError",
     "GameError",
     "GoalDefinitionError",

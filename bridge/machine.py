@@ -27,7 +27,6 @@ from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 from typing import Any
 from typing import NamedTuple
 
@@ -60,9 +59,6 @@ from .swipl import attach_thread
 from .swipl import interrupt
 from .swipl import prolog_thread_id
 from .swipl import runtime
-
-if TYPE_CHECKING:
-    from .explain import Explanation
 
 Raw = Any  # str for a constant, tuple (name, *args) for a compound: janus' form
 _CURRENT = "="  # tells the runtime: the state this thread installed last
@@ -883,22 +879,6 @@ class StateMachine:
                 f"{self.name}: {method} is unavailable: the game predates GDL 2010 and uses "
                 f"{keyword} as an ordinary relation, not to declare its {keyword} set"
             )
-
-    def explain(
-        self,
-        state: MachineState,
-        atom: Term | str,
-        depth: int = 3,
-        joint_move: Sequence[Term | str] | None = None,
-    ) -> Explanation:
-        """Why the ground ``atom`` holds in ``state`` (with ``joint_move`` as ``does``,
-        for ``next`` and the like), or why not: a tree that prints as indented text,
-        naming each GDL rule (file:line), the Prolog clause it became (its line in
-        ``self.translation.text``) and the variable bindings. ``ExplainError`` for an
-        unknown relation, a wrong arity or an atom that is not ground."""
-        from .explain import explain
-
-        return explain(self, state, atom, depth=depth, joint_move=joint_move)
 
     def __repr__(self) -> str:
         return f"StateMachine({self.name!r}, roles={[str(r) for r in self._roles]})"

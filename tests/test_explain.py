@@ -36,7 +36,7 @@ def _nodes(node):
 
 
 def test_legal_holds_with_rule_clause_and_bindings(sm) -> None:
-    from gdl2pl.bridge.explain import explain
+    from gdl2pl.explain import explain
 
     e = explain(sm, sm.initial_state, "(legal xplayer (mark 1 1))")
     assert e.holds
@@ -56,7 +56,7 @@ def test_legal_holds_with_rule_clause_and_bindings(sm) -> None:
 def test_every_clause_line_maps_back_to_its_gdl_rule(sm) -> None:
     """SWI's line_count of each clause used is the line translate.py recorded for the
     rule: the comment above the clause names the same source line."""
-    from gdl2pl.bridge.explain import explain
+    from gdl2pl.explain import explain
 
     state = sm.next_state(sm.initial_state, ["(mark 2 2)", "noop"])
     lines = sm.translation.text.split("\n")
@@ -78,7 +78,7 @@ def test_every_clause_line_maps_back_to_its_gdl_rule(sm) -> None:
 
 
 def test_not_holding_names_the_first_failing_literal(sm) -> None:
-    from gdl2pl.bridge.explain import explain
+    from gdl2pl.explain import explain
 
     state = sm.next_state(sm.initial_state, ["(mark 1 1)", "noop"])
     e = explain(sm, state, "(legal oplayer (mark 1 1))")
@@ -91,7 +91,7 @@ def test_not_holding_names_the_first_failing_literal(sm) -> None:
 
 
 def test_negation_and_depth(sm) -> None:
-    from gdl2pl.bridge.explain import explain
+    from gdl2pl.explain import explain
 
     e = explain(sm, sm.initial_state, "terminal", depth=1)
     assert not e.holds
@@ -106,7 +106,7 @@ def test_negation_and_depth(sm) -> None:
 
 
 def test_next_uses_the_joint_move(sm) -> None:
-    from gdl2pl.bridge.explain import explain
+    from gdl2pl.explain import explain
 
     e = explain(sm, sm.initial_state, "(next (cell 1 1 x))", joint_move=["(mark 1 1)", "noop"])
     assert e.holds
@@ -117,14 +117,14 @@ def test_next_uses_the_joint_move(sm) -> None:
 
 
 def test_static_relation_is_proved_by_its_rules(sm) -> None:
-    from gdl2pl.bridge.explain import explain
+    from gdl2pl.explain import explain
 
     e = explain(sm, sm.initial_state, "(input oplayer noop)")
     assert e.holds and e.tree.rule.prolog_text.startswith("static_input(")
 
 
 def test_state_machine_queries_unaffected(sm) -> None:
-    from gdl2pl.bridge.explain import explain
+    from gdl2pl.explain import explain
 
     s1 = sm.next_state(sm.initial_state, ["(mark 1 1)", "noop"])
     before = sm.legal_moves(s1, "oplayer")
@@ -172,7 +172,7 @@ def test_recursive_relation_has_a_well_founded_proof() -> None:
     """Left recursion over a state with a cycle: the proof never uses an atom to prove
     itself, and the failure of a recursive atom is explained."""
     from gdl2pl.bridge import StateMachine
-    from gdl2pl.bridge.explain import explain
+    from gdl2pl.explain import explain
 
     with StateMachine.from_file(ROOT / "tests/games/analysis/paths.kif") as machine:
         s = machine.initial_state
@@ -191,7 +191,7 @@ def test_recursive_relation_has_a_well_founded_proof() -> None:
 def test_terminal_holds_through_a_ground_literal(sm) -> None:
     """The translator may wrap a literal that is ground when called (\\+ \\+ G); its proof
     is the proof of G."""
-    from gdl2pl.bridge.explain import explain
+    from gdl2pl.explain import explain
 
     s = sm.initial_state
     for jm in (["(mark 1 1)", "noop"], ["noop", "(mark 2 1)"], ["(mark 1 2)", "noop"]):

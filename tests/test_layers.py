@@ -15,6 +15,7 @@ PACKAGES = {
     "gdl2pl": ("gdl2pl", 0),
     "bridge": ("gdl2pl.bridge", 1),
     "ggp": ("gdl2pl.ggp", 2),
+    "explain": ("gdl2pl.explain", 2),
     "analysis": ("gdl2pl.analysis", 3),
     "adapters": ("gdl2pl.adapters", 3),
     "adapters/openspiel": ("gdl2pl.openspiel", 4),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from gdl2pl.bridge import MachineState
 from gdl2pl.bridge import StateMachine
-from gdl2pl.bridge.explain import explain
+from gdl2pl.explain import explain
 from gdl2pl.ggp.records import Record
 from gdl2pl.ggp.records import random_match
 from gdl2pl.ggp.records import replay

@@ -18,6 +18,8 @@ from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
 
+from gdl2pl.bridge.pyform import py_of_term
+from gdl2pl.bridge.swipl import runtime_with
 from gdl2pl.errors import GdlError
 from gdl2pl.flatten import BodyLiteral
 from gdl2pl.flatten import FlatRule
@@ -36,12 +38,9 @@ from gdl2pl.syntax import is_ground
 from gdl2pl.syntax import variables
 from gdl2pl.translate import predicate_name
 
-from .pyform import py_of_term
-from .swipl import runtime_with
-
 if TYPE_CHECKING:
-    from .machine import MachineState
-    from .machine import StateMachine
+    from gdl2pl.bridge.machine import MachineState
+    from gdl2pl.bridge.machine import StateMachine
 
 EXPLAIN_MODULE = "gdl_explain"
 
