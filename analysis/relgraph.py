@@ -9,6 +9,7 @@ every game) in a third. ``svg`` runs Graphviz's ``dot`` program when it is insta
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -91,13 +92,23 @@ def to_dot(g: RelationGraph) -> str:
     return "\n".join(out) + "\n"
 
 
+_MERMAID_SAFE = re.compile(r"[^A-Za-z0-9 _.,:()+\-]")
+
+
+def mermaid_text(text: str) -> str:
+    """``text`` as a Mermaid label: every character that Mermaid or the HTML it renders
+    could read as markup (``<``, ``>``, ``&``, quotes, ``#``, line breaks, ...) is written
+    as Mermaid's numeric entity ``#N;``, so a relation named ``<b>`` shows as text."""
+    return _MERMAID_SAFE.sub(lambda m: f"#{ord(m.group())};", text)
+
+
 def to_mermaid(g: RelationGraph) -> str:
     ids = {rel: f"r{i}" for i, rel in enumerate(g.relations)}
     out = ["flowchart BT"]
 
     def node(rel: str) -> str:
         text = rel if g.strata is None else f"{rel} (stratum {g.strata[rel]})"
-        text = text.replace('"', "#quot;")
+        text = mermaid_text(text)
         shape = {"keyword": '(["{}"])', "input": '[/"{}"/]', "relation": '["{}"]'}[_kind(rel)]
         return ids[rel] + shape.format(text)
 

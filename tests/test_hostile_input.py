@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -606,3 +607,29 @@ def _game_modules() -> int:
             "aggregate_all(count, (current_module(_M), sub_atom(_M, 0, _, _, gdl_game_)), N)"
         )["N"]
     )
+
+
+# -- graph labels ----------------------------------------------------------------------------
+
+
+def test_mermaid_labels_show_markup_as_text(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    game = tmp_path / "markup.gdl"
+    game.write_text(
+        "role(a)\ninit(c)\nlegal(a, go)\nnext(c) :- '<b>x</b>'\n'<b>x</b>' :- true(c)\n"
+        "terminal :- true(d)\ngoal(a, 0) :- true(c)\n",
+        encoding="utf-8",
+    )
+    assert main(["graph", str(game), "--format", "mermaid"]) == 0
+    out = capsys.readouterr().out
+    assert "<b>" not in out and "</b>" not in out
+    assert "#60;b#62;x#60;#47;b#62;" in out
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(min_size=1, max_size=20))
+def test_mermaid_text_leaves_no_markup(text: str) -> None:
+    from gdl2pl.analysis.relgraph import mermaid_text
+
+    shown = mermaid_text(text)
+    assert not set(shown) & set("<>&\"'`[]{}|\n\r")
+    assert re.sub(r"#(\d+);", lambda m: chr(int(m.group(1))), shown) == text
