@@ -509,5 +509,5 @@ def test_a_file_name_cannot_run_a_command_through_a_shell_template(
         )  # fmt: skip
     finally:
         os.chdir(old)
-    assert [r["verdict"] for r in results] == ["agree"] * 3, results
+    assert status == 0 and [r["verdict"] for r in results] == ["agree"] * 3, results
     assert not list(out.iterdir()) and not list(games.glob("PWNED*"))

@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-
-from .engine import EngineRun
 from .engine import SAFE_PATH
+from .engine import EngineRun
 from .engine import engine_argv
 from .engine import game_file_name
 from .engine import run_engine
