@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
+from gdl2pl.jsonline import loads_line
+
 STDERR_TAIL = 2000
 
 
@@ -68,9 +70,9 @@ def parse_output(stdout: str) -> tuple[list[Any], str | None]:
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
-        except ValueError:
-            return records, f"line {n} of its output is not JSON: {line[:120]!r}"
+            rec = loads_line(line)
+        except ValueError as e:
+            return records, f"line {n} of its output is not JSON ({e}): {line[:120]!r}"
         if not isinstance(rec, dict):
             return records, f"line {n} of its output is not a JSON object: {line[:120]!r}"
         records.append(rec)

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gdl2pl.jsonline import loads_line
+
 from .engine import SAFE_PATH
 from .engine import EngineRun
 from .engine import engine_argv
@@ -133,7 +135,7 @@ def _trace_matches(text: str) -> list[list[Record]]:
     by_match: dict[int, list[Record]] = {}
     for line in text.splitlines():
         if line.strip():
-            rec = json.loads(line)
+            rec = loads_line(line)
             by_match.setdefault(int(rec["match"]), []).append(rec)
     return [by_match[m] for m in sorted(by_match)]
 

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from gdl2pl.jsonline import loads_line
+
 Result = dict[str, Any]
 FAILING = frozenset({"diverge", "engine_error", "timeout", "gdl2pl_error"})
 
@@ -19,7 +21,7 @@ def read_results(out: Path) -> dict[str, Result]:
     saved: dict[str, Result] = {}
     for line in out.read_text(encoding="utf-8").splitlines():
         try:
-            r = json.loads(line)
+            r = loads_line(line)
         except ValueError:
             continue
         if isinstance(r, dict) and isinstance(r.get("game"), str):
