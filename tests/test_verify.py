@@ -511,3 +511,13 @@ def test_a_file_name_cannot_run_a_command_through_a_shell_template(
         os.chdir(old)
     assert status == 0 and [r["verdict"] for r in results] == ["agree"] * 3, results
     assert not list(out.iterdir()) and not list(games.glob("PWNED*"))
+
+
+def test_a_newline_in_a_game_name_stays_on_its_line_of_the_summary() -> None:
+    from gdl2pl.verify.report import details
+    from gdl2pl.verify.report import summary_table
+
+    r = {"game": "a\nFAKE agree\x1b[2J.kif", "verdict": "engine_error", "error": "x"}
+    table = summary_table([r])
+    assert len(table.splitlines()) == 3 and "\x1b" not in table
+    assert "\\n" in table and details(r).splitlines()[0].startswith("a\\nFAKE")
