@@ -16,6 +16,7 @@ from gdl2pl.cli.progress import progress
 from gdl2pl.ggp.board import render_state
 from gdl2pl.ggp.records import random_match
 from gdl2pl.ggp.records import replay
+from gdl2pl.jsonline import loads_line
 from gdl2pl.pipeline import compile_game
 
 
@@ -116,7 +117,7 @@ def replay_command(args: argparse.Namespace, stdin: TextIO | None = None) -> int
             if not line.strip():
                 continue
             try:
-                msg = json.loads(line)
+                msg = loads_line(line)
                 moves = msg["moves"]
                 if not isinstance(moves, list) or not all(
                     isinstance(jm, list) and all(isinstance(x, str) for x in jm) for jm in moves

@@ -633,3 +633,43 @@ def test_mermaid_text_leaves_no_markup(text: str) -> None:
     shown = mermaid_text(text)
     assert not set(shown) & set("<>&\"'`[]{}|\n\r")
     assert re.sub(r"#(\d+);", lambda m: chr(int(m.group(1))), shown) == text
+
+
+# -- deeply nested JSON (issue 23 item 10) ------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=1, max_value=200_000), st.sampled_from("[{"), st.text(max_size=20))
+def test_nested_json_is_refused_before_parsing(depth: int, bracket: str, tail: str) -> None:
+    """A line nested deeper than the bound is a ValueError, never a RecursionError."""
+    from gdl2pl.jsonline import MAX_DEPTH
+    from gdl2pl.jsonline import loads_line
+
+    line = (bracket if bracket == "[" else '{"a":') * depth + tail
+    try:
+        loads_line(line)
+    except ValueError as e:
+        assert depth <= MAX_DEPTH or "nested" in str(e)
+    else:
+        assert depth <= MAX_DEPTH
+
+
+def test_deep_json_ends_only_its_replay_match(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    require_prolog()
+    stdin = "[" * 100_000 + "\n" + '{"moves": []}\n'
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    assert main(["replay", str(EXAMPLES / "ticTacToe.kif")]) == 0
+    records = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert "nested" in records[0]["error"] and records[0]["match"] == 0
+    assert records[1]["match"] == 1 and "error" not in records[1]
+
+
+def test_deep_json_from_an_engine_is_the_engines_error() -> None:
+    from gdl2pl.verify.engine import parse_output
+
+    records, problem = parse_output('{"a": 1}\n' + "[" * 100_000 + "\n")
+    assert records == [{"a": 1}] and problem is not None and "line 2" in problem

@@ -19,6 +19,7 @@ from prolog_env import require_prolog
 
 from gdl2pl.cli import main
 from gdl2pl.verify.engine import engine_argv
+from gdl2pl.verify.engine import game_file_name
 from gdl2pl.verify.engine import parse_output
 from gdl2pl.verify.games import GameRef
 from gdl2pl.verify.games import find_games
@@ -107,7 +108,7 @@ def test_compare_error_records_and_malformed_ones() -> None:
 
 
 def test_engine_command_template() -> None:
-    assert engine_argv("eng --game {game} -q", "a b.kif") == ["eng", "--game", "a b.kif", "-q"]
+    assert engine_argv("eng --game {game} -q", "/t/ab.kif") == ["eng", "--game", "/t/ab.kif", "-q"]
     assert engine_argv("'my engine' run", "g.kif") == ["my engine", "run", "g.kif"]
     assert engine_argv("eng --in={game}", "g.kif") == ["eng", "--in=g.kif"]
 
@@ -466,3 +467,57 @@ def test_trace_all_writes_what_trace_prints_and_verifies(
         "--repro-dir", str(tmp_path),
     )  # fmt: skip
     assert status == 0 and [r["verdict"] for r in results] == ["agree", "agree"]
+
+
+def test_engine_command_refuses_unsafe_paths() -> None:
+    for name in ["$(touch X).kif", "a`touch Y`b.kif", "a\nb.kif", "a b.kif", "x;rm -rf y"]:
+        with pytest.raises(ValueError):
+            engine_argv("sh -c 'eng {game}'", name)
+
+
+@pytest.mark.parametrize(
+    ("name", "seen"),
+    [("$(touch X).kif", "game.kif"), ("a`b`.gdl", "game.gdl"), ("x.k$(y)", "game"), ("n", "game")],
+)
+def test_engine_sees_only_a_fixed_game_name(name: str, seen: str) -> None:
+    assert game_file_name(name) == seen
+
+
+def test_a_file_name_cannot_run_a_command_through_a_shell_template(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Issue 23 item 1: ``sh -c "engine {game}"`` on files named with ``$(...)``, backticks
+    and a newline runs nothing of the names; the engine gets GDL2PL_GAME too."""
+    require_prolog()
+    games = tmp_path / "games"
+    games.mkdir()
+    text = Path(BUTTONS).read_text(encoding="utf-8")
+    names = ["$(touch PWNED1).kif", "a`touch PWNED2`b.kif", "x\ntouch PWNED3\n.kif"]
+    for name in names:
+        (games / name).write_text(text, encoding="utf-8")
+    inner = f"{shlex.quote(sys.executable)} -m gdl2pl.cli replay {{game}}"
+    script = inner + ' && test -f "$GDL2PL_GAME"'
+    command = f"sh -c {shlex.quote(script)}"
+    out = tmp_path / "cwd"
+    out.mkdir()
+    old = Path.cwd()
+    os.chdir(out)
+    try:
+        status, results = run_json(
+            capsys, *[str(games / n) for n in names], "--engine", command, "--workers", "1",
+            "--matches", "1", "--repro-dir", str(tmp_path / "repro"),
+        )  # fmt: skip
+    finally:
+        os.chdir(old)
+    assert status == 0 and [r["verdict"] for r in results] == ["agree"] * 3, results
+    assert not list(out.iterdir()) and not list(games.glob("PWNED*"))
+
+
+def test_a_newline_in_a_game_name_stays_on_its_line_of_the_summary() -> None:
+    from gdl2pl.verify.report import details
+    from gdl2pl.verify.report import summary_table
+
+    r = {"game": "a\nFAKE agree\x1b[2J.kif", "verdict": "engine_error", "error": "x"}
+    table = summary_table([r])
+    assert len(table.splitlines()) == 3 and "\x1b" not in table
+    assert "\\n" in table and details(r).splitlines()[0].startswith("a\\nFAKE")

@@ -56,7 +56,11 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
     source.add_argument(
         "--engine",
         metavar="COMMAND",
-        help="engine command speaking gdl2pl replay's protocol; {game} becomes the game file",
+        help=(
+            "engine command speaking gdl2pl replay's protocol; {game} becomes the path of a"
+            " private copy of the game named game.EXT (also in $GDL2PL_GAME), appended as"
+            " the last argument when the command has no {game}"
+        ),
     )
     source.add_argument("--against", metavar="DIR", help="compare with recorded trace files")
     s.add_argument("--matches", type=int, default=2, help="random matches per game")

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import signal
 import subprocess
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
+
+from gdl2pl.jsonline import loads_line
 
 STDERR_TAIL = 2000
 
@@ -30,9 +33,27 @@ class EngineRun:
     stderr_tail: str = ""
 
 
+SAFE_PATH = re.compile(r"[A-Za-z0-9/._+-]+")
+SAFE_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,10}")
+
+
+def game_file_name(original: str) -> str:
+    """The fixed name the engine sees for a game: ``game`` plus the original's extension
+    when that is plain letters and digits, so no character of a stranger's file name ever
+    reaches the engine's command line."""
+    suffix = os.path.splitext(original)[1]
+    return "game" + (suffix if SAFE_SUFFIX.fullmatch(suffix) else "")
+
+
 def engine_argv(template: str, game: str) -> list[str]:
     """The command line for one game: ``template`` split like a shell would, each
-    ``{game}`` replaced by the game's path (appended as the last argument if absent)."""
+    ``{game}`` replaced by the game's path (appended as the last argument if absent).
+
+    ``game`` must be a path gdl2pl made (letters, digits and ``/._+-`` only), so that a
+    template that starts a shell (``sh -c "engine {game}"``) cannot be made to run
+    anything by a file name; a ValueError refuses any other."""
+    if not SAFE_PATH.fullmatch(game):
+        raise ValueError(f"refusing to put an unsafe path on the engine's command line: {game!r}")
     argv = shlex.split(template)
     if not argv:
         raise ValueError("the engine command is empty")
@@ -49,18 +70,22 @@ def parse_output(stdout: str) -> tuple[list[Any], str | None]:
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
-        except ValueError:
-            return records, f"line {n} of its output is not JSON: {line[:120]!r}"
+            rec = loads_line(line)
+        except ValueError as e:
+            return records, f"line {n} of its output is not JSON ({e}): {line[:120]!r}"
         if not isinstance(rec, dict):
             return records, f"line {n} of its output is not a JSON object: {line[:120]!r}"
         records.append(rec)
     return records, None
 
 
-def run_engine(argv: list[str], matches: list[list[list[str]]], timeout: float) -> EngineRun:
+def run_engine(
+    argv: list[str], matches: list[list[list[str]]], timeout: float, game: str | None = None
+) -> EngineRun:
     """Send ``matches`` (joint-move sequences) to the engine ``argv``; wait at most
-    ``timeout`` seconds for it to finish."""
+    ``timeout`` seconds for it to finish. ``game``, if given, is also passed in the
+    environment variable ``GDL2PL_GAME``."""
+    env = None if game is None else {**os.environ, "GDL2PL_GAME": game}
     stdin = "".join(json.dumps({"moves": m}, separators=(",", ":")) + "\n" for m in matches)
     try:
         proc = subprocess.Popen(
@@ -71,6 +96,7 @@ def run_engine(argv: list[str], matches: list[list[list[str]]], timeout: float) 
             text=True,
             encoding="utf-8",
             errors="replace",
+            env=env,
             start_new_session=True,  # its own process group: a timeout stops all of it
         )
     except OSError as e:

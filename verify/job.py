@@ -5,6 +5,7 @@ travels with the task, so a worker needs no shared file system."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import tempfile
 import time
@@ -12,10 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gdl2pl.load import read_text
+from gdl2pl.jsonline import loads_line
 
+from .engine import SAFE_PATH
 from .engine import EngineRun
 from .engine import engine_argv
+from .engine import game_file_name
 from .engine import run_engine
 from .oracle_link import Record
 from .oracle_link import StateMachine
@@ -106,29 +109,33 @@ def _verify_loaded(job: Job, sm: StateMachine) -> dict[str, Any]:
 
 
 def _run_engine_on(job: Job, move_lists: list[list[list[str]]]) -> EngineRun:
-    """Run the engine with ``{game}`` the original path if this worker has the same file,
-    else a temporary copy of the game's text."""
+    """Run the engine on a private copy of the game's text under a fixed name that gdl2pl
+    chose (see ``engine.game_file_name``): the game's own file name never reaches the
+    engine's command line, however it is spelled."""
     assert job.engine is not None
-    if _same_file(job.path, job.text):
-        return run_engine(engine_argv(job.engine, job.path), move_lists, job.timeout)
-    with tempfile.TemporaryDirectory(prefix="gdl2pl-verify-") as tmp:
-        copy = Path(tmp) / Path(job.path).name
-        copy.write_text(job.text, encoding="utf-8")
-        return run_engine(engine_argv(job.engine, str(copy)), move_lists, job.timeout)
+    with tempfile.TemporaryDirectory(prefix="gdl2pl-verify-", dir=_safe_tmp()) as tmp:
+        copy = Path(tmp) / game_file_name(job.path)
+        fd = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(job.text)
+        try:
+            argv = engine_argv(job.engine, str(copy))
+        except ValueError as e:
+            return EngineRun(problem=str(e))
+        return run_engine(argv, move_lists, job.timeout, game=str(copy))
 
 
-def _same_file(path: str, text: str) -> bool:
-    try:
-        return read_text(path) == text
-    except OSError:
-        return False
+def _safe_tmp() -> str:
+    """The temporary folder if its path is plain (see ``engine.SAFE_PATH``), else ``/tmp``."""
+    tmp = tempfile.gettempdir()
+    return tmp if SAFE_PATH.fullmatch(tmp) else "/tmp"
 
 
 def _trace_matches(text: str) -> list[list[Record]]:
     by_match: dict[int, list[Record]] = {}
     for line in text.splitlines():
         if line.strip():
-            rec = json.loads(line)
+            rec = loads_line(line)
             by_match.setdefault(int(rec["match"]), []).append(rec)
     return [by_match[m] for m in sorted(by_match)]
 

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from gdl2pl.jsonline import loads_line
+
 Result = dict[str, Any]
 FAILING = frozenset({"diverge", "engine_error", "timeout", "gdl2pl_error"})
 
@@ -19,7 +21,7 @@ def read_results(out: Path) -> dict[str, Result]:
     saved: dict[str, Result] = {}
     for line in out.read_text(encoding="utf-8").splitlines():
         try:
-            r = json.loads(line)
+            r = loads_line(line)
         except ValueError:
             continue
         if isinstance(r, dict) and isinstance(r.get("game"), str):
@@ -55,6 +57,12 @@ def write_repro(folder: Path, rel: str, divergence: dict[str, Any]) -> Path:
     return path
 
 
+def shown_name(name: str) -> str:
+    """A file name as the terminal may show it: control characters (a newline, an escape)
+    written as Python escapes, so a name cannot forge or hide lines of the report."""
+    return name if name.isprintable() else repr(name)[1:-1]
+
+
 def _cut(s: str, width: int) -> str:
     return s if len(s) <= width else s[: width - 1] + "…"
 
@@ -62,7 +70,7 @@ def _cut(s: str, width: int) -> str:
 def summary_table(results: list[Result]) -> str:
     """One line per game (verdict, matches, steps compared, where it diverged), then the
     totals."""
-    width = min(60, max([len(r["game"]) for r in results] + [4]))
+    width = min(60, max([len(shown_name(r["game"])) for r in results] + [4]))
     lines = [f"{'game':<{width}}  {'verdict':<12}  {'matches':>7}  {'steps':>6}  first divergence"]
     for r in results:
         d = r.get("first_divergence")
@@ -73,7 +81,7 @@ def summary_table(results: list[Result]) -> str:
             else _cut(r.get("error") or "", 60)
         )
         lines.append(
-            f"{_cut(r['game'], width):<{width}}  {r['verdict']:<12}  "
+            f"{_cut(shown_name(r['game']), width):<{width}}  {r['verdict']:<12}  "
             f"{r.get('matches', 0):>7}  {r.get('steps_compared', 0):>6}  {where}"
         )
     counts: dict[str, int] = {}
@@ -90,7 +98,7 @@ def summary_table(results: list[Result]) -> str:
 def details(r: Result) -> str:
     """The full story of one failing game: its error, and each difference with gdl2pl's
     reason."""
-    out = [f"{r['game']}: {r['verdict']}"]
+    out = [f"{shown_name(r['game'])}: {r['verdict']}"]
     if r.get("error"):
         out.append(f"  error: {r['error']}")
     d = r.get("first_divergence")
