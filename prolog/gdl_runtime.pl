@@ -785,6 +785,9 @@ gdl_message(module_exists(M)) -->
     [ 'a game module named ~q is already loaded'-[M] ].
 gdl_message(bad_term(T)) -->
     [ 'not a GDL term: ~p'-[T] ].
+gdl_message(fluent_too_large(Name/Arity, Max)) -->
+    [ 'the rules make a fluent ~q/~d of more than ~D nodes (the cap on a fluent\'s \c
+       size): the game grows a term without bound'-[Name, Arity, Max] ].
 gdl_message(term_too_deep(Limit)) -->
     [ 'a term nested deeper than ~D levels: the game builds terms larger than \c
        any real game does'-[Limit] ].

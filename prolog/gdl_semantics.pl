@@ -697,8 +697,57 @@ sync_old([N|Ns], O-R, Os, Module, Pairs, Add, Del) :-
     ).
 
 assert_fluent(Module, F, F-Ref) :-
+    fluent_size_checked(F),
     (   Module:gdl_store(F, Fact) -> true ),
     assertz(Module:Fact, Ref).
+
+%!  max_fluent_size(-Nodes) is det.
+%
+%   The most nodes (constants and compound terms, counted as a tree) a fluent may
+%   have: 100,000. The rules of a game can grow a term without bound (a next rule
+%   whose head holds a variable twice doubles it every step); within Prolog such
+%   a term shares its parts, but storing it as a fact, hashing it or handing it to
+%   Python takes exponential memory. A state holding a larger fluent is refused
+%   with gdl_error(fluent_too_large(Name/Arity, Nodes)) where it is stored.
+
+max_fluent_size(100000).
+
+%   A fluent of at most 32 cells on the stack cannot reach the cap, however its
+%   parts are shared: a compound of arity K takes K+1 cells and at most multiplies
+%   the nodes below it by K, so N cells hold fewer than 2 * 1.32^N nodes.
+
+fluent_size_checked(F) :-
+    (   term_size(F, Cells),
+        Cells =< 32
+    ->  true
+    ;   max_fluent_size(Max),
+        nodes_left(F, Max, _)
+    ->  true
+    ;   max_fluent_size(Max),
+        functor(F, Name, Arity),
+        throw(gdl_error(fluent_too_large(Name/Arity, Max)))
+    ).
+
+%   nodes_left(+Term, +Budget, -Left): Term has fewer than Budget nodes as a tree,
+%   and Left of the budget remain; fails as soon as the budget is spent.
+
+nodes_left(T, N0, N) :-
+    N0 > 0,
+    N1 is N0 - 1,
+    (   compound(T)
+    ->  compound_name_arity(T, _, A),
+        args_left(1, A, T, N1, N)
+    ;   N = N1
+    ).
+
+args_left(I, A, T, N0, N) :-
+    (   I > A
+    ->  N = N0
+    ;   arg(I, T, X),
+        nodes_left(X, N0, N1),
+        I1 is I + 1,
+        args_left(I1, A, T, N1, N)
+    ).
 
 erase_fluent(F-Ref, F) :-
     erase(Ref).

@@ -673,3 +673,37 @@ def test_deep_json_from_an_engine_is_the_engines_error() -> None:
 
     records, problem = parse_output('{"a": 1}\n' + "[" * 100_000 + "\n")
     assert records == [{"a": 1}] and problem is not None and "line 2" in problem
+
+
+# -- a game that grows a term without bound (issue 23 item 7) ----------------------------
+
+DOUBLING = """(role a)
+(init (c z))
+(<= (legal a stay) (true (c ?x)))
+(<= (next (c (t ?x ?x))) (true (c ?x)) (does a stay))
+(<= terminal (true (c stop)))
+(<= (goal a 0) (true (c ?x)))
+"""
+
+
+def test_a_fluent_that_doubles_each_step_ends_with_a_clear_error() -> None:
+    b = bridge()
+    with b.StateMachine.from_text(DOUBLING, name="doubling.kif") as sm:
+        with pytest.raises(b.ReasonerError, match="more than 100,000 nodes"):
+            sm.depth_charge(sm.initial_state)
+        state = sm.initial_state
+        with pytest.raises(b.ReasonerError, match=r"fluent c/1 of more than 100,000 nodes"):
+            for _ in range(40):
+                state = sm.next_state(state, ["stay"])
+        assert sm.legal_moves(sm.initial_state, "a") == [sm.term("stay")]  # still usable
+    with b.StateMachine.from_file(TTT) as sm:  # and the process goes on
+        assert len(sm.legal_joint_moves(sm.initial_state)) == 9
+
+
+def test_commands_end_a_doubling_game_with_an_error(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    game = tmp_path / "doubling.kif"
+    game.write_text(DOUBLING, encoding="utf-8")
+    for argv in (["simulate", str(game), "-n", "1"], ["play", str(game)]):
+        assert main(argv) == 1
+        err = capsys.readouterr().err
+        assert "the rules make a fluent c/1 of more than 100,000 nodes" in err
