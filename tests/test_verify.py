@@ -521,3 +521,25 @@ def test_a_newline_in_a_game_name_stays_on_its_line_of_the_summary() -> None:
     table = summary_table([r])
     assert len(table.splitlines()) == 3 and "\x1b" not in table
     assert "\\n" in table and details(r).splitlines()[0].startswith("a\\nFAKE")
+
+
+# -- an engine that prints without end (issue 23 item 11) --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("program", "problem"),
+    [
+        ("while True: print('{\"a\": 1}')", "more than 16 records"),
+        ("import sys\nwhile True: sys.stdout.write('x' * 65536)", "longer than 1,048,576 bytes"),
+        ("print('[' * 100000)", "nested 100000 deep"),
+    ],
+    ids=["endless records", "endless line", "deep nesting"],
+)
+def test_an_engine_that_prints_without_end_is_stopped(program: str, problem: str) -> None:
+    from gdl2pl.verify.engine import run_engine
+
+    matches = [[["a"], ["b"]]]  # 3 states: at most 2 * 3 + 10 records
+    run = run_engine([sys.executable, "-c", program], matches, timeout=60)
+    assert run.problem is not None and problem in run.problem
+    assert not run.timed_out
+    assert len(run.records) <= 16
