@@ -543,3 +543,35 @@ def test_an_engine_that_prints_without_end_is_stopped(program: str, problem: str
     assert run.problem is not None and problem in run.problem
     assert not run.timed_out
     assert len(run.records) <= 16
+
+
+# -- --resume trusts nothing it reads (issue 23 item 12) ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ('{"game": "g.kif"}', "the verdict None is none of"),
+        ('{"game": "g.kif", "verdict": "agree", "first_divergence": 3}', "not an object"),
+        ('{"game": "g.kif", "verdict": "agree", "matches": "2"}', "matches is not a count"),
+        ('[1, 2]', "not a JSON object"),
+        ("{not json", "not a saved result"),
+    ],
+)
+def test_resume_names_a_bad_saved_line(tmp_path: Path, line: str, problem: str) -> None:
+    from gdl2pl.verify.report import read_results
+
+    out = tmp_path / "results.jsonl"
+    good = '{"game": "a.kif", "verdict": "agree", "matches": 1, "steps_compared": 3}'
+    out.write_text(f"{good}\n{line}\n{good}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=f"{out}:2: not a saved result") as info:
+        read_results(out)
+    assert problem in str(info.value)
+
+
+def test_resume_ignores_only_a_torn_last_line(tmp_path: Path) -> None:
+    from gdl2pl.verify.report import read_results
+
+    out = tmp_path / "results.jsonl"
+    out.write_text('{"game": "a.kif", "verdict": "agree"}\n{"game": "b.ki', encoding="utf-8")
+    assert list(read_results(out)) == ["a.kif"]

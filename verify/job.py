@@ -30,8 +30,6 @@ from .records import MalformedRecord
 from .records import compare
 from .why import why_text
 
-VERDICTS = ("agree", "diverge", "engine_error", "timeout", "gdl2pl_error", "skipped")
-
 
 @dataclass(frozen=True)
 class Job:

@@ -14,19 +14,62 @@ FAILING = frozenset({"diverge", "engine_error", "timeout", "gdl2pl_error"})
 
 
 def read_results(out: Path) -> dict[str, Result]:
-    """The results saved in ``out`` by game (a torn last line, from a killed run, is
-    ignored); empty if the file does not exist."""
+    """The results saved in ``out`` by game; empty if the file does not exist. A torn last
+    line (from a killed run) is ignored; any other line that is not a result as
+    ``verify`` writes it raises ``ValueError`` naming the file, the line and what is
+    wrong, since a run resumed from it would report what nobody verified."""
     if not out.is_file():
         return {}
     saved: dict[str, Result] = {}
-    for line in out.read_text(encoding="utf-8").splitlines():
+    lines = out.read_text(encoding="utf-8", errors="replace").splitlines()
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
         try:
             r = loads_line(line)
-        except ValueError:
-            continue
-        if isinstance(r, dict) and isinstance(r.get("game"), str):
-            saved[r["game"]] = r
+        except ValueError as e:
+            if n == len(lines):
+                continue  # the torn last line of a run that was killed
+            raise ValueError(f"{out}:{n}: not a saved result: {e}") from None
+        problem = result_problem(r)
+        if problem is not None:
+            raise ValueError(f"{out}:{n}: not a saved result: {problem}")
+        saved[r["game"]] = r
     return saved
+
+
+#: What a result may say of a game.
+VERDICTS = frozenset({"agree", "diverge", "engine_error", "timeout", "gdl2pl_error", "skipped"})
+
+
+def result_problem(r: Any) -> str | None:
+    """What makes ``r`` no result as ``verify`` writes it (None if it is one)."""
+    if not isinstance(r, dict):
+        return "not a JSON object"
+    if not isinstance(r.get("game"), str):
+        return "no game name"
+    if r.get("verdict") not in VERDICTS:
+        return f"the verdict {r.get('verdict')!r} is none of {', '.join(sorted(VERDICTS))}"
+    for key in ("matches", "steps_compared"):
+        value = r.get(key, 0)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            return f"{key} is not a count: {value!r}"
+    if not isinstance(r.get("error"), str | None):
+        return "error is not a text"
+    d = r.get("first_divergence")
+    if d is None:
+        return None
+    if not isinstance(d, dict):
+        return "first_divergence is not an object"
+    for key in ("match", "step"):
+        if not isinstance(d.get(key), int) or isinstance(d.get(key), bool):
+            return f"first_divergence.{key} is not a number"
+    diffs = d.get("differences")
+    if not isinstance(diffs, list) or not all(
+        isinstance(x, dict) and isinstance(x.get("field"), str) for x in diffs
+    ):
+        return "first_divergence.differences is not a list of differences"
+    return None
 
 
 def append_result(out: Path, r: Result) -> None:
