@@ -144,13 +144,19 @@ def test_text_report(capsys: pytest.CaptureFixture[str]) -> None:
     [
         ["analyze", "no/such/game.kif"],
         ["analyze", BUTTONS, "--max-states", "0"],
-        ["analyze", str(GAMES / "unsafe.kif")],
     ],
 )
 def test_input_errors_exit_2(capsys, argv: list[str]) -> None:
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") >= 1 and "Traceback" not in err
+
+
+def test_a_game_check_rejects_is_refused_as_check_refuses_it(capsys) -> None:
+    game = str(GAMES / "unsafe.kif")
+    assert main(["analyze", game]) == 1
+    err = capsys.readouterr().err
+    assert f"{game}:" in err and "error: unsafe rule" in err and "Traceback" not in err
 
 
 # -- the checks on hand-made graphs (no Prolog) -------------------------------------------
