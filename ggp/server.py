@@ -100,9 +100,7 @@ class _Handler(BaseHTTPRequestHandler):
                     return
                 data = self.rfile.read(MAX_BODY + 1)  # HTTP/1.0: the body ends with the stream
             else:
-                n = int(length)
-                if n < 0:
-                    raise ValueError(length)
+                n = content_length(length)
                 if n > MAX_BODY:
                     log.warning("%s: message of %d bytes refused", self.address_string(), n)
                     self._send(Reply(413, "error: message too large"))
@@ -122,6 +120,17 @@ class _Handler(BaseHTTPRequestHandler):
                 "%s: truncated request: %d of %s bytes", self.address_string(), len(data), length
             )
         self._answer(data.decode("utf-8", errors="replace"), received)
+
+
+def content_length(text: str) -> int:
+    """The value of a Content-Length header: ASCII digits only, as HTTP defines it (Python's
+    ``int`` would also take ``6_0``, ``+60``, `` 60`` or other scripts' digits, and a
+    reader and a writer could then disagree on where a message ends); spaces and tabs
+    around it are the header's optional white space. ValueError else."""
+    text = text.strip(" \t")
+    if not (text.isascii() and text.isdigit() and len(text) <= 18):
+        raise ValueError(text)
+    return int(text)
 
 
 class PlayerServer(ThreadingHTTPServer):

@@ -360,3 +360,12 @@ def test_scrambled_rules_are_played_without_names() -> None:
         move = sm.term(str(scrambler.unterm(parse_move(reply))))
         assert move in sm.legal_moves(sm.initial_state, "xplayer")
         assert request(server, "POST", body="(abort s)").body == "aborted"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("length", ["6_0", "+6", "٦", "0x6", "-0", "1e1", "6.0", ""])
+def test_content_length_is_ascii_digits_only(length: str) -> None:
+    with serving() as server:
+        head = f"POST / HTTP/1.0\r\nContent-Length: {length}\r\n\r\n".encode()
+        answer = raw(server, head + b"(info)")
+        assert b" 400 " in answer.split(b"\r\n")[0] and b"bad Content-Length" in answer
+        assert b" 200 " in raw(server, b"POST / HTTP/1.0\r\nContent-Length:  6 \r\n\r\n(info)")
