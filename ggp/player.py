@@ -434,6 +434,15 @@ class GamePlayer:
                 "the best move so far" if move is not None else "nil",
             )
             return Reply(200, kif_term(move) if move is not None else "nil")
+        if job.error is not None and job.offered is not None:
+            # the search failed (e.g. out of a Prolog resource) after a legal move was
+            # offered: that move is the answer, never the error text
+            log.warning(
+                "%s: the search failed (%s), sending the move it offered",
+                match.shown_id,
+                _reason(job.error),
+            )
+            return Reply(200, kif_term(job.offered))
         if job.error is not None:
             status = 400 if isinstance(job.error, (GdlError, ValueError)) else 500
             return Reply(status, f"error: {_reason(job.error)}")

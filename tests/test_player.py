@@ -14,6 +14,7 @@ import pytest
 from conftest import EXAMPLES
 from prolog_env import require_prolog
 
+from gdl2pl.bridge import ReasonerError
 from gdl2pl.bridge import StateMachine
 from gdl2pl.bridge import swipl as engine
 from gdl2pl.ggp.player import GamePlayer
@@ -162,6 +163,26 @@ def test_reply_leaves_before_the_play_clock_even_if_the_strategy_is_slow() -> No
         took = time.monotonic() - t0
         assert r.body == "(mark 3 3)"  # the move offered, not the one returned late
         assert 1.0 <= took < 1.6  # clock 2 s, margin min(max(0.5, 0.2), 1) = 0.5 s
+        assert p.handle("(stop m nil)").body == "done"
+    finally:
+        p.close()
+
+
+class _Exhausted(Strategy):
+    """A search that offers a move, then runs out of a Prolog resource."""
+
+    def select_move(self, state, legal, budget, offer):  # type: ignore[no-untyped-def]
+        offer(legal[-1])
+        raise ReasonerError("game: Stack limit (1.0Gb) exceeded: out of a Prolog resource")
+
+
+def test_an_error_in_the_search_sends_the_offered_move_not_the_error(caplog) -> None:  # type: ignore[no-untyped-def]
+    p = GamePlayer(lambda: _Exhausted())
+    try:
+        p.handle(start("m", "xplayer", play_clock=5))
+        r = p.handle("(play m nil)")
+        assert r.status == 200 and r.body == "(mark 3 3)"  # the move offered
+        assert "the search failed" in caplog.text and "Stack limit" in caplog.text
         assert p.handle("(stop m nil)").body == "done"
     finally:
         p.close()
