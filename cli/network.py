@@ -44,6 +44,12 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         default=0.1,
         help="or this fraction of the clock, if larger (default 0.1)",
     )
+    s.add_argument(
+        "--max-clock",
+        type=int,
+        default=3600,
+        help="longest start or play clock taken, s; a longer one is cut to it (default 3600)",
+    )
     s.add_argument("--seed", type=int, default=None, help="random seed of the strategy")
     s.add_argument("--no-check", action="store_true", help="do not check the rules received")
     s.add_argument("-v", "--verbose", action="store_true", help="log every message")
@@ -96,6 +102,7 @@ def serve(args: argparse.Namespace) -> int:
         margin=args.margin,
         margin_fraction=args.margin_fraction,
         check=not args.no_check,
+        max_clock=args.max_clock,
     )
     try:
         server = PlayerServer(player, args.host, args.port)

@@ -12,7 +12,9 @@ The search runs until the budget expires (checked between iterations) and answer
 move of its role tried most often at the root, offering it as it goes. A playout cannot be
 interrupted, so its length is capped to fit half the time left, from the measured time per
 step; a playout cut short counts 0.5 for every role. The tree is kept between steps: the
-next root is looked up among the children of the last one.
+next root is looked up among the children of the last one. It holds at most ``max_nodes``
+nodes (default 200,000): once full, iterations still walk it and play out from its
+leaves, but add no node, so memory stays bounded however long the clock.
 """
 
 from __future__ import annotations
@@ -44,6 +46,16 @@ class _Node:
         self.children: dict[tuple[int, ...], _Node] = {}
 
 
+def _size(node: _Node) -> int:
+    """The number of nodes in the tree under ``node`` (itself included)."""
+    count, todo = 0, [node]
+    while todo:
+        n = todo.pop()
+        count += 1
+        todo.extend(n.children.values())
+    return count
+
+
 def _reward(values: list[int | str]) -> float:
     if len(values) == 1 and isinstance(values[0], int):
         return min(max(values[0], 0), 100) / 100.0
@@ -56,9 +68,15 @@ class MctsStrategy(Strategy):
     name = "mcts"
 
     def __init__(
-        self, seed: int | None = None, exploration: float = 1.4, max_depth: int = 5000
+        self,
+        seed: int | None = None,
+        exploration: float = 1.4,
+        max_depth: int = 5000,
+        max_nodes: int = 200_000,
     ) -> None:
         self.rng = random.Random(seed)
+        self.max_nodes = max_nodes
+        self.nodes = 0  # in the tree under the root
         self.seed = seed
         self.exploration = exploration
         self.max_depth = max_depth
@@ -105,8 +123,10 @@ class MctsStrategy(Strategy):
             for child in old.children.values():
                 if child.state == state:
                     self.root = child
+                    self.nodes = _size(child)
                     return child
         self.root = self._node(state)
+        self.nodes = 1
         return self.root
 
     def _node(self, state: MachineState) -> _Node:
@@ -130,7 +150,9 @@ class MctsStrategy(Strategy):
                     child = self._node(self.sm.next_state(node.state, moves))
                 except GameError:
                     child = _Node(node.state, [[] for _ in node.moves], [0.0] * len(node.moves))
-                node.children[joint] = child
+                if self.nodes < self.max_nodes:  # a full tree is searched, not grown
+                    node.children[joint] = child
+                    self.nodes += 1
                 rewards = child.rewards if child.terminal else self._playout(child.state)
                 break
             node = child

@@ -24,7 +24,10 @@ clock runs out, where ``margin(c) = min(max(margin, margin_fraction * c), c / 2)
 (defaults: 1 s or 10 %, whichever is larger, but never more than half the clock). All
 Prolog work of a match happens on that match's own worker thread, in order; ``handle``
 waits for it only until that deadline and then answers the best move offered so far (at
-first, the first legal move), so a slow reasoner makes a weak move, not a late one. One
+first, the first legal move), so a slow reasoner makes a weak move, not a late one. A
+clock longer than ``max_clock`` (default 3600 s) is cut to it, so no manager can keep the
+player busy for longer (and a manager that goes away is noticed within a bounded time:
+see expiry below). One
 match is played at a time; after ``stop`` or ``abort`` a new ``start`` is accepted.
 
 Ending a match: ``stop`` and ``abort`` are answered at once; the match's search is
@@ -51,6 +54,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field
+from dataclasses import replace
 from typing import Any
 
 from gdl2pl.bridge.machine import MachineState
@@ -236,13 +240,17 @@ class GamePlayer:
         margin_fraction: float = 0.1,
         check: bool = True,
         expiry_clocks: float = 3.0,
+        max_clock: int = 3600,
     ) -> None:
+        if max_clock < 1:
+            raise ValueError(f"max_clock must be at least 1 s, not {max_clock}")
         self.new_strategy = strategy
         self.name = name
         self.margin = margin
         self.margin_fraction = margin_fraction
         self.check = check
         self.expiry_clocks = expiry_clocks
+        self.max_clock = max_clock
         self._lock = threading.Lock()
         self._match: _Match | None = None
         self._retiring: list[_Worker] = []
@@ -339,6 +347,19 @@ class GamePlayer:
         return Reply(404, f"error: unknown match id {match_id}")
 
     def _start(self, msg: Start, received: float) -> Reply:
+        if max(msg.start_clock, msg.play_clock) > self.max_clock:
+            log.warning(
+                "start %s: clocks %d/%d cut to at most %d s (max_clock)",
+                shown(msg.match_id, 80),
+                msg.start_clock,
+                msg.play_clock,
+                self.max_clock,
+            )
+            msg = replace(
+                msg,
+                start_clock=min(msg.start_clock, self.max_clock),
+                play_clock=min(msg.play_clock, self.max_clock),
+            )
         if self.busy:
             with self._lock:
                 why = (

@@ -188,6 +188,33 @@ def test_an_error_in_the_search_sends_the_offered_move_not_the_error(caplog) -> 
         p.close()
 
 
+def test_huge_clocks_are_cut_to_max_clock(caplog) -> None:  # type: ignore[no-untyped-def]
+    p = GamePlayer(lambda: _Slow(30), margin=0.5, max_clock=2)
+    try:
+        assert p.handle(start("m", "xplayer", play_clock=999_999_999)).body == "ready"
+        assert "cut to at most 2 s" in caplog.text
+        t0 = time.monotonic()
+        assert p.handle("(play m nil)", received=t0).body == "(mark 3 3)"
+        assert time.monotonic() - t0 < 2.0  # the 2 s clock, not 999,999,999 s
+        assert p.handle("(abort m)").body == "aborted"
+    finally:
+        p.close()
+
+
+def test_the_search_tree_stays_within_max_nodes() -> None:
+    from gdl2pl.ggp.mcts import MctsStrategy
+    from gdl2pl.ggp.mcts import _size
+
+    with StateMachine.from_file(TTT) as sm:
+        s = MctsStrategy(seed=1, max_nodes=40)
+        s.metagame(sm, sm.roles[0], Budget.seconds(1))
+        state = sm.initial_state
+        legal = sm.legal_moves(state, sm.roles[0])
+        s.select_move(state, legal, Budget.seconds(0.5), lambda m: None)
+        assert s.iterations > 40  # the search went on once the tree was full
+        assert s.root is not None and _size(s.root) == s.nodes <= 40
+
+
 def test_margin_rule() -> None:
     p = GamePlayer(lambda: make_strategy("legal"))
     try:
