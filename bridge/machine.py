@@ -26,6 +26,8 @@ from collections.abc import Hashable
 from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 from typing import NamedTuple
@@ -392,18 +394,22 @@ class StateMachine:
         name: str | None = None,
         case_sensitive: bool = False,
         inference_limit: int = 100_000_000,
+        compiling: AbstractContextManager[object] | None = None,
     ) -> None:
         """Load ``description``. GDL symbols are case-insensitive (``CELL`` is ``cell``,
         reported in the file's first spelling); ``case_sensitive=True`` keeps symbols
         that differ in case apart, as ggp-base does by default. Every query may use at
         most ``inference_limit`` Prolog inferences (a playout ten times that); beyond it
-        ``ReasonerError`` is raised, so no game can make a call run forever."""
+        ``ReasonerError`` is raised, so no game can make a call run forever. The Python
+        compilation runs inside ``compiling`` when given (a caller's way to make it
+        cancellable from another thread)."""
         self._janus = runtime()
         self.name = name or "game"
         self.module = f"gdl_game_{next(_module_ids)}_{os.getpid()}"
-        compiled = compile_game(
-            description, name=self.name, module=self.module, case_sensitive=case_sensitive
-        )
+        with compiling if compiling is not None else nullcontext():
+            compiled = compile_game(
+                description, name=self.name, module=self.module, case_sensitive=case_sensitive
+            )
         self._terms = _Terms(compiled.symbols.term, name=self.name)
         self.translation: Translation = compiled.translation
         self._tls = threading.local()
@@ -445,9 +451,13 @@ class StateMachine:
 
     @classmethod
     def from_description(
-        cls, d: Description, name: str | None = None, case_sensitive: bool = False
+        cls,
+        d: Description,
+        name: str | None = None,
+        case_sensitive: bool = False,
+        compiling: AbstractContextManager[object] | None = None,
     ) -> StateMachine:
-        return cls(d, name, case_sensitive)
+        return cls(d, name, case_sensitive, compiling=compiling)
 
     #: How long close() waits for queries of other threads to stop once interrupted.
     CLOSE_WAIT = 5.0

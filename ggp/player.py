@@ -62,6 +62,8 @@ from gdl2pl.bridge.machine import StateMachine
 from gdl2pl.check import format_finding
 from gdl2pl.check import has_errors
 from gdl2pl.errors import GdlError
+from gdl2pl.ggp.cancel import CancellableWork
+from gdl2pl.ggp.cancel import give_memory_back
 from gdl2pl.ggp.protocol import Abort
 from gdl2pl.ggp.protocol import Info
 from gdl2pl.ggp.protocol import Play
@@ -199,6 +201,7 @@ class _Match:
     worker: _Worker
     expires: float  # time.monotonic() after which the match is dropped
     cancel: threading.Event = field(default_factory=threading.Event)
+    loading: CancellableWork = field(default_factory=CancellableWork)  # the Python compile
     sm: StateMachine | None = None
     role: Term | None = None
     state: MachineState | None = None
@@ -276,6 +279,7 @@ class GamePlayer:
         """Cancel ``match``'s work, interrupt its query, free it and retire its worker.
         The caller has already removed it from ``self._match``."""
         match.cancel.set()
+        match.loading.cancel()
         self._interrupter.interrupt(match.worker)
         match.worker.submit(
             f"{match.shown_id}: finish", lambda job: self._finish(match, moves), Budget(0)
@@ -413,9 +417,10 @@ class GamePlayer:
         """Worker: parse, check and load the game, then let the strategy metagame."""
         try:
             label = _label(match.id)
-            compiled = compile_game(
-                text=rules, syntax="kif", name=label, check=self.check, translate=False
-            )
+            with match.loading.running():
+                compiled = compile_game(
+                    text=rules, syntax="kif", name=label, check=self.check, translate=False
+                )
             d, findings = compiled.description, compiled.findings
             if self.check and has_errors(findings):
                 errors = [format_finding(f) for f in findings if f.is_error]
@@ -423,7 +428,7 @@ class GamePlayer:
                 raise GdlError(f"the rules are not valid GDL: {errors[0]}{more}")
             if match.cancel.is_set():
                 raise GdlError("the match ended before its game was loaded")
-            sm = StateMachine.from_description(d, name=label)
+            sm = StateMachine.from_description(d, name=label, compiling=match.loading.running())
             match.sm = sm
             role = sm.term(match.role_name)
             if role not in sm.roles:
@@ -523,6 +528,8 @@ class GamePlayer:
             match.strategy.finish()
             if sm is not None:
                 sm.close()
+            match.sm = None
+            give_memory_back()
 
 
 def _reason(e: BaseException) -> str:

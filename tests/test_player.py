@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import socket
+import threading
 import time
 import urllib.parse
 from collections.abc import Iterator
@@ -417,3 +418,31 @@ def test_content_length_is_ascii_digits_only(length: str) -> None:
         answer = raw(server, head + b"(info)")
         assert b" 400 " in answer.split(b"\r\n")[0] and b"bad Content-Length" in answer
         assert b" 200 " in raw(server, b"POST / HTTP/1.0\r\nContent-Length:  6 \r\n\r\n(info)")
+
+
+def _big_game(facts: int) -> str:
+    head = (
+        "(role xplayer) (init (c 1)) (<= (legal xplayer go) (true (c 1))) "
+        "(<= (next (c 1)) (does xplayer go)) (<= terminal (true (c 2))) (goal xplayer 0) "
+    )
+    return head + " ".join(f"(fact{i % 97} {i} (g {i}))" for i in range(facts))
+
+
+def test_an_aborted_start_stops_compiling_at_once() -> None:
+    p = GamePlayer(lambda: make_strategy("legal"), margin=0.2)
+    try:
+        rules = _big_game(150_000)  # several seconds of compiling in Python
+        before = set(threading.enumerate())  # other tests' workers may still be stopping
+        t0 = time.monotonic()
+        assert p.handle(f"(start big xplayer ({rules}) 1 1)", received=t0).body == "ready"
+        assert p.handle("(abort big)").body == "aborted"
+        aborted = time.monotonic()
+        while any(
+            t.name.startswith("gdl2pl-player") and t not in before for t in threading.enumerate()
+        ):
+            assert time.monotonic() - aborted < 3.0, "the worker goes on compiling"
+            time.sleep(0.05)
+        assert p.handle(start("next", "xplayer")).body == "ready"  # the next match plays
+        assert p.handle("(play next nil)").status == 200
+    finally:
+        p.close()
