@@ -140,6 +140,7 @@ def _match(args: argparse.Namespace) -> int:
     from gdl2pl.ggp.manager import run_match
     from gdl2pl.ggp.manager import summary
     from gdl2pl.pipeline import compile_game
+    from gdl2pl.verify.outfiles import write_file
 
     _logging(args.verbose, logging.WARNING)
     path = args.game
@@ -164,7 +165,7 @@ def _match(args: argparse.Namespace) -> int:
     )
     if args.out:
         try:
-            Path(args.out).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+            write_file(Path(args.out), json.dumps(record, indent=1) + "\n")
         except OSError as e:
             print(f"{args.out}: error: cannot write: {e.strerror or e}", file=sys.stderr)
             return 2

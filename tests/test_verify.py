@@ -25,6 +25,8 @@ from gdl2pl.verify.games import GameRef
 from gdl2pl.verify.games import find_games
 from gdl2pl.verify.games import trace_file
 from gdl2pl.verify.job import Job
+from gdl2pl.verify.outfiles import append_text
+from gdl2pl.verify.outfiles import write_file
 from gdl2pl.verify.records import canonical
 from gdl2pl.verify.records import compare
 from gdl2pl.verify.report import repro_name
@@ -575,3 +577,63 @@ def test_resume_ignores_only_a_torn_last_line(tmp_path: Path) -> None:
     out = tmp_path / "results.jsonl"
     out.write_text('{"game": "a.kif", "verdict": "agree"}\n{"game": "b.ki', encoding="utf-8")
     assert list(read_results(out)) == ["a.kif"]
+
+
+# -- output files: never written through a link ------------------------------------------
+
+
+def test_output_files_replace_links_and_never_write_through_them(tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "x.jsonl.tmp").symlink_to(victim)
+    (out / "y.jsonl").symlink_to(victim)
+    write_file(out / "x.jsonl", "x\n")
+    write_file(out / "y.jsonl", "y\n")
+    assert victim.read_text() == "keep me\n"
+    assert (out / "x.jsonl").read_text() == "x\n" and not (out / "y.jsonl").is_symlink()
+    assert (out / "y.jsonl").read_text() == "y\n"
+    assert sorted(p.name for p in out.iterdir()) == ["x.jsonl", "x.jsonl.tmp", "y.jsonl"]
+    (out / "z.jsonl").symlink_to(victim)
+    with pytest.raises(OSError):
+        append_text(out / "z.jsonl", "z\n")
+    assert victim.read_text() == "keep me\n"
+    append_text(out / "new.jsonl", "1\n")
+    append_text(out / "new.jsonl", "2\n")
+    assert (out / "new.jsonl").read_text() == "1\n2\n"
+
+
+def test_trace_all_verify_out_and_repro_files_leave_a_linked_file_alone(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    require_prolog()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    games = tmp_path / "games"
+    games.mkdir()
+    (games / "x.kif").write_text(Path(BUTTONS).read_text())
+    traces = tmp_path / "out"
+    traces.mkdir()
+    (traces / "x.jsonl.tmp").symlink_to(victim)
+    argv = ["trace-all", str(games), "--out-dir", str(traces), "--workers", "1", "--matches", "1"]
+    assert main(argv) == 0
+    assert (traces / "x.jsonl").read_text().count("\n") > 1
+    results = tmp_path / "results.jsonl"
+    Path(f"{results}.tmp").symlink_to(victim)
+    repro = tmp_path / "repro"
+    repro.mkdir()
+    for name in ("x.kif.moves.jsonl", "x.moves.jsonl"):  # whichever name it picks
+        (repro / name).symlink_to(victim)
+    status = main(["verify", str(games), "--engine", fake("differ"), "--workers", "1",
+                   "--out", str(results), "--repro-dir", str(repro)])  # fmt: skip
+    assert status == 1 and "diverge" in capsys.readouterr().out
+    assert victim.read_text() == "keep me\n"
+    assert json.loads(results.read_text())["verdict"] == "diverge"
+    assert any(p.is_file() and not p.is_symlink() for p in repro.iterdir())
+    results.unlink()
+    results.symlink_to(victim)
+    status = main(["verify", str(games), "--engine", fake("differ"), "--workers", "1",
+                   "--out", str(results), "--resume", "--repro-dir", str(repro)])  # fmt: skip
+    assert status == 2 and "symbolic link" in capsys.readouterr().err
+    assert victim.read_text() == "keep me\n"

@@ -17,6 +17,7 @@ from .games import trace_file
 from .job import Job
 from .job import run_trace
 from .job import run_verify
+from .outfiles import write_file
 from .report import FAILING
 from .report import append_result
 from .report import details
@@ -101,6 +102,8 @@ def verify_main(args: argparse.Namespace) -> int:
     if not games:
         raise ValueError("no game files found (.kif, .gdl, .hrf)")
     out = Path(args.out) if args.out else None
+    if out and args.resume and out.is_symlink():
+        raise ValueError(f"--out: {out} is a symbolic link: --resume appends only to a file")
     saved = read_results(out) if out and args.resume else {}
     if out and not args.resume and out.exists():
         out.unlink()
@@ -165,9 +168,7 @@ def trace_all_main(args: argparse.Namespace) -> int:
             failures.append(f"{r['game']}: {r['error']}")
             return
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".tmp")
-        tmp.write_text(r["text"], encoding="utf-8")
-        tmp.replace(target)
+        write_file(target, r["text"])
         records += r["records"]
 
     _run(args, run_trace, jobs, on_result, "trace")

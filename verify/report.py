@@ -9,6 +9,9 @@ from typing import Any
 
 from gdl2pl.jsonline import loads_line
 
+from .outfiles import append_text
+from .outfiles import write_file
+
 Result = dict[str, Any]
 FAILING = frozenset({"diverge", "engine_error", "timeout", "gdl2pl_error"})
 
@@ -74,16 +77,12 @@ def result_problem(r: Any) -> str | None:
 
 def append_result(out: Path, r: Result) -> None:
     """Add one result to ``out`` at once (so an interrupted run loses nothing)."""
-    with out.open("a", encoding="utf-8") as f:
-        f.write(json.dumps(r, separators=(",", ":")) + "\n")
-        f.flush()
+    append_text(out, json.dumps(r, separators=(",", ":")) + "\n")
 
 
 def rewrite_in_order(out: Path, results: list[Result]) -> None:
     """Replace ``out`` by ``results`` in the given (game) order."""
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in results))
-    tmp.replace(out)
+    write_file(out, "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in results))
 
 
 def repro_name(rel: str) -> str:
@@ -96,7 +95,7 @@ def write_repro(folder: Path, rel: str, divergence: dict[str, Any]) -> Path:
     """Write the divergence's move prefix as a ``gdl2pl replay`` input file; its path."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / repro_name(rel)
-    path.write_text(json.dumps({"moves": divergence["moves"]}) + "\n", encoding="utf-8")
+    write_file(path, json.dumps({"moves": divergence["moves"]}) + "\n")
     return path
 
 
