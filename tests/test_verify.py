@@ -3,6 +3,7 @@ differ or misbehave, recorded traces, parallel workers, --out/--resume."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shlex
@@ -15,6 +16,8 @@ import pytest
 from conftest import EXAMPLES
 from conftest import REPO
 from conftest import shared_dir
+from hypothesis import given
+from hypothesis import strategies as st
 from prolog_env import require_prolog
 
 from gdl2pl.cli import main
@@ -23,6 +26,7 @@ from gdl2pl.verify.engine import game_file_name
 from gdl2pl.verify.engine import parse_output
 from gdl2pl.verify.games import GameRef
 from gdl2pl.verify.games import find_games
+from gdl2pl.verify.games import output_name
 from gdl2pl.verify.games import trace_file
 from gdl2pl.verify.job import Job
 from gdl2pl.verify.outfiles import append_text
@@ -133,7 +137,7 @@ def test_find_games_and_their_traces(tmp_path: Path) -> None:
     assert trace_file(games[0], tmp_path / "traces") is None
     one = GameRef(str(tmp_path / "games" / "sub" / "g.kif"), "g.kif")  # given as a file
     assert trace_file(one, tmp_path / "traces") == tmp_path / "traces" / "sub" / "g.jsonl"
-    assert repro_name("sub/g.kif") == "sub__g.moves.jsonl"
+    assert repro_name("sub/g.kif") == "sub%2Fg.kif.moves.jsonl"
     with pytest.raises(FileNotFoundError):
         find_games([str(tmp_path / "missing")])
 
@@ -237,7 +241,7 @@ def test_a_differing_fluent_is_the_first_divergence(
     assert "(next (ghost 1)) does not hold" in diff["why"]
     assert "(does oplayer (mark" in diff["why"] or "(does xplayer (mark" in diff["why"]
     # the reproduction replays to exactly the diverging step
-    assert Path(r["reproduction"]) == repro / "ticTacToe.moves.jsonl"
+    assert Path(r["reproduction"]) == repro / "ticTacToe.kif.moves.jsonl"
     replayed = subprocess.run(
         [sys.executable, "-m", "gdl2pl.cli", "replay", TTT],
         input=Path(r["reproduction"]).read_text(),
@@ -449,9 +453,13 @@ def test_trace_all_writes_what_trace_prints_and_verifies(
     argv = [str(folder), "--out-dir", str(traces), "--matches", "2", "--seed", "5"]
     assert main(["trace-all", *argv, "--workers", "1"]) == 0
     assert "2 games traced" in capsys.readouterr().out
-    written = (traces / "sub" / "ttt.jsonl").read_text()
+    written = (traces / "sub%2Fttt.kif.jsonl").read_text()
     assert main(["trace", str(folder / "sub" / "ttt.kif"), "--seed", "5", "-n", "2"]) == 0
-    assert capsys.readouterr().out == written
+    traced = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    digest = hashlib.sha256(Path(TTT).read_text().encode()).hexdigest()
+    assert [json.loads(line) for line in written.splitlines()] == [
+        {**r, "game_sha256": digest} for r in traced
+    ]
     assert main(["trace-all", *argv, "--workers", "1", "--resume"]) == 0
     assert "2 already there" in capsys.readouterr().out
     status, results = run_json(
@@ -463,7 +471,7 @@ def test_trace_all_writes_what_trace_prints_and_verifies(
     renumbered = [json.loads(line) for line in written.splitlines()]
     for r in renumbered:
         r["match"] = {0: 5, 1: 7}[r["match"]]
-    (traces / "sub" / "ttt.jsonl").write_text("".join(json.dumps(r) + "\n" for r in renumbered))
+    (traces / "sub%2Fttt.kif.jsonl").write_text("".join(json.dumps(r) + "\n" for r in renumbered))
     status, results = run_json(
         capsys, str(folder), "--against", str(traces), "--workers", "1",
         "--repro-dir", str(tmp_path),
@@ -615,10 +623,11 @@ def test_trace_all_verify_out_and_repro_files_leave_a_linked_file_alone(
     (games / "x.kif").write_text(Path(BUTTONS).read_text())
     traces = tmp_path / "out"
     traces.mkdir()
-    (traces / "x.jsonl.tmp").symlink_to(victim)
+    for name in ("x.jsonl.tmp", "x.kif.jsonl.tmp"):  # the old fixed name, and the new one's
+        (traces / name).symlink_to(victim)
     argv = ["trace-all", str(games), "--out-dir", str(traces), "--workers", "1", "--matches", "1"]
     assert main(argv) == 0
-    assert (traces / "x.jsonl").read_text().count("\n") > 1
+    assert (traces / "x.kif.jsonl").read_text().count("\n") > 1
     results = tmp_path / "results.jsonl"
     Path(f"{results}.tmp").symlink_to(victim)
     repro = tmp_path / "repro"
@@ -637,3 +646,65 @@ def test_trace_all_verify_out_and_repro_files_leave_a_linked_file_alone(
                    "--out", str(results), "--resume", "--repro-dir", str(repro)])  # fmt: skip
     assert status == 2 and "symbolic link" in capsys.readouterr().err
     assert victim.read_text() == "keep me\n"
+
+
+# -- output names: one per game, and a trace only for its own game ------------------------
+
+
+def test_output_names_are_one_to_one() -> None:
+    rels = ["x.kif", "x.gdl", "a/b.kif", "a__b.kif", "a%2Fb.kif", "a%b.kif", "sub/g.kif"]
+    names = [output_name(r) for r in rels]
+    assert len(set(names)) == len(rels) and all("/" not in n for n in names)
+    assert output_name("a/b.kif") == "a%2Fb.kif" and output_name("a%2Fb.kif") == "a%252Fb.kif"
+    assert len({repro_name(r) for r in rels}) == len(rels)
+
+
+@given(st.lists(st.text(st.sampled_from("ab/%_.2F"), min_size=1, max_size=8), unique=True))
+def test_output_names_are_one_to_one_for_any_paths(rels: list[str]) -> None:
+    assert len({output_name(r) for r in rels}) == len(rels)
+
+
+def test_colliding_games_get_their_own_traces_and_a_foreign_trace_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    require_prolog()
+    games = tmp_path / "games"
+    (games / "a").mkdir(parents=True)
+    texts = {
+        "x.kif": Path(BUTTONS).read_text(),
+        "x.gdl": Path(BUTTONS).read_text() + "\n; another copy\n",
+        "a/b.kif": (EXAMPLES / "matchingPennies.kif").read_text(),
+        "a__b.kif": Path(BUTTONS).read_text(),
+    }
+    for rel, text in texts.items():
+        (games / rel).write_text(text)
+    traces = tmp_path / "traces"
+    argv = [str(games), "--out-dir", str(traces), "--workers", "1", "--matches", "1"]
+    assert main(["trace-all", *argv]) == 0
+    assert "4 games traced" in capsys.readouterr().out
+    assert sorted(p.name for p in traces.iterdir()) == sorted(
+        output_name(r) + ".jsonl" for r in texts
+    )
+    against = [str(games), "--against", str(traces), "--workers", "1",
+               "--repro-dir", str(tmp_path / "repro")]  # fmt: skip
+    status, results = run_json(capsys, *against)
+    assert status == 0 and [r["verdict"] for r in results] == ["agree"] * 4
+    # a trace of another game under this game's name: refused, with both hashes
+    (traces / "x.gdl.jsonl").write_text((traces / "a%2Fb.kif.jsonl").read_text())
+    status, results = run_json(capsys, *against)
+    verdicts = {Path(r["game"]).name: r for r in results}
+    assert status == 1 and verdicts["x.gdl"]["verdict"] == "engine_error"
+    assert "recorded from another game" in verdicts["x.gdl"]["error"]
+    assert [r["verdict"] for n, r in verdicts.items() if n != "x.gdl"] == ["agree"] * 3
+
+
+def test_two_folders_with_the_same_game_name_are_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    for folder in ("one", "two"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "x.kif").write_text(Path(BUTTONS).read_text())
+    argv = [str(tmp_path / "one"), str(tmp_path / "two"), "--workers", "1"]
+    assert main(["trace-all", *argv, "--out-dir", str(tmp_path / "out")]) == 2
+    assert "would be one" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

@@ -71,7 +71,7 @@ def test_ray_trace_all_equals_the_local_one(
     argv = ["trace-all", *GAMES, "--matches", "2", "--seed", "3"]
     assert main([*argv, "--out-dir", str(tmp_path / "local"), "--workers", "1"]) == 0
     assert main([*argv, "--out-dir", str(tmp_path / "ray"), "--ray"]) == 0
-    for name in ("buttons.jsonl", "ticTacToe.jsonl"):
+    for name in ("buttons.kif.jsonl", "ticTacToe.kif.jsonl"):
         assert (tmp_path / "ray" / name).read_text() == (tmp_path / "local" / name).read_text()
     capsys.readouterr()
 

@@ -20,6 +20,7 @@ from .engine import EngineRun
 from .engine import engine_argv
 from .engine import game_file_name
 from .engine import run_engine
+from .games import game_digest
 from .oracle_link import Record
 from .oracle_link import StateMachine
 from .oracle_link import load_machine
@@ -47,6 +48,7 @@ class Job:
     timeout: float = 300.0
     case_sensitive: bool = False
     skip_reason: str | None = None
+    trace_path: str = ""
 
 
 def result(job: Job, verdict: str, **extra: Any) -> dict[str, Any]:
@@ -88,6 +90,9 @@ def _verify_loaded(job: Job, sm: StateMachine) -> dict[str, Any]:
             theirs_by_match = _trace_matches(job.trace_text)
         except (ValueError, KeyError, TypeError) as e:
             return result(job, "engine_error", error=f"the trace file is not readable: {e}")
+        stranger = _foreign_trace(job, theirs_by_match)
+        if stranger:
+            return result(job, "engine_error", error=stranger)
         move_lists = [[r["move"] for r in recs if r.get("move")] for recs in theirs_by_match]
         ids = [int(recs[0]["match"]) for recs in theirs_by_match]
         mine = [list(replay(sm, moves, m)) for m, moves in zip(ids, move_lists, strict=True)]
@@ -127,6 +132,21 @@ def _safe_tmp() -> str:
     """The temporary folder if its path is plain (see ``engine.SAFE_PATH``), else ``/tmp``."""
     tmp = tempfile.gettempdir()
     return tmp if SAFE_PATH.fullmatch(tmp) else "/tmp"
+
+
+def _foreign_trace(job: Job, matches: list[list[Record]]) -> str | None:
+    """Why the trace is not of this game (its records' ``game_sha256``, written by
+    ``trace-all``, is not the hash of the game's text); None if it is or does not say."""
+    mine = game_digest(job.text)
+    for recs in matches:
+        for rec in recs:
+            theirs = rec.get("game_sha256", mine)
+            if theirs != mine:
+                return (
+                    f"the trace {job.trace_path or '(given)'} was recorded from another game: "
+                    f"its game_sha256 is {str(theirs)[:16]}…, this game's is {mine[:16]}…"
+                )
+    return None
 
 
 def _trace_matches(text: str) -> list[list[Record]]:
@@ -256,17 +276,20 @@ def _divergence(
 
 def run_trace(job: Job) -> dict[str, Any]:
     """Play ``job.matches`` random matches of the game; the result's ``text`` is what
-    ``gdl2pl trace --seed S -n N`` prints (the caller writes it where it belongs)."""
+    ``gdl2pl trace --seed S -n N`` prints, each record with the game's ``game_sha256`` (the
+    caller writes it where it belongs)."""
     start = time.perf_counter()
     try:
         sm = load_machine(job.text, job.path, job.case_sensitive)
     except Exception as e:
         return {"game": job.path, "error": f"gdl2pl cannot load the game: {e}"}
     lines = []
+    digest = game_digest(job.text)
     try:
         rng = random.Random(job.seed)
         for m in range(job.matches):
             for rec in random_match(sm, rng, m, job.max_steps):
+                rec["game_sha256"] = digest
                 lines.append(json.dumps(rec, separators=(",", ":")) + "\n")
     except Exception as e:
         return {"game": job.path, "error": f"{type(e).__name__}: {e}"}

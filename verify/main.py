@@ -12,7 +12,9 @@ from typing import Any
 from gdl2pl.load import read_text
 
 from .games import GameRef
+from .games import check_distinct_outputs
 from .games import find_games
+from .games import output_name
 from .games import trace_file
 from .job import Job
 from .job import run_trace
@@ -71,7 +73,7 @@ def _verify_job(args: argparse.Namespace, game: GameRef) -> Job:
     trace = trace_file(game, Path(args.against))
     if trace is None:
         return Job(skip_reason=f"no trace file for it in {args.against}", **common)
-    return Job(trace_text=read_text(trace), **common)
+    return Job(trace_text=read_text(trace), trace_path=str(trace), **common)
 
 
 class _Printer:
@@ -101,6 +103,7 @@ def verify_main(args: argparse.Namespace) -> int:
     games = find_games(args.games)
     if not games:
         raise ValueError("no game files found (.kif, .gdl, .hrf)")
+    check_distinct_outputs(games)
     out = Path(args.out) if args.out else None
     if out and args.resume and out.is_symlink():
         raise ValueError(f"--out: {out} is a symbolic link: --resume appends only to a file")
@@ -139,13 +142,15 @@ def verify_main(args: argparse.Namespace) -> int:
 
 
 def trace_all_main(args: argparse.Namespace) -> int:
-    """Run ``gdl2pl trace-all``: ``<out-dir>/<game path below its folder>.jsonl`` each."""
+    """Run ``gdl2pl trace-all``: ``<out-dir>/<output_name(game path below its folder)>.jsonl``
+    each."""
     _ray_address_is_a_game(args)
     games = find_games(args.games)
     if not games:
         raise ValueError("no game files found (.kif, .gdl, .hrf)")
+    check_distinct_outputs(games)
     out_dir = Path(args.out_dir)
-    targets = {g.path: out_dir / (g.rel.rsplit(".", 1)[0] + ".jsonl") for g in games}
+    targets = {g.path: out_dir / (output_name(g.rel) + ".jsonl") for g in games}
     todo = [g for g in games if not (args.resume and targets[g.path].is_file())]
     jobs = [
         Job(
@@ -167,7 +172,7 @@ def trace_all_main(args: argparse.Namespace) -> int:
         if r.get("error"):
             failures.append(f"{r['game']}: {r['error']}")
             return
-        target.parent.mkdir(parents=True, exist_ok=True)
+        out_dir.mkdir(parents=True, exist_ok=True)
         write_file(target, r["text"])
         records += r["records"]
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from gdl2pl.jsonline import loads_line
 
+from .games import output_name
 from .outfiles import append_text
 from .outfiles import write_file
 
@@ -86,9 +87,9 @@ def rewrite_in_order(out: Path, results: list[Result]) -> None:
 
 
 def repro_name(rel: str) -> str:
-    """The reproduction file's name for a game named ``rel`` (path below its directory)."""
-    stem = rel.rsplit(".", 1)[0] if "." in rel.rsplit("/", 1)[-1] else rel
-    return stem.replace("/", "__") + ".moves.jsonl"
+    """The reproduction file's name for a game named ``rel`` (path below its directory):
+    one name per game (see ``output_name``)."""
+    return output_name(rel) + ".moves.jsonl"
 
 
 def write_repro(folder: Path, rel: str, divergence: dict[str, Any]) -> Path:
