@@ -708,3 +708,26 @@ def test_two_folders_with_the_same_game_name_are_refused(
     assert main(["trace-all", *argv, "--out-dir", str(tmp_path / "out")]) == 2
     assert "would be one" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_name_too_long_for_one_file_fails_that_game_only(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    require_prolog()
+    games = tmp_path / "games"
+    deep = games / ("d" * 100) / ("e" * 100) / ("f" * 100)
+    deep.mkdir(parents=True)
+    (deep / "g.kif").write_text(Path(BUTTONS).read_text())
+    (games / "short.kif").write_text(Path(BUTTONS).read_text())
+    traces = tmp_path / "traces"
+    argv = [str(games), "--out-dir", str(traces), "--workers", "1", "--matches", "1"]
+    assert main(["trace-all", *argv]) == 1
+    captured = capsys.readouterr()
+    assert "1 games traced" in captured.out and "1 failed" in captured.out
+    assert "g.kif: cannot write" in captured.err and "too long" in captured.err
+    assert sorted(p.name for p in traces.iterdir()) == ["short.kif.jsonl"]
+    status = main(["verify", str(games), "--engine", fake("differ"), "--workers", "1",
+                   "--repro-dir", str(tmp_path / "repro")])  # fmt: skip
+    out = capsys.readouterr().out
+    assert status == 1 and out.count("diverge") >= 2
+    assert "cannot write the reproduction file" in out

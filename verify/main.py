@@ -122,7 +122,10 @@ def verify_main(args: argparse.Namespace) -> int:
 
     def on_result(i: int, r: dict[str, Any]) -> None:
         if r.get("first_divergence"):
-            r["reproduction"] = str(write_repro(repro_dir, todo[i].rel, r["first_divergence"]))
+            try:
+                r["reproduction"] = str(write_repro(repro_dir, todo[i].rel, r["first_divergence"]))
+            except OSError as e:  # a name too long for the file system, a full disk
+                r["reproduction_error"] = f"cannot write the reproduction file: {e.strerror or e}"
         by_path[r["game"]] = r
         if out:
             append_result(out, r)
@@ -173,7 +176,11 @@ def trace_all_main(args: argparse.Namespace) -> int:
             failures.append(f"{r['game']}: {r['error']}")
             return
         out_dir.mkdir(parents=True, exist_ok=True)
-        write_file(target, r["text"])
+        try:
+            write_file(target, r["text"])
+        except OSError as e:  # a name too long for the file system, a full disk
+            failures.append(f"{printable(r['game'])}: cannot write {target}: {e.strerror or e}")
+            return
         records += r["records"]
 
     _run(args, run_trace, jobs, on_result, "trace")

@@ -155,6 +155,8 @@ def details(r: Result) -> str:
             if x.get("why"):
                 out.append("    why:")
                 out.extend(f"      {line}" for line in x["why"].splitlines())
+    if r.get("reproduction_error"):
+        out.append(f"  {r['reproduction_error']}")
     if r.get("reproduction"):
         out.append(f"  reproduce: gdl2pl replay {r['game']} < {r['reproduction']}")
     return "\n".join(out)
