@@ -13,6 +13,7 @@ from typing import Any
 
 from gdl2pl.command_checks import checked_game
 from gdl2pl.errors import GdlError
+from gdl2pl.jsonline import loads_line
 
 
 class InputError(GdlError):
@@ -128,9 +129,9 @@ def read_moves(path: str) -> list[tuple[str, list[str]]]:
                 continue
             where = f"{path}:{n}"
             try:
-                data = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise InputError(f"{where}: not JSON: {e.msg}") from None
+                data = loads_line(line)  # nesting bounded before parsing
+            except ValueError as e:
+                raise InputError(f"{where}: not JSON: {e}") from None
             joints = data.get("moves") if isinstance(data, dict) else [data]
             if not isinstance(joints, list) or not all(
                 isinstance(jm, list) and all(isinstance(m, str) for m in jm) for jm in joints

@@ -28,11 +28,11 @@ writes network text for a log line: control characters escaped, length capped.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 
 from gdl2pl.errors import GdlError
+from gdl2pl.jsonline import loads_line
 from gdl2pl.kif import kif_term
 from gdl2pl.syntax import Const
 from gdl2pl.syntax import Description
@@ -325,7 +325,7 @@ def parse_info_reply(text: str) -> InfoReply:
     text = text.strip()
     if text.startswith("{"):
         try:
-            obj = json.loads(text)
+            obj = loads_line(text)  # nesting bounded: a reply comes from a stranger
         except ValueError:
             return InfoReply("")
         if not isinstance(obj, dict):

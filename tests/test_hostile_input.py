@@ -707,3 +707,13 @@ def test_commands_end_a_doubling_game_with_an_error(tmp_path: Path, capsys) -> N
         assert main(argv) == 1
         err = capsys.readouterr().err
         assert "the rules make a fluent c/1 of more than 100,000 nodes" in err
+
+
+def test_deep_json_in_explain_moves_and_info_replies_is_refused(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from gdl2pl.ggp.protocol import parse_info_reply
+
+    assert parse_info_reply("{" * 100_000).status == ""  # no RecursionError in the manager
+    moves = tmp_path / "moves.jsonl"
+    moves.write_text("[" * 1000 + "\n", encoding="utf-8")
+    assert main(["explain", str(TTT), "terminal", "--moves", str(moves)]) == 2
+    assert f"{moves}:1: not JSON" in capsys.readouterr().err
