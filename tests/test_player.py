@@ -13,6 +13,9 @@ from contextlib import contextmanager
 
 import pytest
 from conftest import EXAMPLES
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 from prolog_env import require_prolog
 
 from gdl2pl.bridge import ReasonerError
@@ -444,5 +447,52 @@ def test_an_aborted_start_stops_compiling_at_once() -> None:
             time.sleep(0.05)
         assert p.handle(start("next", "xplayer")).body == "ready"  # the next match plays
         assert p.handle("(play next nil)").status == 200
+    finally:
+        p.close()
+
+
+DOUBLING = """(role xplayer)
+(init (c z))
+(<= (legal xplayer stay) (true (c ?x)))
+(<= (next (c (t ?x ?x))) (true (c ?x)) (does xplayer stay))
+(<= terminal (true (c stop)))
+(<= (goal xplayer 0) (true (c ?x)))
+"""
+
+
+def test_a_game_that_grows_a_term_ends_its_match_not_the_player() -> None:
+    p = GamePlayer(lambda: make_strategy("mcts", 1), margin=0.2)
+    try:
+        assert p.handle(f"(start g xplayer ({DOUBLING}) 2 1)").body == "ready"
+        replies = [p.handle("(play g nil)")]
+        for _ in range(25):
+            replies.append(p.handle("(play g (stay))"))
+            if replies[-1].status != 200:
+                break
+        last = replies[-1]
+        assert last.status == 400 and "more than 100,000 nodes" in last.body
+        assert all(r.body == "stay" for r in replies[:-1])
+        p.handle("(abort g)")
+        assert p.handle(start("next", "xplayer")).body == "ready"  # the player goes on
+        assert p.handle("(play next nil)").status == 200
+    finally:
+        p.close()
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    start_clock=st.integers(1, 999_999_999),  # the protocol refuses longer ones
+    play_clock=st.integers(1, 999_999_999),
+)
+def test_any_clocks_are_answered_within_max_clock(start_clock: int, play_clock: int) -> None:
+    p = GamePlayer(lambda: make_strategy("mcts", 1), margin=0.2, max_clock=1)
+    try:
+        t0 = time.monotonic()
+        r = p.handle(start("m", "xplayer", start_clock=start_clock, play_clock=play_clock))
+        assert r.body == "ready"
+        r = p.handle("(play m nil)")
+        assert r.status == 200 and r.body.startswith("(mark")
+        assert time.monotonic() - t0 < 2 * 1 + 1.0  # two clocks of at most 1 s, and slack
+        p.handle("(abort m)")
     finally:
         p.close()
