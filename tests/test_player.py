@@ -479,7 +479,7 @@ def test_a_game_that_grows_a_term_ends_its_match_not_the_player() -> None:
         p.close()
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(
     start_clock=st.integers(1, 999_999_999),  # the protocol refuses longer ones
     play_clock=st.integers(1, 999_999_999),
