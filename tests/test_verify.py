@@ -731,3 +731,14 @@ def test_a_name_too_long_for_one_file_fails_that_game_only(
     out = capsys.readouterr().out
     assert status == 1 and out.count("diverge") >= 2
     assert "cannot write the reproduction file" in out
+
+
+def test_an_engine_command_without_game_is_warned_about_once(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    require_prolog()
+    without = SELF.replace(" {game}", "")
+    argv = ["verify", TTT, BUTTONS, "--engine", without, "--workers", "1"]
+    assert main([*argv, "--repro-dir", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("the engine command has no {game}: the game's path is appended") == 1

@@ -131,7 +131,11 @@ def run_engine(
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     tail = bytearray()
     timed_out = threading.Event()
-    timer = threading.Timer(timeout, lambda: (timed_out.set(), _kill_group(proc)))
+    def stop_for_time() -> None:
+        timed_out.set()
+        _kill_group(proc)
+
+    timer = threading.Timer(timeout, stop_for_time)
     feeder = threading.Thread(target=_feed, args=(proc.stdin, stdin.encode()), daemon=True)
     drainer = threading.Thread(target=_keep_tail, args=(proc.stderr, tail), daemon=True)
     timer.start()
@@ -201,7 +205,7 @@ def _keep_tail(pipe: IO[bytes], tail: bytearray) -> None:
         pipe.close()
 
 
-def _kill_group(proc: subprocess.Popen[str]) -> None:
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     """Kill the engine and every process it started (wrapper scripts start the real one)."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)

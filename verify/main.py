@@ -25,6 +25,7 @@ from .report import append_result
 from .report import details
 from .report import read_results
 from .report import rewrite_in_order
+from .report import shown_name
 from .report import summary_table
 from .report import write_repro
 from .runner import OnResult
@@ -104,6 +105,12 @@ def verify_main(args: argparse.Namespace) -> int:
     if not games:
         raise ValueError("no game files found (.kif, .gdl, .hrf)")
     check_distinct_outputs(games)
+    if args.engine is not None and "{game}" not in args.engine:
+        print(
+            "gdl2pl verify: warning: the engine command has no {game}: the game's path is "
+            "appended as its last argument",
+            file=sys.stderr,
+        )
     out = Path(args.out) if args.out else None
     if out and args.resume and out.is_symlink():
         raise ValueError(f"--out: {out} is a symbolic link: --resume appends only to a file")
@@ -173,13 +180,13 @@ def trace_all_main(args: argparse.Namespace) -> int:
         nonlocal records
         target = targets[todo[i].path]
         if r.get("error"):
-            failures.append(f"{r['game']}: {r['error']}")
+            failures.append(f"{shown_name(r['game'])}: {r['error']}")
             return
         out_dir.mkdir(parents=True, exist_ok=True)
         try:
             write_file(target, r["text"])
         except OSError as e:  # a name too long for the file system, a full disk
-            failures.append(f"{printable(r['game'])}: cannot write {target}: {e.strerror or e}")
+            failures.append(f"{shown_name(r['game'])}: cannot write {target}: {e.strerror or e}")
             return
         records += r["records"]
 
