@@ -88,6 +88,10 @@ HANDOVER = 0.05
 #: Retired workers that may still be running before a new ``start`` is answered ``busy``.
 MAX_RETIRING = 2
 
+#: Rules longer than this (characters) are a large game: when its match ends, the player
+#: collects garbage and returns freed memory to the system (a few hundred ms).
+LARGE_RULES = 1_000_000
+
 
 @dataclass(frozen=True)
 class Reply:
@@ -208,6 +212,7 @@ class _Match:
     failed: str | None = None  # why the game could not be loaded
     late: bool = False  # a job ran past its deadline: do not start more work at the end
     steps: int = 0
+    rules_size: int = 0  # characters of the rules received
 
     @property
     def shown_id(self) -> str:
@@ -415,6 +420,7 @@ class GamePlayer:
 
     def _load(self, match: _Match, rules: str, budget: Budget) -> None:
         """Worker: parse, check and load the game, then let the strategy metagame."""
+        match.rules_size = len(rules)
         try:
             label = _label(match.id)
             with match.loading.running():
@@ -529,7 +535,8 @@ class GamePlayer:
             if sm is not None:
                 sm.close()
             match.sm = None
-            give_memory_back()
+            if match.rules_size > LARGE_RULES:  # a big game's heap is worth a collection
+                give_memory_back()
 
 
 def _reason(e: BaseException) -> str:
