@@ -50,6 +50,13 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         default=3600,
         help="longest start or play clock taken, s; a longer one is cut to it (default 3600)",
     )
+    s.add_argument(
+        "--max-nodes",
+        type=int,
+        default=None,
+        help="most nodes in the mcts player's search tree; a full tree is searched, not grown "
+        "(default 200000)",
+    )
     s.add_argument("--seed", type=int, default=None, help="random seed of the strategy")
     s.add_argument("--no-check", action="store_true", help="do not check the rules received")
     s.add_argument("-v", "--verbose", action="store_true", help="log every message")
@@ -95,9 +102,16 @@ def serve(args: argparse.Namespace) -> int:
     from gdl2pl.ggp.strategy import make_strategy
 
     _logging(args.verbose, logging.INFO)
+    options = {} if args.max_nodes is None else {"max_nodes": args.max_nodes}
+    if options and args.player != "mcts":
+        print("gdl2pl serve: --max-nodes is an option of --player mcts", file=sys.stderr)
+        return 2
+    if args.max_nodes is not None and args.max_nodes < 1:
+        print("gdl2pl serve: --max-nodes must be at least 1", file=sys.stderr)
+        return 2
     name = re.sub(r"[\s();]+", "-", args.name or f"gdl2pl-{args.player}")
     player = GamePlayer(
-        lambda: make_strategy(args.player, args.seed),
+        lambda: make_strategy(args.player, args.seed, **options),
         name=name,
         margin=args.margin,
         margin_fraction=args.margin_fraction,

@@ -20,6 +20,7 @@ import time
 from abc import ABC
 from abc import abstractmethod
 from collections.abc import Callable
+from typing import Any
 
 from gdl2pl.bridge.machine import MachineState
 from gdl2pl.bridge.machine import StateMachine
@@ -112,13 +113,14 @@ def register_strategy(name: str, location: str) -> None:
     REGISTRY[name] = location
 
 
-def make_strategy(kind: str, seed: int | None = None) -> Strategy:
-    """A new strategy of the given kind (a name in ``REGISTRY``)."""
+def make_strategy(kind: str, seed: int | None = None, **options: Any) -> Strategy:
+    """A new strategy of the given kind (a name in ``REGISTRY``); ``options`` are passed to
+    its class (e.g. ``max_nodes`` for ``mcts``)."""
     location = REGISTRY.get(kind)
     if location is None:
         raise ValueError(f"unknown player {kind!r}: expected one of {', '.join(REGISTRY)}")
     module, _, cls = location.partition(":")
-    strategy = getattr(importlib.import_module(module), cls)(seed=seed)
+    strategy = getattr(importlib.import_module(module), cls)(seed=seed, **options)
     if not isinstance(strategy, Strategy):
         raise TypeError(f"{location} is not a Strategy")
     return strategy

@@ -219,6 +219,27 @@ def test_the_search_tree_stays_within_max_nodes() -> None:
         assert s.root is not None and _size(s.root) == s.nodes <= 40
 
 
+def test_serve_max_nodes_reaches_the_mcts_tree_and_is_refused_elsewhere(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from gdl2pl.cli.main import main
+    from gdl2pl.ggp import server
+
+    built: list[Strategy] = []
+
+    class _NoServer:
+        def __init__(self, player: GamePlayer, host: str, port: int) -> None:
+            built.append(player.new_strategy())
+            raise OSError("no port in this test")
+
+    monkeypatch.setattr(server, "PlayerServer", _NoServer)
+    assert main(["serve", "--port", "0", "--max-nodes", "40"]) == 2
+    from gdl2pl.ggp.mcts import MctsStrategy
+
+    assert isinstance(built[0], MctsStrategy) and built[0].max_nodes == 40
+    assert main(["serve", "--port", "0", "--player", "legal", "--max-nodes", "40"]) == 2
+    assert len(built) == 1  # refused before any server
+    assert main(["serve", "--port", "0", "--max-nodes", "0"]) == 2 and len(built) == 1
+
+
 def test_margin_rule() -> None:
     p = GamePlayer(lambda: make_strategy("legal"))
     try:
