@@ -192,6 +192,26 @@ def test_an_error_in_the_search_sends_the_offered_move_not_the_error(caplog) -> 
         p.close()
 
 
+class _FailsAtOnce(Strategy):
+    """A search that fails before it offers anything (Python's own resource error)."""
+
+    def select_move(self, state, legal, budget, offer):  # type: ignore[no-untyped-def]
+        raise MemoryError
+
+
+def test_a_search_that_fails_before_offering_sends_the_first_legal_move(caplog) -> None:  # type: ignore[no-untyped-def]
+    p = GamePlayer(lambda: _FailsAtOnce())
+    try:
+        p.handle(start("m", "xplayer", play_clock=5))
+        r = p.handle("(play m nil)")
+        with StateMachine.from_file(TTT) as sm:
+            first = sm.legal_moves(sm.initial_state, sm.roles[0])[0]
+        assert r.status == 200 and parse_kif_term(r.body) == parse_kif_term(str(first))
+        assert "the search failed (MemoryError)" in caplog.text
+    finally:
+        p.close()
+
+
 def test_huge_clocks_are_cut_to_max_clock(caplog) -> None:  # type: ignore[no-untyped-def]
     p = GamePlayer(lambda: _Slow(30), margin=0.5, max_clock=2)
     try:
