@@ -234,11 +234,11 @@ def test_a_differing_fluent_is_the_first_divergence(
     assert r["steps_compared"] == 3  # steps 0 and 1 agree despite the upper case and spaces
     [diff] = d["differences"]
     assert diff["field"] == "state" and diff["role"] is None
-    assert diff["only_engine"] == ["(ghost 1)"]
+    assert diff["only_engine"] == ["(GHOST 1)"]  # a symbol the game lacks: the engine's case
     assert len(diff["only_gdl2pl"]) == 1
     # gdl2pl says which rules derive its fluent (next, from the game file, with a line)
     assert "next" in diff["why"] and "ticTacToe.kif:" in diff["why"]
-    assert "(next (ghost 1)) does not hold" in diff["why"]
+    assert "(next (GHOST 1)) does not hold" in diff["why"]
     assert "(does oplayer (mark" in diff["why"] or "(does xplayer (mark" in diff["why"]
     # the reproduction replays to exactly the diverging step
     assert Path(r["reproduction"]) == repro / "ticTacToe.kif.moves.jsonl"
@@ -261,7 +261,7 @@ def test_summary_table_and_details_on_a_terminal(
     out = capsys.readouterr().out
     assert status == 1
     assert "diverge" in out and "match 0 step 2: state" in out
-    assert "only engine: ['(ghost 1)']" in out and "reproduce: gdl2pl replay" in out
+    assert "only engine: ['(GHOST 1)']" in out and "reproduce: gdl2pl replay" in out
 
 
 @pytest.mark.parametrize(
@@ -742,3 +742,54 @@ def test_an_engine_command_without_game_is_warned_about_once(
     assert main([*argv, "--repro-dir", str(tmp_path)]) == 0
     err = capsys.readouterr().err
     assert err.count("the engine command has no {game}: the game's path is appended") == 1
+
+
+# -- reports in the game's spelling; duplicates are divergences (issue 26 items 1, 2) ----
+
+
+def test_a_fact_listed_twice_is_a_divergence_of_its_own() -> None:
+    theirs = rec(state=["(cell 1 1 b)", "(CONTROL X)", "(control x)"])
+    diffs = compare(rec(), theirs)
+    assert [(d.field, d.kind, d.only_engine) for d in diffs] == [
+        ("state", "duplicate", ["(control x)"])
+    ]
+    legal = compare(rec(), rec(legal={"x": ["(mark 1 1)", "(mark 1 1)"], "o": ["noop"]}))
+    assert [(d.field, d.role, d.kind) for d in legal] == [("legal", "x", "duplicate")]
+
+
+def test_differences_keep_each_sides_spelling() -> None:
+    mine = rec(state=["(cellHolds 1 1 white)", "(control x)"])
+    theirs = rec(state=["(CONTROL X)", "(CELLHOLDS 2 2 WHITE)"])
+    (d,) = compare(mine, theirs)
+    assert (d.only_gdl2pl, d.only_engine) == (["(cellHolds 1 1 white)"], ["(CELLHOLDS 2 2 WHITE)"])
+
+
+def test_the_report_speaks_the_games_spelling(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    require_prolog()
+    game = tmp_path / "camel.kif"
+    game.write_text(
+        "(role white) (init (cellHolds 1 white)) (<= (legal white go) (true (cellHolds 1 white)))"
+        " (<= (next (cellHolds 2 white)) (does white go)) (<= terminal (true (cellHolds 2 white)))"
+        " (<= (goal white 100) (true (cellHolds 2 white)))\n",
+        encoding="utf-8",
+    )
+    engine = tmp_path / "shout.py"
+    engine.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    for step in range(len(json.loads(line)['moves']) + 1):\n"
+        "        print(json.dumps({'state': ['(CELLHOLDS 3 WHITE)'], 'legal': {'WHITE': ['GO']},"
+        " 'terminal': False, 'goals': {'WHITE': None}}))\n",
+        encoding="utf-8",
+    )
+    status, results = run_json(
+        capsys, str(game), "--engine", f"{shlex.quote(sys.executable)} {engine} {{game}}",
+        "--workers", "1", "--repro-dir", str(tmp_path),
+    )  # fmt: skip
+    assert status == 1
+    differences = results[0]["first_divergence"]["differences"]
+    (diff,) = [x for x in differences if x["field"] == "state"]
+    assert diff["only_gdl2pl"] == ["(cellHolds 1 white)"]
+    assert diff["only_engine"] == ["(cellHolds 3 white)"]  # the engine's fact, game spelling

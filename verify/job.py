@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gdl2pl.jsonline import loads_line
+from gdl2pl.kif import kif_term
 
 from .engine import SAFE_PATH
 from .engine import EngineRun
@@ -243,6 +244,20 @@ def _finish(
     )
 
 
+#: The fields whose facts are terms of the game, reported in its spelling.
+SPELLED = frozenset({"state", "legal"})
+
+
+def _spelled(sm: StateMachine, fact: str) -> str:
+    """An engine's fact in the game's spelling (``(CELLHOLDS 1 1 WHITE)`` as the game
+    writes ``cellHolds``; symbols the game lacks as the engine wrote them), or as it came
+    if it is not a KIF term."""
+    try:
+        return kif_term(sm.term(fact))
+    except Exception:  # not a term: shown as the engine wrote it
+        return fact
+
+
 def _divergence(
     sm: StateMachine,
     match: int,
@@ -261,8 +276,9 @@ def _divergence(
             d.field,
             d.role,
             d.only_gdl2pl,
-            d.only_engine,
+            [_spelled(sm, f) for f in d.only_engine] if d.field in SPELLED else d.only_engine,
             why_text(sm, d, step, last, state, previous),
+            d.kind,
         )
         for d in diffs
     ]

@@ -1,7 +1,8 @@
 """Comparing two engines' records of one state (the reference JSON-lines format).
 
 Strings compare case-insensitively and ignoring white space, as the reference README says:
-``(cell 1 1 X)`` equals ``( CELL 1  1 x )``. Pure functions, no reasoner.
+``(cell 1 1 X)`` equals ``( CELL 1  1 x )``; differences are reported in each side's own
+spelling. Pure functions, no reasoner.
 """
 
 from __future__ import annotations
@@ -26,17 +27,21 @@ def canonical(kif: str) -> str:
 @dataclass(frozen=True)
 class Difference:
     """One field of one state on which the engines disagree. ``only_gdl2pl`` and
-    ``only_engine`` hold the facts (canonical KIF, or a value as text) one side has."""
+    ``only_engine`` hold the facts (KIF, or a value as text) one side has, each side in
+    its own spelling: gdl2pl's is the game's. ``kind`` is ``"differs"``, or
+    ``"duplicate"`` for facts the engine lists more than once (in ``only_engine``)."""
 
     field: str
     role: str | None
     only_gdl2pl: list[str]
     only_engine: list[str]
     why: str = ""
+    kind: str = "differs"
 
     def as_json(self) -> dict[str, Any]:
         return {
             "field": self.field,
+            "kind": self.kind,
             "role": self.role,
             "only_gdl2pl": self.only_gdl2pl,
             "only_engine": self.only_engine,
@@ -65,10 +70,31 @@ def _by_role(rec: Record, key: str) -> dict[str, Any]:
 def _set_difference(
     name: str, role: str | None, mine: list[str], theirs: list[str]
 ) -> list[Difference]:
-    a, b = {canonical(x) for x in mine}, {canonical(x) for x in theirs}
-    if a == b:
-        return []
-    return [Difference(name, role, sorted(a - b), sorted(b - a))]
+    """The facts one side has and the other lacks (compared as ``canonical`` texts, each
+    reported as its side wrote it), and the engine's facts listed twice: a set that
+    holds a fact twice is a bug of its own, which comparing sets would hide."""
+    ours = {canonical(x): x for x in mine}
+    seen: dict[str, str] = {}
+    twice: list[str] = []
+    for x in theirs:
+        c = canonical(x)
+        if c in seen:
+            twice.append(x)
+        else:
+            seen[c] = x
+    diffs = []
+    if twice:
+        diffs.append(Difference(name, role, [], sorted(twice), kind="duplicate"))
+    if ours.keys() != seen.keys():
+        diffs.append(
+            Difference(
+                name,
+                role,
+                sorted(ours[c] for c in ours.keys() - seen.keys()),
+                sorted(seen[c] for c in seen.keys() - ours.keys()),
+            )
+        )
+    return diffs
 
 
 def _value(v: Any) -> list[str]:

@@ -106,6 +106,12 @@ def shown_name(name: str) -> str:
     return name if name.isprintable() else repr(name)[1:-1]
 
 
+def _field(x: dict[str, Any]) -> str:
+    """A difference's field as the summary names it (``state (duplicate)``)."""
+    kind = x.get("kind", "differs")
+    return x["field"] if kind == "differs" else f"{x['field']} ({kind})"
+
+
 def _cut(s: str, width: int) -> str:
     return s if len(s) <= width else s[: width - 1] + "…"
 
@@ -119,7 +125,7 @@ def summary_table(results: list[Result]) -> str:
         d = r.get("first_divergence")
         where = (
             f"match {d['match']} step {d['step']}: "
-            + ", ".join(sorted({x["field"] for x in d["differences"]}))
+            + ", ".join(sorted({_field(x) for x in d["differences"]}))
             if d
             else _cut(r.get("error") or "", 60)
         )
@@ -149,9 +155,12 @@ def details(r: Result) -> str:
         out.append(f"  match {d['match']} step {d['step']}, after {len(d['moves'])} joint moves")
         for x in d["differences"]:
             role = f" of {x['role']}" if x["role"] else ""
-            out.append(f"  {x['field']}{role}:")
-            out.append(f"    only gdl2pl: {x['only_gdl2pl']}")
-            out.append(f"    only engine: {x['only_engine']}")
+            out.append(f"  {_field(x)}{role}:")
+            if x.get("kind") == "duplicate":
+                out.append(f"    listed more than once by the engine: {x['only_engine']}")
+            else:
+                out.append(f"    only gdl2pl: {x['only_gdl2pl']}")
+                out.append(f"    only engine: {x['only_engine']}")
             if x.get("why"):
                 out.append("    why:")
                 out.extend(f"      {line}" for line in x["why"].splitlines())

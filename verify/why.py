@@ -109,6 +109,8 @@ def why_text(
         where, asked, joint = f"in the state of step {step}", state, None
     assert asked is not None
     parts = []
+    if diff.kind == "duplicate":
+        parts.append(f"the engine lists {', '.join(diff.only_engine)} more than once")
     if diff.field == "terminal":
         facts = ["terminal"]
     else:
