@@ -50,6 +50,14 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
     s = sub.add_parser(
         "verify",
         help="cross-check another engine (or recorded traces) against gdl2pl, game by game",
+        description=(
+            "Plays seeded random matches and compares every step (fluents, legal moves, "
+            "terminal, goals) with the engine's records. A report names the first divergence "
+            "of each game: match, step, the moves leading there, and per differing field the "
+            "facts only one side has, in the game's spelling (a symbol the game lacks as the "
+            "engine wrote it), with gdl2pl's reason (rule, file:line, bindings) and a "
+            "replay file. A fact the engine lists twice is a divergence of kind duplicate."
+        ),
     )
     _run_options(s)
     source = s.add_mutually_exclusive_group(required=True)
