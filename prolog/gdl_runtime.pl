@@ -256,7 +256,8 @@ safe_goal(G) :-
     safe_name(Name).
 
 safe_name(N) :-
-    memberchk(N, [role, base, input, init, legal, next, goal, terminal, true, does]),
+    memberchk(N, [role, base, input, init, legal, next, goal, terminal, sees, percept,
+                  true, does]),
     !.
 safe_name(N) :-
     member(Prefix, [r_, static_, true_, gdl_]),
