@@ -13,6 +13,8 @@ from .errors import ReasonerError
 from .errors import TransitionDefinitionError
 from .explain import ExplainError
 from .explain import Explanation
+from .information import NoConsistentStateError
+from .information import Turn
 from .machine import MachineState
 from .machine import StateMachine
 from .machine import Step
@@ -29,6 +31,7 @@ __all__ = [
     "IllegalMoveError",
     "MachineState",
     "MoveDefinitionError",
+    "NoConsistentStateError",
     "PlayoutDepthError",
     "PrologUnavailableError",
     "QueryInterrupted",
@@ -37,6 +40,7 @@ __all__ = [
     "Step",
     "SymbolStep",
     "TransitionDefinitionError",
+    "Turn",
     "check_environment",
     "runtime",
 ]

@@ -58,6 +58,7 @@
             state_children/3,         % +Module, +JointMoves, -Children
             state_playout/3,          % +Module, +MaxDepth, -Depth
             state_playouts/5,         % +Module, +Count, +MaxDepth, -PerRole, -Steps
+            state_percepts/4,         % +Module, +JointMove, +Role, -SortedPercepts
             state_forget/1            % +Module
           ]).
 :- use_module(library(lists)).
@@ -382,6 +383,24 @@ state_goals(Module, Role, Values) :-
 state_next(Module, Joint, Next) :-
     state_roles(Module, Roles),
     next_state(Module, Roles, Joint, Next).
+
+%!  state_percepts(+Module, +Joint, +Role, -Percepts) is det.
+%
+%   The sorted percepts of Role (GDL-II's sees/2) when Joint is played in the
+%   installed state (legality is not checked); [] in a game without sees rules.
+%   The installed state does not change.
+
+state_percepts(Module, Joint, Role, Percepts) :-
+    (   current_predicate(Module:sees/2)
+    ->  state_roles(Module, Roles),
+        tables_used(Module, sees),
+        assert_joint(Module, Roles, Joint, Refs),
+        catch(answers(P, Module:sees(Role, P), Seen), E,
+              ( erase_joint(Module, Refs), throw(E) )),
+        erase_joint(Module, Refs),
+        Percepts = Seen
+    ;   Percepts = []
+    ).
 
 %!  state_advance(+Module, +Joint, -Added, -Removed) is det.
 %
