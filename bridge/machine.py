@@ -807,6 +807,11 @@ class StateMachine:
         self._require_gdl_2010("input", "input_moves")
         return [self._terms.term(m) for m in self._call("gdl_input", self._role_raw(role))]
 
+    def declared_percepts(self, role: Term | str) -> list[Term]:
+        """The percepts the game declares for ``role`` with GDL-II's ``percept``, sorted
+        (empty if none)."""
+        return [self._terms.term(p) for p in self._call("gdl_percept", self._role_raw(role))]
+
     def _require_gdl_2010(self, keyword: str, method: str) -> None:
         if keyword in self.translation.pre_2010:
             raise GameError(

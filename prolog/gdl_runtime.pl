@@ -32,6 +32,7 @@
             gdl_initial_state/2,      % +Module, -State
             gdl_base/2,               % +Module, -Fluents
             gdl_input/3,              % +Module, +Role, -Moves
+            gdl_percept/3,            % +Module, +Role, -Percepts
             gdl_legal/4,              % +Module, +State, +Role, -Moves
             gdl_legal_all/3,          % +Module, +State, -MovesPerRole
             gdl_next/4,               % +Module, +State, +JointMove, -Result
@@ -67,6 +68,7 @@
                 game_initial_state/2,
                 game_base/2,
                 game_input/3,
+                game_percepts/3,
                 state_is_legal/3,
                 state_advance/4,
                 state_info/4,
@@ -373,6 +375,19 @@ gdl_input_(M0, PyRole, Py) :-
     from_py(PyRole, Role),
     game_input(Module, Role, Moves),
     maplist(to_py, Moves, Py).
+
+%!  gdl_percept(+Module, +Role, -Percepts) is det.
+%
+%   The sorted percepts declared for Role (GDL-II's percept/2; py form).
+
+gdl_percept(M0, Role, Percepts) :-
+    limited(M0, 1, gdl_percept_(M0, Role, Percepts)).
+
+gdl_percept_(M0, PyRole, Py) :-
+    game(M0, Module),
+    from_py(PyRole, Role),
+    game_percepts(Module, Role, Percepts),
+    maplist(to_py, Percepts, Py).
 
 %!  gdl_legal(+Module, +State, +Role, -Moves) is det.
 %

@@ -43,6 +43,7 @@
             game_initial_state/2,     % +Module, -SortedFluents
             game_base/2,              % +Module, -SortedFluents
             game_input/3,             % +Module, +Role, -SortedMoves
+            game_percepts/3,          % +Module, +Role, -SortedPercepts
             state_roles/2,            % +Module, -Roles
             state_install/2,          % +Module, +SortedFluents
             state_current/2,          % +Module, -SortedFluents
@@ -290,6 +291,18 @@ game_base(Module, Fluents) :-
 game_input(Module, Role, Moves) :-
     tables_used(Module, input),
     answers(M, Module:input(Role, M), Moves).
+
+%!  game_percepts(+Module, +Role, -Percepts) is det.
+%
+%   The sorted percepts Module declares for Role (GDL-II's percept/2 facts); []
+%   in a game that declares none.
+
+game_percepts(Module, Role, Percepts) :-
+    (   current_predicate(Module:percept/2)
+    ->  tables_used(Module, percept),
+        answers(P, Module:percept(Role, P), Percepts)
+    ;   Percepts = []
+    ).
 
 %!  state_roles(+Module, -Roles) is det.
 %

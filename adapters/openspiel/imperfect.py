@@ -1,0 +1,464 @@
+"""GDL-II games as OpenSpiel games of imperfect information.
+
+>>> game = load_imperfect_game("kuhnPoker.kif")            # a pyspiel.Game
+>>> pyspiel.load_game("gdl_ii", {"game": "kuhnPoker.kif"})  # the same, through the registry
+
+Players are the roles other than ``random``, in file order; ``random`` is OpenSpiel's chance
+player, whose ``chance_outcomes()`` are its legal moves, uniformly (EXPLICIT_STOCHASTIC;
+DETERMINISTIC for a game without it). IMPERFECT_INFORMATION and SEQUENTIAL: a GDL-II round,
+where every role moves at once, is played as one decision after another, the roles with a
+choice in role order and chance last (a role with one legal move plays it implicitly).
+That is faithful because nobody learns another role's move of the round before the round is
+over: a player's information state is only its own moves and its percepts (``sees``) after
+each round, never the state. Returns are ``(goal - 50) / 50`` at the end.
+
+- Actions: per player, its moves declared by ``input`` (or found by the adapters' domain
+  analysis), sorted by KIF text; chance's outcomes likewise.
+- ``information_state_string(p)``: the player's role, then one line per round, its move
+  and what it perceived (``-> ...``), the move it chose in the current round last.
+- ``observation_string(p)``: the round, and the player's last move and percepts.
+- Tensors, when the game declares its percepts with ``percept``: the observation has one
+  0/1 entry per declared percept (those of the last round); the information state, per
+  round up to the game's length, the player's move (one-hot) and its percepts.
+- Utility ZERO_SUM or CONSTANT_SUM only when every reachable state was enumerated at load
+  (at most ``analysis_states``) and every terminal state was seen to be so; the game's
+  length then is the longest play, else ``max_game_length`` decisions.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from gdl2pl.adapters import AdapterError
+from gdl2pl.adapters import UnrepresentableStateError
+from gdl2pl.adapters import analyse_domains
+from gdl2pl.adapters import find_game
+from gdl2pl.adapters import goal_return
+from gdl2pl.bridge import MachineState
+from gdl2pl.bridge import StateMachine
+from gdl2pl.kif import kif_term
+from gdl2pl.load import read_game
+from gdl2pl.syntax import Term
+
+SHORT_NAME = "gdl_ii"
+#: Game parameters: ``game`` (file, or a name found by ``gdl2pl.adapters.find_game``),
+#: ``max_game_length`` (decisions, used when the states were not all enumerated),
+#: ``analysis_states`` (the most states enumerated at load).
+DEFAULT_PARAMS: dict[str, Any] = {
+    "game": "montyHall.kif",
+    "max_game_length": 1_000,
+    "analysis_states": 20_000,
+}
+
+_Util = pyspiel.GameType.Utility
+CHANCE = int(pyspiel.PlayerId.CHANCE)
+TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+
+
+def _game_type(chance: bool, utility: Any, players: int, tensors: bool) -> Any:
+    return pyspiel.GameType(
+        short_name=SHORT_NAME,
+        long_name="GDL-II game (gdl2pl)",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=(
+            pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+            if chance
+            else pyspiel.GameType.ChanceMode.DETERMINISTIC
+        ),
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=utility,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=players,
+        min_num_players=players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=tensors,
+        provides_observation_string=True,
+        provides_observation_tensor=tensors,
+        parameter_specification=DEFAULT_PARAMS,
+    )
+
+
+@dataclass(frozen=True)
+class _Analysis:
+    """What enumerating the reachable states found (``proved``: all of them)."""
+
+    proved: bool
+    length: int  # the most decisions in one play (when proved)
+    rounds: int  # the most rounds in one play (when proved)
+    return_sums: frozenset[float]
+
+
+class _Tables:
+    """The static side of a loaded GDL-II game, shared by every state (never copied)."""
+
+    def __init__(self, path: str, analysis_states: int) -> None:
+        self.name = os.path.basename(path)
+        description = read_game(path)
+        self.sm = sm = StateMachine(description, name=self.name)
+        try:
+            if not sm.gdl_ii:
+                raise AdapterError(
+                    f"{self.name}: not a GDL-II game (no random role, sees or percept); "
+                    "load it with gdl2pl.openspiel.load_game"
+                )
+            roles = sm.roles
+            self.player_roles = tuple(i for i, r in enumerate(roles) if not sm.is_random(r))
+            self.chance_role = next((i for i, r in enumerate(roles) if sm.is_random(r)), -1)
+            declared = [sm.input_moves(r) for r in roles]
+            if not all(declared):
+                domains = analyse_domains(description, roles, self.name)  # type: ignore[arg-type]
+                declared = [
+                    ms or sorted(domains.moves[r], key=kif_term)
+                    for r, ms in zip(roles, declared, strict=True)
+                ]
+            self.moves: tuple[tuple[Term, ...], ...] = tuple(
+                tuple(sorted(set(ms), key=kif_term)) for ms in declared
+            )
+            self.action_of = tuple({m: i for i, m in enumerate(ms)} for ms in self.moves)
+            self.percepts: tuple[tuple[Term, ...], ...] = tuple(
+                tuple(sorted(sm.declared_percepts(roles[i]), key=kif_term))
+                for i in self.player_roles
+            )
+            self.percept_index = tuple({p: i for i, p in enumerate(ps)} for ps in self.percepts)
+            self.analysis = self._analyse(analysis_states)
+        except BaseException:
+            sm.close()
+            raise
+
+    def __deepcopy__(self, memo: dict[int, object]) -> _Tables:
+        return self
+
+    @property
+    def num_actions(self) -> int:
+        return max(len(self.moves[i]) for i in self.player_roles)
+
+    @property
+    def num_outcomes(self) -> int:
+        return len(self.moves[self.chance_role]) if self.chance_role >= 0 else 0
+
+    def legal_ids(self, state: MachineState) -> tuple[tuple[int, ...], ...]:
+        """Per role, the action ids of its legal moves in ``state``."""
+        out = []
+        for i, ms in enumerate(self.sm.all_legal_moves(state)):
+            try:
+                out.append(tuple(sorted(self.action_of[i][m] for m in ms)))
+            except KeyError:
+                bad = next(m for m in ms if m not in self.action_of[i])
+                raise UnrepresentableStateError(
+                    f"{self.name}: the legal move {bad} of role {self.sm.roles[i]} is not "
+                    f"in its action table in state {state}"
+                ) from None
+        return tuple(out)
+
+    def choosers(self, legal: Sequence[Sequence[int]]) -> tuple[int, ...]:
+        """The roles that decide in a round: players with a choice in role order, then
+        chance if it has one."""
+        players = tuple(i for i in self.player_roles if len(legal[i]) > 1)
+        chance = self.chance_role
+        return players + ((chance,) if chance >= 0 and len(legal[chance]) > 1 else ())
+
+    def returns(self, state: MachineState) -> tuple[float, ...]:
+        goals = self.sm.goals(state)
+        return tuple(goal_return(goals[i]) for i in self.player_roles)
+
+    def _analyse(self, max_states: int) -> _Analysis:
+        """Enumerate the reachable states (at most ``max_states``): the longest play, in
+        decisions and in rounds, and the sums of the players' returns at the end."""
+        sm = self.sm
+        children: dict[MachineState, tuple[int, list[MachineState]]] = {}
+        sums: set[float] = set()
+        todo = [sm.initial_state]
+        while todo:
+            state = todo.pop()
+            if state in children:
+                continue
+            if len(children) >= max_states:
+                return _Analysis(False, 0, 0, frozenset())
+            if sm.is_terminal(state):
+                sums.add(round(sum(self.returns(state)), 9))
+                children[state] = (0, [])
+                continue
+            legal = self.legal_ids(state)
+            if not all(legal):
+                role = sm.roles[next(i for i, ids in enumerate(legal) if not ids)]
+                raise UnrepresentableStateError(
+                    f"{self.name}: role {role} has no legal move in the non-terminal state "
+                    f"{state}"
+                )
+            kids = [step.state for _, step in sm.expand(state)]
+            children[state] = (len(self.choosers(legal)), kids)
+            todo.extend(kids)
+        longest = _longest(sm.initial_state, children)
+        if longest is None:
+            return _Analysis(False, 0, 0, frozenset())
+        return _Analysis(True, longest[0], longest[1], frozenset(sums))
+
+
+def _longest(
+    root: MachineState, children: dict[MachineState, tuple[int, list[MachineState]]]
+) -> tuple[int, int] | None:
+    """The most decisions and the most rounds on a path from ``root``; None on a cycle."""
+    done: dict[MachineState, tuple[int, int]] = {}
+    on_path: set[MachineState] = set()
+    stack: list[tuple[MachineState, bool]] = [(root, False)]
+    while stack:
+        state, leaving = stack.pop()
+        if leaving:
+            on_path.discard(state)
+            cost, kids = children[state]
+            best = max((done[k] for k in kids), default=(0, -1))
+            done[state] = (best[0] + cost, best[1] + 1)
+            continue
+        if state in done:
+            continue
+        if state in on_path:
+            return None
+        on_path.add(state)
+        stack.append((state, True))
+        for kid in children[state][1]:
+            if kid in on_path:
+                return None
+            if kid not in done:
+                stack.append((kid, False))
+    return done[root]
+
+
+@dataclass(frozen=True)
+class _Node:
+    """Where a play stands: the state of the round, who still decides in it and what was
+    chosen so far, and each player's history (move id, percepts) of the rounds played.
+    Immutable, so copies of an OpenSpiel state share it."""
+
+    state: MachineState
+    terminal: bool
+    legal: tuple[tuple[int, ...], ...]
+    choosers: tuple[int, ...]
+    chosen: tuple[int, ...]
+    histories: tuple[tuple[tuple[int, tuple[Term, ...]], ...], ...]
+
+    def __deepcopy__(self, memo: dict[int, object]) -> _Node:
+        return self
+
+
+def _node(t: _Tables, state: MachineState, histories: tuple[Any, ...]) -> _Node:
+    """The node of a round starting in ``state``; rounds in which nobody has a choice are
+    played at once (their percepts still reach the histories)."""
+    while True:
+        if t.sm.is_terminal(state):
+            return _Node(state, True, (), (), (), histories)
+        legal = t.legal_ids(state)
+        for i, ids in enumerate(legal):
+            if not ids:
+                raise UnrepresentableStateError(
+                    f"{t.name}: role {t.sm.roles[i]} has no legal move in the non-terminal "
+                    f"state {state}"
+                )
+        choosers = t.choosers(legal)
+        if choosers:
+            return _Node(state, False, legal, choosers, (), histories)
+        state, histories = _play(t, state, [ids[0] for ids in legal], histories)
+
+
+def _play(
+    t: _Tables, state: MachineState, joint: list[int], histories: tuple[Any, ...]
+) -> tuple[MachineState, tuple[Any, ...]]:
+    """The state after the joint move (action ids per role), and the histories with the
+    round added: each player's move and percepts."""
+    moves = [t.moves[i][a] for i, a in enumerate(joint)]
+    extended = tuple(
+        (*h, (joint[i], tuple(t.sm.percepts(state, moves, t.sm.roles[i]))))
+        for i, h in zip(t.player_roles, histories, strict=True)
+    )
+    return t.sm.next_state(state, moves), extended
+
+
+class GdlImperfectGame(pyspiel.Game):
+    """A GDL-II game as a ``pyspiel.Game``."""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        p = {**DEFAULT_PARAMS, **(params or {})}
+        self.tables = t = _Tables(os.fspath(find_game(str(p["game"]))), int(p["analysis_states"]))
+        sums = t.analysis.return_sums
+        if t.analysis.proved and sums <= {0.0}:
+            utility, utility_sum = _Util.ZERO_SUM, 0.0
+        elif t.analysis.proved and len(sums) == 1:
+            utility, utility_sum = _Util.CONSTANT_SUM, next(iter(sums))
+        else:
+            utility, utility_sum = _Util.GENERAL_SUM, None
+        length = t.analysis.length if t.analysis.proved else int(p["max_game_length"])
+        self.rounds = t.analysis.rounds if t.analysis.proved else length
+        tensors = all(t.percepts)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=t.num_actions,
+            max_chance_outcomes=t.num_outcomes,
+            num_players=len(t.player_roles),
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=utility_sum,
+            max_game_length=max(1, length),
+        )
+        game_type = _game_type(t.chance_role >= 0, utility, len(t.player_roles), tensors)
+        super().__init__(game_type, info, {**p, "game": os.fspath(p["game"])})
+
+    def new_initial_state(self) -> GdlImperfectState:
+        return GdlImperfectState(self)
+
+    def make_py_observer(
+        self, iig_obs_type: Any = None, params: dict[str, Any] | None = None
+    ) -> PerceptObserver:
+        recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
+        return PerceptObserver(self.tables, self.rounds, recall)
+
+
+class GdlImperfectState(pyspiel.State):
+    """A play: the reasoner's state of the round plus what each player knows."""
+
+    def __init__(self, game: GdlImperfectGame) -> None:
+        super().__init__(game)
+        self._t = game.tables
+        empty: tuple[Any, ...] = tuple(() for _ in self._t.player_roles)
+        self._n = _node(self._t, self._t.sm.initial_state, empty)
+
+    @property
+    def machine_state(self) -> MachineState:
+        """The reasoner's state (at the start of the current round)."""
+        return self._n.state
+
+    def player_history(self, player: int) -> tuple[tuple[Term, tuple[Term, ...]], ...]:
+        """What ``player`` knows: its move and percepts of each round played."""
+        role = self._t.player_roles[player]
+        return tuple((self._t.moves[role][a], ps) for a, ps in self._n.histories[player])
+
+    def pending_move(self, player: int) -> Term | None:
+        """The move ``player`` chose in the current round, if it did already."""
+        role = self._t.player_roles[player]
+        n = self._n
+        if role in n.choosers[: len(n.chosen)]:
+            return self._t.moves[role][n.chosen[n.choosers.index(role)]]
+        return None
+
+    def current_player(self) -> int:
+        n = self._n
+        if n.terminal:
+            return TERMINAL
+        role = n.choosers[len(n.chosen)]
+        if role == self._t.chance_role:
+            return CHANCE
+        return self._t.player_roles.index(role)
+
+    def _legal_actions(self, player: int) -> list[int]:
+        if self._n.terminal or player != self.current_player():
+            return []
+        return list(self._n.legal[self._t.player_roles[player]])
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        ids = self._n.legal[self._t.chance_role]
+        return [(a, 1.0 / len(ids)) for a in ids]
+
+    def _apply_action(self, action: int) -> None:
+        t, n = self._t, self._n
+        chosen = (*n.chosen, action)
+        if len(chosen) < len(n.choosers):
+            self._n = _Node(n.state, False, n.legal, n.choosers, chosen, n.histories)
+            return
+        joint = [ids[0] for ids in n.legal]
+        for role, a in zip(n.choosers, chosen, strict=True):
+            joint[role] = a
+        state, histories = _play(t, n.state, joint, n.histories)
+        self._n = _node(t, state, histories)
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        role = self._t.chance_role if player == CHANCE else self._t.player_roles[player]
+        return kif_term(self._t.moves[role][action])
+
+    def is_terminal(self) -> bool:
+        return self._n.terminal
+
+    def returns(self) -> list[float]:
+        if not self._n.terminal:
+            return [0.0] * len(self._t.player_roles)
+        return list(self._t.returns(self._n.state))
+
+    def rewards(self) -> list[float]:
+        return self.returns()
+
+    def __str__(self) -> str:
+        return str(self._n.state)
+
+
+class PerceptObserver:
+    """What a player observes: with ``perfect_recall`` its information state (its moves
+    and percepts so far), else the last round's. Tensors need the game's ``percept``
+    declarations (see the module doc)."""
+
+    def __init__(self, tables: _Tables, rounds: int, perfect_recall: bool) -> None:
+        self._t = tables
+        self._rounds = max(1, rounds)
+        self.perfect_recall = perfect_recall
+        width = max((len(ps) for ps in tables.percepts), default=0)
+        self.dict: dict[str, np.ndarray[Any, Any]]
+        if perfect_recall:
+            per_round = tables.num_actions + width
+            self.tensor = np.zeros(self._rounds * per_round, np.float32)
+            self.dict = {"rounds": self.tensor.reshape(self._rounds, per_round)}
+        else:
+            self.tensor = np.zeros(width, np.float32)
+            self.dict = {"percepts": self.tensor}
+
+    def set_from(self, state: GdlImperfectState, player: int) -> None:
+        self.tensor.fill(0)
+        index = self._t.percept_index[player]
+        history = state._n.histories[player]
+        if not self.perfect_recall:
+            for p in history[-1][1] if history else ():
+                self.tensor[index[p]] = 1
+            return
+        rows = self.dict["rounds"]
+        width = self._t.num_actions
+        for r, (move, percepts) in enumerate(history[: self._rounds]):
+            rows[r, move] = 1
+            for p in percepts:
+                rows[r, width + index[p]] = 1
+
+    def string_from(self, state: GdlImperfectState, player: int) -> str:
+        history = state.player_history(player)
+        if not self.perfect_recall:
+            if not history:
+                return "round 0"
+            move, percepts = history[-1]
+            return f"round {len(history)}: {kif_term(move)} -> {_shown(percepts)}"
+        role = self._t.sm.roles[self._t.player_roles[player]]
+        lines = [str(role)] + [f"{kif_term(m)} -> {_shown(ps)}" for m, ps in history]
+        pending = state.pending_move(player)
+        if pending is not None:
+            lines.append(f"{kif_term(pending)} -> ?")
+        return "\n".join(lines)
+
+
+def _shown(percepts: Sequence[Term]) -> str:
+    return " ".join(kif_term(p) for p in percepts) or "()"
+
+
+def load_imperfect_game(path: str | os.PathLike[str], **options: Any) -> Any:
+    """The GDL-II game in ``path`` as a ``pyspiel.Game`` of imperfect information
+    (options: ``max_game_length``, ``analysis_states``). Registered as ``gdl_ii``:
+    ``pyspiel.load_game("gdl_ii", {"game": path})``. ``AdapterError`` for a game that is
+    not GDL-II."""
+    return GdlImperfectGame({**options, "game": os.fspath(path)})
+
+
+pyspiel.register_game(_game_type(True, _Util.GENERAL_SUM, 2, True), GdlImperfectGame)
+
+__all__ = [
+    "SHORT_NAME",
+    "GdlImperfectGame",
+    "GdlImperfectState",
+    "PerceptObserver",
+    "load_imperfect_game",
+]
