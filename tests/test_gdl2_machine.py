@@ -227,3 +227,23 @@ def test_the_true_state_is_always_in_the_players_belief(seed: int, role: str) ->
         # the other player's card is never known before a showdown, and the own card is
         if history and not sm.is_terminal(state):
             assert len(belief) == 2
+
+
+@pytest.mark.parametrize(("choice", "share"), [("switch", 2 / 3), ("stay", 1 / 3)])
+def test_switching_wins_monty_hall_two_times_in_three(
+    monty: StateMachine, choice: str, share: float
+) -> None:
+    # 2,000 seeded plays, chance drawn from chance_outcomes: the share of wins has a
+    # standard deviation of at most sqrt(2/9 / 2000) = 0.0105; the bound is 4 of them
+    rng = random.Random(7)
+    wins = 0
+    for _ in range(2000):
+        s = monty.initial_state
+        while not monty.is_terminal(s):
+            outcomes = monty.chance_outcomes(s)
+            chance = rng.choices([m for m, _ in outcomes], [float(p) for _, p in outcomes])[0]
+            own = monty.legal_moves(s, "contestant")
+            mine = next((m for m in own if str(m) == choice), rng.choice(own))
+            s = monty.next_state(s, [mine, chance])
+        wins += monty.goal(s, "contestant") == 100
+    assert abs(wins / 2000 - share) < 4 * 0.0105
