@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Iterable
 from collections.abc import Sequence
 from fractions import Fraction
@@ -72,13 +73,22 @@ def _turns(sm: StateMachine, history: History, role: Term | str) -> list[Turn]:
 
 
 class _Tree:
-    """The consistent successors of each (turn, state) asked, at most ``budget`` asked."""
+    """The consistent successors of each (turn, state) asked: at most ``budget`` asked,
+    and none after ``deadline`` (``time.monotonic()``), if given."""
 
-    def __init__(self, sm: StateMachine, role: Term | str, turns: list[Turn], budget: int):
+    def __init__(
+        self,
+        sm: StateMachine,
+        role: Term | str,
+        turns: list[Turn],
+        budget: int,
+        deadline: float | None = None,
+    ):
         self.sm = sm
         self.role = role
         self.turns = turns
         self.budget = budget
+        self.deadline = deadline
         self.known: dict[tuple[int, MachineState], list[Consistent]] = {}
 
     def children(self, depth: int, state: MachineState) -> list[Consistent] | None:
@@ -87,7 +97,7 @@ class _Tree:
         known = self.known.get(key)
         if known is not None:
             return known
-        if self.budget <= 0:
+        if self.budget <= 0 or (self.deadline is not None and time.monotonic() > self.deadline):
             return None
         self.budget -= 1
         turn = self.turns[depth]
@@ -120,14 +130,19 @@ def _impossible(sm: StateMachine, role: Term | str, turns: int) -> Exception:
 
 
 def belief(
-    sm: StateMachine, history: History, role: Term | str, *, budget: int = 10_000
+    sm: StateMachine,
+    history: History,
+    role: Term | str,
+    *,
+    budget: int = 10_000,
+    deadline: float | None = None,
 ) -> dict[MachineState, Fraction]:
     """The exact probability of each state ``role`` cannot tell apart after ``history``
     (chance and the other players choosing uniformly; see the module doc), expanding at
-    most ``budget`` states. ``NoConsistentStateError`` when the history is impossible
-    or the budget runs out."""
+    most ``budget`` states, none after ``deadline`` (``time.monotonic()``) if given.
+    ``NoConsistentStateError`` when the history is impossible or the budget runs out."""
     turns = _turns(sm, history, role)
-    tree = _Tree(sm, role, turns, _whole("the budget", budget))
+    tree = _Tree(sm, role, turns, _whole("the budget", budget), deadline)
     current: dict[MachineState, Fraction] = {sm.initial_state: Fraction(1)}
     for depth in range(len(turns)):
         following: dict[MachineState, Fraction] = {}
@@ -152,16 +167,17 @@ def sample_states(
     *,
     budget: int = 10_000,
     rng: random.Random | None = None,
+    deadline: float | None = None,
 ) -> list[MachineState]:
     """``n`` states consistent with ``role``'s ``history`` (see the module doc): drawn
     from the exact ``belief`` when it needs at most ``budget`` states expanded, else found
     by randomized depth-first search with a budget of as many again (then fewer than
-    ``n`` when that runs out after the first). ``NoConsistentStateError`` when none is
-    found."""
+    ``n`` when that runs out after the first); no state is expanded after ``deadline``
+    (``time.monotonic()``), if given. ``NoConsistentStateError`` when none is found."""
     _whole("the number of states", n)
     rng = rng or random.Random()
     try:
-        exact = belief(sm, history, role, budget=budget)
+        exact = belief(sm, history, role, budget=budget, deadline=deadline)
     except NoConsistentStateError as e:
         if e.exhausted:
             raise
@@ -169,7 +185,7 @@ def sample_states(
         states = sorted(exact, key=str)
         return rng.choices(states, weights=[float(exact[s]) for s in states], k=n)
     turns = _turns(sm, history, role)
-    search = _Search(_Tree(sm, role, turns, budget), rng)
+    search = _Search(_Tree(sm, role, turns, budget, deadline), rng)
     found: list[MachineState] = []
     while len(found) < n:
         state = search.one()

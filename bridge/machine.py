@@ -915,15 +915,17 @@ class StateMachine:
         role: Term | str,
         *,
         budget: int = 10_000,
+        deadline: float | None = None,
     ) -> dict[MachineState, Fraction]:
         """The probability of each state ``role`` cannot tell apart after ``history``
         (its own move and percepts of each turn so far), chance and the other players
-        choosing uniformly, computed exactly with at most ``budget`` states expanded
-        (see ``gdl2pl.bridge.information``). ``NoConsistentStateError`` when the history
-        is impossible or the budget runs out (its ``exhausted`` says which)."""
+        choosing uniformly, computed exactly with at most ``budget`` states expanded,
+        none after ``deadline`` (``time.monotonic()``) if given (see
+        ``gdl2pl.bridge.information``). ``NoConsistentStateError`` when the history is
+        impossible or the budget runs out (its ``exhausted`` says which)."""
         from .information import belief
 
-        return belief(self, history, role, budget=budget)
+        return belief(self, history, role, budget=budget, deadline=deadline)
 
     def sample_states(
         self,
@@ -933,15 +935,17 @@ class StateMachine:
         *,
         budget: int = 10_000,
         rng: random.Random | None = None,
+        deadline: float | None = None,
     ) -> list[MachineState]:
         """``n`` states consistent with what ``role`` knows (``history``: its own move
         and percepts of each turn so far), for determinized search: drawn from the exact
         ``belief`` when that needs at most ``budget`` states expanded, else found by
-        randomized depth-first search over the game tree with as many again (see
+        randomized depth-first search over the game tree with as many again; nothing is
+        expanded after ``deadline`` (``time.monotonic()``), if given (see
         ``gdl2pl.bridge.information``). ``NoConsistentStateError`` if none is found."""
         from .information import sample_states
 
-        return sample_states(self, history, role, n, budget=budget, rng=rng)
+        return sample_states(self, history, role, n, budget=budget, rng=rng, deadline=deadline)
 
     def explain(
         self,
