@@ -12,8 +12,8 @@ That is faithful because nobody learns another role's move of the round before t
 over: a player's information state is only its own moves and its percepts (``sees``) after
 each round, never the state. Returns are ``(goal - 50) / 50`` at the end.
 
-- Actions: per player, its moves declared by ``input`` (or found by the adapters' domain
-  analysis), sorted by KIF text; chance's outcomes likewise.
+- Actions, players and rounds as ``gdl2pl.adapters.imperfect`` (the library-free core
+  that PettingZoo's GDL-II environment shares) defines them.
 - ``information_state_string(p)``: the player's role, then one line per round, its move
   and what it perceived (``-> ...``), the move it chose in the current round last.
 - ``observation_string(p)``: the round, and the player's last move and percepts.
@@ -29,21 +29,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pyspiel
 
-from gdl2pl.adapters import AdapterError
-from gdl2pl.adapters import UnrepresentableStateError
-from gdl2pl.adapters import analyse_domains
 from gdl2pl.adapters import find_game
-from gdl2pl.adapters import goal_return
+from gdl2pl.adapters.imperfect import ImperfectGame
 from gdl2pl.bridge import MachineState
-from gdl2pl.bridge import StateMachine
 from gdl2pl.kif import kif_term
-from gdl2pl.load import read_game
 from gdl2pl.syntax import Term
 
 SHORT_NAME = "gdl_ii"
@@ -84,206 +78,12 @@ def _game_type(chance: bool, utility: Any, players: int, tensors: bool) -> Any:
     )
 
 
-@dataclass(frozen=True)
-class _Analysis:
-    """What enumerating the reachable states found (``proved``: all of them)."""
-
-    proved: bool
-    length: int  # the most decisions in one play (when proved)
-    rounds: int  # the most rounds in one play (when proved)
-    return_sums: frozenset[float]
-
-
-class _Tables:
-    """The static side of a loaded GDL-II game, shared by every state (never copied)."""
-
-    def __init__(self, path: str, analysis_states: int) -> None:
-        self.name = os.path.basename(path)
-        description = read_game(path)
-        self.sm = sm = StateMachine(description, name=self.name)
-        try:
-            if not sm.gdl_ii:
-                raise AdapterError(
-                    f"{self.name}: not a GDL-II game (no random role, sees or percept); "
-                    "load it with gdl2pl.openspiel.load_game"
-                )
-            roles = sm.roles
-            self.player_roles = tuple(i for i, r in enumerate(roles) if not sm.is_random(r))
-            self.chance_role = next((i for i, r in enumerate(roles) if sm.is_random(r)), -1)
-            declared = [sm.input_moves(r) for r in roles]
-            if not all(declared):
-                domains = analyse_domains(description, roles, self.name)  # type: ignore[arg-type]
-                declared = [
-                    ms or sorted(domains.moves[r], key=kif_term)
-                    for r, ms in zip(roles, declared, strict=True)
-                ]
-            self.moves: tuple[tuple[Term, ...], ...] = tuple(
-                tuple(sorted(set(ms), key=kif_term)) for ms in declared
-            )
-            self.action_of = tuple({m: i for i, m in enumerate(ms)} for ms in self.moves)
-            self.percepts: tuple[tuple[Term, ...], ...] = tuple(
-                tuple(sorted(sm.declared_percepts(roles[i]), key=kif_term))
-                for i in self.player_roles
-            )
-            self.percept_index = tuple({p: i for i, p in enumerate(ps)} for ps in self.percepts)
-            self.analysis = self._analyse(analysis_states)
-        except BaseException:
-            sm.close()
-            raise
-
-    def __deepcopy__(self, memo: dict[int, object]) -> _Tables:
-        return self
-
-    @property
-    def num_actions(self) -> int:
-        return max(len(self.moves[i]) for i in self.player_roles)
-
-    @property
-    def num_outcomes(self) -> int:
-        return len(self.moves[self.chance_role]) if self.chance_role >= 0 else 0
-
-    def legal_ids(self, state: MachineState) -> tuple[tuple[int, ...], ...]:
-        """Per role, the action ids of its legal moves in ``state``."""
-        out = []
-        for i, ms in enumerate(self.sm.all_legal_moves(state)):
-            try:
-                out.append(tuple(sorted(self.action_of[i][m] for m in ms)))
-            except KeyError:
-                bad = next(m for m in ms if m not in self.action_of[i])
-                raise UnrepresentableStateError(
-                    f"{self.name}: the legal move {bad} of role {self.sm.roles[i]} is not "
-                    f"in its action table in state {state}"
-                ) from None
-        return tuple(out)
-
-    def choosers(self, legal: Sequence[Sequence[int]]) -> tuple[int, ...]:
-        """The roles that decide in a round: players with a choice in role order, then
-        chance if it has one."""
-        players = tuple(i for i in self.player_roles if len(legal[i]) > 1)
-        chance = self.chance_role
-        return players + ((chance,) if chance >= 0 and len(legal[chance]) > 1 else ())
-
-    def returns(self, state: MachineState) -> tuple[float, ...]:
-        goals = self.sm.goals(state)
-        return tuple(goal_return(goals[i]) for i in self.player_roles)
-
-    def _analyse(self, max_states: int) -> _Analysis:
-        """Enumerate the reachable states (at most ``max_states``): the longest play, in
-        decisions and in rounds, and the sums of the players' returns at the end."""
-        sm = self.sm
-        children: dict[MachineState, tuple[int, list[MachineState]]] = {}
-        sums: set[float] = set()
-        todo = [sm.initial_state]
-        while todo:
-            state = todo.pop()
-            if state in children:
-                continue
-            if len(children) >= max_states:
-                return _Analysis(False, 0, 0, frozenset())
-            if sm.is_terminal(state):
-                sums.add(round(sum(self.returns(state)), 9))
-                children[state] = (0, [])
-                continue
-            legal = self.legal_ids(state)
-            if not all(legal):
-                role = sm.roles[next(i for i, ids in enumerate(legal) if not ids)]
-                raise UnrepresentableStateError(
-                    f"{self.name}: role {role} has no legal move in the non-terminal state "
-                    f"{state}"
-                )
-            kids = [step.state for _, step in sm.expand(state)]
-            children[state] = (len(self.choosers(legal)), kids)
-            todo.extend(kids)
-        longest = _longest(sm.initial_state, children)
-        if longest is None:
-            return _Analysis(False, 0, 0, frozenset())
-        return _Analysis(True, longest[0], longest[1], frozenset(sums))
-
-
-def _longest(
-    root: MachineState, children: dict[MachineState, tuple[int, list[MachineState]]]
-) -> tuple[int, int] | None:
-    """The most decisions and the most rounds on a path from ``root``; None on a cycle."""
-    done: dict[MachineState, tuple[int, int]] = {}
-    on_path: set[MachineState] = set()
-    stack: list[tuple[MachineState, bool]] = [(root, False)]
-    while stack:
-        state, leaving = stack.pop()
-        if leaving:
-            on_path.discard(state)
-            cost, kids = children[state]
-            best = max((done[k] for k in kids), default=(0, -1))
-            done[state] = (best[0] + cost, best[1] + 1)
-            continue
-        if state in done:
-            continue
-        if state in on_path:
-            return None
-        on_path.add(state)
-        stack.append((state, True))
-        for kid in children[state][1]:
-            if kid in on_path:
-                return None
-            if kid not in done:
-                stack.append((kid, False))
-    return done[root]
-
-
-@dataclass(frozen=True)
-class _Node:
-    """Where a play stands: the state of the round, who still decides in it and what was
-    chosen so far, and each player's history (move id, percepts) of the rounds played.
-    Immutable, so copies of an OpenSpiel state share it."""
-
-    state: MachineState
-    terminal: bool
-    legal: tuple[tuple[int, ...], ...]
-    choosers: tuple[int, ...]
-    chosen: tuple[int, ...]
-    histories: tuple[tuple[tuple[int, tuple[Term, ...]], ...], ...]
-
-    def __deepcopy__(self, memo: dict[int, object]) -> _Node:
-        return self
-
-
-def _node(t: _Tables, state: MachineState, histories: tuple[Any, ...]) -> _Node:
-    """The node of a round starting in ``state``; rounds in which nobody has a choice are
-    played at once (their percepts still reach the histories)."""
-    while True:
-        if t.sm.is_terminal(state):
-            return _Node(state, True, (), (), (), histories)
-        legal = t.legal_ids(state)
-        for i, ids in enumerate(legal):
-            if not ids:
-                raise UnrepresentableStateError(
-                    f"{t.name}: role {t.sm.roles[i]} has no legal move in the non-terminal "
-                    f"state {state}"
-                )
-        choosers = t.choosers(legal)
-        if choosers:
-            return _Node(state, False, legal, choosers, (), histories)
-        state, histories = _play(t, state, [ids[0] for ids in legal], histories)
-
-
-def _play(
-    t: _Tables, state: MachineState, joint: list[int], histories: tuple[Any, ...]
-) -> tuple[MachineState, tuple[Any, ...]]:
-    """The state after the joint move (action ids per role), and the histories with the
-    round added: each player's move and percepts."""
-    moves = [t.moves[i][a] for i, a in enumerate(joint)]
-    extended = tuple(
-        (*h, (joint[i], tuple(t.sm.percepts(state, moves, t.sm.roles[i]))))
-        for i, h in zip(t.player_roles, histories, strict=True)
-    )
-    return t.sm.next_state(state, moves), extended
-
-
 class GdlImperfectGame(pyspiel.Game):
     """A GDL-II game as a ``pyspiel.Game``."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         p = {**DEFAULT_PARAMS, **(params or {})}
-        self.tables = t = _Tables(os.fspath(find_game(str(p["game"]))), int(p["analysis_states"]))
+        self.tables = t = ImperfectGame(find_game(str(p["game"])), int(p["analysis_states"]))
         sums = t.analysis.return_sums
         if t.analysis.proved and sums <= {0.0}:
             utility, utility_sum = _Util.ZERO_SUM, 0.0
@@ -322,8 +122,7 @@ class GdlImperfectState(pyspiel.State):
     def __init__(self, game: GdlImperfectGame) -> None:
         super().__init__(game)
         self._t = game.tables
-        empty: tuple[Any, ...] = tuple(() for _ in self._t.player_roles)
-        self._n = _node(self._t, self._t.sm.initial_state, empty)
+        self._n = self._t.new_round()
 
     @property
     def machine_state(self) -> MachineState:
@@ -337,17 +136,14 @@ class GdlImperfectState(pyspiel.State):
 
     def pending_move(self, player: int) -> Term | None:
         """The move ``player`` chose in the current round, if it did already."""
-        role = self._t.player_roles[player]
-        n = self._n
-        if role in n.choosers[: len(n.chosen)]:
-            return self._t.moves[role][n.chosen[n.choosers.index(role)]]
-        return None
+        action = self._t.pending(self._n, player)
+        return None if action is None else self._t.moves[self._t.player_roles[player]][action]
 
     def current_player(self) -> int:
         n = self._n
         if n.terminal:
             return TERMINAL
-        role = n.choosers[len(n.chosen)]
+        role = self._t.chooser(n)
         if role == self._t.chance_role:
             return CHANCE
         return self._t.player_roles.index(role)
@@ -362,16 +158,7 @@ class GdlImperfectState(pyspiel.State):
         return [(a, 1.0 / len(ids)) for a in ids]
 
     def _apply_action(self, action: int) -> None:
-        t, n = self._t, self._n
-        chosen = (*n.chosen, action)
-        if len(chosen) < len(n.choosers):
-            self._n = _Node(n.state, False, n.legal, n.choosers, chosen, n.histories)
-            return
-        joint = [ids[0] for ids in n.legal]
-        for role, a in zip(n.choosers, chosen, strict=True):
-            joint[role] = a
-        state, histories = _play(t, n.state, joint, n.histories)
-        self._n = _node(t, state, histories)
+        self._n = self._t.choose(self._n, action)
 
     def _action_to_string(self, player: int, action: int) -> str:
         role = self._t.chance_role if player == CHANCE else self._t.player_roles[player]
@@ -397,7 +184,7 @@ class PerceptObserver:
     and percepts so far), else the last round's. Tensors need the game's ``percept``
     declarations (see the module doc)."""
 
-    def __init__(self, tables: _Tables, rounds: int, perfect_recall: bool) -> None:
+    def __init__(self, tables: ImperfectGame, rounds: int, perfect_recall: bool) -> None:
         self._t = tables
         self._rounds = max(1, rounds)
         self.perfect_recall = perfect_recall
