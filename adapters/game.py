@@ -36,6 +36,7 @@ from gdl2pl.bridge.pyform import term_of_py
 from gdl2pl.bridge.swipl import runtime_with
 from gdl2pl.kif import kif_term
 from gdl2pl.load import read_game
+from gdl2pl.syntax import Func
 from gdl2pl.syntax import Term
 
 from .domains import MAX_TERMS
@@ -128,6 +129,15 @@ class GdlGame:
         description = read_game(self.path)
         self.sm = StateMachine(description, name=self.name)
         try:
+            if any(
+                isinstance(r.head, Func) and r.head.name == "sees" and len(r.head.args) == 2
+                for _, r in self.sm.translation.origins
+            ):
+                raise AdapterError(
+                    f"{self.name}: a GDL-II game with hidden information (sees): its "
+                    "observations would show the state; load it with "
+                    "gdl2pl.openspiel.load_imperfect_game or gdl2pl.pettingzoo.imperfect"
+                )
             self._setup(description, max_terms)
             self._cache_size = cache_size
             self._nodes: OrderedDict[MachineState, Node] = OrderedDict()

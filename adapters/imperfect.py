@@ -113,6 +113,20 @@ class ImperfectGame:
         state, histories = play_round(self, n.state, joint, n.histories)
         return start_round(self, state, histories)
 
+    def percept_ids(self, player: int, percepts: Sequence[Term]) -> list[int]:
+        """The indices of ``percepts`` in ``player``'s declared percepts;
+        ``UnrepresentableStateError`` for one the game does not declare."""
+        index = self.percept_index[player]
+        try:
+            return [index[p] for p in percepts]
+        except KeyError:
+            bad = next(p for p in percepts if p not in index)
+            role = self.sm.roles[self.player_roles[player]]
+            raise UnrepresentableStateError(
+                f"{self.name}: role {role} perceives {bad}, which the game does not declare "
+                "with percept"
+            ) from None
+
     def pending(self, n: Round, player: int) -> int | None:
         """The action ``player`` chose in round ``n`` so far, if it did."""
         role = self.player_roles[player]

@@ -200,18 +200,16 @@ class PerceptObserver:
 
     def set_from(self, state: GdlImperfectState, player: int) -> None:
         self.tensor.fill(0)
-        index = self._t.percept_index[player]
         history = state._n.histories[player]
         if not self.perfect_recall:
-            for p in history[-1][1] if history else ():
-                self.tensor[index[p]] = 1
+            self.tensor[self._t.percept_ids(player, history[-1][1] if history else ())] = 1
             return
         rows = self.dict["rounds"]
         width = self._t.num_actions
         for r, (move, percepts) in enumerate(history[: self._rounds]):
             rows[r, move] = 1
-            for p in percepts:
-                rows[r, width + index[p]] = 1
+            for i in self._t.percept_ids(player, percepts):
+                rows[r, width + i] = 1
 
     def string_from(self, state: GdlImperfectState, player: int) -> str:
         history = state.player_history(player)
