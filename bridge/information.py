@@ -34,6 +34,7 @@ from typing import NamedTuple
 from gdl2pl.syntax import Term
 
 from .errors import GameError
+from .errors import IllegalMoveError
 
 if TYPE_CHECKING:
     from .machine import Consistent
@@ -67,9 +68,13 @@ def _whole(name: str, value: object) -> int:
 
 
 def _turns(sm: StateMachine, history: History, role: Term | str) -> list[Turn]:
+    """The history with every move and percept checked (``TransitionDefinitionError`` for
+    one that is not a ground term) and spelled as the game does."""
     if sm.is_random(role):
         raise GameError(f"{sm.name}: the random role has no view of the game")
-    return [Turn(move, tuple(percepts)) for move, percepts in history]
+    return [
+        Turn(sm.term(move), tuple(sm.term(p) for p in percepts)) for move, percepts in history
+    ]
 
 
 class _Tree:
@@ -107,7 +112,7 @@ class _Tree:
                 kids = self.sm.consistent_successors(
                     state, self.role, turn.move, turn.percepts
                 )
-            except GameError:  # the role's move is not legal here: no such state
+            except IllegalMoveError:  # the role's move is not legal here: no such state
                 kids = []
         self.known[key] = kids
         return kids

@@ -512,8 +512,9 @@ class StateMachine:
     def initial_state(self) -> MachineState:
         return self._initial
 
-    def term(self, kif: str) -> Term:
-        """Parse a KIF term and spell its symbols as the game does."""
+    def term(self, kif: Term | str) -> Term:
+        """Parse a KIF term (or check a term) and spell its symbols as the game does;
+        ``TransitionDefinitionError`` if it is not a ground term."""
         return self._terms.canonical(_as_term(kif))
 
     def legal_moves(self, state: MachineState, role: Term | str) -> list[Term]:

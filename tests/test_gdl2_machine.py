@@ -5,6 +5,7 @@ belief, sampling, the bound on the search)."""
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from fractions import Fraction
 
@@ -247,3 +248,28 @@ def test_switching_wins_monty_hall_two_times_in_three(
             s = monty.next_state(s, [mine, chance])
         wins += monty.goal(s, "contestant") == 100
     assert abs(wins / 2000 - share) < 4 * 0.0105
+
+
+@pytest.mark.parametrize(
+    ("percept", "error"),
+    [
+        ("?x", "not a ground GDL term"),
+        ("(halt ?x)", "not a ground GDL term"),
+        ("(f " * 250 + "a" + ")" * 250, "nested deeper than"),
+        ("(shell \ud800)", "lone surrogate"),
+        ("((", "not a GDL term"),
+    ],
+)
+def test_hostile_percepts_from_outside_are_refused_before_prolog(
+    monty: StateMachine, percept: str, error: str
+) -> None:
+    from gdl2pl.bridge import TransitionDefinitionError
+
+    with pytest.raises(TransitionDefinitionError, match=re.escape(error)):
+        monty.sample_states([("wait", [percept])], "contestant")
+    with pytest.raises(TransitionDefinitionError, match=re.escape(error)):
+        monty.consistent_successors(monty.initial_state, "contestant", "wait", [percept])
+    # a well-formed term the game never perceives is data: it matches nothing
+    with pytest.raises(NoConsistentStateError, match="cannot have happened"):
+        monty.sample_states([("wait", ["(halt)", "(shell (rm x))"])], "contestant")
+    assert monty.chance_outcomes(monty.initial_state)  # the machine still answers
