@@ -170,3 +170,15 @@ def test_what_makes_a_game_gdl_ii(
 def test_random_is_a_keyword_spelled_in_lowercase() -> None:
     game = COIN.replace("(role random)", "(role RANDOM)")
     assert compile_game(text=game).translation.roles == ("guesser", "random")
+
+
+def test_a_scrambler_keeps_the_gdl_ii_keywords() -> None:
+    from gdl2pl.ggp.scramble import Scrambler
+
+    scrambler = Scrambler()
+    assert [scrambler.symbol(s) for s in ("random", "sees", "percept")] == [
+        "random",
+        "sees",
+        "percept",
+    ]
+    assert scrambler.symbol("contestant") != "contestant"

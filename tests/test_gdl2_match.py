@@ -188,13 +188,18 @@ class _Spy(GamePlayer):
         return super().handle(text, received)
 
 
-def match(path, spies: list[_Spy], seed: int):  # type: ignore[no-untyped-def]
+def match(path, spies: list[_Spy], seed: int, scramble: bool = False):  # type: ignore[no-untyped-def]
     servers = [PlayerServer(s, "127.0.0.1", 0) for s in spies]
     for s in servers:
         s.start_in_thread()
     try:
         return run_match(
-            read_game(path), [s.url for s in servers], start_clock=5, play_clock=1, seed=seed
+            read_game(path),
+            [s.url for s in servers],
+            start_clock=5,
+            play_clock=1,
+            seed=seed,
+            scramble=scramble,
         )
     finally:
         for s in servers:
@@ -247,3 +252,14 @@ def test_a_kuhn_poker_match_tells_each_player_only_its_own_card() -> None:
 def test_the_number_of_players_leaves_out_random() -> None:
     with pytest.raises(ValueError, match="1 roles besides random"):
         run_match(read_game(MONTY), ["127.0.0.1:1", "127.0.0.1:2"])
+
+
+def test_a_scrambled_gdl_ii_match_renames_percepts_too() -> None:
+    spy = _Spy("legal")
+    rec = match(MONTY, [spy], seed=5, scramble=True)
+    assert rec["isCompleted"] and all(not e for errors in rec["errors"] for e in errors)
+    sent = " ".join(m for m in spy.seen if m.startswith(("(play", "(stop")))
+    assert "opened" not in sent and "car" not in sent and "wait" not in sent
+    assert "random" in spy.seen[1]  # the keyword stays: the player knows chance
+    # the record speaks the game's own names
+    assert [step[0] for step in rec["percepts"]][2][0].startswith("(opened ")
