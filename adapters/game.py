@@ -190,6 +190,15 @@ class GdlGame:
         self.description = description
         self.dynamics_option = dynamics
         try:
+            if any(
+                isinstance(r.head, Func) and r.head.name == "sees" and len(r.head.args) == 2
+                for _, r in self.sm.translation.origins
+            ):
+                raise AdapterError(
+                    f"{self.name}: a GDL-II game with hidden information (sees): its "
+                    "observations would show the state; load it with "
+                    "gdl2pl.openspiel.load_imperfect_game or gdl2pl.pettingzoo.imperfect"
+                )
             self._setup(description, max_terms, num_distinct_actions)
             self._cache_size = cache_size
             self._nodes: OrderedDict[MachineState, Node] = OrderedDict()

@@ -12,6 +12,8 @@ from .errors import PlayoutDepthError
 from .errors import QueryInterrupted
 from .errors import ReasonerError
 from .errors import TransitionDefinitionError
+from .information import NoConsistentStateError
+from .information import Turn
 from .machine import MachineState
 from .machine import StateMachine
 from .machine import Step
@@ -27,6 +29,7 @@ __all__ = [
     "IllegalMoveError",
     "MachineState",
     "MoveDefinitionError",
+    "NoConsistentStateError",
     "PlayoutDepthError",
     "PrologUnavailableError",
     "QueryInterrupted",
@@ -35,6 +38,7 @@ __all__ = [
     "Step",
     "SymbolStep",
     "TransitionDefinitionError",
+    "Turn",
     "check_environment",
     "runtime",
 ]

@@ -28,7 +28,9 @@ from collections.abc import Iterator
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from contextlib import nullcontext
+from fractions import Fraction
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import NamedTuple
 
@@ -45,6 +47,7 @@ from gdl2pl.syntax import Func
 from gdl2pl.syntax import Term
 from gdl2pl.syntax import Var
 from gdl2pl.translate import Translation
+from gdl2pl.vocabulary import RANDOM_ROLE
 
 from .errors import GameClosedError
 from .errors import GameError
@@ -61,6 +64,9 @@ from .swipl import attach_thread
 from .swipl import interrupt
 from .swipl import prolog_thread_id
 from .swipl import runtime
+
+if TYPE_CHECKING:
+    from .information import Turn
 
 Raw = Any  # str for a constant, tuple (name, *args) for a compound: janus' form
 _CURRENT = "="  # tells the runtime: the state this thread installed last
@@ -239,6 +245,18 @@ class SymbolStep(NamedTuple):
     #: The symbol ids of the fluents the step added to and removed from the state.
     added: list[int]
     removed: list[int]
+
+
+class Consistent(NamedTuple):
+    """A joint move a role cannot tell apart from what happened after one of its turns
+    (``StateMachine.consistent_successors``)."""
+
+    joint_move: tuple[Term, ...]
+    #: The state it leads to.
+    state: MachineState
+    #: The chance of the other roles' moves in it when each of them (random included)
+    #: chooses uniformly among its legal moves.
+    weight: Fraction
 
 
 def _goal_value(values: list[str]) -> int | None:
@@ -589,8 +607,9 @@ class StateMachine:
     def initial_state(self) -> MachineState:
         return self._initial
 
-    def term(self, kif: str) -> Term:
-        """Parse a KIF term and spell its symbols as the game does."""
+    def term(self, kif: Term | str) -> Term:
+        """Parse a KIF term (or check a term) and spell its symbols as the game does;
+        ``TransitionDefinitionError`` if it is not a ground term."""
         return self._terms.canonical(_as_term(kif))
 
     def legal_moves(self, state: MachineState, role: Term | str) -> list[Term]:
@@ -768,13 +787,16 @@ class StateMachine:
         return self._unique_goal(state, index, self._goal_values(state))
 
     def goals(self, state: MachineState) -> list[int]:
-        """Every role's goal value, in role order."""
+        """Every role's goal value, in role order (GDL-II's random role, which the game
+        need not give a goal, has 0 when it has none)."""
         values = self._goal_values(state)
         return [self._unique_goal(state, i, values) for i in range(len(self._roles))]
 
     def _unique_goal(self, state: MachineState, index: int, values: list[list[Raw]]) -> int:
         vs = values[index]
         role = self._roles[index]
+        if not vs and self.is_random(role):
+            return 0
         if len(vs) != 1:
             what = (
                 "no goal value" if not vs else f"{len(vs)} goal values ({', '.join(map(str, vs))})"
@@ -883,6 +905,11 @@ class StateMachine:
         self._require_gdl_2010("input", "input_moves")
         return [self._terms.term(m) for m in self._call("gdl_input", self._role_raw(role))]
 
+    def declared_percepts(self, role: Term | str) -> list[Term]:
+        """The percepts the game declares for ``role`` with GDL-II's ``percept``, sorted
+        (empty if none)."""
+        return [self._terms.term(p) for p in self._call("gdl_percept", self._role_raw(role))]
+
     def _require_gdl_2010(self, keyword: str, method: str) -> None:
         if keyword in self.translation.pre_2010:
             raise GameError(
@@ -890,6 +917,133 @@ class StateMachine:
                 f"{keyword} as an ordinary relation, not to declare its {keyword} set"
             )
 
+    # -- GDL-II: chance and what a role perceives --------------------------------------
+
+    @property
+    def gdl_ii(self) -> bool:
+        """True for a GDL-II game: it declares the role ``random`` or uses ``sees`` or
+        ``percept`` (``Translation.gdl_ii``)."""
+        return self.translation.gdl_ii
+
+    @property
+    def random_role(self) -> Term | None:
+        """GDL-II's role of chance, ``random``, if the game declares it."""
+        for role in self._roles:
+            if isinstance(role, Const) and role.name.casefold() == RANDOM_ROLE:
+                return role
+        return None
+
+    def is_random(self, role: Term | str) -> bool:
+        """True if ``role`` (a role of the game) is the role of chance, ``random``."""
+        raw = self._role_raw(role)
+        return isinstance(raw, str) and raw.casefold() == RANDOM_ROLE
+
+    @property
+    def players(self) -> tuple[Term, ...]:
+        """The roles that choose their moves: every role but ``random``, in role order."""
+        return tuple(r for r in self._roles if not self.is_random(r))
+
+    def percepts(
+        self, state: MachineState, joint_move: Sequence[Term | str], role: Term | str
+    ) -> list[Term]:
+        """What ``role`` perceives (GDL-II's ``sees``) when ``joint_move`` is played in
+        ``state``: its percepts, sorted in Prolog's standard order; empty in a game
+        without ``sees`` rules. ``GameError`` for the random role (chance perceives
+        nothing); the joint move is checked as ``next_state`` checks it."""
+        raw_role = self._role_raw(role)
+        if self.is_random(role):
+            raise GameError(f"{self.name}: the random role is chance and perceives nothing")
+        moves = [self._terms.raw(m) for m in joint_move]
+        result = self._call("gdl_percepts", self._state_arg(state), moves, raw_role)
+        if result[0] == "percepts":
+            return [self._terms.term(p) for p in result[1]]
+        raise self._refusal(state, moves, result)
+
+    def chance_outcomes(self, state: MachineState) -> list[tuple[Term, Fraction]]:
+        """The random role's legal moves in ``state``, each with its probability: GDL-II's
+        chance chooses uniformly, so each of n moves has ``Fraction(1, n)``. Empty in a
+        terminal state; ``MoveDefinitionError`` if chance has no legal move in a state
+        that is not terminal; ``GameError`` if the game has no random role."""
+        chance = self.random_role
+        if chance is None:
+            raise GameError(f"{self.name}: the game has no random role (no chance)")
+        if self.is_terminal(state):
+            return []
+        moves = self.legal_moves(state, chance)
+        return [(m, Fraction(1, len(moves))) for m in moves]
+
+    def consistent_successors(
+        self,
+        state: MachineState,
+        role: Term | str,
+        move: Term | str,
+        percepts: Iterable[Term | str],
+    ) -> list[Consistent]:
+        """Every legal joint move of ``state`` in which ``role`` plays ``move`` and then
+        perceives exactly the set ``percepts``, with the state it leads to and its
+        weight (the first role's move varying slowest): what ``role`` cannot tell apart
+        after that turn. ``IllegalMoveError`` if ``move`` is not legal for ``role`` in
+        ``state``."""
+        raw_role = self._role_raw(role)
+        raw_move = self._terms.raw(move)
+        seen = [self._terms.raw(p) for p in percepts]
+        result = self._call("gdl_consistent", self._state_arg(state), raw_role, raw_move, seen)
+        if result[0] == "illegal":
+            self._tls.installed = state
+            raise IllegalMoveError(
+                f"{self.name}: {kif_term(self._terms.term(raw_move))} is not a legal move for "
+                f"role {self._terms.term(raw_role)} in state {_short(state)}"
+            )
+        self._tls.installed = state
+        index = self._raw_roles.index(raw_role)
+        weight = Fraction(1)
+        for i, count in enumerate(result[2]):
+            if i != index and count:
+                weight /= count
+        key = state._key
+        out = []
+        for joint, added, removed in result[1]:
+            child = MachineState(_successor(key, added, removed), self._terms)
+            out.append(Consistent(tuple(self._terms.term(m) for m in joint), child, weight))
+        return out
+
+    def belief(
+        self,
+        history: Sequence[Turn | tuple[Term | str, Iterable[Term | str]]],
+        role: Term | str,
+        *,
+        budget: int = 10_000,
+        deadline: float | None = None,
+    ) -> dict[MachineState, Fraction]:
+        """The probability of each state ``role`` cannot tell apart after ``history``
+        (its own move and percepts of each turn so far), chance and the other players
+        choosing uniformly, computed exactly with at most ``budget`` states expanded,
+        none after ``deadline`` (``time.monotonic()``) if given (see
+        ``gdl2pl.bridge.information``). ``NoConsistentStateError`` when the history is
+        impossible or the budget runs out (its ``exhausted`` says which)."""
+        from .information import belief
+
+        return belief(self, history, role, budget=budget, deadline=deadline)
+
+    def sample_states(
+        self,
+        history: Sequence[Turn | tuple[Term | str, Iterable[Term | str]]],
+        role: Term | str,
+        n: int = 1,
+        *,
+        budget: int = 10_000,
+        rng: random.Random | None = None,
+        deadline: float | None = None,
+    ) -> list[MachineState]:
+        """``n`` states consistent with what ``role`` knows (``history``: its own move
+        and percepts of each turn so far), for determinized search: drawn from the exact
+        ``belief`` when that needs at most ``budget`` states expanded, else found by
+        randomized depth-first search over the game tree with as many again; nothing is
+        expanded after ``deadline`` (``time.monotonic()``), if given (see
+        ``gdl2pl.bridge.information``). ``NoConsistentStateError`` if none is found."""
+        from .information import sample_states
+
+        return sample_states(self, history, role, n, budget=budget, rng=rng, deadline=deadline)
     def __repr__(self) -> str:
         return f"StateMachine({self.name!r}, roles={[str(r) for r in self._roles]})"
 

@@ -51,7 +51,9 @@ from gdl2pl.syntax import walk
 from gdl2pl.vocabulary import CONNECTIVES
 from gdl2pl.vocabulary import FORBIDDEN_DEPENDENCIES
 from gdl2pl.vocabulary import GDL_2010_RELATIONS
+from gdl2pl.vocabulary import GDL_II_RELATIONS
 from gdl2pl.vocabulary import KEYWORD_RELATIONS
+from gdl2pl.vocabulary import RANDOM_ROLE
 
 #: The arity of each GDL keyword relation (kept as a name for existing callers).
 KEYWORD_ARITY = KEYWORD_RELATIONS
@@ -114,6 +116,7 @@ def _check(d: Description, file: str | None) -> list[Finding]:
     found += _check_and(d)
     found += _check_spellings(d)
     found += _check_essentials(d)
+    found += _check_random(d)
     found += _check_keyword_dependencies(graph)
     found += _check_negation_cycles(graph)
     found += _check_recursion(graph)
@@ -249,6 +252,14 @@ def _check_clause_shape(c: Clause) -> Iterator[Finding]:
             yield _error(
                 "next-in-body",
                 "next must not occur in a rule body: it only defines the next state",
+                _where(s, c),
+                c,
+            )
+        elif name == "sees" and _arity(s) == 2 and s is not c.head:
+            yield _error(
+                "sees-in-body",
+                "sees must not occur in a rule body: it says what a role perceives of the "
+                "move into the next state, which nothing in the current state may depend on",
                 _where(s, c),
                 c,
             )
@@ -388,7 +399,16 @@ def _check_arities(d: Description) -> Iterator[Finding]:
         if name in KEYWORD_ARITY:
             want = KEYWORD_ARITY[name]
             for arity, (s, c) in by_arity.items():
-                if arity != want and name in GDL_2010_RELATIONS:
+                if arity != want and name in GDL_II_RELATIONS:
+                    yield _warning(
+                        "pre-gdl-ii",
+                        f"{s.name} is a keyword relation of GDL-II ({name} with {want} "
+                        f"arguments); {_show(s)} has {arity}: it is read as an ordinary "
+                        "relation, as in a game written before GDL-II",
+                        _where(s, c),
+                        c,
+                    )
+                elif arity != want and name in GDL_2010_RELATIONS:
                     yield _warning(
                         "pre-gdl-2010",
                         f"{s.name} is a keyword relation of GDL 2010 ({name} with {want} "
@@ -553,7 +573,9 @@ def _check_essentials(d: Description) -> Iterator[Finding]:
             continue
         for s in _sentences(c):
             name = _key(s.name)
-            if name not in ("legal", "goal", "does", "input") or not isinstance(s, Func):
+            if name not in ("legal", "goal", "does", "input", "sees", "percept"):
+                continue
+            if not isinstance(s, Func):
                 continue
             if not s.args or not isinstance(s.args[0], Const):
                 continue
@@ -566,6 +588,50 @@ def _check_essentials(d: Description) -> Iterator[Finding]:
                     _where(s.args[0], c),
                     c,
                 )
+
+
+def _check_random(d: Description) -> Iterator[Finding]:
+    """GDL-II's role ``random`` is chance, not a player: it perceives nothing (``sees`` or
+    ``percept`` for it is an error), its goal values mean nothing (warning), and a game
+    that declares it must give it legal moves (error when no ``legal`` rule can)."""
+    declared: Clause | None = None
+    has_legal = False
+    for c in d.clauses:
+        head = c.head
+        if not isinstance(head, Func) or not head.args:
+            continue
+        name, who = _key(head.name), head.args[0]
+        is_random = isinstance(who, Const) and _key(who.name) == RANDOM_ROLE
+        if name == "role" and len(head.args) == 1 and is_random:
+            declared = declared or c
+        elif len(head.args) != 2:
+            continue
+        elif name == "legal" and (is_random or isinstance(who, Var)):
+            has_legal = True
+        elif name in ("sees", "percept") and is_random:
+            yield _error(
+                f"{name}-random",
+                f"{_show(head)}: the random role is chance, not a player, and perceives "
+                "nothing",
+                _where(who, c),
+                c,
+            )
+        elif name == "goal" and is_random:
+            yield _warning(
+                "random-goal",
+                f"{_show(head)}: the random role is chance, not a player; its goal values "
+                "are ignored by GDL-II players",
+                _where(who, c),
+                c,
+            )
+    if declared is not None and not has_legal:
+        yield _error(
+            "random-without-moves",
+            "the game declares the role random but no legal rule gives it a move: chance "
+            "must have a legal move in every state that is not terminal",
+            _where(declared.head, declared),
+            declared,
+        )
 
 
 def _is_goal_value(t: Term) -> bool:

@@ -6,7 +6,8 @@ module, meant to be read by people as well as loaded by ``prolog/gdl_runtime.pl`
 Naming (injective, so nothing in a game can reach a Prolog builtin):
 
 - GDL's keyword relations keep their names: ``role/1``, ``base/1``, ``input/2``,
-  ``init/1``, ``legal/2``, ``next/1``, ``goal/2``, ``terminal/0``;
+  ``init/1``, ``legal/2``, ``next/1``, ``goal/2``, ``terminal/0``, and GDL-II's
+  ``sees/2`` and ``percept/2``;
 - every other relation ``r`` becomes ``r_r`` (``(line ?x)`` -> ``r_line(X)``);
 - the state is stored per fluent functor: ``(true (cell ?x ?y b))`` ->
   ``true_cell(X, Y, b)`` (multi-argument indexing for free); a fluent whose functor
@@ -42,6 +43,7 @@ move-dependent) and which fluent stores exist; ``emit`` writes the Prolog text o
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
 
@@ -68,7 +70,9 @@ from gdl2pl.syntax import clause_line
 from gdl2pl.syntax import variables
 from gdl2pl.syntax import walk
 from gdl2pl.vocabulary import GDL_2010_RELATIONS
+from gdl2pl.vocabulary import GDL_II_RELATIONS
 from gdl2pl.vocabulary import KEYWORD_RELATIONS
+from gdl2pl.vocabulary import RANDOM_ROLE
 from gdl2pl.vocabulary import is_keyword_relation
 
 #: Keyword relations a game defines (``true`` and ``does`` are the runtime's inputs).
@@ -117,6 +121,9 @@ class Translation:
     #: GDL-2010 keywords (``base``, ``input``) the game uses as ordinary relations, with
     #: other arities: it predates GDL 2010 and declares no base or input.
     pre_2010: tuple[str, ...] = field(default=())
+    #: A GDL-II game: it declares the role ``random`` (chance) or uses ``sees`` or
+    #: ``percept`` (hidden information); see ``is_gdl_ii``.
+    gdl_ii: bool = False
 
 
 # -- the plan -----------------------------------------------------------------------------
@@ -153,6 +160,8 @@ class Plan:
     roles: tuple[str, ...]
     #: GDL-2010 keyword relations used with another arity (as in older games).
     pre_2010: tuple[str, ...] = ()
+    #: Declares the role ``random`` or uses ``sees``/``percept`` (``is_gdl_ii``).
+    gdl_ii: bool = False
 
     @property
     def tabled(self) -> frozenset[PredKey]:
@@ -252,9 +261,17 @@ def plan(rules: list[FlatRule]) -> Plan:
         key=lambda k: (component[k], k),
     )
     called = {relation_key(s) for r in rules for s in map(_called, r.body) if s is not None}
+    roles = tuple(
+        r.head.args[0].name  # type: ignore[union-attr]
+        for r in rules
+        if relation_key(r.head) == ("role", 1) and isinstance(r.head.args[0], Const)  # type: ignore[union-attr]
+    )
+    gdl_ii = is_gdl_ii(roles, defined | called)
     undefined = sorted(called - defined - {TRUE, DOES})
     undefined += [
-        k for k in DEFINED_KEYWORDS.items() if k not in defined and k not in undefined
+        k
+        for k in DEFINED_KEYWORDS.items()
+        if k not in defined and k not in undefined and (gdl_ii or k[0] not in GDL_II_RELATIONS)
     ]
     tabled = recursive & defined
     state_tabled = sorted(k for k in tabled if k not in static)
@@ -268,11 +285,6 @@ def plan(rules: list[FlatRule]) -> Plan:
         for kind, keys in (("true", true_tables), ("does", does_tables))
         if (set(map(_key_of, graph.depends_on(_node((name, arity))))) | {(name, arity)})
         & set(keys)
-    )
-    roles = tuple(
-        r.head.args[0].name  # type: ignore[union-attr]
-        for r in rules
-        if relation_key(r.head) == ("role", 1) and isinstance(r.head.args[0], Const)  # type: ignore[union-attr]
     )
     return Plan(
         rules=tuple(rules),
@@ -297,6 +309,15 @@ def plan(rules: list[FlatRule]) -> Plan:
                 - {n for n, a in defined | called if is_keyword_relation(n, a)}
             )
         ),
+        gdl_ii=gdl_ii,
+    )
+
+
+def is_gdl_ii(roles: Iterable[str], relations: Iterable[PredKey]) -> bool:
+    """True for a GDL-II game: one of its ``roles`` is ``random``, or one of its
+    ``relations`` (name, arity) is ``sees/2`` or ``percept/2``."""
+    return any(r.casefold() == RANDOM_ROLE for r in roles) or any(
+        n in GDL_II_RELATIONS and is_keyword_relation(n, a) for n, a in relations
     )
 
 
@@ -535,6 +556,7 @@ def emit(p: Plan, module: str, source_name: str) -> Translation:
         stores=p.stores,
         origins=tuple(origins),
         pre_2010=p.pre_2010,
+        gdl_ii=p.gdl_ii,
     )
 
 

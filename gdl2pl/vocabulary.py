@@ -1,5 +1,7 @@
 """GDL's vocabulary, in one place: its keywords, the keyword relations with their arities,
-the logical connectives, the input relations and the dependencies GDL forbids.
+the logical connectives, the input relations and the dependencies GDL forbids, with the
+words GDL-II (games with chance and hidden information) adds: the role ``random`` and the
+relations ``sees`` and ``percept``.
 
 Every module that needs to know what a keyword is asks here. Names are in lowercase; GDL
 is case-insensitive, so compare ``name.casefold()`` with them.
@@ -7,7 +9,9 @@ is case-insensitive, so compare ``name.casefold()`` with them.
 
 from __future__ import annotations
 
-#: The arity of each GDL keyword relation (GDL 2010: ``base`` and ``input`` included).
+#: The arity of each GDL keyword relation (GDL 2010: ``base`` and ``input`` included;
+#: GDL-II: ``sees``, what a role perceives of a joint move, and ``percept``, which
+#: declares a role's possible percepts as ``base`` declares fluents).
 KEYWORD_RELATIONS: dict[str, int] = {
     "role": 1,
     "base": 1,
@@ -19,13 +23,18 @@ KEYWORD_RELATIONS: dict[str, int] = {
     "legal": 2,
     "goal": 2,
     "terminal": 0,
+    "sees": 2,
+    "percept": 2,
 }
 
 #: Logical connectives: never relation names, functions or constants.
 CONNECTIVES = frozenset({"not", "or", "and", "distinct"})
 
+#: GDL-II's role of chance: it chooses uniformly at random among its legal moves.
+RANDOM_ROLE = "random"
+
 #: Every name reserved by GDL (always spelled in lowercase after case normalization).
-KEYWORDS = frozenset(KEYWORD_RELATIONS) | CONNECTIVES
+KEYWORDS = frozenset(KEYWORD_RELATIONS) | CONNECTIVES | {RANDOM_ROLE}
 
 #: Relations a game may not define: they are the engine's inputs (the state and the move).
 INPUT_RELATIONS = frozenset({"true", "does"})
@@ -33,11 +42,15 @@ INPUT_RELATIONS = frozenset({"true", "does"})
 #: Keyword relations that GDL 2010 added; games written before use the names freely.
 GDL_2010_RELATIONS = frozenset({"base", "input"})
 
+#: Keyword relations that GDL-II added; older games may use the names with other arities.
+GDL_II_RELATIONS = frozenset({"sees", "percept"})
+
 #: For each keyword relation, the relations it must not depend on (Love et al.).
 FORBIDDEN_DEPENDENCIES: dict[str, tuple[str, ...]] = {
     "role": ("true", "does"),
     "base": ("true", "does"),
     "input": ("true", "does"),
+    "percept": ("true", "does"),
     "init": ("true", "does", "next", "legal", "goal", "terminal"),
     "legal": ("does",),
     "goal": ("does",),

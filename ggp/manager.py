@@ -23,6 +23,13 @@ cannot be loaded. The record is returned with ``isAborted`` and ``abortReason``,
 player that was sent ``start`` gets ``abort``. ``run_match`` raises only ``ValueError`` for
 a wrong number of players.
 
+A GDL-II game (``StateMachine.gdl_ii``: chance or hidden information) is played with the
+GDL-II protocol: the manager plays the role ``random`` itself, uniformly among its legal
+moves, gets one player per other role, and sends each player ``(play ID TURN LASTMOVE
+PERCEPTS)`` and ``(stop ...)`` with its own last move and only its own percepts. The
+record then also holds ``percepts`` (per step, each role's percepts after it) and
+``gdlII: true``; the random role's entry of ``playerURLs`` is null.
+
 The record is a dict in the JSON shape of ggp-base's ``Match.toJSON`` (``matchId``,
 ``startClock``, ``playClock``, ``moves``, ``states``, ``errors``, ``goalValues``, ...);
 as there, ``errors[0]`` is about ``start`` and ``errors[i + 1]`` about the play that gave
@@ -52,9 +59,11 @@ from gdl2pl.ggp.protocol import Abort
 from gdl2pl.ggp.protocol import Info
 from gdl2pl.ggp.protocol import Message
 from gdl2pl.ggp.protocol import Play
+from gdl2pl.ggp.protocol import PlayII
 from gdl2pl.ggp.protocol import ProtocolError
 from gdl2pl.ggp.protocol import Start
 from gdl2pl.ggp.protocol import Stop
+from gdl2pl.ggp.protocol import StopII
 from gdl2pl.ggp.protocol import format_message
 from gdl2pl.ggp.protocol import one_line_rules
 from gdl2pl.ggp.protocol import parse_info_reply
@@ -199,9 +208,11 @@ def run_match(
         record.update(startClock=start_clock, playClock=play_clock)
         return record
     with sm:
-        if len(players) != len(sm.roles):
+        seats = sm.players if sm.gdl_ii else sm.roles
+        if len(players) != len(seats):
+            chance = " besides random, which the manager plays" if sm.gdl_ii else ""
             raise ValueError(
-                f"{game_name} has {len(sm.roles)} roles ({', '.join(map(str, sm.roles))}) "
+                f"{game_name} has {len(seats)} roles{chance} ({', '.join(map(str, seats))}) "
                 f"but {len(players)} player(s) were given"
             )
         return _Match(
@@ -245,8 +256,20 @@ class _Match:
         self.started = False  # start was sent: an aborted match must be aborted at the players
         self.id = match_id or f"gdl2pl.{int(time.time())}.{rng.getrandbits(32):08x}"
         self.state = sm.initial_state
-        self.record = _new_record(self.id, game_name, [str(r) for r in sm.roles], urls, scramble)
+        # GDL-II: the manager plays random; the players sit at the other roles
+        self.gdl_ii = sm.gdl_ii
+        self.seats = [i for i, r in enumerate(sm.roles) if not (self.gdl_ii and sm.is_random(r))]
+        self.last: list[Term | None] = [None] * len(sm.roles)  # each role's last move
+        self.seen: list[tuple[Term, ...] | None] = [None] * len(sm.roles)  # and percepts
+        role_urls: list[str | None] = [None] * len(sm.roles)
+        for seat, url in zip(self.seats, urls, strict=True):
+            role_urls[seat] = url
+        self.record = _new_record(
+            self.id, game_name, [str(r) for r in sm.roles], role_urls, scramble
+        )
         self.record.update(startClock=start_clock, playClock=play_clock)
+        if self.gdl_ii:
+            self.record.update(gdlII=True, percepts=[])
         self.record["states"].append(str(self.state))
         self.record["stateTimes"].append(_now_ms())
 
@@ -300,7 +323,7 @@ class _Match:
                 moves = self._play(moves)
             rec["goalValues"] = self.sm.goals(self.state)
             rec["isCompleted"] = True
-            self._all(Stop(self.id, self._sent(moves)), self.record["playClock"] + self.grace)
+            self._all(self._messages(Stop, moves), self.record["playClock"] + self.grace)
             log.info("%s completed: goals %s", self.id, rec["goalValues"])
         except (Exception, KeyboardInterrupt) as e:
             if isinstance(e, KeyboardInterrupt):
@@ -321,6 +344,28 @@ class _Match:
     def _sent(self, moves: tuple[Term, ...] | None) -> tuple[Term, ...] | None:
         return None if moves is None else tuple(self._out(m) for m in moves)
 
+    def _messages(
+        self, kind: type[Play] | type[Stop], previous: tuple[Term, ...] | None
+    ) -> list[Message]:
+        """The ``play`` or ``stop`` message of each player: the joint move before, or in
+        GDL-II the turn, the player's own last move and its own percepts only."""
+        if not self.gdl_ii:
+            return [kind(self.id, self._sent(previous))] * len(self.seats)
+        cls = PlayII if kind is Play else StopII
+        turn = len(self.record["moves"])
+        out: list[Message] = []
+        for seat in self.seats:
+            last, seen = self.last[seat], self.seen[seat]
+            out.append(
+                cls(
+                    self.id,
+                    turn,
+                    None if last is None else self._out(last),
+                    None if seen is None else tuple(self._out(p) for p in seen),
+                )
+            )
+        return out
+
     def _info(self) -> None:
         wait = min(2.0, float(self.record["startClock"])) + self.grace
         names = self.record["playerNamesFromHost"]
@@ -328,7 +373,7 @@ class _Match:
             if reply is not None:
                 info = parse_info_reply(reply)
                 if info.name:
-                    names[i] = info.name
+                    names[self.seats[i]] = info.name
                 if info.status and not info.available:
                     log.warning("player %s says it is %s", self.urls[i], info.status)
 
@@ -341,7 +386,7 @@ class _Match:
                 self.record["startClock"],
                 self.record["playClock"],
             )
-            for role in self.sm.roles
+            for role in (self.sm.roles[i] for i in self.seats)
         ]
         self.started = True
         errors = []
@@ -360,13 +405,20 @@ class _Match:
         for role, moves in zip(self.sm.roles, legal, strict=True):
             if not moves:
                 raise MoveDefinitionError(f"{role} has no legal move in {self.state}")
-        outcomes = self._all(
-            Play(self.id, self._sent(previous)), self.record["playClock"] + self.grace
-        )
+        replies = self._all(self._messages(Play, previous), self.record["playClock"] + self.grace)
+        outcomes: list[_Outcome] = [(None, "")] * len(self.sm.roles)
+        for seat, outcome in zip(self.seats, replies, strict=True):
+            outcomes[seat] = outcome
         joint: list[Term] = []
         errors: list[str] = []
-        for role, moves, (reply, error) in zip(self.sm.roles, legal, outcomes, strict=True):
+        for i, (role, moves, (reply, error)) in enumerate(
+            zip(self.sm.roles, legal, outcomes, strict=True)
+        ):
             move: Term | None = None
+            if i not in self.seats:  # GDL-II's random: chance, uniformly
+                joint.append(self.rng.choice(moves))
+                errors.append("")
+                continue
             if not error:
                 try:
                     move = self._in(reply or "", moves)
@@ -386,6 +438,13 @@ class _Match:
                 )
             joint.append(move)
             errors.append(error)
+        if self.gdl_ii:
+            self.last = list(joint)
+            self.seen = [
+                tuple(self.sm.percepts(self.state, joint, r)) if i in self.seats else ()
+                for i, r in enumerate(self.sm.roles)
+            ]
+            self.record["percepts"].append([[kif_term(p) for p in ps or ()] for ps in self.seen])
         self.state = self.sm.next_state(self.state, joint)
         rec = self.record
         rec["moves"].append([kif_term(m) for m in joint])
@@ -400,7 +459,11 @@ def _now_ms() -> int:
 
 
 def _new_record(
-    match_id: str, game_name: str, roles: list[str], urls: Sequence[str], scramble: bool
+    match_id: str,
+    game_name: str,
+    roles: list[str],
+    urls: Sequence[str | None],
+    scramble: bool,
 ) -> Record:
     """A record of a match not played yet (ggp-base's Match.toJSON fields)."""
     return {
@@ -410,7 +473,7 @@ def _new_record(
         "gameName": game_name,
         "roles": roles,
         "playerURLs": list(urls),
-        "playerNamesFromHost": list(urls),
+        "playerNamesFromHost": [u if u is not None else "chance (the manager)" for u in urls],
         "previewClock": -1,
         "startClock": 0,
         "playClock": 0,
@@ -449,7 +512,7 @@ def summary(record: Record) -> str:
     urls = record.get("playerURLs", [])
     names = record.get("playerNamesFromHost") or urls
     for role, url, name in zip(roles, urls, names, strict=False):
-        lines.append(f"  {role}: {name}" + (f" ({url})" if name != url else ""))
+        lines.append(f"  {role}: {name}" + (f" ({url})" if url and name != url else ""))
     errors = record.get("errors", [])
     if errors and any(errors[0]):
         lines.append("  start: " + _errors(roles, errors[0]))

@@ -16,6 +16,10 @@ The original protocol lists ``ready`` as the reply to ``(info)``; a manager that
 that exact word will not recognise ggp-base's form (ggp-base's managers, and
 ``gdl2pl.ggp.protocol.parse_info_reply``, read both).
 
+GDL-II games (chance, hidden information) come with ``(play ID TURN LASTMOVE PERCEPTS)``:
+the player keeps its own moves and percepts and plays by determinized sampling
+(``gdl2pl.ggp.hidden``), with the match's strategy choosing in each sampled state.
+
 Replies carry an HTTP-like status: 200, or 400 for a malformed message, illegal moves or
 rules that cannot be loaded, 404 for a match id that is not the current match's.
 
@@ -48,6 +52,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import random
 import re
 import threading
 import time
@@ -67,10 +72,12 @@ from gdl2pl.ggp.cancel import give_memory_back
 from gdl2pl.ggp.protocol import Abort
 from gdl2pl.ggp.protocol import Info
 from gdl2pl.ggp.protocol import Play
+from gdl2pl.ggp.protocol import PlayII
 from gdl2pl.ggp.protocol import Preview
 from gdl2pl.ggp.protocol import ProtocolError
 from gdl2pl.ggp.protocol import Start
 from gdl2pl.ggp.protocol import Stop
+from gdl2pl.ggp.protocol import StopII
 from gdl2pl.ggp.protocol import format_info_reply
 from gdl2pl.ggp.protocol import parse_message
 from gdl2pl.ggp.protocol import shown
@@ -78,6 +85,8 @@ from gdl2pl.kif import kif_term
 from gdl2pl.pipeline import compile_game
 from gdl2pl.syntax import Term
 
+from .hidden import Knowledge
+from .hidden import choose_move
 from .strategy import Budget
 from .strategy import Strategy
 
@@ -213,6 +222,7 @@ class _Match:
     late: bool = False  # a job ran past its deadline: do not start more work at the end
     steps: int = 0
     rules_size: int = 0  # characters of the rules received
+    knowledge: Knowledge = field(default_factory=Knowledge)  # GDL-II: own moves, percepts
 
     @property
     def shown_id(self) -> str:
@@ -342,7 +352,7 @@ class GamePlayer:
             return Reply(200, "ready")
         if isinstance(msg, Start):
             return self._start(msg, received)
-        if isinstance(msg, Play):
+        if isinstance(msg, Play | PlayII):
             return self._play(msg, received)
         return self._end(msg)
 
@@ -446,7 +456,7 @@ class GamePlayer:
             match.failed = _reason(e)
             raise
 
-    def _play(self, msg: Play, received: float) -> Reply:
+    def _play(self, msg: Play | PlayII, received: float) -> Reply:
         match = self._current(msg.match_id)
         if match is None:
             return self._unknown(msg.match_id, "play")
@@ -454,7 +464,11 @@ class GamePlayer:
         deadline = self._deadline(received, match.play_clock)
         job = match.worker.submit(
             f"{match.shown_id}: play {match.steps + 1}",
-            lambda job: self._select(match, msg.moves, job),
+            lambda job: (
+                self._select(match, msg.moves, job)
+                if isinstance(msg, Play)
+                else self._select_hidden(match, msg, job)
+            ),
             Budget(deadline - HANDOVER, match.cancel),
         )
         if not job.done.wait(max(0.0, deadline - time.monotonic())):
@@ -505,8 +519,24 @@ class GamePlayer:
         move = match.strategy.select_move(state, legal, job.budget, job.offer)
         return kif_term(move)
 
-    def _end(self, msg: Stop | Abort) -> Reply:
-        kind = "stop" if isinstance(msg, Stop) else "abort"
+    def _select_hidden(self, match: _Match, msg: PlayII, job: _Job) -> str:
+        """Worker, GDL-II: learn the move and percepts of the turn before, then choose a
+        move without knowing the state (``gdl2pl.ggp.hidden``)."""
+        if match.failed is not None:
+            raise GdlError(f"the game could not be loaded: {match.failed}")
+        if match.cancel.is_set():
+            return "nil"
+        sm, role = match.sm, match.role
+        if sm is None or role is None:
+            raise GdlError("the game is not loaded")
+        match.knowledge.learn(sm, msg.turn, msg.last_move, msg.percepts)
+        match.steps += 1
+        rng = random.Random(f"{match.id}:{match.steps}")
+        move = choose_move(sm, role, match.knowledge, match.strategy, job.budget, job.offer, rng)
+        return "nil" if move is None else kif_term(move)
+
+    def _end(self, msg: Stop | StopII | Abort) -> Reply:
+        kind = "abort" if isinstance(msg, Abort) else "stop"
         with self._lock:
             match = self._match
             if match is None or match.id != msg.match_id:

@@ -9,11 +9,22 @@ A game manager sends a player one message per HTTP request::
     (stop MATCHID nil | (MOVE...))
     (abort MATCHID)
 
+and, in a match of a GDL-II game (chance, hidden information), instead of ``play`` and
+``stop``::
+
+    (play MATCHID TURN LASTMOVE PERCEPTS)
+    (stop MATCHID TURN LASTMOVE PERCEPTS)
+
+where TURN counts the ``play``/``stop`` messages of the match from 0, LASTMOVE is the move
+the player made on the turn before (the one the manager played for it if its own was late
+or illegal) and PERCEPTS the list of what it perceived (``sees``) after it, both ``nil`` on
+turn 0: a player is told only its own move and percepts, never the others' moves.
+
 Keywords are read in any case (ggp-base sends ``( PLAY m1 NIL )``), extra white space and
-line breaks are ignored, clocks are whole seconds, and the moves of ``play``/``stop`` are the
-previous joint move in role order (``nil`` before the first move). ``parse_message`` raises
-``ProtocolError`` for anything else, saying why. The rules of ``start`` are kept as the KIF
-text of the clauses, ready for ``gdl2pl.kif.parse_kif``.
+line breaks are ignored, clocks and turns are whole numbers, and the moves of
+``play``/``stop`` are the previous joint move in role order (``nil`` before the first
+move). ``parse_message`` raises ``ProtocolError`` for anything else, saying why. The rules
+of ``start`` are kept as the KIF text of the clauses, ready for ``gdl2pl.kif.parse_kif``.
 
 Replies are plain text: ``ready``, a move in KIF, ``done``, ``aborted``, ``busy``; the reply to
 ``(info)`` is ggp-base's ``((name NAME) (status available|busy))``. ``parse_info_reply`` also
@@ -46,10 +57,12 @@ __all__ = [
     "InfoReply",
     "Message",
     "Play",
+    "PlayII",
     "Preview",
     "ProtocolError",
     "Start",
     "Stop",
+    "StopII",
     "format_info_reply",
     "format_message",
     "one_line_rules",
@@ -116,13 +129,35 @@ class Stop:
 
 
 @dataclass(frozen=True)
+class PlayII:
+    """``(play ID TURN LASTMOVE PERCEPTS)`` (GDL-II): the player's own move of the turn
+    before and its percepts after it (``None`` for ``nil``, as on turn 0); reply a move."""
+
+    match_id: str
+    turn: int
+    last_move: Term | None
+    percepts: tuple[Term, ...] | None
+
+
+@dataclass(frozen=True)
+class StopII:
+    """``(stop ID TURN LASTMOVE PERCEPTS)`` (GDL-II): the match is over; the fields as in
+    ``PlayII``."""
+
+    match_id: str
+    turn: int
+    last_move: Term | None
+    percepts: tuple[Term, ...] | None
+
+
+@dataclass(frozen=True)
 class Abort:
     """``(abort ID)``: the match ended abnormally."""
 
     match_id: str
 
 
-Message = Info | Preview | Start | Play | Stop | Abort
+Message = Info | Preview | Start | Play | Stop | PlayII | StopII | Abort
 
 
 # -- s-expressions with source spans ------------------------------------------------------
@@ -205,7 +240,30 @@ def _moves(x: _Atom | _List) -> tuple[Term, ...] | None:
     return tuple(_term(m, "a move") for m in x.items)
 
 
+def _turn(x: _Atom | _List) -> int:
+    if isinstance(x, _Atom) and re.fullmatch(r"\d{1,9}", x.text):
+        return int(x.text)
+    shown = x.text[:40] if isinstance(x, _Atom) else "a list"
+    raise ProtocolError(f"the turn must be a whole number, found {shown}")
+
+
+def _last_move(x: _Atom | _List) -> Term | None:
+    if isinstance(x, _Atom) and x.text.lower() == "nil":
+        return None
+    return _term(x, "the last move")
+
+
+def _percepts(x: _Atom | _List) -> tuple[Term, ...] | None:
+    if isinstance(x, _Atom):
+        if x.text.lower() == "nil":
+            return None
+        raise ProtocolError(f"percepts must be nil or a list of terms, found {x.text[:40]}")
+    return tuple(_term(p, "a percept") for p in x.items)
+
+
 _ARITY = {"info": 0, "preview": 2, "start": 5, "play": 2, "stop": 2, "abort": 1}
+#: Messages that GDL-II gives a longer form (``(play ID TURN LASTMOVE PERCEPTS)``).
+_GDL_II_ARITY = {"play": 4, "stop": 4}
 
 
 def parse_message(text: str) -> Message:
@@ -228,8 +286,17 @@ def parse_message(text: str) -> Message:
     if kind not in _ARITY:
         raise ProtocolError(f"unknown message {msg.items[0].text[:40]!r}")
     n = _ARITY[kind]
+    if kind in _GDL_II_ARITY and len(args) == _GDL_II_ARITY[kind]:
+        cls_ii = PlayII if kind == "play" else StopII
+        return cls_ii(
+            _atom(args[0], "the match id"),
+            _turn(args[1]),
+            _last_move(args[2]),
+            _percepts(args[3]),
+        )
     if len(args) < n or (len(args) > n and kind != "start"):  # start may grow new fields
-        raise ProtocolError(f"({kind} ...) takes {n} argument(s), found {len(args)}")
+        also = f" (or {_GDL_II_ARITY[kind]} in GDL-II)" if kind in _GDL_II_ARITY else ""
+        raise ProtocolError(f"({kind} ...) takes {n} argument(s){also}, found {len(args)}")
     if kind == "info":
         return Info()
     if kind == "abort":
@@ -284,6 +351,10 @@ def format_message(msg: Message) -> str:
         return f"(play {msg.match_id} {_format_moves(msg.moves)})"
     if isinstance(msg, Stop):
         return f"(stop {msg.match_id} {_format_moves(msg.moves)})"
+    if isinstance(msg, PlayII | StopII):
+        kind = "play" if isinstance(msg, PlayII) else "stop"
+        last = "nil" if msg.last_move is None else kif_term(msg.last_move)
+        return f"({kind} {msg.match_id} {msg.turn} {last} {_format_moves(msg.percepts)})"
     if isinstance(msg, Abort):
         return f"(abort {msg.match_id})"
     raise TypeError(f"not a protocol message: {msg!r}")

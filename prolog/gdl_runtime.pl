@@ -32,11 +32,14 @@
             gdl_initial_state/2,      % +Module, -State
             gdl_base/2,               % +Module, -Fluents
             gdl_input/3,              % +Module, +Role, -Moves
+            gdl_percept/3,            % +Module, +Role, -Percepts
             gdl_legal/4,              % +Module, +State, +Role, -Moves
             gdl_legal_all/3,          % +Module, +State, -MovesPerRole
             gdl_next/4,               % +Module, +State, +JointMove, -Result
             gdl_step/4,               % +Module, +State, +JointMove, -Result
             gdl_expand/3,             % +Module, +State, -Result
+            gdl_percepts/5,           % +Module, +State, +JointMove, +Role, -Result
+            gdl_consistent/6,         % +Module, +State, +Role, +Move, +Percepts, -Result
             gdl_symbols/3,            % +Module, +Ids, -Terms
             gdl_symbol_ids/3,         % +Module, +Terms, -Ids
             gdl_terminal/3,           % +Module, +State, -Bool
@@ -65,6 +68,7 @@
                 game_initial_state/2,
                 game_base/2,
                 game_input/3,
+                game_percepts/3,
                 state_is_legal/3,
                 state_advance/4,
                 state_info/4,
@@ -73,11 +77,13 @@
                 state_children/3,
                 state_playout/3,
                 state_playouts/5,
+                state_percepts/4,
                 state_forget/1
               ]).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
 :- use_module(library(error)).
+:- use_module(library(ordsets)).
 :- use_module(library(random)).
 :- use_module(library(occurs)).    % sub_term/2
 
@@ -256,7 +262,8 @@ safe_goal(G) :-
     safe_name(Name).
 
 safe_name(N) :-
-    memberchk(N, [role, base, input, init, legal, next, goal, terminal, true, does]),
+    memberchk(N, [role, base, input, init, legal, next, goal, terminal, sees, percept,
+                  true, does]),
     !.
 safe_name(N) :-
     member(Prefix, [r_, static_, true_, gdl_]),
@@ -368,6 +375,19 @@ gdl_input_(M0, PyRole, Py) :-
     from_py(PyRole, Role),
     game_input(Module, Role, Moves),
     maplist(to_py, Moves, Py).
+
+%!  gdl_percept(+Module, +Role, -Percepts) is det.
+%
+%   The sorted percepts declared for Role (GDL-II's percept/2; py form).
+
+gdl_percept(M0, Role, Percepts) :-
+    limited(M0, 1, gdl_percept_(M0, Role, Percepts)).
+
+gdl_percept_(M0, PyRole, Py) :-
+    game(M0, Module),
+    from_py(PyRole, Role),
+    game_percepts(Module, Role, Percepts),
+    maplist(to_py, Percepts, Py).
 
 %!  gdl_legal(+Module, +State, +Role, -Moves) is det.
 %
@@ -500,6 +520,85 @@ child_py(Module, Symbols, child(Add, Del, Terminal, Legal, Goals),
     maplist(symbol_id(Module, Symbols), Del, DelIds),
     maplist(maplist(symbol_id(Module, Symbols)), Legal, LegalIds),
     maplist(maplist(to_py), Goals, PyGoals).
+
+%!  gdl_percepts(+Module, +State, +JointMove, +Role, -Result) is det.
+%
+%   Result is [percepts, Percepts]: the sorted percepts (GDL-II's sees/2) of Role
+%   when the legal JointMove is played in State; or [illegal, RoleIndex] or
+%   [arity, N] as gdl_next/4 answers. State stays installed.
+
+gdl_percepts(M0, State, Joint, Role, Result) :-
+    limited(M0, 1, gdl_percepts_(M0, State, Joint, Role, Result)).
+
+gdl_percepts_(M0, PyState, PyJoint, PyRole, Result) :-
+    game(M0, Module),
+    install_py(Module, PyState),
+    from_py(PyRole, Role),
+    checked_joint(Module, PyJoint, Joint, Check),
+    (   Check == ok
+    ->  state_percepts(Module, Joint, Role, Percepts),
+        maplist(to_py, Percepts, PyPercepts),
+        Result = [percepts, PyPercepts]
+    ;   Result = Check
+    ).
+
+%!  gdl_consistent(+Module, +State, +Role, +Move, +Percepts, -Result) is det.
+%
+%   What a role that played Move in State and then perceived Percepts (GDL-II)
+%   cannot tell apart. Result is [children, Children, Counts]: for every legal
+%   joint move in which Role plays Move and Role perceives exactly the set
+%   Percepts (the first role's move varying slowest), [JointMove, Added, Removed]:
+%   the moves, and the fluents the successor adds to and removes from State (py
+%   form); Counts is the number of legal moves of each role in State. Result
+%   is [illegal] if Move is not a legal move of Role in State, [no_role] if Role is
+%   not a role. State stays installed. Runs under the game's inference limit
+%   times the number of joint moves tried.
+
+gdl_consistent(M0, State, Role, Move, Percepts, Result) :-
+    limited(M0, 1, consistent_joints(M0, State, Role, Move, Percepts, Found)),
+    (   Found = joints(Joints, Seen)
+    ->  length(Joints, N),
+        Factor is max(1, N),
+        limited(M0, Factor, consistent_children(M0, Joints, Seen, Result))
+    ;   Result = Found
+    ).
+
+consistent_joints(M0, PyState, PyRole, PyMove, PyPercepts, Found) :-
+    game(M0, Module),
+    install_py(Module, PyState),
+    maplist(from_py, [PyRole, PyMove], [Role, Move]),
+    maplist(from_py, PyPercepts, Percepts0),
+    sort(Percepts0, Percepts),
+    state_roles(Module, Roles),
+    state_legal_all(Module, Legal),
+    (   nth0(I, Roles, Role)
+    ->  nth0(I, Legal, Own),
+        (   memberchk(Move, Own)
+        ->  nth0(I, Legal, _, Others),
+            nth0(I, Fixed, [Move], Others),
+            findall(J, maplist(member, J, Fixed), Joints),
+            maplist(length, Legal, Counts),
+            Found = joints(Joints, seen(Role, Percepts, Counts))
+        ;   Found = [illegal]
+        )
+    ;   Found = [no_role]
+    ).
+
+consistent_children(M0, Joints, seen(Role, Percepts, Counts),
+                    [children, Children, Counts]) :-
+    game(M0, Module),
+    state_current(Module, Parent),
+    findall([PyJoint, PyAdd, PyDel],
+            ( member(Joint, Joints),
+              state_percepts(Module, Joint, Role, Seen),
+              Seen == Percepts,
+              state_next(Module, Joint, Next),
+              ord_subtract(Next, Parent, Add),
+              ord_subtract(Parent, Next, Del),
+              maplist(to_py, Joint, PyJoint),
+              maplist(to_py, Add, PyAdd),
+              maplist(to_py, Del, PyDel) ),
+            Children).
 
 %!  gdl_symbols(+Module, +Ids, -Terms) is det.
 %

@@ -43,6 +43,7 @@
             game_initial_state/2,     % +Module, -SortedFluents
             game_base/2,              % +Module, -SortedFluents
             game_input/3,             % +Module, +Role, -SortedMoves
+            game_percepts/3,          % +Module, +Role, -SortedPercepts
             state_roles/2,            % +Module, -Roles
             state_install/2,          % +Module, +SortedFluents
             state_current/2,          % +Module, -SortedFluents
@@ -58,6 +59,7 @@
             state_children/3,         % +Module, +JointMoves, -Children
             state_playout/3,          % +Module, +MaxDepth, -Depth
             state_playouts/5,         % +Module, +Count, +MaxDepth, -PerRole, -Steps
+            state_percepts/4,         % +Module, +JointMove, +Role, -SortedPercepts
             state_forget/1            % +Module
           ]).
 :- use_module(library(lists)).
@@ -290,6 +292,18 @@ game_input(Module, Role, Moves) :-
     tables_used(Module, input),
     answers(M, Module:input(Role, M), Moves).
 
+%!  game_percepts(+Module, +Role, -Percepts) is det.
+%
+%   The sorted percepts Module declares for Role (GDL-II's percept/2 facts); []
+%   in a game that declares none.
+
+game_percepts(Module, Role, Percepts) :-
+    (   current_predicate(Module:percept/2)
+    ->  tables_used(Module, percept),
+        answers(P, Module:percept(Role, P), Percepts)
+    ;   Percepts = []
+    ).
+
 %!  state_roles(+Module, -Roles) is det.
 %
 %   The roles of a loaded game, in the order the game states them. Raises
@@ -382,6 +396,24 @@ state_goals(Module, Role, Values) :-
 state_next(Module, Joint, Next) :-
     state_roles(Module, Roles),
     next_state(Module, Roles, Joint, Next).
+
+%!  state_percepts(+Module, +Joint, +Role, -Percepts) is det.
+%
+%   The sorted percepts of Role (GDL-II's sees/2) when Joint is played in the
+%   installed state (legality is not checked); [] in a game without sees rules.
+%   The installed state does not change.
+
+state_percepts(Module, Joint, Role, Percepts) :-
+    (   current_predicate(Module:sees/2)
+    ->  state_roles(Module, Roles),
+        tables_used(Module, sees),
+        assert_joint(Module, Roles, Joint, Refs),
+        catch(answers(P, Module:sees(Role, P), Seen), E,
+              ( erase_joint(Module, Refs), throw(E) )),
+        erase_joint(Module, Refs),
+        Percepts = Seen
+    ;   Percepts = []
+    ).
 
 %!  state_advance(+Module, +Joint, -Added, -Removed) is det.
 %

@@ -224,4 +224,13 @@ pyspiel.register_game(
     _game_type(SHORT_NAME, True, _Util.GENERAL_SUM, 2), GdlOpenSpielGame
 )
 
-__all__ = ["SHORT_NAME", "GdlOpenSpielGame", "GdlOpenSpielState", "load_game"]
+# GDL-II games (chance, hidden information) are registered as "gdl_ii" there.
+from .imperfect import load_imperfect_game  # noqa: E402
+
+__all__ = [
+    "SHORT_NAME",
+    "GdlOpenSpielGame",
+    "GdlOpenSpielState",
+    "load_game",
+    "load_imperfect_game",
+]

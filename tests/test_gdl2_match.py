@@ -1,0 +1,265 @@
+"""GDL-II matches: the protocol's longer play/stop messages, a manager that plays chance
+and tells each player only its own move and percepts, and a player that keeps its history
+and moves by determinized sampling; hostile GDL-II messages get clear refusals."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from conftest import EXAMPLES
+from prolog_env import require_prolog
+
+from gdl2pl.bridge import StateMachine
+from gdl2pl.bridge import swipl as engine
+from gdl2pl.ggp.hidden import Knowledge
+from gdl2pl.ggp.hidden import choose_move
+from gdl2pl.ggp.manager import run_match
+from gdl2pl.ggp.manager import summary
+from gdl2pl.ggp.player import GamePlayer
+from gdl2pl.ggp.player import Reply
+from gdl2pl.ggp.protocol import Play
+from gdl2pl.ggp.protocol import PlayII
+from gdl2pl.ggp.protocol import ProtocolError
+from gdl2pl.ggp.protocol import Stop
+from gdl2pl.ggp.protocol import StopII
+from gdl2pl.ggp.protocol import format_message
+from gdl2pl.ggp.protocol import parse_message
+from gdl2pl.ggp.server import PlayerServer
+from gdl2pl.ggp.strategy import Budget
+from gdl2pl.ggp.strategy import make_strategy
+from gdl2pl.kif import parse_kif_term
+from gdl2pl.load import read_game
+
+MONTY = EXAMPLES / "montyHall.kif"
+KUHN = EXAMPLES / "kuhnPoker.kif"
+
+
+@pytest.fixture(autouse=True)
+def _needs_prolog() -> None:
+    require_prolog()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def prolog_in_main_thread() -> None:
+    engine.attach_thread()
+
+
+# -- the messages -----------------------------------------------------------------------------
+
+
+def test_gdl_ii_messages_read_and_write() -> None:
+    first = parse_message("( PLAY m1 0 NIL NIL )")
+    assert first == PlayII("m1", 0, None, None)
+    later = parse_message("(play m1 3 (pick 1) ((opened 3)))")
+    assert isinstance(later, PlayII) and later.turn == 3
+    assert later.last_move == parse_kif_term("(pick 1)")
+    assert later.percepts == (parse_kif_term("(opened 3)"),)
+    assert format_message(later) == "(play m1 3 (pick 1) ((opened 3)))"
+    assert parse_message(format_message(later)) == later
+    stop = parse_message("(stop m1 4 stay ())")
+    assert stop == StopII("m1", 4, parse_kif_term("stay"), ())
+    # plain GDL keeps its messages
+    assert isinstance(parse_message("(play m1 nil)"), Play)
+    assert isinstance(parse_message("(stop m1 ((mark 1 1) noop))"), Stop)
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("(play m 1 a)", "takes 2 argument(s) (or 4 in GDL-II), found 3"),
+        ("(play m x nil nil)", "the turn must be a whole number"),
+        ("(play m -1 nil nil)", "the turn must be a whole number"),
+        ("(play m 12345678901 nil nil)", "the turn must be a whole number"),
+        ("(play m 1 ?x nil)", "a variable (?x) is not a ground term"),
+        ("(play m 1 a b)", "percepts must be nil or a list of terms"),
+        ("(play m 1 a (?p))", "a percept: a variable"),
+        ("(play m 1 a ((?f 1)))", "is not a function name"),
+        ("(stop m 1 a (() b))", "a compound term must start with a symbol"),
+        ("(play m 1 a " + "(" * 300 + ")" * 300 + ")", "nested deeper than 200"),
+        ("(play (m) 1 a nil)", "the match id must be a symbol"),
+    ],
+)
+def test_malformed_gdl_ii_messages_say_why(text: str, why: str) -> None:
+    with pytest.raises(ProtocolError) as e:
+        parse_message(text)
+    assert why in str(e.value)
+
+
+# -- the player, message by message -----------------------------------------------------------
+
+START = "(start m1 contestant ({rules}) 10 1)"
+
+
+def rules(path) -> str:  # type: ignore[no-untyped-def]
+    from gdl2pl.ggp.protocol import one_line_rules
+
+    return one_line_rules(read_game(path))
+
+
+@pytest.fixture()
+def monty_player():  # type: ignore[no-untyped-def]
+    player = GamePlayer(lambda: make_strategy("mcts", 1), name="p", margin=0.2)
+    try:
+        reply = player.handle(START.format(rules=rules(MONTY)))
+        assert reply == Reply(200, "ready")
+        yield player
+    finally:
+        player.close()
+
+
+def test_the_player_follows_its_history_and_switches(monty_player: GamePlayer) -> None:
+    assert monty_player.handle("(play m1 0 nil nil)").body == "wait"
+    assert monty_player.handle("(play m1 1 wait nil)").body.startswith("(pick ")
+    assert monty_player.handle("(play m1 2 (pick 2) ())").body == "wait"
+    # the host opened door 3: the car is behind door 1 two times in three
+    assert monty_player.handle("(play m1 3 wait ((opened 3)))").body == "switch"
+    assert monty_player.handle("(stop m1 4 switch ((car 1)))").body == "done"
+
+
+@pytest.mark.parametrize(
+    ("messages", "status", "why"),
+    [
+        (["(play m1 1 wait nil)"], 400, "turn 1 out of order: expected turn 0"),
+        (["(play m1 0 wait nil)"], 400, "turn 0 has no last move"),
+        (["(play m1 0 nil nil)", "(play m1 0 nil nil)"], 400, "out of order: expected turn 1"),
+        (["(play m1 0 nil nil)", "(play m1 1 nil nil)"], 400, "must say the move made"),
+        # the host never opens the door the contestant picked: no state agrees
+        (
+            [
+                "(play m1 0 nil nil)",
+                "(play m1 1 wait nil)",
+                "(play m1 2 (pick 2) ())",
+                "(play m1 3 wait ((opened 2)))",
+            ],
+            400,
+            "cannot have happened",
+        ),
+        # a percept that is no term of the game: nothing agrees with it either
+        (["(play m1 0 nil nil)", "(play m1 1 wait ((halt) (shell rm)))"], 400, "cannot have"),
+        (["(play m1 0 nil nil)", "(play m1 1 (pick 9) nil)"], 400, "cannot have happened"),
+        (["(play other 0 nil nil)"], 404, "unknown match id"),
+    ],
+)
+def test_hostile_gdl_ii_plays_are_refused(
+    monty_player: GamePlayer, messages: list[str], status: int, why: str
+) -> None:
+    for text in messages[:-1]:
+        assert monty_player.handle(text).status == 200
+    reply = monty_player.handle(messages[-1])
+    assert reply.status == status, reply
+    assert why in reply.body
+
+
+def test_choose_move_weighs_each_state_by_its_probability() -> None:
+    with StateMachine.from_file(MONTY) as sm:
+        role = sm.term("contestant")
+        knowledge = Knowledge()
+        knowledge.learn(sm, 0, None, None)
+        for turn, (move, seen) in enumerate(
+            [("wait", ()), ("(pick 1)", ()), ("wait", ("(opened 2)",))], 1
+        ):
+            knowledge.learn(
+                sm, turn, parse_kif_term(move), tuple(parse_kif_term(p) for p in seen)
+            )
+        strategy = make_strategy("mcts", 3)
+        strategy.metagame(sm, role, Budget.seconds(1))
+        offered: list[object] = []
+        move = choose_move(
+            sm, role, knowledge, strategy, Budget.seconds(1.0), offered.append, random.Random(1)
+        )
+        assert str(move) == "switch"
+        assert offered
+
+
+# -- whole matches ------------------------------------------------------------------------------
+
+
+class _Spy(GamePlayer):
+    """A player that records the messages it gets."""
+
+    def __init__(self, kind: str = "random") -> None:
+        super().__init__(lambda: make_strategy(kind, 5), name="spy", margin=0.2)
+        self.seen: list[str] = []
+
+    def handle(self, text: str, received: float | None = None) -> Reply:
+        self.seen.append(text)
+        return super().handle(text, received)
+
+
+def match(path, spies: list[_Spy], seed: int, scramble: bool = False):  # type: ignore[no-untyped-def]
+    servers = [PlayerServer(s, "127.0.0.1", 0) for s in spies]
+    for s in servers:
+        s.start_in_thread()
+    try:
+        return run_match(
+            read_game(path),
+            [s.url for s in servers],
+            start_clock=5,
+            play_clock=1,
+            seed=seed,
+            scramble=scramble,
+        )
+    finally:
+        for s in servers:
+            s.close()
+
+
+def test_a_monty_hall_match_the_manager_plays_chance() -> None:
+    spy = _Spy("mcts")
+    rec = match(MONTY, [spy], seed=11)
+    assert rec["isCompleted"] and rec["gdlII"]
+    assert rec["roles"] == ["contestant", "random"]
+    assert rec["playerURLs"][1] is None and rec["playerNamesFromHost"][1] == "chance (the manager)"
+    assert len(rec["moves"]) == 4 and len(rec["percepts"]) == 4
+    car = rec["moves"][0][1]  # (hide N), chosen by the manager
+    assert car.startswith("(hide ")
+    plays = [m for m in spy.seen if m.startswith(("(play", "(stop"))]
+    assert plays[0].endswith(" 0 nil nil)")
+    assert [int(m.split()[2]) for m in plays] == [0, 1, 2, 3, 4]
+    # the player sees the opened door, and the car only at the end
+    door = car.removeprefix("(hide ").rstrip(")")
+    assert all(f"(car {door})" not in m for m in plays[:-1])
+    assert f"(car {door})" in plays[-1] and plays[-1].startswith("(stop")
+    assert "(opened " in plays[3]
+    # nothing of the random role's moves reaches the player but what it perceives
+    assert all("(hide" not in m and "(open " not in m for m in plays)
+    with StateMachine.from_file(MONTY) as sm:
+        state = sm.initial_state
+        for joint, percepts in zip(rec["moves"], rec["percepts"], strict=True):
+            assert [str(p) for p in sm.percepts(state, joint, "contestant")] == percepts[0]
+            state = sm.next_state(state, joint)
+        assert sm.is_terminal(state) and rec["goalValues"] == sm.goals(state)
+    assert "chance (the manager)" in summary(rec)
+
+
+def test_a_kuhn_poker_match_tells_each_player_only_its_own_card() -> None:
+    spies = [_Spy(), _Spy()]
+    rec = match(KUHN, spies, seed=4)
+    assert rec["isCompleted"] and len(rec["playerURLs"]) == 3
+    deal = re.fullmatch(r"\(deal (\w+) (\w+)\)", rec["moves"][0][2])
+    assert deal is not None
+    first, second = deal.groups()
+    for spy, mine, theirs in ((spies[0], first, second), (spies[1], second, first)):
+        plays = [m for m in spy.seen if m.startswith("(play")]
+        assert f"(card {mine})" in plays[1]
+        assert all(f"(card {theirs})" not in m for m in plays)
+        assert all("shows" not in m for m in plays)  # the showdown comes with stop
+    assert sum(rec["goalValues"][:2]) == 100
+
+
+def test_the_number_of_players_leaves_out_random() -> None:
+    with pytest.raises(ValueError, match="1 roles besides random"):
+        run_match(read_game(MONTY), ["127.0.0.1:1", "127.0.0.1:2"])
+
+
+def test_a_scrambled_gdl_ii_match_renames_percepts_too() -> None:
+    spy = _Spy("legal")
+    rec = match(MONTY, [spy], seed=5, scramble=True)
+    assert rec["isCompleted"] and all(not e for errors in rec["errors"] for e in errors)
+    sent = " ".join(m for m in spy.seen if m.startswith(("(play", "(stop")))
+    assert "opened" not in sent and "car" not in sent and "wait" not in sent
+    assert "random" in spy.seen[1]  # the keyword stays: the player knows chance
+    # the record speaks the game's own names
+    assert [step[0] for step in rec["percepts"]][2][0].startswith("(opened ")
