@@ -29,6 +29,8 @@ EXTRAS = {
     "pettingzoo": "pettingzoo",
     "gymnasium": "gymnasium",
     "ray": "ray",
+    "starlette": "studio",
+    "uvicorn": "studio",
 }
 
 
