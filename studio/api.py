@@ -60,12 +60,23 @@ def _parse(text: str, syntax: Syntax, name: str = GAME_NAME) -> Description:
 # -- the text: check, convert, translate, graph ---------------------------------------------
 
 
+#: What only a game must define: a text without any role is read as a plain logic program
+#: (the Model tab's lessons), and these findings are left out for it.
+GAME_ONLY = frozenset({"missing-role", "missing-legal", "missing-goal", "missing-terminal"})
+
+
 def check(text: str, syntax: Syntax) -> dict[str, Any]:
-    """The checker's findings (a syntax error is one finding of code ``syntax``)."""
+    """The checker's findings (a syntax error is one finding of code ``syntax``); for a
+    text without any role, ``kind`` is "program" and ``GAME_ONLY`` findings are left out."""
     used = detect_syntax(text) if syntax == "auto" else syntax
+    kind = "game"
     try:
         compiled = compile_game(text=text, syntax=syntax, name=GAME_NAME, check=True, translate=False)
-        findings = [_finding(f) for f in compiled.findings]
+        found = compiled.findings
+        if any(f.code == "missing-role" for f in found):
+            kind = "program"
+            found = tuple(f for f in found if f.code not in GAME_ONLY)
+        findings = [_finding(f) for f in found]
     except GdlSyntaxError as e:
         findings = [
             {
@@ -80,6 +91,7 @@ def check(text: str, syntax: Syntax) -> dict[str, Any]:
     errors = sum(f["severity"] == "error" for f in findings)
     return {
         "syntax": used,
+        "kind": kind,
         "findings": findings,
         "errors": errors,
         "warnings": len(findings) - errors,

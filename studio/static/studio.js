@@ -149,9 +149,10 @@ async function runCheck() {
   const status = $("check-status");
   const e = answer.errors;
   const w = answer.warnings;
+  const what = answer.kind === "program" ? `a logic program, no roles (${answer.syntax})` : answer.syntax;
   status.textContent = e || w
-    ? `${e} error${e === 1 ? "" : "s"}, ${w} warning${w === 1 ? "" : "s"} (${answer.syntax})`
-    : `no problems (${answer.syntax})`;
+    ? `${e} error${e === 1 ? "" : "s"}, ${w} warning${w === 1 ? "" : "s"} (${what})`
+    : `no problems (${what})`;
   status.className = "status " + (e ? "bad" : "good");
   const list = $("findings");
   list.replaceChildren(...answer.findings.map((f) => el("li", {
