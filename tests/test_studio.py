@@ -34,7 +34,7 @@ X_WINS = [
 
 def _client(limits: Any = None) -> Any:
     with warnings.catch_warnings():  # Starlette would rather have httpx2 than httpx
-        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.simplefilter("ignore")
         require_module("starlette.testclient")
     from starlette.testclient import TestClient
 

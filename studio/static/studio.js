@@ -92,7 +92,7 @@ function renderGutter() {
 function syncScroll() {
   const ed = $("editor");
   $("backdrop").style.transform = `translate(${-ed.scrollLeft}px, ${-ed.scrollTop}px)`;
-  $("gutter").scrollTop = ed.scrollTop;
+  $("gutter").style.transform = `translateY(${-ed.scrollTop}px)`;
 }
 
 // Colour lines: marks are {line, end?, kind}; "group" says which kind of mark to replace.
@@ -149,7 +149,7 @@ async function runCheck() {
   const status = $("check-status");
   const e = answer.errors;
   const w = answer.warnings;
-  const what = answer.kind === "program" ? `a logic program, no roles (${answer.syntax})` : answer.syntax;
+  const what = answer.kind === "program" ? `${answer.syntax}; a logic program: no roles` : answer.syntax;
   status.textContent = e || w
     ? `${e} error${e === 1 ? "" : "s"}, ${w} warning${w === 1 ? "" : "s"} (${what})`
     : `no problems (${what})`;
