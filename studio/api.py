@@ -71,7 +71,9 @@ def check(text: str, syntax: Syntax) -> dict[str, Any]:
     used = detect_syntax(text) if syntax == "auto" else syntax
     kind = "game"
     try:
-        compiled = compile_game(text=text, syntax=syntax, name=GAME_NAME, check=True, translate=False)
+        compiled = compile_game(
+            text=text, syntax=syntax, name=GAME_NAME, check=True, translate=False
+        )
         found = compiled.findings
         if any(f.code == "missing-role" for f in found):
             kind = "program"
@@ -385,4 +387,3 @@ __all__ = [
     "translate",
     "view",
 ]
-

@@ -182,7 +182,7 @@ def create_app(
     def convert(d: dict[str, Any], s: Session) -> dict[str, Any]:
         to = d.get("to")
         if to not in ("kif", "infix"):
-            raise StudioError("'to' must be \"kif\" or \"infix\"")
+            raise StudioError('\'to\' must be "kif" or "infix"')
         return api.convert(_text(d, lim), _syntax(d), to)
 
     def translate(d: dict[str, Any], s: Session) -> dict[str, Any]:
@@ -210,7 +210,7 @@ def create_app(
     def explain(d: dict[str, Any], s: Session) -> dict[str, Any]:
         atom = _string(d, "atom", 2_000)
         depth = d.get("depth", 3)
-        if not isinstance(depth, int) or isinstance(depth, bool) or not 0 <= depth:
+        if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
             raise StudioError("'depth' must be a whole number >= 0")
         with studio.game(s, _text(d, lim), _syntax(d)) as g:
             moves = _moves(d, lim)

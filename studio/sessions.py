@@ -166,7 +166,7 @@ class Studio:
 
     def _evict(self) -> list[Loaded]:
         """Unload the least recently used idle games past the cap (called locked)."""
-        out = []
+        out: list[Loaded] = []
         for key in list(self._games):
             if len(self._games) - len(out) <= self.limits.max_games:
                 break

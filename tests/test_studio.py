@@ -359,7 +359,8 @@ SLOW_GAME = (
     "(role r) (init on) (<= (legal r wait) (true on)) (<= (next on) (true on))\n"
     + " ".join(f"(n {i})" for i in range(60))
     + "\n(<= (big ?a ?b ?c ?d ?e) (true on) (n ?a) (n ?b) (n ?c) (n ?d) (n ?e))\n"
-    "(p5 x x x x x)\n(<= terminal (big ?a ?b ?c ?d ?e) (p5 ?a ?b ?c ?d ?e))\n(<= (goal r 0) (true on))\n"
+    "(p5 x x x x x)\n(<= terminal (big ?a ?b ?c ?d ?e) (p5 ?a ?b ?c ?d ?e))\n"
+    "(<= (goal r 0) (true on))\n"
 )
 
 

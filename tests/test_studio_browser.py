@@ -123,7 +123,9 @@ def test_a_student_edits_reads_plays_and_asks_why(server: str, browser: Any) -> 
     editor.click()
     editor.send_keys(Keys.CONTROL, Keys.END)
     editor.send_keys("(<= (next (cell ?m ?n ?q)) (true (control ?r)))")
-    line = int(d.execute_script("return document.getElementById('editor').value.split('\\n').length"))
+    line = int(
+        d.execute_script("return document.getElementById('editor').value.split('\\n').length;")
+    )
     wait(d, lambda d: "error" in text_of(d, "check-status"), "the error is found")
     assert css(d, f'#gutter div[data-line="{line}"].error'), "the gutter marks the line"
     assert css(d, f'#backdrop div[data-line="{line}"].error'), "the line is coloured"
