@@ -27,11 +27,14 @@ from typing import cast
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import ASGIApp
+from starlette.types import Receive
+from starlette.types import Scope
+from starlette.types import Send
 
 from gdl2pl.bridge import PrologUnavailableError
 from gdl2pl.bridge import QueryInterrupted
@@ -287,7 +290,7 @@ def create_app(
     ]
     middleware = []
     if allowed_hosts is not None:
-        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
+        middleware.append(Middleware(HostsOnly, hosts=frozenset(allowed_hosts)))
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -297,6 +300,28 @@ def create_app(
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.studio = studio
     return app
+
+
+class HostsOnly:
+    """ASGI middleware: answer only requests whose ``Host`` header names one of ``hosts``
+    (any port; an IPv6 address in brackets), else 400."""
+
+    def __init__(self, app: ASGIApp, hosts: frozenset[str]) -> None:
+        self.app = app
+        self.hosts = hosts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            host = ""
+            for key, value in scope["headers"]:
+                if key == b"host":
+                    host = value.decode("latin-1")
+            name = host[: host.find("]") + 1] if host.startswith("[") else host.split(":")[0]
+            if name.lower() not in self.hosts:
+                response = JSONResponse({"error": f"unknown host {host!r}"}, 400)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 # -- reading a request ----------------------------------------------------------------------

@@ -352,6 +352,10 @@ def test_a_local_server_answers_only_to_local_host_names(client: Any) -> None:
     r = client.get("/api/info", headers={"Host": "attacker.example"})
     assert r.status_code == 400
     assert client.get("/api/info", headers={"Host": "127.0.0.1:8080"}).status_code == 200
+    assert client.get("/api/info", headers={"Host": "[::1]:8080"}).status_code == 200
+    assert (
+        client.get("/api/info", headers={"Host": "localhost.attacker.example"}).status_code == 400
+    )
 
 
 #: A game whose terminal test takes long: 60**5 combinations of a state-dependent rule.

@@ -3,7 +3,7 @@ the system's chromedriver (nothing is downloaded). A student's path through the 
 type a game with an error and see it marked at its line, fix it, see the Prolog linked to
 the rule, play tic-tac-toe to the end by clicking the board, go back and forth in the
 history, ask why a line holds and open the tree. Each stage leaves a screenshot in
-``build/studio-screenshots/`` (CI keeps that folder as an artifact)."""
+``build/studio-screenshots/`` (for a CI job to keep as artifacts)."""
 
 from __future__ import annotations
 

@@ -354,20 +354,16 @@ function showView(view) {
     onclick: () => askWhy(S.pos > 0 ? `(next ${f})` : `(init ${f})`),
   })));
   const status = $("match-status");
-  status.replaceChildren();
-  if (view.terminal) {
-    status.append(el("span", { text: "Terminal. Goals: " }));
-    status.className = "status good";
-  } else {
-    status.append(el("span", { text: "Not terminal. " }));
-    status.className = "status";
-  }
-  status.append(el("button", { class: "ask", type: "button", text: "why?", title: view.terminal ? "why is the state terminal?" : "why is it not terminal?", onclick: () => askWhy("terminal") }));
+  status.replaceChildren(
+    el("span", { text: view.terminal ? "Terminal " : "Not terminal " }),
+    el("button", { class: "ask", type: "button", text: "why?", title: view.terminal ? "why is the state terminal?" : "why is it not terminal?", onclick: () => askWhy("terminal") }),
+    el("span", { text: view.terminal ? " Goals: " : " Goal values now: " }));
+  status.className = "status" + (view.terminal ? " good" : "");
   for (const [i, r] of view.roles.entries()) {
     const vs = view.goals[i];
     const text = vs.length === 1 ? `${r} ${vs[0]}` : vs.length ? `${r} ${vs.join("/")}` : `${r} (no goal)`;
-    status.append(el("span", { class: "goal", "data-role": r, text: (view.terminal ? "" : "goal now: ") + text + " " }));
-    if (vs.length) status.append(el("button", { class: "ask", type: "button", text: "why?", onclick: () => askWhy(`(goal ${r} ${vs[0]})`) }));
+    status.append(el("span", { class: "goal", "data-role": r, text: text + " " }));
+    if (vs.length) status.append(el("button", { class: "ask", type: "button", text: "why?", title: `why does ${r} get ${vs[0]}?`, onclick: () => askWhy(`(goal ${r} ${vs[0]})`) }));
   }
   renderLegal(view);
   $("history").replaceChildren(...S.moves.map((jm, i) => el("li", {
