@@ -360,7 +360,7 @@ def model(
         rels = m.relations(whole.normalized)
         sm = StateMachine(whole.normalized, "program", inference_limit=limits.inference_limit)
         try:
-            result = m.evaluate(sm, rels, (), (), inputs)
+            result = m.evaluate(sm, rels, (), (), inputs, limits.inference_limit)
         finally:
             sm.close()
     except GdlError as e:

@@ -383,6 +383,11 @@ def test_a_request_is_stopped_at_the_inference_limit() -> None:
     with _client(Limits(inference_limit=100_000)) as c:
         status, answer = post(c, "play", text=SLOW_GAME, moves=[])
         assert status == 422 and "inference" in answer["error"]
+        program = (
+            " ".join(f"(n {i})" for i in range(40)) + "\n(<= (t ?a ?b ?c) (n ?a) (n ?b) (n ?c))\n"
+        )
+        status, answer = post(c, "model", text=program)  # 64,000 atoms: over the limit
+        assert status == 422 and "too large" in answer["error"]
 
 
 # -- the command -----------------------------------------------------------------------------
