@@ -60,6 +60,8 @@ STATIC = {
     "studio.css": "text/css; charset=utf-8",
     "studio.js": "text/javascript; charset=utf-8",
 }
+#: The endpoints that need no Prolog (they run without the session's lock and limits).
+FRONT_END = frozenset({"check", "convert", "translate", "graph"})
 HEADERS = {
     "Content-Security-Policy": (
         "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; "
@@ -130,8 +132,18 @@ def create_app(
     watchdog = Watchdog()
 
     def run(
-        request_data: dict[str, Any], session: Session, work: Callable[..., dict[str, Any]]
+        request_data: dict[str, Any],
+        session: Session,
+        work: Callable[..., dict[str, Any]],
+        prolog: bool,
     ) -> dict[str, Any]:
+        if not prolog:  # the front end only: no Prolog, nothing of the session's
+            try:
+                return work(request_data, session)
+            except StudioError:
+                raise
+            except GdlError as e:
+                raise api.game_error(e) from None
         if not studio.busy.acquire(timeout=lim.seconds):
             raise StudioError("the server is busy: try again in a moment", 503)
         try:
@@ -157,12 +169,14 @@ def create_app(
         finally:
             studio.busy.release()
 
-    def endpoint(work: Callable[..., dict[str, Any]]) -> Callable[[Request], Any]:
+    def endpoint(
+        work: Callable[..., dict[str, Any]], prolog: bool = True
+    ) -> Callable[[Request], Any]:
         async def handle(request: Request) -> Response:
             session, new = studio.session(request.cookies.get(COOKIE))
             try:
                 data = await _json_body(request, lim)
-                result = await run_in_threadpool(run, data, session, work)
+                result = await run_in_threadpool(run, data, session, work, prolog)
                 response: Response = JSONResponse(result)
             except StudioError as e:
                 response = _error(e)
@@ -286,7 +300,10 @@ def create_app(
         Route("/static/{name}", static),
         Route("/api/info", info),
         Route("/api/examples/{name}", example),
-        *(Route(f"/api/{n}", endpoint(w), methods=["POST"]) for n, w in posts.items()),
+        *(
+            Route(f"/api/{n}", endpoint(w, prolog=n not in FRONT_END), methods=["POST"])
+            for n, w in posts.items()
+        ),
     ]
     middleware = []
     if allowed_hosts is not None:

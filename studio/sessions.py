@@ -21,8 +21,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from dataclasses import field
 
-from gdl2pl.bridge import GameError
 from gdl2pl.bridge import MachineState
+from gdl2pl.bridge import ReasonerError
 from gdl2pl.bridge import StateMachine
 from gdl2pl.errors import GdlError
 from gdl2pl.load import Syntax
@@ -79,7 +79,9 @@ class Loaded:
                 raise StudioError(f"{where}: the match is already over", 422)
             try:
                 nxt = self.sm.next_state(state, list(jm))
-            except (GameError, GdlError) as e:
+            except ReasonerError:  # a limit, not the move: the caller says which
+                raise
+            except GdlError as e:
                 raise StudioError(f"{where}: {e}", 422) from None
             self.moves.append(jm)
             self.states.append(nxt)

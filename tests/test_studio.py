@@ -374,6 +374,8 @@ def test_a_request_is_stopped_at_the_time_limit() -> None:
     with _client(Limits(seconds=0.5, inference_limit=10**10)) as c:
         status, answer = post(c, "play", text=SLOW_GAME, moves=[])
         assert status == 503 and "0.5 seconds" in answer["error"]
+        status, answer = post(c, "step", text=SLOW_GAME, moves=[], players={})
+        assert status == 503, answer  # stopped in the middle of a match too
         assert post(c, "play", text=TTT, moves=[])[0] == 200  # and the server goes on
 
 
