@@ -3,6 +3,8 @@
 // as HTML; the one drawing taken as markup, the graph's SVG, is cleaned first.
 "use strict";
 
+const AUTO_STEPS = 50;
+
 const $ = (id) => document.getElementById(id);
 const S = {
   syntax: "auto",
@@ -16,6 +18,7 @@ const S = {
   clauses: [],      // /api/translate's clause links
   limits: null,
   autoplay: 0,
+  autoLeft: AUTO_STEPS,  // moves the computer may still play on its own before pausing
 };
 let checkTimer = null;
 let checkSeq = 0;
@@ -370,7 +373,7 @@ function showView(view) {
     class: i < S.pos ? "" : "future",
     text: jm.join("  "),
     title: "go to the state after this move",
-    onclick: () => { S.pos = i + 1; S.chosen = {}; loadPlay(); },
+    onclick: () => { S.pos = i + 1; S.chosen = {}; S.autoLeft = 0; loadPlay(); },
   })));
   $("why-where").textContent = whereText();
   autoStep();
@@ -383,7 +386,7 @@ function renderPlayers(roles) {
   box.replaceChildren(...roles.map((r) => el("label", { text: r + " " },
     el("select", {
       "data-role": r,
-      onchange: (e) => { S.players[r] = e.target.value; autoStep(); },
+      onchange: (e) => { S.players[r] = e.target.value; S.autoLeft = AUTO_STEPS; autoStep(); },
     }, ...(S.players_known || ["human", "random", "mcts", "legal"]).map((p) =>
       el("option", { value: p, text: p === "human" ? "you" : p, selected: S.players[r] === p }))))));
 }
@@ -453,6 +456,7 @@ function choose(role, move) {
   // every human role with a choice has chosen: play the joint move
   const waiting = v.roles.filter((r, i) => S.players[r] === "human" && v.legal[i].length > 1 && !(r in S.chosen));
   if (waiting.length) { renderLegal(v); return; }
+  S.autoLeft = AUTO_STEPS;
   playStep();
 }
 
@@ -468,12 +472,17 @@ async function playStep() {
   showView(answer.view);
 }
 
-// After a step: when no human role has a choice, the computer (or the forced moves) play on.
+// After a step: when no human role has a choice, the computer (or the forced moves) play on,
+// at most AUTO_STEPS moves in a row (a game may never end); then "play on" asks to go on.
+// Looking at a replayed or earlier position (autoLeft 0) plays nothing until asked.
 function autoStep() {
   const v = S.view;
+  $("play-on").hidden = true;
   if (!v || v.terminal || S.tab !== "play" || S.pos !== S.moves.length) return;
   const humanChoice = v.roles.some((r, i) => S.players[r] === "human" && v.legal[i].length > 1);
   if (humanChoice) return;
+  if (S.autoLeft <= 0) { $("play-on").hidden = false; return; }
+  S.autoLeft--;
   const ticket = ++S.autoplay;
   setTimeout(() => { if (ticket === S.autoplay && S.tab === "play") playStep(); }, 250);
 }
@@ -571,7 +580,7 @@ function replayButton(label, moves) {
   return el("div", {},
     el("button", {
       type: "button", class: "replay", text: `replay the ${label} (${moves.length} moves)`,
-      onclick: () => { S.moves = moves.map((jm) => [...jm]); S.pos = S.moves.length; S.chosen = {}; showTab("play"); },
+      onclick: () => { S.moves = moves.map((jm) => [...jm]); S.pos = S.moves.length; S.chosen = {}; S.autoLeft = 0; showTab("play"); },
     }));
 }
 
@@ -603,6 +612,7 @@ function setText(text, moves) {
   S.players = {};
   S.chosen = {};
   S.view = null;
+  S.autoLeft = AUTO_STEPS;
   $("players").dataset.roles = "";
   $("why-tree").replaceChildren();
   $("analyze-report").replaceChildren();
@@ -660,6 +670,7 @@ function restore(ex) {
   setText(ex.text, moves);
   const pos = Number.isInteger(ex.pos) ? ex.pos : moves.length;
   S.pos = Math.max(0, Math.min(pos, moves.length));
+  S.autoLeft = 0;
 }
 
 function share() {
@@ -713,9 +724,10 @@ async function start() {
   $("share-close").addEventListener("click", () => { $("share-box").hidden = true; });
   $("download").addEventListener("click", download);
   $("open-file").addEventListener("change", (e) => openFile(e.target.files[0]));
-  $("restart").addEventListener("click", () => { S.moves = []; S.pos = 0; S.chosen = {}; loadPlay(); });
-  $("back").addEventListener("click", () => { if (S.pos > 0) { S.pos--; S.chosen = {}; S.autoplay++; loadPlay(); } });
-  $("forward").addEventListener("click", () => { if (S.pos < S.moves.length) { S.pos++; S.chosen = {}; S.autoplay++; loadPlay(); } });
+  $("restart").addEventListener("click", () => { S.moves = []; S.pos = 0; S.chosen = {}; S.autoLeft = AUTO_STEPS; loadPlay(); });
+  $("back").addEventListener("click", () => { if (S.pos > 0) { S.pos--; S.chosen = {}; S.autoplay++; S.autoLeft = 0; loadPlay(); } });
+  $("forward").addEventListener("click", () => { if (S.pos < S.moves.length) { S.pos++; S.chosen = {}; S.autoplay++; S.autoLeft = 0; loadPlay(); } });
+  $("play-on").addEventListener("click", () => { S.autoLeft = AUTO_STEPS; autoStep(); });
   $("why-form").addEventListener("submit", (e) => { e.preventDefault(); const a = $("why-atom").value.trim(); if (a) askWhy(a); });
   $("analyze-run").addEventListener("click", runAnalyze);
   $("model-run").addEventListener("click", runModel);
