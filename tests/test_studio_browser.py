@@ -207,6 +207,7 @@ def test_a_student_edits_reads_plays_and_asks_why(server: str, browser: Any) -> 
     assert url.startswith(server) and "#s=" in url
     d.get("about:blank")
     d.get(url)
+    wait(d, lambda d: text_of(d, "check-status").startswith("no problems"), "the game is back")
     css(d, '.tabs button[data-tab="play"]')[0].click()
     wait(d, lambda d: text_of(d, "step-label") == "move 5 of 5", "the shared match is back")
     wait(d, lambda d: text_of(d, "match-status").startswith("Terminal"), "at its end")

@@ -181,6 +181,7 @@ function showTab(name) {
 }
 
 function refreshTab() {
+  if (!S.ready) return;  // the first text is not there yet
   if (S.tab === "prolog" && shown.prolog !== textVersion) loadProlog();
   else if (S.tab === "graph" && shown.graph !== textVersion) loadGraph();
   else if (S.tab === "play") loadPlay();
@@ -738,6 +739,7 @@ async function start() {
   S.players_known = info.players;
   S.examples = info.examples;
   for (const e of info.examples) $("examples").append(el("option", { value: e.name, text: e.title }));
+  S.ready = true;
   const hash = location.hash.startsWith("#s=") ? location.hash.slice(3) : "";
   if (hash) {
     try { restore(decode(hash)); return; } catch (err) { say("the link does not hold an exercise: " + err.message); }
