@@ -403,7 +403,8 @@ function renderBoard(view) {
     table.append(el("tr", {}, el("th", { text: x }), ...b.columns.map((y, j) => {
       const v = b.cells[i][j];
       const key = x + " " + y;
-      const td = el("td", { "data-row": x, "data-col": y, text: v === null ? "" : v === "b" ? "" : v });
+      // "b" is shown faintly: most games write a blank cell so
+      const td = el("td", { "data-row": x, "data-col": y, text: v === null ? "" : v, class: v === "b" ? "blank" : "" });
       if (movable.has(key)) {
         const [role, move] = movable.get(key);
         td.classList.add("playable");
