@@ -513,25 +513,38 @@ class StateMachine:
         """Hold the game loaded while the calling thread queries it (every call of the
         state machine does; code that calls the runtime on ``self.module`` itself wraps
         its calls in this). Raises ``GameClosedError`` once ``close()`` has begun."""
+        me = self._enter()
+        try:
+            yield
+        finally:
+            self._leave(me)
+
+    def _enter(self) -> int:
+        """Count a query of this thread as running (see ``using``); its thread id."""
         me = threading.get_ident()
         prolog_id = prolog_thread_id()
         with self._use:
             if self._closed:
                 raise GameClosedError(f"{self.name}: the state machine has been closed")
-            entry = self._running.setdefault(me, [prolog_id, 0])
-            entry[1] += 1
-        last = False
-        try:
-            yield
-        finally:
-            with self._use:
-                entry[1] -= 1
-                if entry[1] == 0:
-                    del self._running[me]
-                last = self._closed and not self._running
+            entry = self._running.get(me)
+            if entry is None:
+                self._running[me] = [prolog_id, 1]
+            else:
+                entry[1] += 1
+        return me
+
+    def _leave(self, me: int) -> None:
+        """The query of ``_enter`` ended; the last one after ``close()`` unloads."""
+        with self._use:
+            entry = self._running[me]
+            entry[1] -= 1
+            if entry[1] == 0:
+                del self._running[me]
+            last = self._closed and not self._running
+            if self._closed:
                 self._use.notify_all()
-            if last:
-                self._unload()
+        if last:
+            self._unload()
 
     def __enter__(self) -> StateMachine:
         return self
@@ -545,15 +558,17 @@ class StateMachine:
         """Call a runtime predicate on this game; the one path by which a game talks to
         Prolog. On any failure this thread's installed state is forgotten (the runtime
         forgets it too), so Python and Prolog never disagree about it."""
-        with self.using():
-            try:
-                return self._janus_call(predicate, self.module, *args)
-            except QueryInterrupted:
-                if self._closed:
-                    raise GameClosedError(
-                        f"{self.name}: the state machine was closed during the query"
-                    ) from None
-                raise
+        me = self._enter()  # as using(), without a generator on the hot path
+        try:
+            return self._janus_call(predicate, self.module, *args)
+        except QueryInterrupted:
+            if self._closed:
+                raise GameClosedError(
+                    f"{self.name}: the state machine was closed during the query"
+                ) from None
+            raise
+        finally:
+            self._leave(me)
 
     def _janus_call(self, predicate: str, *args: Any) -> Any:
         attach_thread()
