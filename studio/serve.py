@@ -51,7 +51,10 @@ def serve(
         )
     print(f"gdl2pl studio: open {url} in a web browser (Ctrl-C stops the server)", flush=True)
     app = create_app(limits, start, allowed_hosts=LOCAL_HOSTS if local else None)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    # log_config=None: uvicorn leaves the process's logging alone (its default dictConfig
+    # closes handlers other libraries installed, such as absl's, and their streams).
+    config = uvicorn.Config(app, log_config=None, log_level="warning", access_log=False)
+    server = uvicorn.Server(config)
     if open_browser:
         webbrowser.open(url)
     server.run(sockets=[sock])

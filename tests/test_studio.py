@@ -4,6 +4,7 @@ kept apart, games unloaded past the cap, sizes and time capped, local host names
 
 from __future__ import annotations
 
+import logging
 import shutil
 import warnings
 from collections.abc import Iterator
@@ -400,7 +401,22 @@ def test_the_command_prints_the_url_and_warns_off_this_machine(capsys, monkeypat
 
     served: list[Any] = []
     monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: served.append(sockets))
-    assert main(["studio", "--port", "0", str(EXAMPLES / "ticTacToe.kif")]) == 0
+    # Another library's log handler survives: the command leaves the process's logging
+    # alone (uvicorn's default configuration closes every handler, and its stream).
+    closed: list[bool] = []
+
+    class Handler(logging.Handler):
+        def close(self) -> None:
+            closed.append(True)
+            super().close()
+
+    handler = Handler()
+    logging.getLogger().addHandler(handler)
+    try:
+        assert main(["studio", "--port", "0", str(EXAMPLES / "ticTacToe.kif")]) == 0
+        assert not closed
+    finally:
+        logging.getLogger().removeHandler(handler)
     out = capsys.readouterr()
     assert out.out.startswith("gdl2pl studio: open http://127.0.0.1:") and not out.err
     assert main(["studio", "--port", "0", "--host", "0.0.0.0"]) == 0
