@@ -426,3 +426,61 @@ def test_the_command_prints_the_url_and_warns_off_this_machine(capsys, monkeypat
         sockets[0].close()
     assert main(["studio", "no/such/game.kif"]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+_NO_WRITES = r"""
+import json, os, sys, warnings
+writes = []
+def audit(event, args):
+    if event == "open":
+        path, mode, flags = args
+        wants = (mode and any(c in mode for c in "wax+")) or (
+            isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT))
+        if wants and path is not None and not isinstance(path, int):
+            writes.append(str(path))
+    elif event in ("os.rename", "os.remove", "os.mkdir", "shutil.copyfile", "os.truncate"):
+        writes.append(f"{event} {args[0]}")
+warnings.simplefilter("ignore")
+from starlette.testclient import TestClient
+from gdl2pl.studio.app import create_app
+with TestClient(create_app()) as c:
+    sys.addaudithook(audit)
+    game = sys.stdin.read()
+    moves = [["(mark 1 1)", "noop"], ["noop", "(mark 2 2)"]]
+    asked = [
+        ("check", {"text": game}), ("convert", {"text": game, "to": "infix"}),
+        ("translate", {"text": game}), ("graph", {"text": game}),
+        ("play", {"text": game, "moves": moves}),
+        ("step", {"text": game, "moves": moves, "chosen": {}, "players": {"xplayer": "mcts"}}),
+        ("explain", {"text": game, "moves": moves, "atom": "(true (cell 1 1 x))"}),
+        ("analyze", {"text": game}),
+        ("model", {"text": "(p a)\n(<= (q ?x) (p ?x))\n"}),
+    ]
+    for name, body in asked:
+        r = c.post(f"/api/{name}", json=body)
+        assert r.status_code == 200, (name, r.text)
+print(json.dumps(writes))
+"""
+
+
+def test_the_server_writes_no_file(tmp_path: Any) -> None:
+    """Every endpoint answers without writing a file anywhere (Python's audit events)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    _client()  # what it needs is there
+    env = {**os.environ, "TMPDIR": str(tmp_path), "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", _NO_WRITES],
+        input=TTT,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.splitlines()[-1]) == []
+    assert list(tmp_path.iterdir()) == []
