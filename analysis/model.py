@@ -157,9 +157,11 @@ def evaluate(
     state: Iterable[Term] = (),
     joint: Iterable[Term] = (),
     inputs: frozenset[Relation] = frozenset(),
+    inference_limit: int = INFERENCE_LIMIT,
 ) -> Model:
     """The minimal model of the loaded program ``sm`` (a ``StateMachine``) with the
-    state as ``true`` and the joint move as ``does``: every atom of each relation."""
+    state as ``true`` and the joint move as ``does``: every atom of each relation, in at
+    most ``inference_limit`` inferences (else ``ModelError``)."""
     janus = model_runtime()
     keys = list(rels)
     preds = [[_pred(n, a), a] for n, a in keys]
@@ -172,7 +174,7 @@ def evaluate(
                 [_py(f) for f in state],
                 [_py(m) for m in joint],
                 preds,
-                INFERENCE_LIMIT,
+                inference_limit,
             )
     except janus.PrologError as e:
         text = str(e)

@@ -30,6 +30,8 @@ EXTRAS = {
     "pettingzoo": "pettingzoo",
     "gymnasium": "gymnasium",
     "ray": "ray",
+    "starlette": "studio",
+    "uvicorn": "studio",
 }
 
 

@@ -90,6 +90,7 @@ def _parser() -> argparse.ArgumentParser:
         "gdl2pl.cli.network",
         "gdl2pl.analysis.commands",
         "gdl2pl.verify.commands",
+        "gdl2pl.studio.commands",
     ):
         for name, handler in importlib.import_module(plugin).add_subcommands(sub).items():
             _COMMANDS[name] = _guarded_plugin(handler)

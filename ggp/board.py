@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from gdl2pl.kif import kif_term
 from gdl2pl.syntax import Const
@@ -42,34 +43,56 @@ def find_grid(fluents: Iterable[Term]) -> str | None:
     return best
 
 
+@dataclass(frozen=True)
+class Grid:
+    """A state read as a board: the functor ``name`` of its cells ``(name x y v)``, the
+    row (``x``) and column (``y``) coordinates in order, each cell's value (KIF; several
+    values of one cell joined by ``/``), and the fluents that are not cells."""
+
+    name: str
+    rows: tuple[str, ...]
+    columns: tuple[str, ...]
+    cells: dict[tuple[str, str], str]
+    rest: tuple[Term, ...]
+
+
+def grid_of(fluents: Iterable[Term]) -> Grid | None:
+    """The state as a ``Grid`` when one is found (``find_grid``), else None."""
+    fl = sorted(fluents, key=kif_term)
+    name = find_grid(fl)
+    if name is None:
+        return None
+    cell: dict[tuple[str, str], str] = {}
+    rest: list[Term] = []
+    for f in fl:
+        if (
+            isinstance(f, Func)
+            and f.name == name
+            and len(f.args) == 3
+            and all(isinstance(a, Const) for a in f.args[:2])
+        ):
+            key = (f.args[0].name, f.args[1].name)  # type: ignore[union-attr]
+            v = kif_term(f.args[2])
+            cell[key] = v if key not in cell else cell[key] + "/" + v
+        else:
+            rest.append(f)
+    rows = tuple(_order(x for x, _ in cell))
+    columns = tuple(_order(y for _, y in cell))
+    return Grid(name, rows, columns, cell, tuple(rest))
+
+
 def render_state(fluents: Iterable[Term]) -> str:
     """A readable picture of a state: a grid when one is found, then the other fluents."""
     fl = sorted(fluents, key=kif_term)
-    grid = find_grid(fl)
-    lines: list[str] = []
-    rest = fl
-    if grid is not None:
-        cell: dict[tuple[str, str], str] = {}
-        rest = []
-        for f in fl:
-            if (
-                isinstance(f, Func)
-                and f.name == grid
-                and len(f.args) == 3
-                and all(isinstance(a, Const) for a in f.args[:2])
-            ):
-                key = (f.args[0].name, f.args[1].name)  # type: ignore[union-attr]
-                v = kif_term(f.args[2])
-                cell[key] = v if key not in cell else cell[key] + "/" + v
-            else:
-                rest.append(f)
-        xs = _order(x for x, _ in cell)
-        ys = _order(y for _, y in cell)
-        width = max(1, *(len(v) for v in cell.values()), *(len(y) for y in ys))
-        xw = max(len(x) for x in xs)
-        lines.append(" " * (xw + 1) + " ".join(y.rjust(width) for y in ys))
-        for x in xs:
-            row = " ".join(cell.get((x, y), ".").rjust(width) for y in ys)
-            lines.append(f"{x.rjust(xw)} {row}")
-    lines.extend(kif_term(f) for f in rest)
+    grid = grid_of(fl)
+    if grid is None:
+        return "\n".join(kif_term(f) for f in fl)
+    cell = grid.cells
+    width = max(1, *(len(v) for v in cell.values()), *(len(y) for y in grid.columns))
+    xw = max(len(x) for x in grid.rows)
+    lines = [" " * (xw + 1) + " ".join(y.rjust(width) for y in grid.columns)]
+    for x in grid.rows:
+        row = " ".join(cell.get((x, y), ".").rjust(width) for y in grid.columns)
+        lines.append(f"{x.rjust(xw)} {row}")
+    lines.extend(kif_term(f) for f in grid.rest)
     return "\n".join(lines)

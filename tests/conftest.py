@@ -40,6 +40,7 @@ STAGES = {
     "analysis": ("test_analysis",),
     "adapters": ("test_adapters",),
     "verify": ("test_verify",),
+    "studio": ("test_studio",),
 }
 
 #: Modules that take long (corpora, networks, other libraries): ``pytest -m "not slow"``
@@ -56,6 +57,7 @@ SLOW = (
     "test_benchmarks",
     "test_analysis",
     "test_explain",
+    "test_studio_browser",
 )
 
 

@@ -22,6 +22,7 @@ PACKAGES = {
     "adapters/pettingzoo": ("gdl2pl.pettingzoo", 4),
     "adapters/gymnasium": ("gdl2pl.gymnasium", 4),
     "verify": ("gdl2pl.verify", 3),
+    "studio": ("gdl2pl.studio", 4),
     "cli": ("gdl2pl.cli", 5),
 }
 _BY_NAME = {name: (folder, level) for folder, (name, level) in PACKAGES.items()}

@@ -1,0 +1,389 @@
+"""The studio's answers, one function per endpoint, over gdl2pl's Python API: each takes
+the request's values (already checked by ``gdl2pl.studio.app``) and returns a JSON-ready
+dict. Nothing here computes what the API already does; see ``docs/studio.md`` for the
+fields of each answer.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from collections.abc import Sequence
+from typing import Any
+
+from gdl2pl.bridge import MachineState
+from gdl2pl.bridge import StateMachine
+from gdl2pl.check import Finding
+from gdl2pl.errors import GdlError
+from gdl2pl.errors import GdlSyntaxError
+from gdl2pl.ggp.board import grid_of
+from gdl2pl.ggp.strategy import Budget
+from gdl2pl.ggp.strategy import make_strategy
+from gdl2pl.infix import print_infix
+from gdl2pl.kif import kif_term
+from gdl2pl.kif import print_kif
+from gdl2pl.load import Syntax
+from gdl2pl.load import detect_syntax
+from gdl2pl.load import parse_game
+from gdl2pl.pipeline import compile_game
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Pos
+from gdl2pl.syntax import Term
+
+from .limits import Limits
+from .sessions import GAME_NAME
+from .sessions import Loaded
+from .sessions import StudioError
+
+#: The opponents a role can be given (``human`` waits for the page).
+PLAYERS = ("human", "random", "mcts", "legal")
+
+
+def game_error(e: GdlError) -> StudioError:
+    """An error of the game text as a 422 answer, with its line and column if known."""
+    pos = getattr(e, "pos", None)
+    message = e.message if isinstance(e, GdlSyntaxError) else str(e)
+    if isinstance(e, GdlSyntaxError):
+        message = f"syntax error: {message}"
+    if isinstance(pos, Pos):
+        return StudioError(message, 422, pos.line, pos.column)
+    return StudioError(message, 422)
+
+
+def _parse(text: str, syntax: Syntax, name: str = GAME_NAME) -> Description:
+    try:
+        return parse_game(text, syntax, name)
+    except GdlError as e:
+        raise game_error(e) from None
+
+
+# -- the text: check, convert, translate, graph ---------------------------------------------
+
+
+#: What only a game must define: a text without any role is read as a plain logic program
+#: (the Model tab's lessons), and these findings are left out for it.
+GAME_ONLY = frozenset({"missing-role", "missing-legal", "missing-goal", "missing-terminal"})
+
+
+def check(text: str, syntax: Syntax) -> dict[str, Any]:
+    """The checker's findings (a syntax error is one finding of code ``syntax``); for a
+    text without any role, ``kind`` is "program" and ``GAME_ONLY`` findings are left out."""
+    used = detect_syntax(text) if syntax == "auto" else syntax
+    kind = "game"
+    try:
+        compiled = compile_game(
+            text=text, syntax=syntax, name=GAME_NAME, check=True, translate=False
+        )
+        found = compiled.findings
+        if any(f.code == "missing-role" for f in found):
+            kind = "program"
+            found = tuple(f for f in found if f.code not in GAME_ONLY)
+        findings = [_finding(f) for f in found]
+    except GdlSyntaxError as e:
+        findings = [
+            {
+                "severity": "error",
+                "code": "syntax",
+                "message": f"syntax error: {e.message}",
+                "line": e.pos.line,
+                "column": e.pos.column,
+                "rule": "",
+            }
+        ]
+    errors = sum(f["severity"] == "error" for f in findings)
+    return {
+        "syntax": used,
+        "kind": kind,
+        "findings": findings,
+        "errors": errors,
+        "warnings": len(findings) - errors,
+    }
+
+
+def _finding(f: Finding) -> dict[str, Any]:
+    return {
+        "severity": f.severity,
+        "code": f.code,
+        "message": f.message,
+        "line": f.pos.line if f.pos else None,
+        "column": f.pos.column if f.pos else None,
+        "rule": f.rule,
+    }
+
+
+def convert(text: str, syntax: Syntax, to: str) -> dict[str, Any]:
+    """The game in the syntax ``to`` (symbols spelled one way; comments are not kept)."""
+    d = compile_game(_parse(text, syntax), translate=False).normalized
+    try:
+        out = print_infix(d) if to == "infix" else print_kif(d)
+    except ValueError as e:
+        raise StudioError(f"cannot write it in {to}: {e}", 422) from None
+    return {"syntax": to, "text": out}
+
+
+def translate(text: str, syntax: Syntax) -> dict[str, Any]:
+    """The Prolog module, and for each clause its lines and the GDL rule it comes from."""
+    d = _parse(text, syntax)
+    try:
+        t = compile_game(d, name=GAME_NAME, module="game").translation
+    except GdlError as e:
+        raise game_error(e) from None
+    lines = t.text.split("\n")
+    ends = _gdl_ends(d, text)
+    clauses = []
+    for start, rule in t.origins:
+        end = start
+        while end < len(lines) and not lines[end - 1].rstrip().endswith("."):
+            end += 1
+        pos = rule.source.pos
+        clauses.append(
+            {
+                "prolog_start": start,
+                "prolog_end": end,
+                "gdl_line": pos.line if pos else None,
+                "gdl_end": ends.get(pos.line) if pos else None,
+                "relation": rule.head.name,
+                "branch": rule.branch,
+                "branches": rule.branches,
+            }
+        )
+    return {"prolog": t.text, "clauses": clauses}
+
+
+def _gdl_ends(d: Description, text: str) -> dict[int, int]:
+    """For each line where a clause starts, the last line of that clause: the line before
+    the next clause, without the blank and comment lines at its end."""
+    lines = text.split("\n")
+    starts = sorted({c.pos.line for c in d.clauses if c.pos})
+    out: dict[int, int] = {}
+    for i, start in enumerate(starts):
+        end = (starts[i + 1] - 1) if i + 1 < len(starts) else len(lines)
+        while end > start and _filler(lines[end - 1]):
+            end -= 1
+        out[start] = end
+    return out
+
+
+def _filler(line: str) -> bool:
+    s = line.strip()
+    return not s or s.startswith((";", "%"))
+
+
+def graph(text: str, syntax: Syntax) -> dict[str, Any]:
+    """The dependency graph: an SVG drawing (None without Graphviz, then ``note`` says
+    why), its DOT and Mermaid text, the strata, and the rules (lines) of each relation."""
+    from gdl2pl.analysis.relgraph import GraphvizMissingError
+    from gdl2pl.analysis.relgraph import relation_graph
+    from gdl2pl.analysis.relgraph import to_dot
+    from gdl2pl.analysis.relgraph import to_mermaid
+    from gdl2pl.analysis.relgraph import to_svg
+
+    d = _parse(text, syntax)
+    try:
+        g = relation_graph(d, GAME_NAME)
+    except GdlError as e:
+        raise game_error(e) from None
+    svg, note = None, ""
+    try:
+        svg = to_svg(g)
+    except GraphvizMissingError as e:
+        note = str(e)
+    except GdlError as e:  # dot failed: draw nothing, say why
+        note = str(e)
+    normalized = compile_game(d, translate=False).normalized
+    rules: dict[str, list[int]] = {rel: [] for rel in g.relations}
+    for c in normalized.clauses:
+        if c.pos and c.head.name in rules:
+            rules[c.head.name].append(c.pos.line)
+    return {
+        "svg": svg,
+        "note": note,
+        "dot": to_dot(g),
+        "mermaid": to_mermaid(g),
+        "strata": g.strata,
+        "relations": list(g.relations),
+        "edges": [{"body": b, "head": h, "negative": n} for b, h, n in g.edges],
+        "recursive": [list(c) for c in g.recursive],
+        "rules": rules,
+    }
+
+
+# -- playing --------------------------------------------------------------------------------
+
+
+def view(loaded: Loaded, moves: Sequence[Sequence[str]]) -> dict[str, Any]:
+    """The match after ``moves``: the state (as a grid when it reads as one, and as the
+    fluent list), each role's legal moves, whether it is terminal, the goal values."""
+    states = loaded.replay(moves)
+    return _view(loaded.sm, states[-1], len(states) - 1)
+
+
+def _view(sm: StateMachine, state: MachineState, step: int) -> dict[str, Any]:
+    terminal, legal, goals = sm.state_info(state)
+    fluents = sorted(state, key=kif_term)
+    grid = grid_of(fluents)
+    board = None
+    if grid is not None:
+        board = {
+            "name": grid.name,
+            "rows": list(grid.rows),
+            "columns": list(grid.columns),
+            "cells": [[grid.cells.get((x, y)) for y in grid.columns] for x in grid.rows],
+        }
+    return {
+        "roles": [kif_term(r) for r in sm.roles],
+        "step": step,
+        "state": [kif_term(f) for f in fluents],
+        "board": board,
+        "terminal": terminal,
+        "legal": [[] if terminal else [kif_term(m) for m in ms] for ms in legal],
+        "goals": [[str(v) for v in vs] for vs in goals],
+    }
+
+
+def step(
+    loaded: Loaded,
+    moves: Sequence[Sequence[str]],
+    chosen: dict[str, str],
+    players: dict[str, str],
+    limits: Limits,
+    seed: int | None = None,
+) -> dict[str, Any]:
+    """Play one joint move after ``moves``: the moves ``chosen`` by the page, a forced
+    move (the only legal one) for any other role, and for the rest the move of the role's
+    player (``random``, ``mcts``, ``legal``). A role left to ``human`` with a choice
+    stops the step (422). Answers the new history and its ``view``."""
+    sm = loaded.sm
+    states = loaded.replay(moves)
+    state = states[-1]
+    terminal, legal, _ = sm.state_info(state)
+    if terminal:
+        raise StudioError("the match is over: go back in the history to play on", 422)
+    roles = [kif_term(r) for r in sm.roles]
+    unknown = (set(chosen) | set(players)) - set(roles)
+    if unknown:
+        raise StudioError(f"not a role of the game: {', '.join(sorted(unknown))}")
+    rng = random.Random(seed)
+    joint: list[str] = []
+    for role, term, ms in zip(roles, sm.roles, legal, strict=True):
+        texts = [kif_term(m) for m in ms]
+        if role in chosen:
+            move = _move_text(sm, chosen[role])
+            if move not in texts:
+                raise StudioError(f"{chosen[role]} is not a legal move of {role} here", 422)
+        elif len(ms) == 1:
+            move = texts[0]
+        elif not ms:
+            raise StudioError(f"{role} has no legal move here (the game is broken)", 422)
+        else:
+            kind = players.get(role, "human")
+            if kind == "human":
+                raise StudioError(f"{role} has to choose a move", 422)
+            move = kif_term(_choose(sm, term, state, ms, kind, limits, rng.randrange(2**31)))
+        joint.append(move)
+    history = [list(jm) for jm in moves] + [joint]
+    return {"moves": history, "joint_move": joint, "view": view(loaded, history)}
+
+
+def _move_text(sm: StateMachine, text: str) -> str:
+    """A move from the page, spelled as the game spells it."""
+    try:
+        return kif_term(sm.term(text))
+    except GdlError as e:
+        raise StudioError(f"not a move: {text!r}: {e}") from None
+
+
+def _choose(
+    sm: StateMachine,
+    role: Term,
+    state: MachineState,
+    legal: list[Term],
+    kind: str,
+    limits: Limits,
+    seed: int,
+) -> Term:
+    if kind not in PLAYERS:
+        raise StudioError(f"unknown player {kind!r}: expected one of {', '.join(PLAYERS)}")
+    strategy = make_strategy(kind, seed=seed)
+    seconds = limits.mcts_seconds if kind == "mcts" else 1.0
+    strategy.metagame(sm, role, Budget.seconds(seconds))
+    try:
+        return strategy.select_move(state, legal, Budget.seconds(seconds), lambda _: None)
+    finally:
+        strategy.finish()
+
+
+# -- analysis -------------------------------------------------------------------------------
+
+
+def analyze(loaded: Loaded, limits: Limits, seconds: float | None = None) -> dict[str, Any]:
+    """``gdl2pl analyze``'s report under the server's budget; counterexamples and
+    witnesses are joint-move histories the Play tab can replay."""
+    from gdl2pl.analysis.analyze import Budget as SearchBudget
+    from gdl2pl.analysis.analyze import analyze as run
+    from gdl2pl.analysis.analyze import format_report
+
+    budget = SearchBudget(
+        max_states=limits.analyze_states,
+        seconds=min(seconds or limits.analyze_seconds, limits.analyze_seconds),
+        walks=limits.analyze_walks,
+        walk_depth=min(2_000, limits.max_moves),
+    )
+    report = run(loaded.sm, budget, progress=False)
+    return {"report": report, "text": format_report(report)}
+
+
+def model(
+    text: str,
+    syntax: Syntax,
+    input_text: str,
+    input_relations: Iterable[str],
+    limits: Limits,
+) -> dict[str, Any]:
+    """``gdl2pl model``: the minimal model of a program (every relation's atoms), or with
+    an input model (facts of its input relations) the output part of the model."""
+    from gdl2pl.analysis import model as m
+
+    program = _parse(text, syntax, "program")
+    named = [n.strip() for n in input_relations if n.strip()]
+    try:
+        m.check_program(program, "program")
+        clauses = list(program.clauses)
+        inputs: frozenset[tuple[str, int]] = frozenset()
+        if input_text.strip() or named:
+            inputs = m.input_relations(program, named)
+        if input_text.strip():
+            facts = _parse(input_text, "auto", "input")
+            m.check_input(facts, inputs, "input")
+            clauses += facts.clauses
+        whole = compile_game(Description(tuple(clauses), program.source), translate=False)
+        rels = m.relations(whole.normalized)
+        sm = StateMachine(whole.normalized, "program", inference_limit=limits.inference_limit)
+        try:
+            result = m.evaluate(sm, rels, (), (), inputs, limits.inference_limit)
+        finally:
+            sm.close()
+    except GdlError as e:
+        raise game_error(e) from None
+    shown = result.output() if inputs else result.relations
+    return {
+        "relations": [
+            {"name": name, "arity": arity, "atoms": atoms, "input": (name, arity) in inputs}
+            for (name, arity), atoms in shown.items()
+        ],
+        "inputs": sorted(f"{n}/{a}" for n, a in inputs),
+    }
+
+
+__all__ = [
+    "PLAYERS",
+    "analyze",
+    "check",
+    "convert",
+    "game_error",
+    "graph",
+    "model",
+    "step",
+    "translate",
+    "view",
+]

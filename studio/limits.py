@@ -1,0 +1,100 @@
+"""What one request of the studio may use: the caps on its input and its time.
+
+``Limits`` holds the numbers. ``Watchdog`` enforces the time: ``with watchdog.deadline(s):``
+around Prolog work interrupts the calling thread's query (``gdl2pl.bridge.swipl.interrupt``,
+which raises ``QueryInterrupted``) when it runs past ``s`` seconds. One watchdog thread
+serves every request.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from gdl2pl.bridge.swipl import interrupt
+from gdl2pl.bridge.swipl import prolog_thread_id
+from gdl2pl.bridge.swipl import runtime
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The caps of a studio server (a shared classroom server: keep them small)."""
+
+    #: Characters of game (or program, or input) text in one request.
+    max_text: int = 100_000
+    #: Games loaded in Prolog at once, over all sessions; the least recently used is
+    #: unloaded to make room.
+    max_games: int = 12
+    #: Sessions (browsers) remembered; the least recently seen is forgotten.
+    max_sessions: int = 500
+    #: Requests running Prolog at once, over all sessions.
+    max_busy: int = 4
+    #: Joint moves in a match's history.
+    max_moves: int = 1_000
+    #: Wall-clock seconds of Prolog work in one request.
+    seconds: float = 10.0
+    #: Inferences of one query of a loaded game (the reasoner's own limit).
+    inference_limit: int = 20_000_000
+    #: The most an MCTS opponent may think per move, in seconds.
+    mcts_seconds: float = 2.0
+    #: ``analyze``'s budget: states searched, seconds, random matches.
+    analyze_states: int = 20_000
+    analyze_seconds: float = 6.0
+    analyze_walks: int = 50
+    #: How deep ``explain`` explains failures.
+    max_depth: int = 6
+
+
+class Watchdog:
+    """Interrupts the Prolog query of a thread past its deadline (see the module doc)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._heap: list[tuple[float, int, int]] = []  # (deadline, token, prolog thread)
+        self._live: set[int] = set()
+        self._fired: set[int] = set()
+        self._tokens = itertools.count()
+        self._thread: threading.Thread | None = None
+
+    @contextmanager
+    def deadline(self, seconds: float) -> Iterator[None]:
+        """Run the block with the calling thread's Prolog queries interrupted after
+        ``seconds`` (they raise ``QueryInterrupted``)."""
+        tid = prolog_thread_id()
+        with self._cond:
+            token = next(self._tokens)
+            self._live.add(token)
+            heapq.heappush(self._heap, (time.monotonic() + seconds, token, tid))
+            self._start()
+            self._cond.notify()
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._live.discard(token)
+                fired = token in self._fired
+                self._fired.discard(token)
+            if fired:  # a signal may still be queued: let this idle engine take it now
+                runtime().query_once("true")
+
+    def _start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="studio-watchdog", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._heap or self._heap[0][0] > time.monotonic():
+                    wait = self._heap[0][0] - time.monotonic() if self._heap else None
+                    self._cond.wait(wait)
+                _, token, tid = heapq.heappop(self._heap)
+                if token not in self._live:
+                    continue
+                self._fired.add(token)
+            interrupt(tid)

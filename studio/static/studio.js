@@ -1,0 +1,753 @@
+// gdl2pl studio: the page. Every answer comes from the server's JSON endpoints
+// (docs/studio.md); text from the server is put in the page as text (textContent), never
+// as HTML; the one drawing taken as markup, the graph's SVG, is cleaned first.
+"use strict";
+
+const AUTO_STEPS = 50;
+
+const $ = (id) => document.getElementById(id);
+const S = {
+  syntax: "auto",
+  moves: [],        // the match: joint moves (KIF strings, one per role)
+  pos: 0,           // how many of them the board shows
+  players: {},      // role -> "human" | "random" | "mcts" | "legal"
+  chosen: {},       // role -> move chosen by the page, waiting for the other roles
+  view: null,       // the last /api/play answer
+  tab: "prolog",
+  findings: [],
+  clauses: [],      // /api/translate's clause links
+  limits: null,
+  autoplay: 0,
+  autoLeft: AUTO_STEPS,  // moves the computer may still play on its own before pausing
+};
+let checkTimer = null;
+let checkSeq = 0;
+let textVersion = 0;   // bumped on each edit; derived views remember the version they show
+const shown = { prolog: -1, graph: -1 };
+
+// -- talking to the server ------------------------------------------------------------------
+
+async function post(name, body) {
+  const r = await fetch("/api/" + name, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+    credentials: "same-origin",
+  });
+  let data;
+  try { data = await r.json(); } catch (e) { data = { error: "the server answered " + r.status }; }
+  if (!r.ok) {
+    const err = new Error(data.error || ("error " + r.status));
+    err.line = data.line; err.column = data.column; err.status = r.status;
+    throw err;
+  }
+  return data;
+}
+
+function game() {
+  return { text: $("editor").value, syntax: S.syntax };
+}
+
+function say(text) {
+  const m = $("message");
+  m.hidden = !text;
+  m.textContent = text || "";
+}
+
+function failed(err) {
+  let text = err.message;
+  if (err.line) text = `line ${err.line}, column ${err.column}: ${text}`;
+  say(text);
+  if (err.line) markLines([{ line: err.line, kind: "error" }], "error");
+}
+
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (k.startsWith("data-")) e.setAttribute(k, v);
+    else e[k] = v;
+  }
+  for (const c of children) e.append(c);
+  return e;
+}
+
+// -- the editor: gutter, backdrop of coloured lines, findings -----------------------------
+
+function lineCount() {
+  return $("editor").value.split("\n").length;
+}
+
+function renderGutter() {
+  const n = lineCount();
+  const g = $("gutter");
+  const b = $("backdrop");
+  if (g.childElementCount !== n) {
+    g.replaceChildren(...Array.from({ length: n }, (_, i) => el("div", { "data-line": String(i + 1), text: String(i + 1) })));
+    b.replaceChildren(...Array.from({ length: n }, (_, i) => el("div", { "data-line": String(i + 1) })));
+  }
+  b.style.width = $("editor").scrollWidth + "px";
+  syncScroll();
+}
+
+function syncScroll() {
+  const ed = $("editor");
+  $("backdrop").style.transform = `translate(${-ed.scrollLeft}px, ${-ed.scrollTop}px)`;
+  $("gutter").style.transform = `translateY(${-ed.scrollTop}px)`;
+}
+
+// Colour lines: marks are {line, end?, kind}; "group" says which kind of mark to replace.
+function markLines(marks, group) {
+  for (const root of [$("gutter"), $("backdrop")]) {
+    for (const d of root.querySelectorAll("." + group)) d.classList.remove(group);
+    if (group === "error") for (const d of root.querySelectorAll(".warning")) d.classList.remove("warning");
+    for (const m of marks) {
+      for (let l = m.line; l <= (m.end || m.line); l++) {
+        const d = root.querySelector(`div[data-line="${l}"]`);
+        if (d && (root === $("backdrop") || m.kind !== "linked")) d.classList.add(m.kind);
+      }
+    }
+  }
+}
+
+function goToLine(line, column, end) {
+  const ed = $("editor");
+  const lines = ed.value.split("\n");
+  let offset = 0;
+  for (let i = 0; i < line - 1 && i < lines.length; i++) offset += lines[i].length + 1;
+  const start = offset + Math.max(0, (column || 1) - 1);
+  ed.focus();
+  ed.setSelectionRange(start, start);
+  const lh = parseFloat(getComputedStyle(ed).lineHeight) || 18;
+  const top = (line - 1) * lh;
+  const bottom = ((end || line)) * lh;
+  if (top < ed.scrollTop || bottom > ed.scrollTop + ed.clientHeight) {
+    ed.scrollTop = Math.max(0, top - ed.clientHeight / 3);
+  }
+  syncScroll();
+}
+
+function edited() {
+  textVersion++;
+  renderGutter();
+  S.chosen = {};
+  clearTimeout(checkTimer);
+  checkTimer = setTimeout(runCheck, 350);
+}
+
+async function runCheck() {
+  const seq = ++checkSeq;
+  const version = textVersion;
+  let answer;
+  try {
+    answer = await post("check", game());
+  } catch (err) {
+    if (seq === checkSeq) $("check-status").textContent = "cannot check: " + err.message;
+    return;
+  }
+  if (seq !== checkSeq) return;  // a later edit's answer will come
+  S.findings = answer.findings;
+  const status = $("check-status");
+  const e = answer.errors;
+  const w = answer.warnings;
+  const what = answer.kind === "program" ? `${answer.syntax}; a logic program: no roles` : answer.syntax;
+  status.textContent = e || w
+    ? `${e} error${e === 1 ? "" : "s"}, ${w} warning${w === 1 ? "" : "s"} (${what})`
+    : `no problems (${what})`;
+  status.className = "status " + (e ? "bad" : "good");
+  const list = $("findings");
+  list.replaceChildren(...answer.findings.map((f) => el("li", {
+    class: f.severity,
+    "data-line": String(f.line || ""),
+    text: (f.line ? `line ${f.line}:${f.column} ` : "") + `${f.severity}: ${f.message}`,
+    title: f.rule || "",
+    onclick: () => f.line && goToLine(f.line, f.column),
+  })));
+  markLines(answer.findings.filter((f) => f.line).map((f) => ({ line: f.line, kind: f.severity })), "error");
+  if (!e) say("");
+  if (version === textVersion) refreshTab();
+}
+
+// -- tabs -----------------------------------------------------------------------------------
+
+function showTab(name) {
+  S.tab = name;
+  for (const b of document.querySelectorAll(".tabs button")) b.classList.toggle("active", b.dataset.tab === name);
+  for (const p of document.querySelectorAll(".pane")) p.hidden = p.id !== "pane-" + name;
+  say("");
+  refreshTab();
+}
+
+function refreshTab() {
+  if (!S.ready) return;  // the first text is not there yet
+  if (S.tab === "prolog" && shown.prolog !== textVersion) loadProlog();
+  else if (S.tab === "graph" && shown.graph !== textVersion) loadGraph();
+  else if (S.tab === "play") loadPlay();
+  else if (S.tab === "why") $("why-where").textContent = whereText();
+}
+
+function hasErrors() {
+  return S.findings.some((f) => f.severity === "error");
+}
+
+// -- Prolog, linked to the rules ------------------------------------------------------------
+
+async function loadProlog() {
+  const version = textVersion;
+  if (hasErrors()) { say("fix the errors first: the game cannot be translated"); return; }
+  let answer;
+  try { answer = await post("translate", game()); } catch (err) { failed(err); return; }
+  if (version !== textVersion) return;
+  shown.prolog = version;
+  S.clauses = answer.clauses;
+  const lines = answer.prolog.split("\n");
+  const byStart = new Map(answer.clauses.map((c, i) => [c.prolog_start, i]));
+  const out = [];
+  let i = 1;
+  while (i <= lines.length) {
+    if (byStart.has(i)) {
+      const c = answer.clauses[byStart.get(i)];
+      const text = lines.slice(i - 1, c.prolog_end).join("\n");
+      out.push(el("div", {
+        class: "clause",
+        "data-start": String(c.prolog_start),
+        "data-gdl": String(c.gdl_line || ""),
+        title: c.gdl_line ? `from the rule at line ${c.gdl_line} of the game` : "",
+        text,
+        onclick: () => linkClause(c),
+      }));
+      i = c.prolog_end + 1;
+    } else {
+      const t = lines[i - 1];
+      out.push(el("div", { class: t.startsWith("%") ? "comment" : "", text: t || " " }));
+      i++;
+    }
+  }
+  $("prolog").replaceChildren(...out);
+}
+
+function linkClause(c) {
+  if (!c.gdl_line) return;
+  markLines([{ line: c.gdl_line, end: c.gdl_end, kind: "linked" }], "linked");
+  goToLine(c.gdl_line, 1, c.gdl_end);
+  highlightClauses(c.gdl_line);
+}
+
+function highlightClauses(gdlLine) {
+  let first = null;
+  for (const d of $("prolog").querySelectorAll(".clause")) {
+    const on = d.dataset.gdl === String(gdlLine);
+    d.classList.toggle("linked", on);
+    if (on && !first) first = d;
+  }
+  if (first) first.scrollIntoView({ block: "nearest" });
+}
+
+function cursorMoved() {
+  if (S.tab !== "prolog" || !S.clauses.length) return;
+  const ed = $("editor");
+  const line = ed.value.slice(0, ed.selectionStart).split("\n").length;
+  const c = S.clauses.find((c) => c.gdl_line && c.gdl_line <= line && line <= (c.gdl_end || c.gdl_line));
+  if (c) {
+    markLines([{ line: c.gdl_line, end: c.gdl_end, kind: "linked" }], "linked");
+    highlightClauses(c.gdl_line);
+  } else {
+    markLines([], "linked");
+    highlightClauses(-1);
+  }
+}
+
+// -- the dependency graph -------------------------------------------------------------------
+
+// The SVG as an element, without anything that could run or load: scripts, foreign
+// content, event attributes, links.
+function cleanSvg(text) {
+  const doc = new DOMParser().parseFromString(text, "image/svg+xml");
+  const svg = doc.documentElement;
+  if (svg.nodeName !== "svg") return null;
+  for (const bad of svg.querySelectorAll("script, foreignObject, iframe, image, use, a")) {
+    if (bad.nodeName === "a") bad.replaceWith(...bad.childNodes); else bad.remove();
+  }
+  for (const node of [svg, ...svg.querySelectorAll("*")]) {
+    for (const a of [...node.attributes]) {
+      const n = a.name.toLowerCase();
+      if (n.startsWith("on") || n === "href" || n === "xlink:href" || n === "style") node.removeAttribute(a.name);
+    }
+  }
+  return document.importNode(svg, true);
+}
+
+async function loadGraph() {
+  const version = textVersion;
+  if (hasErrors()) { say("fix the errors first: the graph needs a readable game"); return; }
+  let answer;
+  try { answer = await post("graph", game()); } catch (err) { failed(err); return; }
+  if (version !== textVersion) return;
+  shown.graph = version;
+  const box = $("graph");
+  box.replaceChildren();
+  $("graph-note").hidden = !answer.note;
+  $("graph-note").textContent = answer.note ? answer.note + " The graph as DOT text:" : "";
+  $("graph-dot").hidden = !!answer.svg;
+  $("graph-dot").textContent = answer.svg ? "" : answer.dot;
+  if (answer.svg) {
+    const svg = cleanSvg(answer.svg);
+    if (svg) box.append(svg);
+    for (const g of box.querySelectorAll("g.node")) {
+      const title = g.querySelector("title");
+      const rel = title ? title.textContent : "";
+      g.setAttribute("data-relation", rel);
+      g.addEventListener("click", () => showRelation(rel, answer.rules[rel] || [], g));
+    }
+  }
+  const rows = [el("tr", {}, el("th", { text: "relation" }), el("th", { text: "stratum" }), el("th", { text: "rules at lines" }))];
+  for (const rel of answer.relations) {
+    rows.push(el("tr", { "data-relation": rel, onclick: () => showRelation(rel, answer.rules[rel] || [], null) },
+      el("td", { text: rel }),
+      el("td", { text: answer.strata ? String(answer.strata[rel]) : "–" }),
+      el("td", { text: (answer.rules[rel] || []).join(", ") || "(input or undefined)" })));
+  }
+  $("strata").replaceChildren(...rows);
+}
+
+function showRelation(rel, lines, node) {
+  for (const g of $("graph").querySelectorAll("g.node")) g.classList.toggle("linked", g === node);
+  markLines(lines.map((l) => ({ line: l, end: ruleEnd(l), kind: "linked" })), "linked");
+  if (lines.length) goToLine(lines[0], 1);
+  say(lines.length ? "" : `${rel} has no rule: it is an input (true, does) or undefined`);
+}
+
+function ruleEnd(line) {
+  const c = S.clauses.find((c) => c.gdl_line === line);
+  return c ? c.gdl_end : line;
+}
+
+// -- playing --------------------------------------------------------------------------------
+
+function whereText() {
+  return S.pos === 0 ? "the initial state" : `the state after move ${S.pos}`;
+}
+
+async function loadPlay() {
+  if (hasErrors()) { say("fix the errors first: the game cannot be played"); return; }
+  let view;
+  try {
+    view = await post("play", { ...game(), moves: S.moves.slice(0, S.pos) });
+  } catch (err) {
+    failed(err);
+    if (err.status === 422 && S.pos > 0) say(err.message + "\n(the game changed? start a new match)");
+    return;
+  }
+  showView(view);
+}
+
+function showView(view) {
+  S.view = view;
+  for (const [i, r] of view.roles.entries()) {
+    if (!(r in S.players)) S.players[r] = i === 0 || view.roles.length === 1 ? "human" : "random";
+  }
+  renderPlayers(view.roles);
+  $("step-label").textContent = `move ${S.pos} of ${S.moves.length}`;
+  $("back").disabled = S.pos === 0;
+  $("forward").disabled = S.pos >= S.moves.length;
+  renderBoard(view);
+  $("fluents").replaceChildren(...view.state.map((f) => el("li", {
+    text: f, title: "why is this fluent in the state?",
+    onclick: () => askWhy(S.pos > 0 ? `(next ${f})` : `(init ${f})`),
+  })));
+  const status = $("match-status");
+  status.replaceChildren(
+    el("span", { text: view.terminal ? "Terminal " : "Not terminal " }),
+    el("button", { class: "ask", type: "button", text: "why?", title: view.terminal ? "why is the state terminal?" : "why is it not terminal?", onclick: () => askWhy("terminal") }),
+    el("span", { text: view.terminal ? " Goals: " : " Goal values now: " }));
+  status.className = "status" + (view.terminal ? " good" : "");
+  for (const [i, r] of view.roles.entries()) {
+    const vs = view.goals[i];
+    const text = vs.length === 1 ? `${r} ${vs[0]}` : vs.length ? `${r} ${vs.join("/")}` : `${r} (no goal)`;
+    status.append(el("span", { class: "goal", "data-role": r, text: text + " " }));
+    if (vs.length) status.append(el("button", { class: "ask", type: "button", text: "why?", title: `why does ${r} get ${vs[0]}?`, onclick: () => askWhy(`(goal ${r} ${vs[0]})`) }));
+  }
+  renderLegal(view);
+  $("history").replaceChildren(...S.moves.map((jm, i) => el("li", {
+    class: i < S.pos ? "" : "future",
+    text: jm.join("  "),
+    title: "go to the state after this move",
+    onclick: () => { S.pos = i + 1; S.chosen = {}; S.autoLeft = 0; loadPlay(); },
+  })));
+  $("why-where").textContent = whereText();
+  autoStep();
+}
+
+function renderPlayers(roles) {
+  const box = $("players");
+  if (box.dataset.roles === roles.join(" ")) return;
+  box.dataset.roles = roles.join(" ");
+  box.replaceChildren(...roles.map((r) => el("label", { text: r + " " },
+    el("select", {
+      "data-role": r,
+      onchange: (e) => { S.players[r] = e.target.value; S.autoLeft = AUTO_STEPS; autoStep(); },
+    }, ...(S.players_known || ["human", "random", "mcts", "legal"]).map((p) =>
+      el("option", { value: p, text: p === "human" ? "you" : p, selected: S.players[r] === p }))))));
+}
+
+function renderBoard(view) {
+  const table = $("board");
+  table.replaceChildren();
+  if (!view.board) return;
+  const b = view.board;
+  const movable = boardMoves(view);
+  table.append(el("tr", {}, el("th"), ...b.columns.map((c) => el("th", { text: c }))));
+  b.rows.forEach((x, i) => {
+    table.append(el("tr", {}, el("th", { text: x }), ...b.columns.map((y, j) => {
+      const v = b.cells[i][j];
+      const key = x + " " + y;
+      // "b" is shown faintly: most games write a blank cell so
+      const td = el("td", { "data-row": x, "data-col": y, text: v === null ? "" : v, class: v === "b" ? "blank" : "" });
+      if (movable.has(key)) {
+        const [role, move] = movable.get(key);
+        td.classList.add("playable");
+        td.title = `${role}: ${move}`;
+        td.addEventListener("click", () => choose(role, move));
+      }
+      return td;
+    })));
+  });
+}
+
+// Cells a human role can click: a legal move whose two arguments are the cell's.
+function boardMoves(view) {
+  const out = new Map();
+  if (view.terminal) return out;
+  view.roles.forEach((r, i) => {
+    if (S.players[r] !== "human" || view.legal[i].length < 2) return;
+    for (const m of view.legal[i]) {
+      const parts = m.replace(/^\(|\)$/g, "").split(/\s+/);
+      if (parts.length === 3) out.set(parts[1] + " " + parts[2], [r, m]);
+    }
+  });
+  return out;
+}
+
+function renderLegal(view) {
+  const box = $("legal");
+  box.replaceChildren();
+  view.roles.forEach((r, i) => {
+    const ms = view.legal[i];
+    const human = S.players[r] === "human";
+    const div = el("div", { class: "role", "data-role": r }, el("h4", { text: `${r} (${human ? "you" : S.players[r]})` }));
+    if (view.terminal) div.append(el("span", { text: "the match is over" }));
+    for (const m of ms) {
+      div.append(el("button", {
+        type: "button", class: "move" + (S.chosen[r] === m ? " chosen" : ""), "data-move": m, text: m,
+        disabled: !human && ms.length > 1,
+        title: human ? "play this move" : "the computer plays for this role",
+        onclick: () => choose(r, m),
+      }));
+      div.append(el("button", { type: "button", class: "ask", text: "?", title: `why is ${m} legal?`, onclick: () => askWhy(`(legal ${r} ${m})`) }));
+    }
+    box.append(div);
+  });
+}
+
+function choose(role, move) {
+  const v = S.view;
+  if (!v || v.terminal) return;
+  S.chosen[role] = move;
+  // every human role with a choice has chosen: play the joint move
+  const waiting = v.roles.filter((r, i) => S.players[r] === "human" && v.legal[i].length > 1 && !(r in S.chosen));
+  if (waiting.length) { renderLegal(v); return; }
+  S.autoLeft = AUTO_STEPS;
+  playStep();
+}
+
+async function playStep() {
+  const chosen = S.chosen;
+  S.chosen = {};
+  let answer;
+  try {
+    answer = await post("step", { ...game(), moves: S.moves.slice(0, S.pos), chosen, players: S.players });
+  } catch (err) { failed(err); return; }
+  S.moves = answer.moves;
+  S.pos = S.moves.length;
+  showView(answer.view);
+}
+
+// After a step: when no human role has a choice, the computer (or the forced moves) play on,
+// at most AUTO_STEPS moves in a row (a game may never end); then "play on" asks to go on.
+// Looking at a replayed or earlier position (autoLeft 0) plays nothing until asked.
+function autoStep() {
+  const v = S.view;
+  $("play-on").hidden = true;
+  if (!v || v.terminal || S.tab !== "play" || S.pos !== S.moves.length) return;
+  const humanChoice = v.roles.some((r, i) => S.players[r] === "human" && v.legal[i].length > 1);
+  if (humanChoice) return;
+  if (S.autoLeft <= 0) { $("play-on").hidden = false; return; }
+  S.autoLeft--;
+  const ticket = ++S.autoplay;
+  setTimeout(() => { if (ticket === S.autoplay && S.tab === "play") playStep(); }, 250);
+}
+
+// -- why ------------------------------------------------------------------------------------
+
+async function askWhy(atom) {
+  showTab("why");
+  $("why-atom").value = atom;
+  const tree = $("why-tree");
+  tree.replaceChildren(el("p", { text: "…" }));
+  let answer;
+  try {
+    answer = await post("explain", { ...game(), moves: S.moves.slice(0, S.pos), atom, depth: 4 });
+  } catch (err) { tree.replaceChildren(); failed(err); return; }
+  const where = answer.joint_move
+    ? `with the joint move [${answer.joint_move.join(" ")}] in the state before it`
+    : whereText();
+  tree.replaceChildren(
+    el("p", { class: answer.holds ? "holds" : "fails", text: `${answer.atom} ${answer.holds ? "holds" : "does not hold"} (${where})` }),
+    renderNode(answer.tree, true));
+}
+
+function renderNode(node, open) {
+  const d = el("details", { class: "node " + node.kind, "data-kind": node.kind });
+  if (open) d.open = true;
+  const verdict = node.kind === "attempt" ? "rule tried" : node.holds ? "holds" : "does not hold";
+  const summary = el("summary", {},
+    el("span", { class: node.holds ? "holds" : "fails", text: node.text }),
+    el("span", { text: ` ${verdict}${node.note ? ": " + node.note : ""}` }));
+  d.append(summary);
+  if (node.rule) d.append(renderRule(node.rule));
+  for (const c of node.children) d.append(renderNode(c, false));
+  if (!node.children.length && !node.rule) d.classList.add("leaf");
+  return d;
+}
+
+function renderRule(r) {
+  const box = el("div", { class: "rule" });
+  const what = r.source.startsWith("(<=") ? "rule" : "fact";
+  const link = el("a", {
+    text: r.line ? `${what} at line ${r.line}` : what,
+    title: "show it in the game and in Prolog",
+    onclick: () => showRule(r),
+  });
+  box.append(el("span", { text: "by " }), link, el("span", { text: ": " }), el("code", { text: r.source }));
+  if (r.prolog_line) box.append(el("div", {}, el("span", { text: `Prolog, line ${r.prolog_line}: ` }), el("code", { text: r.prolog_text.split(/\s+/).join(" ") })));
+  const b = Object.entries(r.bindings);
+  if (b.length) box.append(el("div", { text: "with " + b.map(([k, v]) => `?${k} = ${v}`).join(", ") }));
+  if (r.failing) box.append(el("div", { text: `fails at literal ${r.failing} of the rule` }));
+  return box;
+}
+
+function showRule(r) {
+  if (r.line) {
+    markLines([{ line: r.line, end: ruleEnd(r.line), kind: "linked" }], "linked");
+    goToLine(r.line, r.column || 1);
+  }
+  if (r.prolog_line) {
+    showTab("prolog");
+    const wait = () => {
+      const d = $("prolog").querySelector(`.clause[data-start="${r.prolog_line}"]`);
+      if (!d) { setTimeout(wait, 100); return; }
+      for (const x of $("prolog").querySelectorAll(".clause")) x.classList.toggle("linked", x === d);
+      d.scrollIntoView({ block: "center" });
+    };
+    wait();
+  }
+}
+
+// -- analyze --------------------------------------------------------------------------------
+
+async function runAnalyze() {
+  const box = $("analyze-report");
+  box.replaceChildren(el("p", { text: "searching…" }));
+  let answer;
+  try { answer = await post("analyze", game()); } catch (err) { box.replaceChildren(); failed(err); return; }
+  const rep = answer.report;
+  const rows = [el("tr", {}, el("th", { text: "property" }), el("th", { text: "verdict" }), el("th", { text: "why" }))];
+  for (const [name, p] of Object.entries(rep.properties)) {
+    const why = el("td");
+    if (p.note) why.append(el("div", { text: p.note }));
+    if (p.counterexample) why.append(replayButton("counterexample", p.counterexample));
+    if (p.roles) why.append(el("div", { text: Object.entries(p.roles).map(([r, v]) => `${r}: ${v}`).join(", ") }));
+    for (const [role, moves] of Object.entries(p.witnesses || {})) why.append(replayButton(`witness for ${role}`, moves));
+    rows.push(el("tr", { "data-property": name },
+      el("td", { text: name.replace(/_/g, " ") }),
+      el("td", { class: "verdict-" + p.verdict, text: p.verdict }),
+      why));
+  }
+  box.replaceChildren(el("table", {}, ...rows), el("pre", { text: answer.text }));
+}
+
+function replayButton(label, moves) {
+  return el("div", {},
+    el("button", {
+      type: "button", class: "replay", text: `replay the ${label} (${moves.length} moves)`,
+      onclick: () => { S.moves = moves.map((jm) => [...jm]); S.pos = S.moves.length; S.chosen = {}; S.autoLeft = 0; showTab("play"); },
+    }));
+}
+
+// -- model ----------------------------------------------------------------------------------
+
+async function runModel() {
+  const box = $("model-result");
+  box.replaceChildren(el("p", { text: "…" }));
+  const inputs = $("model-inputs").value.split(",").map((s) => s.trim()).filter(Boolean);
+  let answer;
+  try {
+    answer = await post("model", { ...game(), input: $("model-input").value, inputs });
+  } catch (err) { box.replaceChildren(); failed(err); return; }
+  const out = [];
+  if (answer.inputs.length) out.push(el("p", { class: "hint", text: "input relations: " + answer.inputs.join(", ") + " (the output is shown)" }));
+  for (const r of answer.relations) {
+    out.push(el("h4", { text: `${r.name}/${r.arity}: ${r.atoms.length} atom${r.atoms.length === 1 ? "" : "s"}` }));
+    out.push(el("ul", { class: "atoms" }, ...r.atoms.map((a) => el("li", { text: a }))));
+  }
+  box.replaceChildren(...out);
+}
+
+// -- loading, converting, sharing -----------------------------------------------------------
+
+function setText(text, moves) {
+  $("editor").value = text;
+  S.moves = moves || [];
+  S.pos = S.moves.length;
+  S.players = {};
+  S.chosen = {};
+  S.view = null;
+  S.autoLeft = AUTO_STEPS;
+  $("players").dataset.roles = "";
+  $("why-tree").replaceChildren();
+  $("analyze-report").replaceChildren();
+  $("model-result").replaceChildren();
+  markLines([], "linked");
+  edited();
+}
+
+async function loadExample(name) {
+  if (!name) return;
+  const r = await fetch("/api/examples/" + encodeURIComponent(name));
+  const data = await r.json();
+  if (!r.ok) { say(data.error); return; }
+  S.syntax = "auto";
+  $("syntax").value = "auto";
+  setText(data.text);
+  const kind = (S.examples || []).find((e) => e.name === name);
+  if (kind && kind.kind === "program") showTab("model");
+}
+
+async function convertTo(to) {
+  try {
+    const answer = await post("convert", { ...game(), to });
+    S.syntax = to;
+    $("syntax").value = to;
+    const moves = S.moves;
+    const pos = S.pos;
+    setText(answer.text, moves);
+    S.pos = pos;
+  } catch (err) { failed(err); }
+}
+
+function exercise() {
+  return { gdl2pl_studio: 1, syntax: S.syntax, text: $("editor").value, moves: S.moves, pos: S.pos };
+}
+
+function encode(obj) {
+  const bytes = new TextEncoder().encode(JSON.stringify(obj));
+  let bin = "";
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function decode(text) {
+  const bin = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+  const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
+  return JSON.parse(new TextDecoder().decode(bytes));
+}
+
+function restore(ex) {
+  if (!ex || typeof ex.text !== "string") throw new Error("not a gdl2pl studio exercise");
+  const moves = Array.isArray(ex.moves) ? ex.moves.filter((jm) => Array.isArray(jm) && jm.every((m) => typeof m === "string")) : [];
+  S.syntax = ["auto", "kif", "infix"].includes(ex.syntax) ? ex.syntax : "auto";
+  $("syntax").value = S.syntax;
+  setText(ex.text, moves);
+  const pos = Number.isInteger(ex.pos) ? ex.pos : moves.length;
+  S.pos = Math.max(0, Math.min(pos, moves.length));
+  S.autoLeft = 0;
+}
+
+function share() {
+  const url = location.href.split("#")[0] + "#s=" + encode(exercise());
+  history.replaceState(null, "", url);
+  $("share-url").value = url;
+  $("share-box").hidden = false;
+  $("share-url").select();
+  if (navigator.clipboard) navigator.clipboard.writeText(url).catch(() => {});
+}
+
+function download() {
+  const blob = new Blob([JSON.stringify(exercise(), null, 1)], { type: "application/json" });
+  const a = el("a", { href: URL.createObjectURL(blob), download: "exercise.gdl2pl.json" });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+
+async function openFile(file) {
+  if (!file) return;
+  if (S.limits && file.size > S.limits.max_text * 4) { say(`${file.name} is too large for this server`); return; }
+  const text = await file.text();
+  if (file.name.endsWith(".json")) {
+    try { restore(JSON.parse(text)); } catch (err) { say(`${file.name}: ${err.message}`); }
+    return;
+  }
+  S.syntax = "auto";
+  $("syntax").value = "auto";
+  setText(text);
+}
+
+// -- start ----------------------------------------------------------------------------------
+
+async function start() {
+  const ed = $("editor");
+  ed.addEventListener("input", edited);
+  ed.addEventListener("scroll", syncScroll);
+  ed.addEventListener("click", cursorMoved);
+  ed.addEventListener("keyup", (e) => { if (e.key.startsWith("Arrow") || e.key.startsWith("Page")) cursorMoved(); });
+  ed.addEventListener("keydown", (e) => {
+    if (e.key === "Tab" && !e.shiftKey) { e.preventDefault(); document.execCommand("insertText", false, "  "); }
+  });
+  for (const b of document.querySelectorAll(".tabs button")) b.addEventListener("click", () => showTab(b.dataset.tab));
+  $("examples").addEventListener("change", (e) => loadExample(e.target.value));
+  $("syntax").addEventListener("change", (e) => { S.syntax = e.target.value; edited(); });
+  $("to-kif").addEventListener("click", () => convertTo("kif"));
+  $("to-infix").addEventListener("click", () => convertTo("infix"));
+  $("share").addEventListener("click", share);
+  $("share-close").addEventListener("click", () => { $("share-box").hidden = true; });
+  $("download").addEventListener("click", download);
+  $("open-file").addEventListener("change", (e) => openFile(e.target.files[0]));
+  $("restart").addEventListener("click", () => { S.moves = []; S.pos = 0; S.chosen = {}; S.autoLeft = AUTO_STEPS; loadPlay(); });
+  $("back").addEventListener("click", () => { if (S.pos > 0) { S.pos--; S.chosen = {}; S.autoplay++; S.autoLeft = 0; loadPlay(); } });
+  $("forward").addEventListener("click", () => { if (S.pos < S.moves.length) { S.pos++; S.chosen = {}; S.autoplay++; S.autoLeft = 0; loadPlay(); } });
+  $("play-on").addEventListener("click", () => { S.autoLeft = AUTO_STEPS; autoStep(); });
+  $("why-form").addEventListener("submit", (e) => { e.preventDefault(); const a = $("why-atom").value.trim(); if (a) askWhy(a); });
+  $("analyze-run").addEventListener("click", runAnalyze);
+  $("model-run").addEventListener("click", runModel);
+  window.addEventListener("resize", renderGutter);
+
+  const info = await (await fetch("/api/info")).json();
+  S.limits = info.limits;
+  S.players_known = info.players;
+  S.examples = info.examples;
+  for (const e of info.examples) $("examples").append(el("option", { value: e.name, text: e.title }));
+  S.ready = true;
+  const hash = location.hash.startsWith("#s=") ? location.hash.slice(3) : "";
+  if (hash) {
+    try { restore(decode(hash)); return; } catch (err) { say("the link does not hold an exercise: " + err.message); }
+  }
+  if (info.game) { setText(info.game.text); return; }
+  $("examples").value = "ticTacToe.kif";
+  await loadExample("ticTacToe.kif");
+}
+
+document.addEventListener("DOMContentLoaded", start);

@@ -1,0 +1,486 @@
+"""The studio's endpoints as the page uses them (Starlette's TestClient, no browser): each
+answer, the errors it gives for bad input, and what keeps a shared server safe (sessions
+kept apart, games unloaded past the cap, sizes and time capped, local host names only)."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from conftest import EXAMPLES
+from conftest import REPO
+from conftest import canonical_variables
+from prolog_env import require_module
+from prolog_env import unavailable
+
+from gdl2pl.cli import main
+from gdl2pl.kif import parse_kif
+
+TTT = (EXAMPLES / "ticTacToe.kif").read_text(encoding="utf-8")
+BUTTONS = (EXAMPLES / "buttons.kif").read_text(encoding="utf-8")
+STUCK = (REPO / "tests" / "games" / "analysis" / "stuck.kif").read_text(encoding="utf-8")
+#: xplayer fills the first row while oplayer plays in the second.
+X_WINS = [
+    ["(mark 1 1)", "noop"],
+    ["noop", "(mark 2 1)"],
+    ["(mark 1 2)", "noop"],
+    ["noop", "(mark 2 2)"],
+    ["(mark 1 3)", "noop"],
+]
+
+
+def _client(limits: Any = None) -> Any:
+    with warnings.catch_warnings():  # Starlette would rather have httpx2 than httpx
+        warnings.simplefilter("ignore")
+        require_module("starlette.testclient")
+    from starlette.testclient import TestClient
+
+    from gdl2pl.studio.app import create_app
+    from gdl2pl.studio.limits import Limits
+
+    return TestClient(create_app(limits or Limits()))
+
+
+@pytest.fixture
+def client() -> Iterator[Any]:
+    with _client() as c:
+        yield c
+
+
+def post(client: Any, name: str, **body: Any) -> tuple[int, dict[str, Any]]:
+    r = client.post(f"/api/{name}", json=body)
+    return r.status_code, r.json()
+
+
+# -- the text -------------------------------------------------------------------------------
+
+
+def test_check_marks_a_syntax_error_at_its_line(client: Any) -> None:
+    text = TTT.replace("(role oplayer)", "(role oplayer))", 1)
+    status, answer = post(client, "check", text=text)
+    assert status == 200
+    assert answer["errors"] == 1
+    (f,) = answer["findings"]
+    assert (f["code"], f["line"]) == ("syntax", 7)
+    assert "syntax error" in f["message"]
+
+
+def test_check_gives_the_checkers_findings_with_line_and_column(client: Any) -> None:
+    text = TTT + "(<= (next (cell ?m ?n ?q)) (true (control ?r)))\n"
+    last = text.count("\n")
+    status, answer = post(client, "check", text=text)
+    assert status == 200 and answer["errors"] >= 1
+    unsafe = [f for f in answer["findings"] if f["code"] == "unsafe-variable"]
+    assert unsafe and all(f["line"] == last for f in unsafe)
+    assert all(f["column"] >= 1 for f in unsafe)
+    status, answer = post(client, "check", text=TTT)
+    assert (status, answer["errors"], answer["syntax"]) == (200, 0, "kif")
+
+
+def test_convert_both_ways_keeps_the_game(client: Any) -> None:
+    status, infix = post(client, "convert", text=TTT, to="infix")
+    assert status == 200 and ":-" in infix["text"]
+    status, kif = post(client, "convert", text=infix["text"], to="kif")
+    status2, direct = post(client, "convert", text=TTT, to="kif")
+    assert status == status2 == 200
+    same = canonical_variables(parse_kif(kif["text"])) == canonical_variables(
+        parse_kif(direct["text"])
+    )
+    assert same  # the same clauses, up to the names of variables
+    status, answer = post(client, "convert", text=TTT, to="prolog")
+    assert status == 400 and "to" in answer["error"]
+
+
+def test_translate_links_each_clause_to_its_rule(client: Any) -> None:
+    status, answer = post(client, "translate", text=TTT)
+    assert status == 200
+    lines = answer["prolog"].split("\n")
+    gdl = TTT.split("\n")
+    for c in answer["clauses"]:
+        assert lines[c["prolog_end"] - 1].rstrip().endswith(".")
+        assert gdl[c["gdl_line"] - 1].startswith("(")  # a clause starts at column 1 here
+        assert c["gdl_line"] <= c["gdl_end"]
+    legal = [c for c in answer["clauses"] if c["gdl_line"] == 23]
+    assert len(legal) == 1 and legal[0]["gdl_end"] == 25  # the three lines of the rule
+    assert lines[legal[0]["prolog_start"] - 1].startswith("legal(")
+
+
+def test_translate_of_a_broken_game_says_where(client: Any) -> None:
+    status, answer = post(client, "translate", text="(role r)\n(<= (p ?x) (q ?x)\n")
+    assert status == 422
+    assert (answer["line"], answer["column"]) == (2, 1)
+    assert answer["error"].startswith("syntax error")
+
+
+def test_a_text_without_roles_is_checked_as_a_program(client: Any) -> None:
+    status, answer = post(client, "check", text="(p a)\n(<= (q ?x) (p ?x))\n")
+    assert (status, answer["kind"], answer["findings"]) == (200, "program", [])
+    status, answer = post(client, "check", text="(role r)\n(<= (q ?x) (p ?x))\n")
+    assert answer["kind"] == "game"
+    assert {"missing-legal", "missing-goal"} <= {f["code"] for f in answer["findings"]}
+
+
+def test_graph_is_an_svg_with_the_rules_of_each_relation(client: Any) -> None:
+    if shutil.which("dot") is None:
+        unavailable("Graphviz's dot is not installed (scripts/install-extras)")
+    status, answer = post(client, "graph", text=TTT)
+    assert status == 200
+    assert answer["svg"].lstrip().startswith(("<?xml", "<svg", "<!DOCTYPE"))
+    assert "<title>legal</title>" in answer["svg"]
+    assert answer["rules"]["legal"] == [23, 26, 27]
+    assert answer["strata"]["terminal"] == 1 and answer["rules"]["does"] == []
+
+
+def test_graph_without_graphviz_falls_back_to_dot_text(client: Any, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import gdl2pl.analysis.relgraph as relgraph
+
+    monkeypatch.setattr(relgraph.shutil, "which", lambda name: None)
+    status, answer = post(client, "graph", text=TTT)
+    assert status == 200
+    assert answer["svg"] is None and "Graphviz" in answer["note"]
+    assert answer["dot"].startswith("digraph") and "legal" in answer["relations"]
+
+
+# -- playing --------------------------------------------------------------------------------
+
+
+def test_play_shows_the_board_and_the_legal_moves(client: Any) -> None:
+    status, view = post(client, "play", text=TTT, moves=[])
+    assert status == 200
+    assert view["roles"] == ["xplayer", "oplayer"]
+    assert view["board"]["cells"] == [["b"] * 3] * 3
+    assert len(view["legal"][0]) == 9 and view["legal"][1] == ["noop"]
+    assert "(control xplayer)" in view["state"] and not view["terminal"]
+
+
+def test_a_match_played_to_the_end_by_the_page(client: Any) -> None:
+    moves: list[list[str]] = []
+    for jm in X_WINS:
+        mover = 0 if jm[0] != "noop" else 1
+        role = ["xplayer", "oplayer"][mover]
+        status, answer = post(
+            client, "step", text=TTT, moves=moves, chosen={role: jm[mover]}, players={}
+        )
+        assert status == 200, answer
+        assert answer["joint_move"] == jm  # the other role's only move, noop, was forced
+        moves = answer["moves"]
+    view = answer["view"]
+    assert view["terminal"] and view["goals"] == [["100"], ["0"]]
+    assert view["board"]["cells"][0] == ["x", "x", "x"]
+    assert view["legal"] == [[], []]
+    status, answer = post(client, "step", text=TTT, moves=moves, chosen={}, players={})
+    assert status == 422 and "over" in answer["error"]
+    # back in the history: the page sends a shorter list
+    status, view = post(client, "play", text=TTT, moves=moves[:2])
+    assert status == 200 and view["step"] == 2 and not view["terminal"]
+
+
+@pytest.mark.parametrize("player", ["random", "mcts", "legal"])
+def test_a_computer_opponent_answers_with_a_legal_move(client: Any, player: str) -> None:
+    status, first = post(
+        client, "step", text=TTT, moves=[], chosen={"xplayer": "(mark 2 2)"}, players={}
+    )
+    assert status == 200
+    status, answer = post(
+        client, "step", text=TTT, moves=first["moves"], chosen={}, players={"oplayer": player}
+    )
+    assert status == 200, answer
+    xmove, omove = answer["joint_move"]
+    assert xmove == "noop" and omove in first["view"]["legal"][1]
+
+
+def test_step_refuses_what_cannot_be_played(client: Any) -> None:
+    status, answer = post(client, "step", text=TTT, moves=[], chosen={"xplayer": "(mark 4 4)"})
+    assert status == 422 and "not a legal move" in answer["error"]
+    status, answer = post(client, "step", text=TTT, moves=[], chosen={})
+    assert status == 422 and "xplayer has to choose" in answer["error"]
+    status, answer = post(client, "step", text=TTT, moves=[], chosen={"nobody": "noop"})
+    assert status == 400 and "nobody" in answer["error"]
+    status, answer = post(client, "step", text=TTT, moves=[], players={"oplayer": "oracle"})
+    assert status == 400
+    status, answer = post(client, "play", text=TTT, moves=[["(mark 1 1)", "(mark 2 2)"]])
+    assert status == 422 and answer["error"].startswith("move 1")
+
+
+# -- why ------------------------------------------------------------------------------------
+
+
+def test_why_a_fluent_holds_after_a_move(client: Any) -> None:
+    status, answer = post(
+        client, "explain", text=TTT, moves=X_WINS[:1], atom="(next (cell 1 1 x))", depth=3
+    )
+    assert status == 200 and answer["holds"]
+    assert answer["joint_move"] == X_WINS[0] and answer["state"] == 0
+    rule = answer["tree"]["rule"]
+    assert rule["line"] == 30 and rule["bindings"] == {"m": "1", "n": "1", "f": "x", "r": "xplayer"}
+    assert rule["prolog_line"] and rule["prolog_text"].startswith("next(")
+    assert [c["holds"] for c in answer["tree"]["children"]] == [True, True]
+
+
+def test_why_not_names_the_failing_literal(client: Any) -> None:
+    status, answer = post(
+        client, "explain", text=TTT, moves=X_WINS[:2], atom="(legal xplayer (mark 1 1))"
+    )
+    assert status == 200 and not answer["holds"]
+    (attempt,) = answer["tree"]["children"]
+    assert attempt["kind"] == "attempt" and attempt["rule"]["failing"] == 2
+    assert attempt["children"][0]["text"] == "(true (cell 1 1 b))"
+
+
+def test_why_a_line_holds_at_the_end(client: Any) -> None:
+    status, answer = post(client, "explain", text=TTT, moves=X_WINS, atom="(line x)")
+    assert status == 200 and answer["holds"]
+    assert answer["tree"]["children"][0]["text"] == "(row 1 x)"
+
+
+def test_why_refuses_what_it_cannot_explain(client: Any) -> None:
+    status, answer = post(client, "explain", text=TTT, moves=[], atom="(next (control oplayer))")
+    assert status == 422 and "last move" in answer["error"]
+    status, answer = post(client, "explain", text=TTT, moves=[], atom="(halt)")
+    assert status == 422 and "unknown relation halt" in answer["error"]
+    status, answer = post(client, "explain", text=TTT, moves=[], atom="(legal ?r noop)")
+    assert status == 422 and "not ground" in answer["error"]
+
+
+# -- analyze and model ----------------------------------------------------------------------
+
+
+def test_analyze_reports_with_replayable_counterexamples(client: Any) -> None:
+    status, answer = post(client, "analyze", text=STUCK)
+    assert status == 200
+    playability = answer["report"]["properties"]["playability"]
+    assert playability["verdict"] == "refuted"
+    moves = playability["counterexample"]
+    status, view = post(client, "play", text=STUCK, moves=moves)
+    assert status == 200 and not view["terminal"] and view["legal"][1] == []
+
+
+def test_model_of_an_open_program_with_an_input(client: Any) -> None:
+    program = "(<= (r ?x ?y) (p ?x ?y) (not (q ?x)))\n"
+    status, answer = post(client, "model", text=program, input="(p a b) (p b b) (q b)")
+    assert status == 200
+    assert answer["relations"] == [{"name": "r", "arity": 2, "atoms": ["(r a b)"], "input": False}]
+    status, answer = post(client, "model", text=program, input="(p a b) (p b b)")
+    assert answer["relations"][0]["atoms"] == ["(r a b)", "(r b b)"]
+    status, answer = post(client, "model", text="(p a)\n(<= (r ?x) (p ?x) (not (q ?y)))\n")
+    assert status == 422 and "unsafe" in answer["error"]
+
+
+def test_the_examples_are_one_request_away(client: Any) -> None:
+    info = client.get("/api/info").json()
+    names = [e["name"] for e in info["examples"]]
+    assert {"ticTacToe.kif", "buttons.kif", "paths.kif"} <= set(names)
+    for name in names:
+        r = client.get(f"/api/examples/{name}")
+        assert r.status_code == 200
+        status, answer = post(client, "check", text=r.json()["text"])
+        assert (status, answer["errors"]) == (200, 0), name
+    assert client.get("/api/examples/..%2Fapp.py").status_code == 404
+
+
+# -- safety ---------------------------------------------------------------------------------
+
+
+def test_sessions_are_kept_apart() -> None:
+    _client()  # what it needs is there
+    from starlette.testclient import TestClient
+
+    from gdl2pl.studio.app import create_app
+
+    app = create_app()
+    studio = app.state.studio
+    with TestClient(app) as alice, TestClient(app) as bob:
+        assert post(alice, "play", text=TTT, moves=X_WINS[:1])[0] == 200
+        assert post(bob, "play", text=TTT, moves=[])[0] == 200
+        a = alice.cookies.get("gdl2pl_studio")
+        b = bob.cookies.get("gdl2pl_studio")
+        assert a and b and a != b
+        assert studio.loaded_games(studio.session(a)[0]) == 1
+        assert studio.loaded_games(studio.session(b)[0]) == 1
+        assert studio.loaded_games() == 2  # the same text, loaded once for each
+    with TestClient(app, cookies={"gdl2pl_studio": "forged-by-the-page"}) as eve:
+        assert post(eve, "check", text=TTT)[0] == 200
+        issued = [c.value for c in eve.cookies.jar if c.name == "gdl2pl_studio"]
+        assert len(issued) == 2  # the forged one, and the one the server made instead
+        assert not {"forged-by-the-page", a, b} >= set(issued)
+        assert studio.session("forged-by-the-page")[0].id != "forged-by-the-page"
+
+
+def test_the_least_recently_used_game_is_unloaded() -> None:
+    from gdl2pl.studio.limits import Limits
+
+    with _client(Limits(max_games=2)) as c:
+        games = [TTT, BUTTONS, STUCK]
+        for text in games:
+            assert post(c, "play", text=text, moves=[])[0] == 200
+        studio = c.app.state.studio
+        assert studio.loaded_games() == 2
+        status, view = post(c, "play", text=TTT, moves=X_WINS[:1])  # loaded again
+        assert status == 200 and view["step"] == 1
+        assert studio.loaded_games() == 2
+
+
+def test_requests_are_capped_in_size_and_kind(client: Any) -> None:
+    from gdl2pl.studio.limits import Limits
+
+    big = "(role r)\n" + ";" * Limits().max_text
+    status, answer = post(client, "check", text=big)
+    assert status == 413 and "longer than" in answer["error"]
+    too_many = [["noop", "noop"]] * (Limits().max_moves + 1)
+    assert post(client, "play", text=TTT, moves=too_many)[0] == 413
+    r = client.post("/api/check", content="text=x", headers={"Content-Type": "text/plain"})
+    assert r.status_code == 415
+    r = client.post("/api/check", content="[1, 2]", headers={"Content-Type": "application/json"})
+    assert r.status_code == 400
+    assert post(client, "check", text=TTT, syntax="lisp")[0] == 400
+    assert post(client, "play", text="(p a)", moves=[])[0] == 422  # no role: not a game
+
+
+def test_the_page_is_served_with_a_strict_policy(client: Any) -> None:
+    r = client.get("/")
+    assert r.status_code == 200 and "gdl2pl studio" in r.text
+    assert "script-src 'self'" in r.headers["content-security-policy"]
+    assert client.get("/static/studio.js").status_code == 200
+    assert client.get("/static/../app.py").status_code == 404
+    assert client.get("/static/app.py").status_code == 404
+
+
+def test_a_local_server_answers_only_to_local_host_names(client: Any) -> None:
+    r = client.get("/api/info", headers={"Host": "attacker.example"})
+    assert r.status_code == 400
+    assert client.get("/api/info", headers={"Host": "127.0.0.1:8080"}).status_code == 200
+    assert client.get("/api/info", headers={"Host": "[::1]:8080"}).status_code == 200
+    assert (
+        client.get("/api/info", headers={"Host": "localhost.attacker.example"}).status_code == 400
+    )
+
+
+#: A game whose terminal test takes long: 60**5 combinations of a state-dependent rule.
+SLOW_GAME = (
+    "(role r) (init on) (<= (legal r wait) (true on)) (<= (next on) (true on))\n"
+    + " ".join(f"(n {i})" for i in range(60))
+    + "\n(<= (big ?a ?b ?c ?d ?e) (true on) (n ?a) (n ?b) (n ?c) (n ?d) (n ?e))\n"
+    "(p5 x x x x x)\n(<= terminal (big ?a ?b ?c ?d ?e) (p5 ?a ?b ?c ?d ?e))\n"
+    "(<= (goal r 0) (true on))\n"
+)
+
+
+def test_a_request_is_stopped_at_the_time_limit() -> None:
+    from gdl2pl.studio.limits import Limits
+
+    with _client(Limits(seconds=0.5, inference_limit=10**10)) as c:
+        status, answer = post(c, "play", text=SLOW_GAME, moves=[])
+        assert status == 503 and "0.5 seconds" in answer["error"]
+        status, answer = post(c, "step", text=SLOW_GAME, moves=[], players={})
+        assert status == 503, answer  # stopped in the middle of a match too
+        assert post(c, "play", text=TTT, moves=[])[0] == 200  # and the server goes on
+
+
+def test_a_request_is_stopped_at_the_inference_limit() -> None:
+    from gdl2pl.studio.limits import Limits
+
+    with _client(Limits(inference_limit=100_000)) as c:
+        status, answer = post(c, "play", text=SLOW_GAME, moves=[])
+        assert status == 422 and "inference" in answer["error"]
+        program = (
+            " ".join(f"(n {i})" for i in range(40)) + "\n(<= (t ?a ?b ?c) (n ?a) (n ?b) (n ?c))\n"
+        )
+        status, answer = post(c, "model", text=program)  # 64,000 atoms: over the limit
+        assert status == 422 and "too large" in answer["error"]
+
+
+# -- the command -----------------------------------------------------------------------------
+
+
+def test_the_command_prints_the_url_and_warns_off_this_machine(capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    uvicorn = require_module("uvicorn")
+
+    served: list[Any] = []
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: served.append(sockets))
+    # Another library's log handler survives: the command leaves the process's logging
+    # alone (uvicorn's default configuration closes every handler, and its stream).
+    closed: list[bool] = []
+
+    class Handler(logging.Handler):
+        def close(self) -> None:
+            closed.append(True)
+            super().close()
+
+    handler = Handler()
+    logging.getLogger().addHandler(handler)
+    try:
+        assert main(["studio", "--port", "0", str(EXAMPLES / "ticTacToe.kif")]) == 0
+        assert not closed
+    finally:
+        logging.getLogger().removeHandler(handler)
+    out = capsys.readouterr()
+    assert out.out.startswith("gdl2pl studio: open http://127.0.0.1:") and not out.err
+    assert main(["studio", "--port", "0", "--host", "0.0.0.0"]) == 0
+    assert "warning: listening on 0.0.0.0" in capsys.readouterr().err
+    assert len(served) == 2
+    for sockets in served:
+        sockets[0].close()
+    assert main(["studio", "no/such/game.kif"]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+_NO_WRITES = r"""
+import json, os, sys, warnings
+writes = []
+def audit(event, args):
+    if event == "open":
+        path, mode, flags = args
+        wants = (mode and any(c in mode for c in "wax+")) or (
+            isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT))
+        if wants and path is not None and not isinstance(path, int):
+            writes.append(str(path))
+    elif event in ("os.rename", "os.remove", "os.mkdir", "shutil.copyfile", "os.truncate"):
+        writes.append(f"{event} {args[0]}")
+warnings.simplefilter("ignore")
+from starlette.testclient import TestClient
+from gdl2pl.studio.app import create_app
+with TestClient(create_app()) as c:
+    sys.addaudithook(audit)
+    game = sys.stdin.read()
+    moves = [["(mark 1 1)", "noop"], ["noop", "(mark 2 2)"]]
+    asked = [
+        ("check", {"text": game}), ("convert", {"text": game, "to": "infix"}),
+        ("translate", {"text": game}), ("graph", {"text": game}),
+        ("play", {"text": game, "moves": moves}),
+        ("step", {"text": game, "moves": moves, "chosen": {}, "players": {"xplayer": "mcts"}}),
+        ("explain", {"text": game, "moves": moves, "atom": "(true (cell 1 1 x))"}),
+        ("analyze", {"text": game}),
+        ("model", {"text": "(p a)\n(<= (q ?x) (p ?x))\n"}),
+    ]
+    for name, body in asked:
+        r = c.post(f"/api/{name}", json=body)
+        assert r.status_code == 200, (name, r.text)
+print(json.dumps(writes))
+"""
+
+
+def test_the_server_writes_no_file(tmp_path: Any) -> None:
+    """Every endpoint answers without writing a file anywhere (Python's audit events)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    _client()  # what it needs is there
+    env = {**os.environ, "TMPDIR": str(tmp_path), "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", _NO_WRITES],
+        input=TTT,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.splitlines()[-1]) == []
+    assert list(tmp_path.iterdir()) == []
