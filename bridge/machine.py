@@ -19,7 +19,6 @@ import contextlib
 import itertools
 import os
 import random
-import re
 import threading
 from collections.abc import Callable
 from collections.abc import Hashable
@@ -56,8 +55,8 @@ from .errors import IllegalMoveError
 from .errors import MoveDefinitionError
 from .errors import PlayoutDepthError
 from .errors import QueryInterrupted
-from .errors import ReasonerError
 from .errors import TransitionDefinitionError
+from .errors import reasoner_error
 from .pyform import goal_values
 from .swipl import RUNTIME_MODULE
 from .swipl import attach_thread
@@ -576,10 +575,7 @@ class StateMachine:
             return self._janus.apply_once(RUNTIME_MODULE, predicate, *args)
         except self._janus.PrologError as e:
             self._tls.installed = None
-            message = _prolog_message(e)
-            if message == "interrupted":
-                raise QueryInterrupted(f"{self.name}: interrupted") from None
-            raise ReasonerError(f"{self.name}: {message}") from None
+            raise reasoner_error(self.name, e) from None
         except BaseException:
             self._tls.installed = None
             raise
@@ -1059,6 +1055,7 @@ class StateMachine:
         from .information import sample_states
 
         return sample_states(self, history, role, n, budget=budget, rng=rng, deadline=deadline)
+
     def __repr__(self) -> str:
         return f"StateMachine({self.name!r}, roles={[str(r) for r in self._roles]})"
 
@@ -1066,17 +1063,3 @@ class StateMachine:
 def _short(state: MachineState, width: int = 300) -> str:
     text = str(state)
     return text if len(text) <= width else text[: width - 3] + "..."
-
-
-_BLOB = re.compile(r"<(\w+)>\(0x[0-9a-f]+(?:,0x[0-9a-f]+)*\)|<(\w+)>\(\d+,0x[0-9a-f]+\)")
-
-
-def _prolog_message(e: Exception) -> str:
-    """The Prolog exception as a sentence: SWI's message text, without the addresses of
-    internal objects (tries, clauses, threads) that mean nothing to a reader."""
-    try:
-        text = str(e)
-    except Exception:
-        text = repr(getattr(e, "args", ()))
-    text = _BLOB.sub(lambda m: f"<{m.group(1) or m.group(2)}>", text)
-    return text.removeprefix("Unknown message: ").strip()

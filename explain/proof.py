@@ -18,11 +18,13 @@ from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
 
+from gdl2pl.bridge.errors import reasoner_error
 from gdl2pl.bridge.pyform import py_of_term
 from gdl2pl.bridge.swipl import runtime_with
 from gdl2pl.errors import GdlError
 from gdl2pl.flatten import BodyLiteral
 from gdl2pl.flatten import FlatRule
+from gdl2pl.flatten import relation_key
 from gdl2pl.kif import kif_clause
 from gdl2pl.kif import kif_term
 from gdl2pl.kif import parse_kif_term
@@ -207,8 +209,8 @@ def explain(
             raw = janus.apply_once(
                 EXPLAIN_MODULE, "explain_atom", sm.module, fluents, joint, _goal_py(goal), depth
             )
-    except janus.PrologError as e:
-        raise ExplainError(f"{kif_term(goal)}: Prolog raised: {e}") from None
+    except janus.PrologError as e:  # the limit, an interrupt, or a resource error
+        raise reasoner_error(f"{sm.name}: why {kif_term(goal)}", e) from None
     tree = _Builder(sm).node(raw, kif_term(goal))
     return Explanation(goal, tree.holds, tree, tuple(sorted(kif_term(f) for f in state)))
 
@@ -224,7 +226,7 @@ def _goal_py(s: Sentence) -> Any:
     args = s.args if isinstance(s, Func) else ()
     if s.name in ("true", "does") and args:
         return [s.name, *(_py(a) for a in args)]
-    name = predicate_name(s.name, len(args))
+    name = predicate_name(*relation_key(s))  # (p) is the relation p() of arity 0, not p
     return [name, *(_py(a) for a in args)] if args else name
 
 

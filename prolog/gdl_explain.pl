@@ -49,6 +49,7 @@
 :- use_module(library(lists)).
 :- use_module(library(apply)).
 
+:- import(gdl_runtime:gdl_bounded/3).
 :- import(gdl_runtime:state_install/2).
 :- import(gdl_runtime:state_current/2).
 :- import(gdl_runtime:state_roles/2).
@@ -58,7 +59,8 @@
 %   Explain Atom (py form, Prolog naming: legal, r_line, true_cell, ...) in State
 %   (a list of fluents in py form) with the joint move Joint (one move per role, or
 %   [] for none). Depth bounds the explanation of failures. The installed state and
-%   every table of the module are restored (cleared) afterwards.
+%   every table of the module are restored (cleared) afterwards. It runs as a question
+%   of the runtime (gdl_bounded/3): under the game's inference limit, and stoppable.
 
 explain_atom(M0, PyState, PyJoint, PyAtom, Depth, Tree) :-
     atom_string(M, M0),
@@ -66,7 +68,7 @@ explain_atom(M0, PyState, PyJoint, PyAtom, Depth, Tree) :-
     sort(Fs, State),
     maplist(from_py, PyJoint, Joint),
     from_py(PyAtom, Atom),
-    with_input(M, State, Joint, explain(M, Atom, Depth, Tree)).
+    gdl_bounded(M, 1, with_input(M, State, Joint, explain(M, Atom, Depth, Tree))).
 
 %!  with_input(+Module, +State, +Joint, :Goal) is semidet.
 %
@@ -271,7 +273,8 @@ to_py(T, P) :-
 
 %!  from_py(+Py, -Term) is det.
 %
-%   The term a py-form value stands for (strings and integers become atoms).
+%   The term a py-form value stands for (strings and integers become atoms; a list
+%   [Name] is the compound of arity zero Name(), the GDL term (name)).
 
 from_py(P, T) :-
     (   atom(P) -> T = P
@@ -280,6 +283,6 @@ from_py(P, T) :-
     ;   P = [N0|Ps]
     ->  from_py(N0, N),
         maplist(from_py, Ps, As),
-        (   As == [] -> T = N ; compound_name_arguments(T, N, As) )
+        compound_name_arguments(T, N, As)     % [s] is s(), as the translation has it
     ;   throw(gdl_error(bad_term(P)))
     ).

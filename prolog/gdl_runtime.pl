@@ -49,6 +49,7 @@
             gdl_playouts/5,           % +Module, +State, +Count, +MaxDepth, -Result
             gdl_seed/2,               % +Seed, -Done
             gdl_set_limit/3,          % +Module, +Inferences, -Done
+            gdl_bounded/3,            % +Module, +Factor, :Goal
             gdl_interrupt/0           % signalled to a thread: stop its query
           ]).
 %   The same questions on Prolog terms, for searches written in Prolog (documented
@@ -840,6 +841,20 @@ gdl_interrupt :-
 
 limited(M0, Factor, Goal) :-
     game(M0, Module),
+    catch(gdl_bounded(Module, Factor, Goal), E,
+          ( state_forget(Module), throw(E) )).
+
+%!  gdl_bounded(+Module, +Factor, :Goal) is semidet.
+%
+%   Run Goal once as a question about the game Module: under Factor times the
+%   game's inference limit (exceeding it raises gdl_error(inference_limit(Limit)))
+%   and stoppable by gdl_interrupt/0. Resource errors are raised as gdl_error/1
+%   terms. Unlike the questions above it leaves this thread's installed state
+%   alone: for tools over the runtime (the explainer) that restore what they change.
+
+:- meta_predicate gdl_bounded(+, +, 0).
+gdl_bounded(M0, Factor, Goal) :-
+    game(M0, Module),
     (   game_limit(Module, Limit0) -> true ; Limit0 = 100000000 ),
     Limit is Limit0 * Factor,
     catch(setup_call_cleanup(
@@ -847,10 +862,9 @@ limited(M0, Factor, Goal) :-
               call_with_inference_limit(Goal, Limit, Result),
               nb_linkval('$gdl_busy', false)),
           E,
-          ( state_forget(Module), normalized(E, E1), throw(E1) )),
+          ( normalized(E, E1), throw(E1) )),
     (   Result == inference_limit_exceeded
-    ->  state_forget(Module),
-        throw(gdl_error(inference_limit(Limit)))
+    ->  throw(gdl_error(inference_limit(Limit)))
     ;   true
     ).
 

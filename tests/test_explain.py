@@ -204,3 +204,79 @@ def test_terminal_holds_through_a_ground_literal(sm) -> None:
     (line,) = e.tree.children
     assert line.text == "(line x)" and line.holds and line.kind == "rule"
     assert "(row 1 x) holds" in str(e)
+
+
+#: ``big`` holds in no state, but deciding so joins 40^5 rows: a "why not" that would
+#: run for hours unless the reasoner's limits stop it.
+COSTLY = (
+    "(role r) (init (s)) (<= (legal r go) (true (s))) (<= (next (s)) (true (s)))\n"
+    "(<= terminal (true (t))) (<= (goal r 0) (not (big)))\n"
+    + " ".join(f"(n {i})" for i in range(40))
+    + "\n(<= (all ?a ?b ?c ?d ?e) (true (s)) (n ?a) (n ?b) (n ?c) (n ?d) (n ?e))"
+    + "\n(<= (big) (true (s)) (n ?a) (n ?b) (n ?c) (n ?d) (n ?e) (not (all ?a ?b ?c ?d ?e)))\n"
+)
+
+
+def test_a_why_runs_under_the_games_inference_limit() -> None:
+    from gdl2pl.bridge import ReasonerError
+    from gdl2pl.bridge import StateMachine
+    from gdl2pl.explain import explain
+    from gdl2pl.load import parse_game
+
+    with StateMachine(parse_game(COSTLY), "costly", inference_limit=1_000_000) as sm:
+        with pytest.raises(ReasonerError, match="inference"):
+            explain(sm, sm.initial_state, "(big)")
+        assert [str(m) for m in sm.legal_moves(sm.initial_state, "r")] == ["go"]
+        tree = explain(sm, sm.initial_state, "(legal r go)")  # the game is still usable
+        assert tree.holds
+
+
+def test_terms_and_relations_of_arity_zero_are_explained() -> None:
+    """``(s)`` is the term s() and ``(p)`` the relation p() (not the constant s or the
+    proposition p), in the explanation as in the translation."""
+    from gdl2pl.bridge import StateMachine
+    from gdl2pl.explain import explain
+    from gdl2pl.load import parse_game
+
+    game = "(role r) (init (s)) (<= (legal r go) (true (s))) (<= (p) (true (s)))\n"
+    game += "(<= (next (s)) (true (s)) (p)) (<= terminal (not (p))) (goal r 0)\n"
+    with StateMachine(parse_game(game), "zero") as sm:
+        state = sm.initial_state
+        assert explain(sm, state, "(true (s))").holds
+        why = explain(sm, state, "(legal r go)")
+        assert why.holds and why.tree.children[0].text == "(true (s))"
+        assert explain(sm, state, "(p)").holds
+        assert not explain(sm, state, "terminal").holds
+
+
+def test_a_why_can_be_stopped_from_another_thread() -> None:
+    import threading
+
+    from gdl2pl.bridge import QueryInterrupted
+    from gdl2pl.bridge import StateMachine
+    from gdl2pl.bridge.swipl import interrupt
+    from gdl2pl.bridge.swipl import prolog_thread_id
+    from gdl2pl.explain import explain
+    from gdl2pl.load import parse_game
+
+    box: dict[str, object] = {}
+    ready = threading.Event()
+    with StateMachine(parse_game(COSTLY), "costly", inference_limit=10**12) as sm:
+
+        def work() -> None:
+            box["id"] = prolog_thread_id()
+            ready.set()
+            try:
+                explain(sm, sm.initial_state, "(big)")
+            except QueryInterrupted as e:
+                box["error"] = e
+            box["after"] = explain(sm, sm.initial_state, "(legal r go)").holds
+
+        t = threading.Thread(target=work)
+        t.start()
+        assert ready.wait(10)
+        while t.is_alive() and "error" not in box:
+            interrupt(box["id"])  # type: ignore[arg-type]
+            t.join(0.2)
+        t.join(10)
+    assert "error" in box and box["after"] is True
