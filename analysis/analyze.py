@@ -15,6 +15,7 @@ from typing import Any
 from gdl2pl.bridge import StateMachine
 
 from . import wellformed as wf
+from .definitions import DEFINITIONS
 from .statespace import Explorer
 from .statespace import StateSpace
 from .statespace import Walk
@@ -92,6 +93,20 @@ def _report(
     else:
         props["playability"] = _verdict(UNKNOWN, None, _walk_note(walks, budget))
 
+    # monotonicity
+    mono = wf.monotonicity_problem(space, roles)
+    if mono is not None:
+        path = ex.path_to(mono.state)
+        if mono.step is not None:
+            path.append(ex.joint_move(mono.state, mono.step))
+        props["monotonicity"] = _verdict(REFUTED, path, mono.detail)
+    elif done:
+        props["monotonicity"] = _verdict(
+            PROVED, None, "one goal value per role in every state, never decreasing"
+        )
+    else:
+        props["monotonicity"] = _verdict(UNKNOWN, None, _walk_note(walks, budget))
+
     # goal definition
     bad = wf.bad_goal_states(space)
     bad_walk = next(
@@ -135,8 +150,31 @@ def _report(
     for i, role in enumerate(roles):
         b = wf.strong_winnability_bounds(space, i)
         strong[role] = PROVED if b.proved else REFUTED if b.refuted else UNKNOWN
-    props["strong_winnability"] = {"verdict": _combine(strong.values()), "roles": strong}
+    props["strong_winnability"] = {"verdict": _some(strong.values()), "roles": strong}
 
+    # well-formedness: the four properties of the definition, all of them
+    parts = ["termination", "monotonicity", "playability", "weak_winnability"]
+    verdicts = {name: props[name]["verdict"] for name in parts}
+    nots = {
+        "termination": "does not terminate",
+        "monotonicity": "not monotonic",
+        "playability": "not playable",
+        "weak_winnability": "not weakly winnable",
+    }
+    failed = [nots[name] for name, v in verdicts.items() if v == REFUTED]
+    open_ = [name.replace("_", " ") for name, v in verdicts.items() if v == UNKNOWN]
+    well = _combine(verdicts.values())
+    note = (
+        "terminates, monotonic, playable and weakly winnable"
+        if well == PROVED
+        else ", ".join(failed)
+        if failed
+        else f"not known: {', '.join(open_)}"
+    )
+    props["well_formed"] = _verdict(well, None, note)
+
+    for name, p in props.items():
+        p["definition"] = DEFINITIONS[name]
     depth = wf.depth_range(space) if done else None
     report: dict[str, Any] = {
         "game": sm.name,
@@ -164,11 +202,22 @@ def _verdict(verdict: str, counterexample: list[list[str]] | None, note: str) ->
 
 
 def _combine(verdicts: Any) -> str:
+    """For every: refuted if one is, proved if all are."""
     vs = list(verdicts)
     if REFUTED in vs:
         return REFUTED
     if vs and all(v == PROVED for v in vs):
         return PROVED
+    return UNKNOWN
+
+
+def _some(verdicts: Any) -> str:
+    """For some: proved if one is, refuted if all are."""
+    vs = list(verdicts)
+    if PROVED in vs:
+        return PROVED
+    if vs and all(v == REFUTED for v in vs):
+        return REFUTED
     return UNKNOWN
 
 
@@ -219,10 +268,11 @@ def _walk_summary(walks: list[Walk], roles: list[str], budget: Budget) -> dict:
 
 
 def exit_status(report: dict) -> int:
-    """1 if the game is refuted as well-formed GDL, else 0: termination, playability,
-    goal definition or weak winnability refuted, or strong winnability refuted in a
-    one-player game (GDL asks that of puzzles only: in a game of several roles, that
-    no role can force a win is a fact about the game, not a defect)."""
+    """1 if the game breaks what GGP asks of every game, else 0: termination,
+    playability, goal definition or weak winnability refuted, or strong winnability
+    refuted in a one-player game (there it is weak winnability). Monotonicity, part of
+    the notes' well-formedness, is reported but not asked: the notes expect most games
+    not to have it (goals usually fall for the loser)."""
     props = report["properties"]
     required = ["termination", "playability", "goal_definition", "weak_winnability"]
     if len(report["roles"]) == 1:

@@ -13,18 +13,41 @@ error, unknown relation, ill-formed atom or move), each as one line on stderr
 from __future__ import annotations
 
 import argparse
+import textwrap
 from collections.abc import Callable
 
 from gdl2pl.command_checks import add_accept_errors
 from gdl2pl.load import SYNTAXES
 
+from .definitions import DEFINITIONS
+from .definitions import READING
+
 Handler = Callable[[argparse.Namespace], int]
+
+
+def _definitions_text() -> str:
+    """The notes' definitions, for ``analyze --help``."""
+    parts = [
+        textwrap.fill(f"{name.replace('_', ' ')}: {text}", 78, subsequent_indent="  ")
+        for name, text in DEFINITIONS.items()
+    ]
+    parts.append(textwrap.fill(READING, 78))
+    return "definitions (the course notes):\n\n" + "\n".join(parts)
 
 
 def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # type: ignore[type-arg]
     """Add this package's subcommands to ``sub``; return their handlers by name."""
     s = sub.add_parser(
-        "analyze", help="well-formedness: termination, playability, goals, winnability"
+        "analyze",
+        help="well-formedness: termination, playability, goals, winnability",
+        description="Decide, on the reachable state graph, the properties the course notes "
+        "define (quoted below): proved, refuted with a counterexample (joint moves from the "
+        "initial state) or unknown. Exit status 1 if termination, playability, goal "
+        "definition or weak winnability is refuted (what GGP asks of every game; strong "
+        "winnability too for one role); monotonicity, part of well-formedness, is reported "
+        "but not asked (the notes expect most games not to have it).",
+        epilog=_definitions_text(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     s.add_argument("game")
     s.add_argument("--max-states", type=int, default=200_000, help="search budget (states)")

@@ -75,8 +75,9 @@ search_close(S0) :-
 %
 %   Expand up to Batch states, in order of discovery, while fewer than MaxStates
 %   states were discovered. Result = [Records, Discovered, Expanded]; a record is
-%   [Id, Terminal, Goals, LegalCounts, Successors]: Terminal is 1 or 0; Goals, for
-%   a terminal state, the sorted goal values of each role (else []); LegalCounts,
+%   [Id, Terminal, Goals, LegalCounts, Successors]: Terminal is 1 or 0; Goals the
+%   sorted goal values of each role (in every state: monotonicity asks of every
+%   state that each role has exactly one goal value, never decreasing); LegalCounts,
 %   for a non-terminal state, the number of legal moves of each role (else []);
 %   Successors the number of the state each joint move leads to, joint moves in
 %   lexicographic order of the roles' sorted moves (empty when a role has none).
@@ -107,13 +108,12 @@ expand_loop(Batch, Module, Session, Trie, Roles, MaxStates, CK, Id, Next, Record
     ).
 
 expand_state(Module, Session, Trie, Roles, CK, Id, [Id, T, Goals, Counts, Succs]) :-
+    maplist(state_goals(Module), Roles, Goals),
     (   state_terminal(Module)
     ->  T = 1,
-        maplist(state_goals(Module), Roles, Goals),
         Counts = [],
         Succs = []
     ;   T = 0,
-        Goals = [],
         maplist(state_legal(Module), Roles, Legal),
         maplist(length, Legal, Counts),
         (   memberchk([], Legal)

@@ -2,7 +2,7 @@
 
 ``explore(sm, max_states, seconds)`` returns a ``StateSpace``: states are numbered in
 order of discovery (0 is the initial state); for every *expanded* state it holds whether
-it is terminal, its goal values (terminal states), the number of legal moves of each role
+it is terminal, its goal values, the number of legal moves of each role
 and the successor of each joint move (non-terminal states). States discovered but not
 expanded (the search stopped at its budget) have no entry. ``random_walks`` plays random
 matches inside Prolog and reports how each ended. Joint moves are found back from a joint
@@ -45,6 +45,8 @@ class StateSpace:
     terminal: dict[int, list[list[str]]] = field(default_factory=dict)  # id -> goals per role
     counts: dict[int, tuple[int, ...]] = field(default_factory=dict)  # id -> legal per role
     succ: dict[int, list[int]] = field(default_factory=dict)  # id -> successor per joint
+    #: id -> goals per role of an expanded non-terminal state (monotonicity asks of those)
+    goals: dict[int, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
     seconds: float = 0.0
     cache: dict[str, Any] = field(default_factory=dict, repr=False)  # derived data
 
@@ -117,6 +119,7 @@ class Explorer:
 
         show = sys.stderr.isatty() if progress is None else progress
         space = self.space
+        shared: dict[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]] = {}
         start = time.monotonic()
         with tqdm(
             desc="states", unit=" states", delay=1.0, disable=not show, file=sys.stderr
@@ -137,6 +140,8 @@ class Explorer:
                     if term:
                         space.terminal[sid] = [[symbol_of_py(v) for v in vs] for vs in goals]
                     else:
+                        vector = tuple(tuple(symbol_of_py(v) for v in vs) for vs in goals)
+                        space.goals[sid] = shared.setdefault(vector, vector)  # few distinct
                         space.counts[sid] = tuple(counts)
                         space.succ[sid] = succs
                 bar.update(len(records))

@@ -3,7 +3,8 @@
 Each check is a pure function of the graph and returns the states or the path that make
 its verdict: a cycle of non-terminal states (termination), a non-terminal state where a
 role has no legal move (playability), a terminal state where a role has not exactly one
-goal value (goal definition), a terminal state where a role's goal is 100 (weak
+goal value (goal definition), a state where a role has not exactly one goal value or a move that
+lowers one (monotonicity), a terminal state where a role's goal is 100 (weak
 winnability), and the states from which a role can force such a state (strong
 winnability, by the attractor of AND-OR search). On a partial graph (the search stopped at
 its budget) every refutation found is still a refutation and every witness still a
@@ -13,6 +14,7 @@ witness; ``strong_winnability_bounds`` gives what the unexplored part cannot cha
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .statespace import StateSpace
@@ -87,8 +89,46 @@ def bad_goal_states(space: StateSpace) -> list[int]:
     return sorted(s for s, goals in space.terminal.items() if not all(map(good_goal, goals)))
 
 
-def good_goal(values: list[str]) -> bool:
+def good_goal(values: Sequence[str]) -> bool:
     return len(values) == 1 and values[0].isdigit() and 0 <= int(values[0]) <= 100
+
+
+def goals_of(space: StateSpace, state: int) -> Sequence[Sequence[str]]:
+    """Each role's goal values in an expanded state."""
+    return space.terminal[state] if state in space.terminal else space.goals[state]
+
+
+@dataclass(frozen=True)
+class MonotonicityProblem:
+    """Why the game is not monotone: in ``state`` some role has not exactly one goal
+    value (``step`` None), or the joint move number ``step`` of ``state`` lowers a role's
+    goal value."""
+
+    state: int
+    step: int | None
+    detail: str
+
+
+def monotonicity_problem(space: StateSpace, roles: list[str]) -> MonotonicityProblem | None:
+    """The first problem (breadth-first order) with monotonicity in the expanded graph:
+    every role has exactly one goal value in every reachable state, and goal values
+    never decrease along a move; None if there is none."""
+    for s in sorted(set(space.terminal) | set(space.goals)):
+        goals = goals_of(space, s)
+        for role, vs in zip(roles, goals, strict=True):
+            if not good_goal(vs):
+                what = f"goal values {', '.join(vs)}" if vs else "no goal value"
+                return MonotonicityProblem(s, None, f"{role} has {what}")
+        for j, t in enumerate(space.succ.get(s, ())):
+            if t not in space.terminal and t not in space.goals:
+                continue  # not expanded: unknown
+            after = goals_of(space, t)
+            for role, before_v, after_v in zip(roles, goals, after, strict=True):
+                if good_goal(after_v) and int(after_v[0]) < int(before_v[0]):
+                    return MonotonicityProblem(
+                        s, j, f"{role}'s goal value falls from {before_v[0]} to {after_v[0]}"
+                    )
+    return None
 
 
 def winning_terminals(space: StateSpace, role: int) -> list[int]:

@@ -45,13 +45,95 @@ def test_tictactoe_exhaustive(capsys: pytest.CaptureFixture[str]) -> None:
         "verdict": "proved",
         "counterexample": None,
         "note": p["termination"]["note"],
+        "definition": p["termination"]["definition"],
     }
     assert p["playability"]["verdict"] == "proved"
     assert p["goal_definition"]["verdict"] == "proved"
     assert p["weak_winnability"]["roles"] == {"xplayer": "proved", "oplayer": "proved"}
     assert p["strong_winnability"]["roles"] == {"xplayer": "refuted", "oplayer": "refuted"}
+    assert p["strong_winnability"]["verdict"] == "refuted"
+    # goals fall for the loser (50 while open, 0 at the end): not monotonic, so not
+    # well-formed by the notes' definition, though it is all GGP asks (exit status 0)
+    assert p["monotonicity"]["verdict"] == "refuted"
+    assert p["well_formed"] == {
+        "verdict": "refuted",
+        "counterexample": None,
+        "note": "not monotonic",
+        "definition": p["well_formed"]["definition"],
+    }
     assert r["depth"] == {"min": 5, "max": 9}
-    assert code == 0  # well formed: strong winnability is asked of one-player games only
+    assert code == 0  # strong winnability is asked of one-player games only
+
+
+def test_a_monotonicity_counterexample_ends_with_the_falling_move(capsys, monkeypatch) -> None:
+    _, r = analyze(capsys, TICTACTOE)
+    p = r["properties"]["monotonicity"]
+    role, rest = p["note"].split("'s goal value falls from ")
+    before, after = (int(v) for v in rest.split(" to "))
+    records = replay(capsys, TICTACTOE, p["counterexample"], monkeypatch)
+    assert records[-2]["goals"][role] == before > after == records[-1]["goals"][role]
+
+
+@pytest.mark.parametrize(
+    ("game", "strong", "verdict", "well_formed", "code"),
+    [
+        # one role can force a win, the other cannot: strongly winnable (for some player)
+        ("forced.kif", {"first": "proved", "second": "refuted"}, "proved", "proved", 0),
+        # neither can force a win, both can win: weakly but not strongly winnable
+        ("pennies.kif", {"even": "refuted", "odd": "refuted"}, "refuted", "refuted", 0),
+        # one role that can never reach 100: neither weakly nor strongly winnable
+        ("nowin.kif", {"player": "refuted"}, "refuted", "refuted", 1),
+        # one role that wins, but has no goal value before the end: not monotonic
+        ("lategoal.kif", {"player": "proved"}, "proved", "refuted", 0),
+    ],
+)
+def test_winnability_and_well_formedness_follow_the_definitions(
+    capsys, game: str, strong: dict, verdict: str, well_formed: str, code: int
+) -> None:
+    status, r = analyze(capsys, str(GAMES / game))
+    p = r["properties"]
+    assert p["strong_winnability"]["roles"] == strong
+    assert p["strong_winnability"]["verdict"] == verdict
+    assert p["well_formed"]["verdict"] == well_formed
+    weak = p["weak_winnability"]["verdict"]
+    assert weak == ("refuted" if game == "nowin.kif" else "proved")
+    assert status == code
+
+
+def test_monotonicity_asks_a_goal_in_every_state(capsys) -> None:
+    _, r = analyze(capsys, str(GAMES / "lategoal.kif"))
+    p = r["properties"]["monotonicity"]
+    assert (p["verdict"], p["counterexample"], p["note"]) == (
+        "refuted",
+        [],
+        "player has no goal value",
+    )
+    assert r["properties"]["goal_definition"]["verdict"] == "proved"  # at the end it has one
+
+
+def test_nim1_is_strongly_winnable(capsys) -> None:
+    """The course's example: player1 can force a win, so the game is strongly winnable."""
+    from conftest import shared_dir
+
+    game = shared_dir() / "games/ggp-repository/nim1.kif"
+    _, r = analyze(capsys, str(game))
+    p = r["properties"]["strong_winnability"]
+    assert p["roles"] == {"player1": "proved", "player2": "refuted"}
+    assert p["verdict"] == "proved"
+
+
+def test_each_verdict_quotes_its_definition(capsys) -> None:
+    from gdl2pl.analysis.definitions import DEFINITIONS
+
+    _, r = analyze(capsys, BUTTONS)
+    assert {name: p["definition"] for name, p in r["properties"].items()} == DEFINITIONS
+
+
+def test_the_help_quotes_the_definitions(capsys) -> None:
+    assert main(["analyze", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "for some player, there is a sequence of individual moves" in text
+    assert "well formed: A game description in GDL is well-formed if it terminates" in text
 
 
 def test_weak_witness_replays_to_a_win(capsys, monkeypatch) -> None:

@@ -571,7 +571,7 @@ async function runAnalyze() {
     if (p.roles) why.append(el("div", { text: Object.entries(p.roles).map(([r, v]) => `${r}: ${v}`).join(", ") }));
     for (const [role, moves] of Object.entries(p.witnesses || {})) why.append(replayButton(`witness for ${role}`, moves));
     rows.push(el("tr", { "data-property": name },
-      el("td", { text: name.replace(/_/g, " ") }),
+      el("td", { text: name.replace(/_/g, " "), title: p.definition || "" }),
       el("td", { class: "verdict-" + p.verdict, text: p.verdict }),
       why));
   }
