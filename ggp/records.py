@@ -5,9 +5,10 @@ One object per visited state::
     {"match": 0, "step": 3, "state": [...], "legal": {role: [...]}, "terminal": false,
      "goals": {role: 50 | null}, "move": [move per role] | null}
 
-Strings are KIF with single spaces, sorted; ``goals`` is ``null`` for a role without a
-unique numeric value. ``replay`` follows given joint moves, ``random_match`` chooses
-them; both yield these objects, and an ``{"error": ...}`` object ends a match early.
+Strings are KIF with single spaces, sorted by their lower-case text; ``goals`` is
+``null`` for a role without a unique numeric value. ``replay`` follows given joint moves,
+``random_match`` chooses them; both yield these objects, and an ``{"error": ...}`` object
+ends a match early.
 """
 
 from __future__ import annotations
@@ -33,14 +34,23 @@ def state_record(sm: StateMachine, state: MachineState, match: int, step: int) -
     return {
         "match": match,
         "step": step,
-        "state": sorted(kif_term(f) for f in state),
-        "legal": {r: sorted(kif_term(m) for m in ms) for r, ms in zip(roles, legal, strict=True)},
+        "state": sorted((kif_term(f) for f in state), key=_order),
+        "legal": {
+            r: sorted((kif_term(m) for m in ms), key=_order)
+            for r, ms in zip(roles, legal, strict=True)
+        },
         "terminal": terminal,
         "goals": {
             r: (vs[0] if len(vs) == 1 and isinstance(vs[0], int) else None)
             for r, vs in zip(roles, goals, strict=True)
         },
     }
+
+
+def _order(kif: str) -> tuple[str, str]:
+    """The order of facts in a record: by lower-case text (the format compares
+    case-insensitively), then by the text itself."""
+    return kif.lower(), kif
 
 
 def replay(

@@ -80,10 +80,22 @@ def test_canonical_ignores_case_and_white_space() -> None:
 
 def test_compare_equal_records_up_to_spelling() -> None:
     theirs = rec(
-        state=["( CONTROL X )", "(cell 1 1 B)"],
+        state=["(cell 1 1 B)", "( CONTROL X )"],
         legal={"X": ["(MARK 1 1)"], "O": ["NOOP"]},
     )
     assert compare(rec(), theirs) == []
+
+
+def test_a_list_out_of_order_is_a_divergence_of_its_own() -> None:
+    """The format lists facts sorted (by their lower-case text): an engine that does not
+    is named, with the first two facts out of order."""
+    diffs = compare(rec(), rec(state=["(control x)", "(CELL 1 1 b)"]))
+    assert [(d.field, d.kind, d.only_engine) for d in diffs] == [
+        ("state", "unsorted", ["(control x)", "(CELL 1 1 b)"])
+    ]
+    theirs = rec(legal={"x": ["(mark 1 2)", "(mark 1 1)"], "o": ["noop"]})
+    diffs = compare(rec(legal={"x": ["(mark 1 1)", "(mark 1 2)"], "o": ["noop"]}), theirs)
+    assert [(d.field, d.role, d.kind) for d in diffs] == [("legal", "x", "unsorted")]
 
 
 def test_compare_reports_each_field_and_side() -> None:
@@ -759,7 +771,7 @@ def test_a_fact_listed_twice_is_a_divergence_of_its_own() -> None:
 
 def test_differences_keep_each_sides_spelling() -> None:
     mine = rec(state=["(cellHolds 1 1 white)", "(control x)"])
-    theirs = rec(state=["(CONTROL X)", "(CELLHOLDS 2 2 WHITE)"])
+    theirs = rec(state=["(CELLHOLDS 2 2 WHITE)", "(CONTROL X)"])
     (d,) = compare(mine, theirs)
     assert (d.only_gdl2pl, d.only_engine) == (["(cellHolds 1 1 white)"], ["(CELLHOLDS 2 2 WHITE)"])
 

@@ -28,8 +28,11 @@ def canonical(kif: str) -> str:
 class Difference:
     """One field of one state on which the engines disagree. ``only_gdl2pl`` and
     ``only_engine`` hold the facts (KIF, or a value as text) one side has, each side in
-    its own spelling: gdl2pl's is the game's. ``kind`` is ``"differs"``, or
-    ``"duplicate"`` for facts the engine lists more than once (in ``only_engine``)."""
+    its own spelling: gdl2pl's is the game's. ``kind`` is ``"differs"``,
+    ``"duplicate"`` for facts the engine lists more than once (in ``only_engine``),
+    ``"unsorted"`` for a list out of the format's order (``only_engine``: the first two
+    facts out of order), or ``"malformed"`` for a record that is not one (the problem in
+    ``only_engine``)."""
 
     field: str
     role: str | None
@@ -71,8 +74,9 @@ def _set_difference(
     name: str, role: str | None, mine: list[str], theirs: list[str]
 ) -> list[Difference]:
     """The facts one side has and the other lacks (compared as ``canonical`` texts, each
-    reported as its side wrote it), and the engine's facts listed twice: a set that
-    holds a fact twice is a bug of its own, which comparing sets would hide."""
+    reported as its side wrote it), the engine's facts listed twice (a set that holds a
+    fact twice is a bug of its own, which comparing sets would hide), and the first two
+    facts the engine lists out of order (the format asks sorted lists)."""
     ours = {canonical(x): x for x in mine}
     seen: dict[str, str] = {}
     twice: list[str] = []
@@ -85,6 +89,11 @@ def _set_difference(
     diffs = []
     if twice:
         diffs.append(Difference(name, role, [], sorted(twice), kind="duplicate"))
+    keys = [canonical(x) for x in theirs]
+    for a, b, x, y in zip(keys, keys[1:], theirs, theirs[1:], strict=False):
+        if b < a:  # the format lists facts sorted (as canonical text): the first pair out
+            diffs.append(Difference(name, role, [], [x, y], kind="unsorted"))
+            break
     if ours.keys() != seen.keys():
         diffs.append(
             Difference(
