@@ -52,6 +52,19 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
     s.add_argument("game")
     s.add_argument("--max-states", type=int, default=200_000, help="search budget (states)")
     s.add_argument("--seconds", type=float, default=60.0, help="search budget (seconds)")
+    s.add_argument(
+        "--max-memory",
+        type=int,
+        default=512,
+        metavar="MIB",
+        help="search budget (resident memory of the process, MiB; default 512): the search "
+        "stops when it is reached and what is not decided is reported unknown",
+    )
+    s.add_argument(
+        "--progress",
+        action="store_true",
+        help="show the search's progress on stderr (default: only when stderr is a terminal)",
+    )
     s.add_argument("--walks", type=int, default=200, help="random matches beyond the budget")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--json", action="store_true", help="print one JSON object")
