@@ -164,3 +164,36 @@ def test_moves_legal_in_every_state() -> None:
     assert always_legal(parse_game(conditional)) == {}
     variable_move = "(role a) (<= (legal ?r ?m) (role ?r) (move ?m)) (move x)"
     assert always_legal(parse_game(variable_move)) == {}
+
+
+@st.composite
+def graphs(draw: st.DrawFn) -> object:
+    """A random explored graph of two roles: states 0..n-1 expanded (terminal with
+    goals 0 or 100, or with 1-2 moves a role), n and n+1 discovered only."""
+    from gdl2pl.analysis.statespace import StateSpace
+
+    n = draw(st.integers(1, 7))
+    terminal, counts, succ = {}, {}, {}
+    for s in range(n):
+        if s and draw(st.booleans()):
+            terminal[s] = [[draw(st.sampled_from(["0", "100"]))] for _ in range(2)]
+        else:
+            c = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+            counts[s] = c
+            succ[s] = draw(
+                st.lists(st.integers(0, n + 1), min_size=c[0] * c[1], max_size=c[0] * c[1])
+            )
+    return StateSpace(("a", "b"), n + 2, terminal, counts, succ)
+
+
+@settings(max_examples=300, deadline=None)
+@given(space=graphs(), role=st.integers(0, 1), unexplored_wins=st.booleans())
+def test_stopping_at_the_initial_state_gives_the_same_answer(space, role, unexplored_wins):
+    """The law: the attractor stopped once state 0 is won answers "is 0 won?" as the
+    whole fixed point does."""
+    from gdl2pl.analysis import wellformed as wf
+
+    whole = wf.attractor(space, role, unexplored_wins)
+    stopped = wf.attractor(space, role, unexplored_wins, stop_at=0)
+    assert (0 in stopped) == (0 in whole)
+    assert stopped <= whole
