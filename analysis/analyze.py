@@ -29,7 +29,7 @@ from .statespace import random_walks
 
 PROVED, REFUTED, UNKNOWN = "proved", "refuted", "unknown"
 
-#: The default bound on the process's resident memory while searching: 512 MiB.
+#: The default bound on the memory an analysis adds to the process: 512 MiB.
 DEFAULT_MAX_MEMORY = 512 * 2**20
 
 
@@ -291,7 +291,7 @@ def _goal_problem(roles: list[str], goals: list[list[str]]) -> str:
 def _stop(space: StateSpace, budget: Budget) -> str:
     """Which budget stopped the search, as words."""
     if space.stopped_by == "memory":
-        return f"its memory budget ({budget.max_memory // 2**20} MiB resident)"
+        return f"its memory budget ({budget.max_memory // 2**20} MiB)"
     if space.stopped_by == "seconds":
         return f"its time budget ({round(budget.seconds * 0.75, 1)} s)"
     return f"its budget ({budget.max_states} states)"

@@ -45,7 +45,11 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         "initial state) or unknown. Exit status 1 if termination, playability, goal "
         "definition or weak winnability is refuted (what GGP asks of every game; strong "
         "winnability too for one role); monotonicity, part of well-formedness, is reported "
-        "but not asked (the notes expect most games not to have it).",
+        "but not asked (the notes expect most games not to have it). Before searching, "
+        "termination and playability are sought in the shape of the rules (a step counter "
+        "that ends the game; a move each role has in every state); the search is "
+        "breadth-first (shortest counterexamples) and stops at the first budget reached "
+        "(states, seconds, memory), which the unknown verdicts name.",
         epilog=_definitions_text(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -57,8 +61,9 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         type=int,
         default=512,
         metavar="MIB",
-        help="search budget (resident memory of the process, MiB; default 512): the search "
-        "stops when it is reached and what is not decided is reported unknown",
+        help="search budget (MiB of resident memory the analysis may add to the process, "
+        "the checks after the search included; default 512): the search stops when it is "
+        "reached and what is not decided is reported unknown",
     )
     s.add_argument(
         "--progress",

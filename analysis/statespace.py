@@ -143,10 +143,11 @@ class Explorer:
         max_memory: int | None = None,
     ) -> StateSpace:
         """Expand states until all are expanded, ``max_states`` were discovered,
-        ``seconds`` have passed or the process's resident memory reached ``max_memory``
-        bytes together with what the checks will need after it (``checks_bytes``; the
-        resident memory is read from ``/proc/self/statm`` after each batch; where it
-        cannot be read, states and seconds bound the search alone); ``space.stopped_by``
+        ``seconds`` have passed, or the memory the search added to the process, with
+        what the checks will need after it (``checks_bytes``), reached ``max_memory``
+        bytes (the resident memory, read from ``/proc/self/statm`` when the search
+        starts and after each batch; where it cannot be read, states and seconds bound
+        the search alone); ``space.stopped_by``
         says which. A progress bar on stderr when ``progress`` (at once), or by default
         when stderr is a terminal (after one second). Batches start at ``batch``
         states and grow or shrink so that each takes about a tenth of a second: a game
@@ -157,6 +158,7 @@ class Explorer:
         space = self.space
         shared: dict[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]] = {}
         start = time.monotonic()
+        baseline = resident_bytes()
         with tqdm(
             desc="states",
             unit=" states",
@@ -198,7 +200,8 @@ class Explorer:
                 if (
                     max_memory is not None
                     and rss is not None
-                    and rss + checks_bytes(space) >= max_memory
+                    and baseline is not None
+                    and rss - baseline + checks_bytes(space) >= max_memory
                 ):
                     space.stopped_by = "memory"
                     break
