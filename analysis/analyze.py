@@ -11,6 +11,7 @@ shortest paths in the explored graph, or else the shortest random match that sho
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -64,13 +65,30 @@ def analyze(
         )
         walks: list[Walk] = []
         batch = 0
-        while not space.exhaustive and len(walks) < budget.walks:
-            n = min(10, budget.walks - len(walks))
-            walks += random_walks(sm, n, budget.walk_depth, budget.seed + batch)
-            batch += 1
-            if time.monotonic() - start > budget.seconds:
-                break
+        total = 0 if space.exhaustive else budget.walks
+        with _bar(progress, total, "random matches") as bar:
+            while len(walks) < total:
+                n = min(10, budget.walks - len(walks))
+                walks += random_walks(sm, n, budget.walk_depth, budget.seed + batch)
+                bar.update(n)
+                batch += 1
+                if time.monotonic() - start > budget.seconds:
+                    break
         return _report(sm, ex, space, walks, budget, shapes)
+
+
+def _bar(progress: bool | None, total: int, what: str) -> Any:
+    """A progress bar on stderr, as ``Explorer.run`` draws it (``progress``: see there)."""
+    from tqdm import tqdm
+
+    show = (sys.stderr.isatty() if progress is None else progress) and total > 0
+    return tqdm(
+        total=total,
+        desc=what,
+        delay=1.0 if progress is None else 0.0,
+        disable=not show,
+        file=sys.stderr,
+    )
 
 
 def _shapes(d: Description | None, roles: list[str]) -> dict[str, str]:

@@ -96,6 +96,8 @@ def test_progress_on_request(capsys) -> None:
     require_prolog()
     main(["analyze", COUNTED, "--progress"])
     assert "states" in capsys.readouterr().err
+    main(["analyze", COUNTED, "--progress", "--max-states", "3", "--walks", "5"])
+    assert "random matches" in capsys.readouterr().err
     main(["analyze", COUNTED])
     assert capsys.readouterr().err == ""  # stderr is not a terminal here
 
