@@ -12,6 +12,7 @@ shortest paths in the explored graph, or else the shortest random match that sho
 from __future__ import annotations
 
 import sys
+import textwrap
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -367,8 +368,9 @@ def exit_status(report: dict) -> int:
     return 1 if any(props[name]["verdict"] == REFUTED for name in required) else 0
 
 
-def format_report(report: dict) -> str:
-    """The report as text, one property a line, counterexamples as KIF joint moves."""
+def format_report(report: dict, definitions: bool = False) -> str:
+    """The report as text, one property a line, counterexamples as KIF joint moves; with
+    ``definitions``, each verdict followed by the course notes' definition it decides."""
     lines = [f"game: {report['game']}  roles: {' '.join(report['roles'])}"]
     ex = report["explored"]
     if report["exhaustive"]:
@@ -402,6 +404,12 @@ def format_report(report: dict) -> str:
             lines.append(f"{label}: {p['verdict']} -- {p['note']}")
             if p["counterexample"] is not None:
                 lines.append(f"  counterexample: {_moves(p['counterexample'])}")
+        if definitions and p.get("definition"):
+            lines.append(
+                textwrap.fill(
+                    p["definition"], 92, initial_indent="  definition: ", subsequent_indent="    "
+                )
+            )
     return "\n".join(lines)
 
 

@@ -50,7 +50,7 @@ def analyze(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report))
     else:
-        print(format_report(report))
+        print(format_report(report, definitions=args.definitions))
     return exit_status(report)
 
 

@@ -73,6 +73,11 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
     s.add_argument("--walks", type=int, default=200, help="random matches beyond the budget")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.add_argument(
+        "--definitions",
+        action="store_true",
+        help="quote under each verdict the course notes' definition it decides",
+    )
     s.add_argument("--syntax", choices=SYNTAXES, default="auto")
     add_accept_errors(s)
 
