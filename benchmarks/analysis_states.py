@@ -221,8 +221,9 @@ def main() -> int:
         "## Which search, and why",
         "",
         "The search runs in Prolog (`analysis/gdl_search.pl`, on the runtime's term-level "
-        "`state_install/2`, `state_legal/3`, `state_next/3`, ...): a trie maps each state "
-        "(a sorted fluent list) to its number, and Python receives, per expanded state, only "
+        "`state_install/2`, `state_legal/3`, `state_next/3`, ...): each state (a sorted "
+        "fluent list) is stored once, packed, and found by its hash to get its number, and "
+        "Python receives, per expanded state, only "
         "numbers: terminal flag, goal values, legal-move counts and successor numbers in "
         "joint-move order. Joint moves are turned back into KIF only for the few states on a "
         "counterexample or witness path. The verdicts (cycle search, shortest paths, the "
