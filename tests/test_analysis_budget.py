@@ -199,3 +199,23 @@ def test_stopping_at_the_initial_state_gives_the_same_answer(space, role, unexpl
     stopped = wf.attractor(space, role, unexplored_wins, stop_at=0)
     assert (0 in stopped) == (0 in whole)
     assert stopped <= whole
+
+
+def test_states_with_equal_hashes_are_told_apart() -> None:
+    """The search finds a state's number by its hash and compares the states: a hash
+    entry that matches every state (the worst collision) changes no number."""
+    require_prolog()
+    from gdl2pl.analysis.statespace import Explorer
+    from gdl2pl.bridge import StateMachine
+
+    with StateMachine.from_file(TICTACTOE) as sm:
+        with Explorer(sm) as plain:
+            expected = plain.run(10**6, 600.0, progress=False)
+        with Explorer(sm) as ex:
+            ex.janus.query_once(
+                "atom_string(A, S), asserta(gdl_search:search_seen(A, _, 0))",
+                {"S": ex.session},
+            )
+            space = ex.run(10**6, 600.0, progress=False)
+    assert space.exhaustive and space.discovered == expected.discovered == 5478
+    assert space.succ == expected.succ and space.terminal == expected.terminal
