@@ -39,10 +39,10 @@ DEFAULT_MAX_MEMORY = 512 * 2**20
 class Budget:
     max_states: int = 200_000
     seconds: float = 60.0
-    max_memory: int = DEFAULT_MAX_MEMORY
     walks: int = 200
     walk_depth: int = 2_000
     seed: int = 0
+    max_memory: int = DEFAULT_MAX_MEMORY  # bytes the analysis may add to the process
 
 
 def analyze(
