@@ -63,6 +63,22 @@ class RuleUse:
     failing: int | None = None  # for an atom that fails: the 1-based failing literal
     solutions: int | None = None  # how many solutions the literals before it have
 
+    def as_json(self) -> dict[str, Any]:
+        """The rule use as JSON: the GDL rule (KIF) and its place (file, line, column),
+        the Prolog clause and its line in the translation, the bindings, and for a rule
+        that fails the failing literal and the solutions before it."""
+        return {
+            "source": self.source,
+            "file": self.pos.file if self.pos else None,
+            "line": self.pos.line if self.pos else None,
+            "column": self.pos.column if self.pos else None,
+            "prolog_line": self.prolog_line or None,
+            "prolog_text": self.prolog_text,
+            "bindings": {k: kif_term(v) for k, v in self.bindings.items()},
+            "failing": self.failing,
+            "solutions": self.solutions,
+        }
+
 
 @dataclass(frozen=True)
 class Node:
@@ -98,6 +114,18 @@ class Node:
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
+
+    def as_json(self) -> dict[str, Any]:
+        """The node as JSON: ``text``, ``holds``, ``kind``, ``note``, ``rule`` (see
+        ``RuleUse.as_json``, or None) and ``children``, each a node."""
+        return {
+            "text": self.text,
+            "holds": self.holds,
+            "kind": self.kind,
+            "note": self.note,
+            "rule": self.rule.as_json() if self.rule is not None else None,
+            "children": [c.as_json() for c in self.children],
+        }
 
 
 def _rule_lines(r: RuleUse, first: str, indent: str) -> Iterator[str]:
