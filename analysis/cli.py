@@ -56,8 +56,9 @@ def explain(args: argparse.Namespace) -> int:
     if args.depth < 0:
         raise InputError("--depth must be at least 0")
     checked_game(args)
+    syntax = answer_syntax(args, args.game)
     with StateMachine.from_file(args.game, syntax=args.syntax) as sm:
-        atom = parse_atom(sm, args.atom)
+        atom = parse_atom(sm, _question(args.atom, syntax))
         states, joints = _states(sm, args)
         joint = None
         state = states[-1]
@@ -68,9 +69,22 @@ def explain(args: argparse.Namespace) -> int:
                     "joint move is then the one made in the state before it"
                 )
             state, joint = states[-2], joints[-1]
-        result = explain(sm, state, atom, depth=args.depth, joint_move=joint)
+        result = explain(sm, state, atom, depth=args.depth, joint_move=joint, syntax=syntax)
         _write(str(result))
         return 0 if result.holds else 1
+
+
+def _question(text: str, syntax: str) -> Any:
+    """The atom asked about: KIF text as it is; in an infix setting an atom that is not
+    KIF (``legal(xplayer,mark(2,2))``) read as infix."""
+    from gdl2pl.infix import parse_infix_term
+
+    if syntax != "infix" or text.lstrip().startswith("("):
+        return text
+    try:
+        return parse_infix_term(text)
+    except GdlError as e:
+        raise InputError(f"{text}: not an infix atom: {e}") from None
 
 
 def _states(sm: Any, args: argparse.Namespace) -> tuple[list[Any], list[list[str]]]:
