@@ -70,8 +70,18 @@ def explain(args: argparse.Namespace) -> int:
                 )
             state, joint = states[-2], joints[-1]
         result = explain(sm, state, atom, depth=args.depth, joint_move=joint, syntax=syntax)
+    fmt = getattr(args, "format", "text")
+    if fmt == "text":
         _write(str(result))
-        return 0 if result.holds else 1
+    else:
+        from gdl2pl.drawing import GraphvizMissingError
+        from gdl2pl.explain.picture import render
+
+        try:
+            _write(render(result.tree, fmt))
+        except GraphvizMissingError as e:
+            raise InputError(str(e)) from None
+    return 0 if result.holds else 1
 
 
 def _question(text: str, syntax: str) -> Any:

@@ -46,6 +46,12 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
     )
     where.add_argument("--state", help='the state as KIF fluents, e.g. "((cell 1 1 x) ...)"')
     s.add_argument("--depth", type=int, default=3, help="how deep to explain failures")
+    s.add_argument(
+        "--format",
+        choices=["text", "dot", "mermaid", "svg"],
+        default="text",
+        help="the proof tree as text, or as a picture (svg needs Graphviz's dot)",
+    )
     s.add_argument("--syntax", choices=SYNTAXES, default="auto")
     add_answer_syntax(s)
     add_accept_errors(s)
