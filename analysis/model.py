@@ -1,11 +1,13 @@
 """Minimal models of logic programs in GDL syntax, outputs of open programs, and the
 Herbrand universe and base.
 
-``minimal_model(d, ...)`` checks that the program is safe and stratified (errors name
-the rule and line), adds the input model (facts of the input relations), translates the
-whole into a Prolog module with gdl2pl's translator (which evaluates stratified negation
-by strata and recursion by tabling), and reads every answer of every relation. For a
-game, a state and a joint move are the input model of ``true`` and ``does``.
+``check_program`` checks that the program is safe (errors name the rule and line) and
+tells whether it is stratified; ``evaluate`` takes a stratified program, with its input
+model (facts of the input relations) added and translated into a Prolog module by gdl2pl's
+translator (which evaluates stratified negation by strata and recursion by tabling), and
+reads every answer of every relation. For a game, a state and a joint move are the input
+model of ``true`` and ``does``. A program that is not stratified has a well-founded model
+instead (``wellfounded``).
 """
 
 from __future__ import annotations

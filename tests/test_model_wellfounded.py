@@ -117,6 +117,19 @@ def test_infinite_program_is_bounded(capsys, tmp_path) -> None:
     assert "too large to compute" in capsys.readouterr().err
 
 
+def test_names_of_builtins_are_only_names(capsys, tmp_path) -> None:
+    # relations named like Prolog builtins are data: nothing runs, the model is computed
+    program = tmp_path / "builtins.kif"
+    program.write_text(
+        "(halt a b) (halt b a) (halt b c)\n"
+        "(<= (shell ?x) (halt ?x ?y) (not (shell ?y)))\n"
+        "(<= (tnot ?x) (halt ?x ?y) (not (tnot ?y)))\n"
+    )
+    m = model_json(capsys, str(program))
+    assert m["true"]["shell"] == ["(shell b)"] and m["undefined"]["shell"] == []
+    assert m["true"]["tnot"] == ["(tnot b)"] and m["two_valued"] is True
+
+
 def _win_model(edges: list[tuple[int, int]]) -> tuple[set[str], set[str]]:
     text = "".join(f"(move n{a} n{b})\n" for a, b in edges) + WIN
     d = compile_game(parse_kif(text), translate=False).normalized
