@@ -37,7 +37,11 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
 
     s = sub.add_parser("explain", help="why a ground atom holds in a state, or why not")
     s.add_argument("game")
-    s.add_argument("atom", help='a ground atom in KIF, e.g. "(legal xplayer (mark 1 1))"')
+    s.add_argument(
+        "atom",
+        help='a ground atom in KIF, e.g. "(legal xplayer (mark 1 1))", or in infix for a '
+        'game written in infix, e.g. "legal(xplayer,mark(1,1))"',
+    )
     where = s.add_mutually_exclusive_group()
     where.add_argument(
         "--moves",
