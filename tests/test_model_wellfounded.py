@@ -164,3 +164,15 @@ def test_win_is_the_game_value(edges: list[tuple[int, int]]) -> None:
     """The law behind the course's example: in the well-founded model of win/move, win
     is true exactly at won positions, undefined exactly at drawn ones."""
     assert _win_model(edges) == _game_values(edges)
+
+
+@pytest.mark.parametrize("name", ["ticTacToe.kif", "buttons.kif"])
+def test_stratified_programs_well_founded_model_is_their_minimal_model(capsys, name) -> None:
+    """For a stratified program the well-founded model is two-valued and is the
+    minimal (stratified) model that ``model`` prints."""
+    path = Path(__file__).resolve().parents[1] / "gdl2pl" / "examples" / name
+    minimal = model_json(capsys, str(path))
+    d = compile_game(parse_kif(path.read_text(encoding="utf-8")), translate=False).normalized
+    wf = well_founded_model(d, list(relations(d)))
+    assert wf.two_valued
+    assert {name: atoms for (name, _), atoms in wf.true.items()} == minimal
