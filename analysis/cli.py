@@ -67,8 +67,9 @@ def explain(args: argparse.Namespace) -> int:
     if args.depth < 0:
         raise InputError("--depth must be at least 0")
     checked_game(args)
+    syntax = answer_syntax(args, args.game)
     with StateMachine.from_file(args.game, syntax=args.syntax) as sm:
-        atom = parse_atom(sm, args.atom)
+        atom = parse_atom(sm, _question(args.atom, syntax))
         states, joints = _states(sm, args)
         joint = None
         state = states[-1]
@@ -79,9 +80,32 @@ def explain(args: argparse.Namespace) -> int:
                     "joint move is then the one made in the state before it"
                 )
             state, joint = states[-2], joints[-1]
-        result = explain(sm, state, atom, depth=args.depth, joint_move=joint)
+        result = explain(sm, state, atom, depth=args.depth, joint_move=joint, syntax=syntax)
+    fmt = getattr(args, "format", "text")
+    if fmt == "text":
         _write(str(result))
-        return 0 if result.holds else 1
+    else:
+        from gdl2pl.drawing import GraphvizMissingError
+        from gdl2pl.explain.picture import render
+
+        try:
+            _write(render(result.tree, fmt))
+        except GraphvizMissingError as e:
+            raise InputError(str(e)) from None
+    return 0 if result.holds else 1
+
+
+def _question(text: str, syntax: str) -> Any:
+    """The atom asked about: KIF text as it is; in an infix setting an atom that is not
+    KIF (``legal(xplayer,mark(2,2))``) read as infix."""
+    from gdl2pl.infix import parse_infix_term
+
+    if syntax != "infix" or text.lstrip().startswith("("):
+        return text
+    try:
+        return parse_infix_term(text)
+    except GdlError as e:
+        raise InputError(f"{text}: not an infix atom: {e}") from None
 
 
 def _states(sm: Any, args: argparse.Namespace) -> tuple[list[Any], list[list[str]]]:
@@ -177,6 +201,28 @@ def graph(args: argparse.Namespace) -> int:
     return 0
 
 
+def answer_syntax(args: argparse.Namespace, path: str) -> str:
+    """``kif`` or ``infix``: ``--answer-syntax`` if given, else the syntax ``path`` is
+    written in (``--syntax``, or as detected)."""
+    from gdl2pl.load import detect_syntax
+    from gdl2pl.load import read_text
+
+    chosen = getattr(args, "answer_syntax", None)
+    if chosen:
+        return str(chosen)
+    if args.syntax != "auto":
+        return str(args.syntax)
+    return detect_syntax(read_text(path), path)
+
+
+def term_printer(syntax: str) -> Any:
+    """The function that writes a term or atom in ``syntax``."""
+    from gdl2pl.infix import infix_term
+    from gdl2pl.kif import kif_term
+
+    return infix_term if syntax == "infix" else kif_term
+
+
 def model(args: argparse.Namespace) -> int:
     from gdl2pl.load import read_game
     from gdl2pl.pipeline import compile_game
@@ -185,11 +231,12 @@ def model(args: argparse.Namespace) -> int:
     from . import model as m
 
     program = read_game(args.file, syntax=args.syntax)
+    printer = term_printer(answer_syntax(args, args.file))
     named = [n.strip() for n in (args.inputs or "").split(",") if n.strip()]
-    check_program(program, args.file)
+    stratified = check_program(program, args.file)
     clauses = list(program.clauses)
     if args.input:
-        facts = read_game(args.input, syntax="kif")
+        facts = read_game(args.input, syntax="auto")
         try:
             m.check_input(facts, m.input_relations(program, named), args.input)
         except m.ModelError as e:
@@ -200,12 +247,14 @@ def model(args: argparse.Namespace) -> int:
     if args.herbrand:
         return _print_herbrand(m.herbrand(whole), args.json)
     try:
-        return _print_model(args, m, whole, inputs)
+        if not stratified:
+            return _print_well_founded(args, m, whole, inputs, printer)
+        return _print_model(args, m, whole, inputs, printer)
     except m.ModelError as e:
         raise InputError(str(e)) from None
 
 
-def _print_model(args: argparse.Namespace, m: Any, whole: Any, inputs: Any) -> int:
+def _print_model(args: argparse.Namespace, m: Any, whole: Any, inputs: Any, printer: Any) -> int:
     from pathlib import Path
 
     from gdl2pl.bridge import StateMachine
@@ -223,25 +272,71 @@ def _print_model(args: argparse.Namespace, m: Any, whole: Any, inputs: Any) -> i
             if joints:
                 state, joint = states[-2], [sm.term(j) for j in joints[-1]]
             inputs = inputs | {("true", 1), ("does", 2)}
-        result = m.evaluate(sm, rels, state, joint, inputs)
+        result = m.evaluate(sm, rels, state, joint, inputs, printer=printer)
     shown = result.output() if inputs else result.relations
     if args.json:
         print(json.dumps({name: atoms for (name, _), atoms in shown.items()}))
     else:
         for (name, arity), atoms in shown.items():
-            print(f"% {name}/{arity}: {len(atoms)} atom{'s' if len(atoms) != 1 else ''}")
+            print(f"% {name}/{arity}: {_atoms(len(atoms))}")
             for a in atoms:
                 print(a)
     return 0
 
 
-def check_program(program: Any, path: str) -> None:
+def _atoms(n: int) -> str:
+    return f"{n} atom{'s' if n != 1 else ''}"
+
+
+def _print_well_founded(
+    args: argparse.Namespace, m: Any, whole: Any, inputs: Any, printer: Any
+) -> int:
+    """The three-valued well-founded model of a program whose negation is not
+    stratified: true atoms, then undefined ones marked so; every other atom is false."""
+    from .wellfounded import well_founded_model
+
+    if args.state or args.moves:
+        raise InputError(
+            f"{args.file}: its negation is not stratified, so it has no state machine for "
+            "--state/--moves; give the state as facts of true with --input"
+        )
+    result = well_founded_model(whole, list(m.relations(whole)), inputs, printer)
+    shown = result.output() if inputs else list(result.true)
+    undefined = sum(len(result.undefined[k]) for k in shown)
+    if args.json:
+        doc = {
+            "semantics": "well-founded",
+            "two_valued": result.two_valued,
+            "true": {name: result.true[(name, a)] for name, a in shown},
+            "undefined": {name: result.undefined[(name, a)] for name, a in shown},
+        }
+        print(json.dumps(doc))
+        return 0
+    print("% negation not stratified: the well-founded model (an atom not shown is false)")
+    if result.two_valued:
+        print("% it is two-valued (no atom is undefined): the program's one stable model")
+    else:
+        print(f"% it is three-valued: {_atoms(undefined)} undefined, marked so")
+    for key in shown:
+        name, arity = key
+        holds, maybe = result.true[key], result.undefined[key]
+        counts = _atoms(len(holds)) + (f" true, {len(maybe)} undefined" if maybe else "")
+        print(f"% {name}/{arity}: {counts}")
+        for a in holds:
+            print(a)
+        for a in maybe:
+            print(f"{a}  % undefined")
+    return 0
+
+
+def check_program(program: Any, path: str) -> bool:
+    """Whether ``program`` is stratified; ``InputError`` if it has no model."""
     from . import model as m
 
     try:
-        m.check_program(program, path)
+        return bool(m.check_program(program, path))
     except m.ModelError as e:
-        raise InputError(f"not a safe, stratified program:\n{e}") from None
+        raise InputError(f"not a safe program:\n{e}") from None
 
 
 def _print_herbrand(h: Any, as_json: bool) -> int:

@@ -83,7 +83,11 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
 
     s = sub.add_parser("explain", help="why a ground atom holds in a state, or why not")
     s.add_argument("game")
-    s.add_argument("atom", help='a ground atom in KIF, e.g. "(legal xplayer (mark 1 1))"')
+    s.add_argument(
+        "atom",
+        help='a ground atom in KIF, e.g. "(legal xplayer (mark 1 1))", or in infix for a '
+        'game written in infix, e.g. "legal(xplayer,mark(1,1))"',
+    )
     where = s.add_mutually_exclusive_group()
     where.add_argument(
         "--moves",
@@ -92,7 +96,14 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
     )
     where.add_argument("--state", help='the state as KIF fluents, e.g. "((cell 1 1 x) ...)"')
     s.add_argument("--depth", type=int, default=3, help="how deep to explain failures")
+    s.add_argument(
+        "--format",
+        choices=["text", "dot", "mermaid", "svg"],
+        default="text",
+        help="the proof tree as text, or as a picture (svg needs Graphviz's dot)",
+    )
     s.add_argument("--syntax", choices=SYNTAXES, default="auto")
+    add_answer_syntax(s)
     add_accept_errors(s)
 
     s = sub.add_parser("graph", help="the dependency graph of the relations")
@@ -100,7 +111,11 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
     s.add_argument("--format", choices=["dot", "mermaid", "svg"], default="dot")
     s.add_argument("--syntax", choices=SYNTAXES, default="auto")
 
-    s = sub.add_parser("model", help="the minimal model of a logic program (or its output)")
+    s = sub.add_parser(
+        "model",
+        help="the minimal model of a logic program (or its output); the well-founded "
+        "model (true, undefined, false) when its negation is not stratified",
+    )
     s.add_argument("file")
     s.add_argument("--input", help="a file of facts: the input model of an open program")
     s.add_argument("--inputs", help="input relations, comma-separated (default: undefined)")
@@ -114,12 +129,22 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
     )
     where.add_argument("--state", help="for a game: the state (true) as KIF fluents")
     s.add_argument("--syntax", choices=SYNTAXES, default="auto")
+    add_answer_syntax(s)
     return {
         "analyze": _guarded("analyze"),
         "explain": _guarded("explain"),
         "graph": _guarded("graph"),
         "model": _guarded("model"),
     }
+
+
+def add_answer_syntax(parser: argparse.ArgumentParser) -> None:
+    """The ``--answer-syntax`` option: the syntax atoms and rules are printed in."""
+    parser.add_argument(
+        "--answer-syntax",
+        choices=["kif", "infix"],
+        help="print atoms and rules in this syntax (default: the one the input is written in)",
+    )
 
 
 def _guarded(name: str) -> Handler:

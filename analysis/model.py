@@ -1,15 +1,18 @@
 """Minimal models of logic programs in GDL syntax, outputs of open programs, and the
 Herbrand universe and base.
 
-``minimal_model(d, ...)`` checks that the program is safe and stratified (errors name
-the rule and line), adds the input model (facts of the input relations), translates the
-whole into a Prolog module with gdl2pl's translator (which evaluates stratified negation
-by strata and recursion by tabling), and reads every answer of every relation. For a
-game, a state and a joint move are the input model of ``true`` and ``does``.
+``check_program`` checks that the program is safe (errors name the rule and line) and
+tells whether it is stratified; ``evaluate`` takes a stratified program, with its input
+model (facts of the input relations) added and translated into a Prolog module by gdl2pl's
+translator (which evaluates stratified negation by strata and recursion by tabling), and
+reads every answer of every relation. For a game, a state and a joint move are the input
+model of ``true`` and ``does``. A program that is not stratified has a well-founded model
+instead (``wellfounded``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -53,6 +56,8 @@ FATAL = frozenset(
         "zero-arity-function",
     }
 )
+#: Findings after which the program has a well-founded model but no stratified one.
+NOT_STRATIFIED = frozenset({"unstratified-negation"})
 INFERENCE_LIMIT = 500_000_000
 MODEL_MODULE = "gdl_model"
 
@@ -105,11 +110,15 @@ def _atoms(lits: Iterable[Literal]) -> Iterator[Sentence]:
             yield from _atoms(lit.conjuncts)
 
 
-def check_program(d: Description, path: str) -> None:
-    """Raise ``ModelError`` naming each rule that is unsafe or not stratified."""
-    bad = [f for f in check_description(d, path) if f.is_error and f.code in FATAL]
+def check_program(d: Description, path: str) -> bool:
+    """Whether the program is stratified (its negation: else only its well-founded model
+    is computed, ``wellfounded``); raise ``ModelError`` naming each rule that makes it
+    have no model at all (unsafe, a fact with variables, arities that disagree, ...)."""
+    found = [f for f in check_description(d, path) if f.is_error and f.code in FATAL]
+    bad = [f for f in found if f.code not in NOT_STRATIFIED]
     if bad:
         raise ModelError("\n".join(format_finding(f, path) for f in bad))
+    return not found
 
 
 def input_relations(d: Description, named: Iterable[str] = ()) -> frozenset[Relation]:
@@ -158,10 +167,12 @@ def evaluate(
     joint: Iterable[Term] = (),
     inputs: frozenset[Relation] = frozenset(),
     inference_limit: int = INFERENCE_LIMIT,
+    printer: Callable[[Term], str] = kif_term,
 ) -> Model:
     """The minimal model of the loaded program ``sm`` (a ``StateMachine``) with the
-    state as ``true`` and the joint move as ``does``: every atom of each relation, in at
-    most ``inference_limit`` inferences (else ``ModelError``)."""
+    state as ``true`` and the joint move as ``does``: every atom of each relation,
+    written by ``printer`` (KIF, or ``infix_term``), in at most ``inference_limit``
+    inferences (else ``ModelError``)."""
     janus = model_runtime()
     keys = list(rels)
     preds = [[_pred(n, a), a] for n, a in keys]
@@ -187,7 +198,7 @@ def evaluate(
         raise ModelError(f"Prolog raised: {text}") from None
     out: dict[Relation, list[str]] = {}
     for (name, arity), rows in zip(keys, answers, strict=True):
-        atoms = [_atom(name, row) for row in rows]
+        atoms = [_atom(name, row, printer) for row in rows]
         out[(name, arity)] = sorted(atoms) if arity else atoms
     return Model(out, inputs)
 
@@ -203,8 +214,8 @@ def _py(t: Term) -> Any:
 _term = term_of_py
 
 
-def _atom(name: str, row: list[Any]) -> str:
-    return kif_term(Func(name, tuple(_term(a) for a in row))) if row else name
+def _atom(name: str, row: list[Any], printer: Callable[[Term], str] = kif_term) -> str:
+    return printer(Func(name, tuple(_term(a) for a in row)) if row else Const(name))
 
 
 # -- Herbrand universe and base ---------------------------------------------------------

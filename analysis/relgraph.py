@@ -9,24 +9,20 @@ every game) in a third. ``svg`` runs Graphviz's ``dot`` program when it is insta
 
 from __future__ import annotations
 
-import re
-import shutil
-import subprocess
 from dataclasses import dataclass
 
 from gdl2pl.depgraph import DependencyGraph
 from gdl2pl.depgraph import dependency_graph
-from gdl2pl.errors import GdlError
+from gdl2pl.drawing import GraphvizMissingError
+from gdl2pl.drawing import dot_string
+from gdl2pl.drawing import mermaid_text
+from gdl2pl.drawing import svg_of_dot
 from gdl2pl.pipeline import compile_game
 from gdl2pl.syntax import Description
 from gdl2pl.vocabulary import INPUT_RELATIONS as INPUTS
 from gdl2pl.vocabulary import KEYWORD_RELATIONS
 
 KEYWORDS = frozenset(KEYWORD_RELATIONS) - INPUTS
-
-
-class GraphvizMissingError(GdlError):
-    """svg output was asked for and Graphviz's ``dot`` program is not installed."""
 
 
 @dataclass(frozen=True)
@@ -58,11 +54,10 @@ def _kind(rel: str) -> str:
 def _label(g: RelationGraph, rel: str) -> str:
     if g.strata is None:
         return rel
-    return f"{rel}\\nstratum {g.strata[rel]}"
+    return f"{rel}\nstratum {g.strata[rel]}"
 
 
-def _q(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+_q = dot_string
 
 
 def to_dot(g: RelationGraph) -> str:
@@ -83,23 +78,12 @@ def to_dot(g: RelationGraph) -> str:
         out.extend(f"    {_q(r)};" for r in comp)
         out.append("  }")
     for rel in g.relations:
-        label = _label(g, rel).replace('"', '\\"')
-        out.append(f'  {_q(rel)} [label="{label}", {style[_kind(rel)]}];')
+        out.append(f"  {_q(rel)} [label={_q(_label(g, rel))}, {style[_kind(rel)]}];")
     for body, head, neg in g.edges:
         attrs = ' [style=dashed, color="#c00000", label="not"]' if neg else ""
         out.append(f"  {_q(body)} -> {_q(head)}{attrs};")
     out.append("}")
     return "\n".join(out) + "\n"
-
-
-_MERMAID_SAFE = re.compile(r"[^A-Za-z0-9 _.,:()+\-]")
-
-
-def mermaid_text(text: str) -> str:
-    """``text`` as a Mermaid label: every character that Mermaid or the HTML it renders
-    could read as markup (``<``, ``>``, ``&``, quotes, ``#``, line breaks, ...) is written
-    as Mermaid's numeric entity ``#N;``, so a relation named ``<b>`` shows as text."""
-    return _MERMAID_SAFE.sub(lambda m: f"#{ord(m.group())};", text)
 
 
 def to_mermaid(g: RelationGraph) -> str:
@@ -134,16 +118,15 @@ def to_mermaid(g: RelationGraph) -> str:
 
 def to_svg(g: RelationGraph, dot_program: str | None = None) -> str:
     """The DOT drawing rendered by Graphviz (raises ``GraphvizMissingError`` without it)."""
-    dot = dot_program or shutil.which("dot")
-    if dot is None:
-        raise GraphvizMissingError(
-            "svg output needs Graphviz's dot program, which is not installed "
-            "(Debian/Ubuntu: apt-get install graphviz; macOS: brew install graphviz); "
-            "or print --format dot and render it elsewhere"
-        )
-    done = subprocess.run(
-        [dot, "-Tsvg"], input=to_dot(g), capture_output=True, text=True, timeout=60, check=False
-    )
-    if done.returncode != 0:
-        raise GdlError(f"dot failed: {done.stderr.strip()}")
-    return done.stdout
+    return svg_of_dot(to_dot(g), dot_program)
+
+
+__all__ = [
+    "GraphvizMissingError",
+    "RelationGraph",
+    "mermaid_text",
+    "relation_graph",
+    "to_dot",
+    "to_mermaid",
+    "to_svg",
+]

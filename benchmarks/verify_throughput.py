@@ -5,13 +5,16 @@
 
 Runs ``gdl2pl verify`` as a subprocess on a deterministic sample of the shared corpus
 (every K-th game of ../shared/games that has a reference trace, in sorted order), once per
-configuration: ``w1`` one worker (in the driver process), ``w2`` two worker processes,
-``ray`` a local Ray instance started by the command itself (2 CPUs here). ``--mode
+configuration: ``w1`` one worker (in the driver process), ``w1k`` the same with
+``--keep-going`` (every step of every match compared, past divergences), ``w2`` two
+worker processes, ``ray`` a local Ray instance started by the command itself (2 CPUs
+here). ``--mode
 against`` compares with ../shared/reference (no second engine); ``self`` runs
 ``gdl2pl replay`` as the engine (two reasoners per game). Wall time includes each
 configuration's start-up (spawning workers, starting Ray), which is the honest cost of a
 run; Ray's start-up alone is measured too. The verdicts of all configurations must be
-identical; the script says so (or fails). Prints a Markdown table.
+identical (with ``--keep-going`` the verdicts; it compares more steps where a game
+diverges); the script says so (or fails). Prints a Markdown table.
 """
 
 from __future__ import annotations
@@ -30,8 +33,21 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 
-CONFIGS = {"w1": ["--workers", "1"], "w2": ["--workers", "2"], "ray": ["--ray"]}
-LABELS = {"w1": "1 worker", "w2": "2 workers", "ray": "local Ray (2 CPUs)"}
+#: The self-check's engine: gdl2pl replay, taking games as verify does (see README).
+SELF_FLAGS = "--accept-errors {game}"
+
+CONFIGS = {
+    "w1": ["--workers", "1"],
+    "w1k": ["--workers", "1", "--keep-going"],
+    "w2": ["--workers", "2"],
+    "ray": ["--ray"],
+}
+LABELS = {
+    "w1": "1 worker",
+    "w1k": "1 worker, --keep-going",
+    "w2": "2 workers",
+    "ray": "local Ray (2 CPUs)",
+}
 
 
 def sample(every: int) -> list[str]:
@@ -49,7 +65,7 @@ def run(config: str, games: list[str], mode: str, tmp: Path) -> tuple[float, lis
     source = (
         ["--against", str(SHARED / "reference")]
         if mode == "against"
-        else ["--engine", f"{shlex.quote(sys.executable)} -m gdl2pl.cli replay {{game}}"]
+        else ["--engine", f"{shlex.quote(sys.executable)} -m gdl2pl.cli replay {SELF_FLAGS}"]
     )
     argv = [sys.executable, "-m", "gdl2pl.cli", "verify", *games, *source, "--json"]
     argv += ["--repro-dir", str(tmp / config), *CONFIGS[config]]
@@ -72,7 +88,9 @@ def ray_startup() -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def verdicts(results: list[dict]) -> list[tuple]:
+def verdicts(results: list[dict], config: str) -> list[tuple]:
+    if config == "w1k":  # goes on past divergences: more steps, the same verdicts
+        return [(r["game"], r["verdict"]) for r in results]
     return [
         (r["game"], r["verdict"], r["steps_compared"], json.dumps(r["first_divergence"]))
         for r in results
@@ -92,29 +110,34 @@ def main() -> int:
     configs = args.configs.split(",")
     walls: dict[str, list[float]] = {c: [] for c in configs}
     loads: list[float] = []
-    first, steps, tally = None, 0, ""
+    first: dict[str, list[tuple]] = {}
+    steps: dict[str, int] = {}
+    tally = ""
     for _ in range(args.repeats):
         for config in configs:
             wall, results = run(config, games, args.mode, tmp)
             loads.append(os.getloadavg()[0])
             walls[config].append(wall)
-            if first is None:
-                first = verdicts(results)
-                steps = sum(r["steps_compared"] for r in results)
+            seen = verdicts(results, config)
+            plain = [v[:2] for v in seen]
+            if not first:
                 counts: dict[str, int] = {}
                 for r in results:
                     counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
                 tally = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
-            elif verdicts(results) != first:
+            if any([v[:2] for v in f] != plain for f in first.values()):
                 sys.exit(f"{config}: verdicts differ from the first run's")
-    base = statistics.median(walls[configs[0]])
+            if first.setdefault(config, seen) != seen:
+                sys.exit(f"{config}: results differ from its first run's")
+            steps[config] = sum(r["steps_compared"] for r in results)
+    base = statistics.median(walls[configs[0]]) / steps[configs[0]]
     rows = []
     for config in configs:
         med = statistics.median(walls[config])
         spread = f"{min(walls[config]):.1f} to {max(walls[config]):.1f}"
         rows.append(
-            f"| {LABELS[config]} | {len(games)} | {steps} | {med:.1f} | {spread} "
-            f"| {steps / med:,.0f} | {base / med:.2f} | {tally} |"
+            f"| {LABELS[config]} | {len(games)} | {steps[config]} | {med:.1f} | {spread} "
+            f"| {steps[config] / med:,.0f} | {base / (med / steps[config]):.2f} | {tally} |"
         )
     lines = [
         f"Sample: every {args.every}th reference-played game of ../shared/games "
@@ -124,7 +147,7 @@ def main() -> int:
         f"{', '.join(f'{x:.1f}' for x in loads)}.",
         "",
         "| configuration | games | steps compared | wall s (median) | range | steps/s "
-        "| speed-up | verdicts |",
+        "| speed-up per step | verdicts |",
         "|---|---:|---:|---:|---|---:|---:|---|",
         *rows,
     ]

@@ -25,6 +25,9 @@ from gdl2pl.errors import GdlError
 from gdl2pl.flatten import BodyLiteral
 from gdl2pl.flatten import FlatRule
 from gdl2pl.flatten import relation_key
+from gdl2pl.infix import infix_clause
+from gdl2pl.infix import infix_term
+from gdl2pl.infix import variable_names
 from gdl2pl.kif import kif_clause
 from gdl2pl.kif import kif_term
 from gdl2pl.kif import parse_kif_term
@@ -33,6 +36,7 @@ from gdl2pl.syntax import Distinct
 from gdl2pl.syntax import Func
 from gdl2pl.syntax import Not
 from gdl2pl.syntax import Pos
+from gdl2pl.syntax import Rule
 from gdl2pl.syntax import Sentence
 from gdl2pl.syntax import Term
 from gdl2pl.syntax import Var
@@ -62,6 +66,26 @@ class RuleUse:
     bindings: dict[str, Term]  # GDL variable name (without ?) -> value
     failing: int | None = None  # for an atom that fails: the 1-based failing literal
     solutions: int | None = None  # how many solutions the literals before it have
+    fact: bool = False  # the source clause is a fact
+    #: each bound variable as the rule's text writes it (``?r`` in KIF, ``R`` in infix)
+    variable_text: dict[str, str] = field(default_factory=dict)
+    syntax: str = "kif"  # the syntax of ``source`` and of the atoms shown
+
+    def as_json(self) -> dict[str, Any]:
+        """The rule use as JSON: the GDL rule (KIF) and its place (file, line, column),
+        the Prolog clause and its line in the translation, the bindings, and for a rule
+        that fails the failing literal and the solutions before it."""
+        return {
+            "source": self.source,
+            "file": self.pos.file if self.pos else None,
+            "line": self.pos.line if self.pos else None,
+            "column": self.pos.column if self.pos else None,
+            "prolog_line": self.prolog_line or None,
+            "prolog_text": self.prolog_text,
+            "bindings": {k: kif_term(v) for k, v in self.bindings.items()},
+            "failing": self.failing,
+            "solutions": self.solutions,
+        }
 
 
 @dataclass(frozen=True)
@@ -99,17 +123,34 @@ class Node:
     def __str__(self) -> str:
         return "\n".join(self.lines())
 
+    def as_json(self) -> dict[str, Any]:
+        """The node as JSON: ``text``, ``holds``, ``kind``, ``note``, ``rule`` (see
+        ``RuleUse.as_json``, or None) and ``children``, each a node."""
+        return {
+            "text": self.text,
+            "holds": self.holds,
+            "kind": self.kind,
+            "note": self.note,
+            "rule": self.rule.as_json() if self.rule is not None else None,
+            "children": [c.as_json() for c in self.children],
+        }
+
 
 def _rule_lines(r: RuleUse, first: str, indent: str) -> Iterator[str]:
     where = str(r.pos) if r.pos else "?"
-    what = "fact" if not r.source.startswith("(<=") else "rule"
+    what = "fact" if r.fact else "rule"
     yield f"{first}by {what} {where}: {r.source}"
     if r.prolog_line:
         clause = " ".join(r.prolog_text.split())
         yield f"{indent}   = clause at line {r.prolog_line} of the translation: {clause}"
     if r.bindings:
+        show = infix_term if r.syntax == "infix" else kif_term
         yield (
-            indent + "   with " + ", ".join(f"?{k} = {kif_term(v)}" for k, v in r.bindings.items())
+            indent
+            + "   with "
+            + ", ".join(
+                f"{r.variable_text.get(k, '?' + k)} = {show(v)}" for k, v in r.bindings.items()
+            )
         )
     if r.failing is not None:
         after = ""
@@ -195,8 +236,10 @@ def explain(
     atom: Term | str,
     depth: int = 3,
     joint_move: Sequence[Term | str] | None = None,
+    syntax: str = "kif",
 ) -> Explanation:
-    """Why ``atom`` holds in ``state`` (with ``joint_move`` as ``does``), or why not."""
+    """Why ``atom`` holds in ``state`` (with ``joint_move`` as ``does``), or why not;
+    atoms and rules written in ``syntax`` (``kif`` or ``infix``)."""
     goal = parse_atom(sm, atom)
     janus = explain_runtime()
     joint = [_py(sm.term(m) if isinstance(m, str) else m) for m in (joint_move or ())]
@@ -211,8 +254,11 @@ def explain(
             )
     except janus.PrologError as e:  # the limit, an interrupt, or a resource error
         raise reasoner_error(f"{sm.name}: why {kif_term(goal)}", e) from None
-    tree = _Builder(sm).node(raw, kif_term(goal))
-    return Explanation(goal, tree.holds, tree, tuple(sorted(kif_term(f) for f in state)))
+    if syntax not in ("kif", "infix"):
+        raise ExplainError(f"unknown syntax {syntax!r}: expected 'kif' or 'infix'")
+    builder = _Builder(sm, syntax)
+    tree = builder.node(raw, builder.show(goal))
+    return Explanation(goal, tree.holds, tree, tuple(sorted(builder.show(f) for f in state)))
 
 
 # -- from Prolog's answer to nodes -----------------------------------------------------------
@@ -270,12 +316,23 @@ def _subst(t: Term, b: dict[str, Term]) -> Term:
     return t
 
 
-def _literal_text(lit: BodyLiteral, b: dict[str, Term]) -> str:
+def _literal_text(lit: BodyLiteral, b: dict[str, Term], syntax: str = "kif") -> str:
+    """A body literal with the bindings ``b`` applied, in ``syntax``."""
+    if syntax == "infix":
+        return infix_term(_subst_literal(lit, b))
     if isinstance(lit, Distinct):
         return f"(distinct {kif_term(_subst(lit.left, b))} {kif_term(_subst(lit.right, b))})"
     if isinstance(lit, Not):
         return f"(not {_literal_text(lit.body, b)})"  # type: ignore[arg-type]
     return kif_term(_subst(lit, b))  # type: ignore[arg-type]
+
+
+def _subst_literal(lit: Any, b: dict[str, Term]) -> Any:
+    if isinstance(lit, Distinct):
+        return Distinct(_subst(lit.left, b), _subst(lit.right, b))
+    if isinstance(lit, Not):
+        return Not(_subst_literal(lit.body, b))
+    return _subst(lit, b)
 
 
 def _prolog_args(py: Any) -> list[Term]:
@@ -294,8 +351,10 @@ def _prolog_args(py: Any) -> list[Term]:
 
 
 class _Builder:
-    def __init__(self, sm: StateMachine) -> None:
+    def __init__(self, sm: StateMachine, syntax: str = "kif") -> None:
         self.sm = sm
+        self.syntax = syntax
+        self.show = infix_term if syntax == "infix" else kif_term
         self.by_line = {line: rule for line, rule in sm.translation.origins}
         self.lines = sm.translation.text.split("\n")
 
@@ -335,21 +394,36 @@ class _Builder:
         if rule is None:
             return RuleUse("?", None, line, self.clause_text(line) if line else "", {}), None
         b = self.bindings(rule, head, lits)
-        src = " ".join(kif_clause(rule.source).split())
-        return RuleUse(src, rule.source.pos, line, self.clause_text(line), b, failing, n), rule
+        infix = self.syntax == "infix"
+        src = " ".join((infix_clause(rule.source) if infix else kif_clause(rule.source)).split())
+        names = [
+            v.name for part in (rule.source.head, *_body(rule.source)) for v in variables(part)
+        ]
+        shown = variable_names(names) if infix else {n: "?" + n for n in names}
+        use = RuleUse(
+            src,
+            rule.source.pos,
+            line,
+            self.clause_text(line),
+            b,
+            failing,
+            n,
+            fact=not isinstance(rule.source, Rule),
+            variable_text={k: shown[k] for k in b if k in shown},
+            syntax=self.syntax,
+        )
+        return use, rule
 
     def node(self, raw: Any, text: str) -> Node:
         kind = _symbol(raw[0])
         if kind == "state":
-            return Node(f"(true {kif_term(_term(raw[1]))})", True, kind, note="in the state")
+            return Node(self.input_atom(raw), True, kind, note="in the state")
         if kind == "no_state":
-            return Node(f"(true {kif_term(_term(raw[1]))})", False, kind, note="not in the state")
+            return Node(self.input_atom(raw), False, kind, note="not in the state")
         if kind == "does":
-            t = f"(does {kif_term(_term(raw[1]))} {kif_term(_term(raw[2]))})"
-            return Node(t, True, kind, note="in the joint move")
+            return Node(self.input_atom(raw), True, kind, note="in the joint move")
         if kind == "no_does":
-            t = f"(does {kif_term(_term(raw[1]))} {kif_term(_term(raw[2]))})"
-            return Node(t, False, kind, note="not in the joint move")
+            return Node(self.input_atom(raw), False, kind, note="not in the joint move")
         if kind == "rule":
             _, line, head, lits, subs = raw
             use, rule = self.rule_use(line, head, lits)
@@ -387,11 +461,22 @@ class _Builder:
     def literal_texts(self, rule: FlatRule | None, b: dict[str, Term], n: int) -> list[str]:
         if rule is None:
             return ["?"] * n
-        return [_literal_text(lit, b) for lit in rule.body]
+        return [_literal_text(lit, b, self.syntax) for lit in rule.body]
+
+    def input_atom(self, raw: Any) -> str:
+        """The atom of true (a fluent of the state) or does (a move) in ``raw``."""
+        name = "does" if _symbol(raw[0]).endswith("does") else "true"
+        return self.show(Func(name, tuple(_term(a) for a in raw[1:])))
 
 
 def _strip_not(text: str) -> str:
-    return text[5:-1] if text.startswith("(not ") and text.endswith(")") else text
+    if text.startswith("(not ") and text.endswith(")"):
+        return text[5:-1]
+    return text[1:] if text.startswith("~") else text
+
+
+def _body(c: Any) -> tuple[Any, ...]:
+    return tuple(c.body) if isinstance(c, Rule) else ()
 
 
 def _var_order(rule: FlatRule) -> list[str]:

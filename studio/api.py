@@ -341,13 +341,15 @@ def model(
     limits: Limits,
 ) -> dict[str, Any]:
     """``gdl2pl model``: the minimal model of a program (every relation's atoms), or with
-    an input model (facts of its input relations) the output part of the model."""
+    an input model (facts of its input relations) the output part of the model; for a
+    program whose negation is not stratified, its well-founded model (true and
+    undefined atoms)."""
     from gdl2pl.analysis import model as m
 
     program = _parse(text, syntax, "program")
     named = [n.strip() for n in input_relations if n.strip()]
     try:
-        m.check_program(program, "program")
+        stratified = m.check_program(program, "program")
         clauses = list(program.clauses)
         inputs: frozenset[tuple[str, int]] = frozenset()
         if input_text.strip() or named:
@@ -358,18 +360,49 @@ def model(
             clauses += facts.clauses
         whole = compile_game(Description(tuple(clauses), program.source), translate=False)
         rels = m.relations(whole.normalized)
+        if not stratified:
+            return _well_founded(whole.normalized, rels, inputs, limits)
         sm = StateMachine(whole.normalized, "program", inference_limit=limits.inference_limit)
         try:
-            result = m.evaluate(sm, rels, (), (), inputs, limits.inference_limit)
+            result = m.evaluate(sm, rels, (), (), inputs, inference_limit=limits.inference_limit)
         finally:
             sm.close()
     except GdlError as e:
         raise game_error(e) from None
     shown = result.output() if inputs else result.relations
     return {
+        "semantics": "minimal",
         "relations": [
             {"name": name, "arity": arity, "atoms": atoms, "input": (name, arity) in inputs}
             for (name, arity), atoms in shown.items()
+        ],
+        "inputs": sorted(f"{n}/{a}" for n, a in inputs),
+    }
+
+
+def _well_founded(
+    program: Description, rels: Any, inputs: frozenset[tuple[str, int]], limits: Limits
+) -> dict[str, Any]:
+    """The three-valued well-founded model of a program whose negation is not stratified
+    (``gdl2pl model`` on such a program): each relation's true and undefined atoms."""
+    from gdl2pl.analysis.wellfounded import well_founded_model
+
+    result = well_founded_model(
+        program, list(rels), inputs, inference_limit=limits.inference_limit
+    )
+    shown = result.output() if inputs else list(result.true)
+    return {
+        "semantics": "well-founded",
+        "two_valued": result.two_valued,
+        "relations": [
+            {
+                "name": name,
+                "arity": arity,
+                "atoms": result.true[(name, arity)],
+                "undefined": result.undefined[(name, arity)],
+                "input": (name, arity) in inputs,
+            }
+            for name, arity in shown
         ],
         "inputs": sorted(f"{n}/{a}" for n, a in inputs),
     }

@@ -2,10 +2,10 @@
 explainer, and the explanation tree as JSON.
 
 A node is ``{"text", "holds", "kind", "note", "rule", "children"}``; ``rule`` (or None)
-is ``{"source", "line", "column", "prolog_line", "prolog_text", "bindings", "failing",
-"solutions"}``: the GDL rule (KIF, with its place in the game text), the Prolog clause it
-became (its line in the translation the Prolog tab shows), the variable bindings and,
-for a rule that fails, the literal that fails.
+is ``{"source", "file", "line", "column", "prolog_line", "prolog_text", "bindings",
+"failing", "solutions"}``: the GDL rule (KIF, with its place in the game text), the Prolog
+clause it became (its line in the translation the Prolog tab shows), the variable
+bindings and, for a rule that fails, the literal that fails (``Node.as_json``).
 """
 
 from __future__ import annotations
@@ -56,24 +56,5 @@ def why(
 
 
 def node_json(node: Node) -> dict[str, Any]:
-    r = node.rule
-    rule = None
-    if r is not None:
-        rule = {
-            "source": r.source,
-            "line": r.pos.line if r.pos else None,
-            "column": r.pos.column if r.pos else None,
-            "prolog_line": r.prolog_line or None,
-            "prolog_text": r.prolog_text,
-            "bindings": {k: kif_term(v) for k, v in r.bindings.items()},
-            "failing": r.failing,
-            "solutions": r.solutions,
-        }
-    return {
-        "text": node.text,
-        "holds": node.holds,
-        "kind": node.kind,
-        "note": node.note,
-        "rule": rule,
-        "children": [node_json(c) for c in node.children],
-    }
+    """The node as JSON (``Node.as_json``: the explainer's one JSON form)."""
+    return node.as_json()

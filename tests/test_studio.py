@@ -136,9 +136,9 @@ def test_graph_is_an_svg_with_the_rules_of_each_relation(client: Any) -> None:
 
 
 def test_graph_without_graphviz_falls_back_to_dot_text(client: Any, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import gdl2pl.analysis.relgraph as relgraph
+    import gdl2pl.drawing as drawing
 
-    monkeypatch.setattr(relgraph.shutil, "which", lambda name: None)
+    monkeypatch.setattr(drawing.shutil, "which", lambda name: None)
     status, answer = post(client, "graph", text=TTT)
     assert status == 200
     assert answer["svg"] is None and "Graphviz" in answer["note"]
@@ -268,6 +268,20 @@ def test_model_of_an_open_program_with_an_input(client: Any) -> None:
     assert answer["relations"][0]["atoms"] == ["(r a b)", "(r b b)"]
     status, answer = post(client, "model", text="(p a)\n(<= (r ?x) (p ?x) (not (q ?y)))\n")
     assert status == 422 and "unsafe" in answer["error"]
+
+
+def test_model_of_a_program_not_stratified_is_well_founded(client: Any) -> None:
+    program = "(move a b) (move b a) (move b c)\n(<= (win ?x) (move ?x ?y) (not (win ?y)))\n"
+    status, answer = post(client, "model", text=program)
+    assert status == 200 and answer["semantics"] == "well-founded"
+    assert answer["two_valued"]  # b wins by moving to c, so a loses: no atom undefined
+    (win,) = [r for r in answer["relations"] if r["name"] == "win"]
+    assert (win["atoms"], win["undefined"]) == (["(win b)"], [])
+    program = "(move a b) (move b a)\n(<= (win ?x) (move ?x ?y) (not (win ?y)))\n"
+    status, answer = post(client, "model", text=program)
+    (win,) = [r for r in answer["relations"] if r["name"] == "win"]
+    assert not answer["two_valued"]  # a 2-cycle: each wins if the other does not
+    assert (win["atoms"], win["undefined"]) == ([], ["(win a)", "(win b)"])
 
 
 def test_the_examples_are_one_request_away(client: Any) -> None:

@@ -805,3 +805,98 @@ def test_the_report_speaks_the_games_spelling(
     (diff,) = [x for x in differences if x["field"] == "state"]
     assert diff["only_gdl2pl"] == ["(cellHolds 1 white)"]
     assert diff["only_engine"] == ["(cellHolds 3 white)"]  # the engine's fact, game spelling
+
+
+# -- --keep-going ---------------------------------------------------------------------------
+
+
+def test_keep_going_finds_each_bug_once_where_it_happens(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The ``bugs`` engine loses a cell at step 3 (and goes on from there), drops a legal
+    move at step 5 and swaps the goals at the end: three steps diverge, and the spoiled
+    states after step 3 are not reported again."""
+    require_prolog()
+    argv = [TTT, "--engine", fake("bugs"), "--workers", "1", "--matches", "1", "--seed", "2"]
+    argv += ["--repro-dir", str(tmp_path)]
+    status, [first_only] = run_json(capsys, *argv)
+    assert status == 1 and first_only["first_divergence"]["step"] == 3
+    assert "divergences" not in first_only
+    status, [r] = run_json(capsys, *argv, "--keep-going")
+    assert status == 1 and r["verdict"] == "diverge"
+    assert [d["step"] for d in r["divergences"]] == [3, 5, 7]
+    assert r["divergences_total"] == 3
+    # step 3: the lost cell, and the move on it the engine no longer allows
+    assert r["divergence_counts"] == {"goals": 2, "legal": 2, "state": 1}
+    assert r["first_divergence"] == r["divergences"][0]
+    assert (first_only["steps_compared"], r["steps_compared"]) == (4, 8)  # steps 0-3, 0-7
+    lost, _ = r["divergences"][0]["differences"]
+    assert lost["field"] == "state" and lost["only_engine"] == []
+    legal = r["divergences"][1]["differences"]
+    assert [(x["field"], x["role"]) for x in legal] == [("legal", "oplayer")]
+    goals = r["divergences"][2]["differences"]
+    assert sorted((x["role"], x["only_gdl2pl"], x["only_engine"]) for x in goals) == [
+        ("oplayer", ["0"], ["100"]),
+        ("xplayer", ["100"], ["0"]),
+    ]
+
+
+def test_why_in_json_is_also_a_proof_tree(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    require_prolog()
+    _, [r] = run_json(
+        capsys, TTT, "--engine", fake("bugs"), "--workers", "1", "--matches", "1",
+        "--seed", "2", "--repro-dir", str(tmp_path),
+    )  # fmt: skip
+    lost = r["first_divergence"]["differences"][0]
+    (detail,) = lost["why_details"]
+    fact = lost["only_gdl2pl"][0]
+    assert detail["fact"] == fact and detail["atom"] == f"(next {fact})"
+    assert detail["holds"] is True and detail["asked"].startswith("from the state of step 2")
+    tree = detail["tree"]
+    assert tree["text"] == f"(next {fact})" and tree["kind"] == "rule"
+    rule = tree["rule"]
+    assert rule["file"] == TTT and isinstance(rule["line"], int)
+    assert rule["source"].startswith("(<= (next (cell ?m ?n b))")
+    assert rule["prolog_text"].startswith("next(") and rule["bindings"]["m"] in "123"
+    assert [c["holds"] for c in tree["children"]] == [True] * len(tree["children"])
+    assert lost["why"].splitlines()[0].startswith("from the state of step 2")
+
+
+def test_keep_going_with_an_engine_that_agrees_changes_nothing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    require_prolog()
+    argv = [TTT, "--engine", SELF, "--workers", "1", "--matches", "2"]
+    _, [plain] = run_json(capsys, *argv)
+    _, [going] = run_json(capsys, *argv, "--keep-going")
+    extra = {"divergences": [], "divergence_counts": {}, "divergences_total": 0}
+    assert without_time([going]) == without_time([{**plain, **extra}])
+
+
+def test_keep_going_names_malformed_and_unsorted_records_and_goes_on(tmp_path: Path) -> None:
+    require_prolog()
+    from gdl2pl.verify.job import Job
+    from gdl2pl.verify.job import run_verify
+
+    engine = tmp_path / "sloppy.py"
+    engine.write_text(
+        "import json, subprocess, sys\n"
+        "out = subprocess.run([sys.executable, '-m', 'gdl2pl.cli', 'replay', sys.argv[1]],\n"
+        "    input=sys.stdin.read(), capture_output=True, text=True).stdout\n"
+        "for line in out.splitlines():\n"
+        "    r = json.loads(line)\n"
+        "    if r['step'] == 1: r['terminal'] = 'no'\n"
+        "    if r['step'] == 2: r['state'].reverse()\n"
+        "    print(json.dumps(r))\n",
+        encoding="utf-8",
+    )
+    text = Path(TTT).read_text(encoding="utf-8")
+    command = f"{shlex.quote(sys.executable)} {engine} {{game}}"
+    r = run_verify(Job(TTT, text, engine=command, matches=1, keep_going=True))
+    assert r["verdict"] == "diverge"
+    assert r["divergence_counts"] == {"record (malformed)": 1, "state (unsorted)": 1}
+    assert [d["step"] for d in r["divergences"]] == [1, 2]
+    plain = run_verify(Job(TTT, text, engine=command, matches=1))
+    assert plain["verdict"] == "engine_error" and "malformed record" in plain["error"]

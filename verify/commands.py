@@ -56,7 +56,10 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
             "of each game: match, step, the moves leading there, and per differing field the "
             "facts only one side has, in the game's spelling (a symbol the game lacks as the "
             "engine wrote it), with gdl2pl's reason (rule, file:line, bindings) and a "
-            "replay file. A fact the engine lists twice is a divergence of kind duplicate."
+            "replay file. A fact the engine lists twice is a divergence of kind duplicate, a "
+            "list out of order (the format sorts by lower-case text) of kind unsorted. With "
+            "--keep-going it reports every divergence and counts them by kind. --json "
+            "gives gdl2pl's reasons as text (why) and as proof trees (why_details)."
         ),
     )
     _run_options(s)
@@ -72,6 +75,13 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
     )
     source.add_argument("--against", metavar="DIR", help="compare with recorded trace files")
     s.add_argument("--matches", type=int, default=2, help="random matches per game")
+    s.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="go on past a divergence to the end of every match and report them all, "
+        "counted by kind; after one, each step is judged from the state the engine "
+        "reported before it, so a bug is reported once, where it happens",
+    )
     s.add_argument("--timeout", type=float, default=300.0, help="seconds per game for the engine")
     s.add_argument("--json", action="store_true", help="one JSON object per game")
     s.add_argument("--out", metavar="FILE", help="save results here (JSON lines) as they arrive")

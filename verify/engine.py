@@ -131,6 +131,7 @@ def run_engine(
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     tail = bytearray()
     timed_out = threading.Event()
+
     def stop_for_time() -> None:
         timed_out.set()
         _kill_group(proc)

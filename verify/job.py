@@ -22,6 +22,7 @@ from .engine import engine_argv
 from .engine import game_file_name
 from .engine import run_engine
 from .games import game_digest
+from .oracle_link import MachineState
 from .oracle_link import Record
 from .oracle_link import StateMachine
 from .oracle_link import load_machine
@@ -30,7 +31,7 @@ from .oracle_link import replay
 from .records import Difference
 from .records import MalformedRecord
 from .records import compare
-from .why import why_text
+from .why import why_of
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ class Job:
     case_sensitive: bool = False
     skip_reason: str | None = None
     trace_path: str = ""
+    keep_going: bool = False
 
 
 def result(job: Job, verdict: str, **extra: Any) -> dict[str, Any]:
@@ -166,7 +168,12 @@ def _judge(
     move_lists: list[list[list[str]]],
     run: EngineRun,
 ) -> dict[str, Any]:
-    """Compare gdl2pl's records with the engine's, match by match, in order."""
+    """Compare gdl2pl's records with the engine's, match by match, in order, up to the
+    first divergence (every divergence with ``keep_going``: see ``keep_going.py``)."""
+    if job.keep_going:
+        from .keep_going import judge_all
+
+        return judge_all(job, sm, mine, move_lists, run)
     theirs = iter(run.records)
     compared = 0
     problem = run.problem
@@ -222,6 +229,7 @@ def _finish(
     divergence: dict[str, Any] | None,
     problem: str | None,
     run: EngineRun,
+    **extra: Any,
 ) -> dict[str, Any]:
     """The verdict: a divergence found in what the engine answered wins (with the engine's
     problem, if any, still reported); else the engine's problem; else agreement."""
@@ -241,6 +249,7 @@ def _finish(
         steps_compared=compared,
         first_divergence=divergence,
         error=error,
+        **extra,
     )
 
 
@@ -258,6 +267,16 @@ def _spelled(sm: StateMachine, fact: str) -> str:
         return fact
 
 
+def states_along(
+    sm: StateMachine, moves: list[list[str]]
+) -> tuple[MachineState | None, MachineState]:
+    """(the state before the last, the last state) along ``moves`` from the initial state."""
+    previous, state = None, sm.initial_state
+    for jm in moves:
+        previous, state = state, sm.next_state(state, [sm.term(m) for m in jm])
+    return previous, state
+
+
 def _divergence(
     sm: StateMachine,
     match: int,
@@ -266,28 +285,42 @@ def _divergence(
     moves: list[list[str]],
 ) -> dict[str, Any]:
     step = int(rec["step"])
-    prefix = moves[:step]
-    previous, state = None, sm.initial_state
-    for jm in prefix:
-        previous, state = state, sm.next_state(state, [sm.term(m) for m in jm])
+    previous, state = states_along(sm, moves[:step])
+    return divergence_at(sm, match, step, moves[:step], diffs, state, previous)
+
+
+def divergence_at(
+    sm: StateMachine,
+    match: int,
+    step: int,
+    prefix: list[list[str]],
+    diffs: list[Difference],
+    state: MachineState,
+    previous: MachineState | None,
+    explain: bool = True,
+) -> dict[str, Any]:
+    """A divergence's report: where, the moves there, and each difference in the game's
+    spelling with gdl2pl's reason (as text and as proof trees) for its side, given the
+    step's ``state`` and the ``previous`` one gdl2pl judged it from (no reason unless
+    ``explain``)."""
     last = prefix[-1] if prefix else None
-    explained = [
-        Difference(
+    out = []
+    for d in diffs:
+        shown = Difference(
             d.field,
             d.role,
             d.only_gdl2pl,
             [_spelled(sm, f) for f in d.only_engine] if d.field in SPELLED else d.only_engine,
-            why_text(sm, d, step, last, state, previous),
+            "",
             d.kind,
         )
-        for d in diffs
-    ]
-    return {
-        "match": match,
-        "step": step,
-        "moves": prefix,
-        "differences": [d.as_json() for d in explained],
-    }
+        entry = shown.as_json()
+        if explain:
+            why = why_of(sm, shown, step, last, state, previous)
+            entry["why"] = why.text
+            entry["why_details"] = why.details
+        out.append(entry)
+    return {"match": match, "step": step, "moves": prefix, "differences": out}
 
 
 def run_trace(job: Job) -> dict[str, Any]:

@@ -68,6 +68,7 @@ def _verify_job(args: argparse.Namespace, game: GameRef) -> Job:
         "max_steps": args.max_steps,
         "timeout": args.timeout,
         "case_sensitive": args.case_sensitive,
+        "keep_going": args.keep_going,
     }
     if args.engine is not None:
         return Job(engine=args.engine, **common)

@@ -61,18 +61,37 @@ def result_problem(r: Any) -> str | None:
     if not isinstance(r.get("error"), str | None):
         return "error is not a text"
     d = r.get("first_divergence")
-    if d is None:
-        return None
+    if d is not None:
+        problem = _divergence_problem(d, "first_divergence")
+        if problem:
+            return problem
+    listed = r.get("divergences")
+    if listed is not None:
+        if not isinstance(listed, list):
+            return "divergences is not a list"
+        for n, x in enumerate(listed):
+            problem = _divergence_problem(x, f"divergences[{n}]")
+            if problem:
+                return problem
+    counts = r.get("divergence_counts", {})
+    if not isinstance(counts, dict) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in counts.values()
+    ):
+        return "divergence_counts is not a count per kind"
+    return None
+
+
+def _divergence_problem(d: Any, name: str) -> str | None:
     if not isinstance(d, dict):
-        return "first_divergence is not an object"
+        return f"{name} is not an object"
     for key in ("match", "step"):
         if not isinstance(d.get(key), int) or isinstance(d.get(key), bool):
-            return f"first_divergence.{key} is not a number"
+            return f"{name}.{key} is not a number"
     diffs = d.get("differences")
     if not isinstance(diffs, list) or not all(
         isinstance(x, dict) and isinstance(x.get("field"), str) for x in diffs
     ):
-        return "first_divergence.differences is not a list of differences"
+        return f"{name}.differences is not a list of differences"
     return None
 
 
@@ -123,8 +142,12 @@ def summary_table(results: list[Result]) -> str:
     lines = [f"{'game':<{width}}  {'verdict':<12}  {'matches':>7}  {'steps':>6}  first divergence"]
     for r in results:
         d = r.get("first_divergence")
+        kinds = r.get("divergence_counts")
         where = (
-            f"match {d['match']} step {d['step']}: "
+            f"{r.get('divergences_total', 0)} steps: "
+            + ", ".join(f"{kind} {n}" for kind, n in kinds.items())
+            if kinds
+            else f"match {d['match']} step {d['step']}: "
             + ", ".join(sorted({_field(x) for x in d["differences"]}))
             if d
             else _cut(r.get("error") or "", 60)
@@ -133,13 +156,13 @@ def summary_table(results: list[Result]) -> str:
             f"{_cut(shown_name(r['game']), width):<{width}}  {r['verdict']:<12}  "
             f"{r.get('matches', 0):>7}  {r.get('steps_compared', 0):>6}  {where}"
         )
-    counts: dict[str, int] = {}
+    verdicts: dict[str, int] = {}
     for r in results:
-        counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+        verdicts[r["verdict"]] = verdicts.get(r["verdict"], 0) + 1
     steps = sum(r.get("steps_compared", 0) for r in results)
     lines.append(
         f"{len(results)} games, {steps} steps compared: "
-        + ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+        + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items()))
     )
     return "\n".join(lines)
 
@@ -150,22 +173,42 @@ def details(r: Result) -> str:
     out = [f"{shown_name(r['game'])}: {r['verdict']}"]
     if r.get("error"):
         out.append(f"  error: {r['error']}")
-    d = r.get("first_divergence")
-    if d:
-        out.append(f"  match {d['match']} step {d['step']}, after {len(d['moves'])} joint moves")
-        for x in d["differences"]:
-            role = f" of {x['role']}" if x["role"] else ""
-            out.append(f"  {_field(x)}{role}:")
-            if x.get("kind") == "duplicate":
-                out.append(f"    listed more than once by the engine: {x['only_engine']}")
-            else:
-                out.append(f"    only gdl2pl: {x['only_gdl2pl']}")
-                out.append(f"    only engine: {x['only_engine']}")
-            if x.get("why"):
-                out.append("    why:")
-                out.extend(f"      {line}" for line in x["why"].splitlines())
+    listed = r.get("divergences")
+    if isinstance(listed, list):
+        total = r.get("divergences_total", len(listed))
+        counts = r.get("divergence_counts") or {}
+        out.append(f"  {total} steps diverge: " + ", ".join(f"{k} {n}" for k, n in counts.items()))
+        for d in listed:
+            out.extend(_divergence_lines(d))
+        if total > len(listed):
+            out.append(f"  ... {total - len(listed)} more, counted above")
+        out.extend(f"  note: {n}" for n in r.get("notes", []))
+    elif r.get("first_divergence"):
+        out.extend(_divergence_lines(r["first_divergence"]))
     if r.get("reproduction_error"):
         out.append(f"  {r['reproduction_error']}")
     if r.get("reproduction"):
         out.append(f"  reproduce: gdl2pl replay {r['game']} < {r['reproduction']}")
     return "\n".join(out)
+
+
+def _divergence_lines(d: dict[str, Any]) -> list[str]:
+    """One divergence: where, then each difference with gdl2pl's reason."""
+    out = [f"  match {d['match']} step {d['step']}, after {len(d['moves'])} joint moves"]
+    for x in d["differences"]:
+        role = f" of {x['role']}" if x["role"] else ""
+        out.append(f"  {_field(x)}{role}:")
+        kind = x.get("kind")
+        if kind == "duplicate":
+            out.append(f"    listed more than once by the engine: {x['only_engine']}")
+        elif kind == "unsorted":
+            out.append(f"    out of order in the engine's list: {x['only_engine']}")
+        elif kind == "malformed":
+            out.append(f"    not a record: {'; '.join(x['only_engine'])}")
+        else:
+            out.append(f"    only gdl2pl: {x['only_gdl2pl']}")
+            out.append(f"    only engine: {x['only_engine']}")
+        if x.get("why"):
+            out.append("    why:")
+            out.extend(f"      {line}" for line in x["why"].splitlines())
+    return out

@@ -1,4 +1,5 @@
-"""Why gdl2pl answered as it did, for one differing field: ``why_text``, the one entry point.
+"""Why gdl2pl answered as it did, for one differing field: ``why_of`` (text and structured
+details), the one entry point.
 
 For each fact only one side has, it asks the explanation machinery (``explain``: proof
 trees naming the GDL rule, its file:line and the bindings, or the first body literal that
@@ -11,6 +12,9 @@ game) it says so, or names the rules whose head matches, without evaluating thei
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
 
 from gdl2pl.kif import kif_term
 from gdl2pl.syntax import Const
@@ -73,44 +77,66 @@ def _atom(sm: StateMachine, diff: Difference, fact: str, step: int) -> Term:
     return Func("legal" if diff.field == "legal" else "goal", (sm.term(diff.role), term))
 
 
+@dataclass(frozen=True)
+class Why:
+    """gdl2pl's reason for its side of a difference: ``text`` for people, ``details`` for
+    programs: one object per fact asked about, ``{"fact", "atom", "asked", "holds",
+    "tree"}`` (``tree``: the explanation's proof tree, ``Node.as_json``: each node with its
+    GDL rule, file, line, Prolog clause, bindings and sub-proofs) or, where gdl2pl cannot
+    explain the fact, ``{"fact", "atom", "asked", "error", "rules"}`` (the rules whose head
+    matches) or ``{"fact", "error"}`` (not a term of the game)."""
+
+    text: str
+    details: list[dict[str, Any]] = field(default_factory=list)
+
+
 def _explained(
     sm: StateMachine,
     atom: Term,
     state: MachineState,
     move: list[str] | None,
-) -> str:
+) -> tuple[str, dict[str, Any]]:
     try:
-        text = str(explain(sm, state, atom, depth=DEPTH, joint_move=move))
+        answer = explain(sm, state, atom, depth=DEPTH, joint_move=move)
     except Exception as e:  # not explainable: say which rules could derive it
         rules = list(matching_rules(sm, atom))
         found = "; ".join(rules) if rules else "none"
-        return f"{kif_term(atom)}: not explained ({e}); rules whose head matches: {found}"
-    lines = text.splitlines()
+        text = f"{kif_term(atom)}: not explained ({e}); rules whose head matches: {found}"
+        return text, {"error": str(e), "rules": rules}
+    lines = str(answer).splitlines()
     if len(lines) > MAX_LINES:
         lines = [*lines[:MAX_LINES], f"... ({len(lines) - MAX_LINES} more lines)"]
-    return "\n".join(lines)
+    return "\n".join(lines), {"holds": answer.holds, "tree": answer.tree.as_json()}
 
 
-def why_text(
+def why_of(
     sm: StateMachine,
     diff: Difference,
     step: int,
     move: list[str] | None,
     state: MachineState,
     previous: MachineState | None,
-) -> str:
+) -> Why:
     """gdl2pl's reason for its side of ``diff`` at ``step``: ``state`` is that step's state,
     ``previous`` the one before and ``move`` the joint move between them (None at step 0)."""
     if diff.field == "error":
-        return "gdl2pl: " + (diff.only_gdl2pl[0] if diff.only_gdl2pl else "no error at this step")
+        said = diff.only_gdl2pl[0] if diff.only_gdl2pl else "no error at this step"
+        return Why("gdl2pl: " + said)
+    if diff.kind == "malformed":
+        return Why("the engine's record is not one: " + "; ".join(diff.only_engine))
     if diff.field == "state" and step > 0:
         where, asked, joint = f"from the state of step {step - 1} with {move}", previous, move
     else:
         where, asked, joint = f"in the state of step {step}", state, None
     assert asked is not None
     parts = []
+    details: list[dict[str, Any]] = []
     if diff.kind == "duplicate":
         parts.append(f"the engine lists {', '.join(diff.only_engine)} more than once")
+    if diff.kind == "unsorted":
+        first, second = diff.only_engine
+        parts.append(f"the engine lists {second} after {first}: the format asks sorted lists")
+        return Why("\n".join(parts))
     if diff.field == "terminal":
         facts = ["terminal"]
     else:
@@ -125,6 +151,9 @@ def why_text(
             atom = _atom(sm, diff, fact, step)
         except Exception:  # an engine's fact that is not a KIF term
             parts.append(f"{fact}: not a term of this game")
+            details.append({"fact": fact, "error": "not a term of this game"})
             continue
-        parts.append(f"{where}: " + _explained(sm, atom, asked, joint))
-    return "\n".join(parts)
+        text, detail = _explained(sm, atom, asked, joint)
+        parts.append(f"{where}: {text}")
+        details.append({"fact": fact, "atom": kif_term(atom), "asked": where, **detail})
+    return Why("\n".join(parts), details)

@@ -598,9 +598,16 @@ async function runModel() {
   } catch (err) { box.replaceChildren(); failed(err); return; }
   const out = [];
   if (answer.inputs.length) out.push(el("p", { class: "hint", text: "input relations: " + answer.inputs.join(", ") + " (the output is shown)" }));
+  if (answer.semantics === "well-founded") {
+    out.push(el("p", { class: "hint", text: "negation not stratified: the well-founded model (an atom not shown is false); "
+      + (answer.two_valued ? "it is two-valued: the program's one stable model" : "it is three-valued: undefined atoms are marked") }));
+  }
   for (const r of answer.relations) {
-    out.push(el("h4", { text: `${r.name}/${r.arity}: ${r.atoms.length} atom${r.atoms.length === 1 ? "" : "s"}` }));
-    out.push(el("ul", { class: "atoms" }, ...r.atoms.map((a) => el("li", { text: a }))));
+    const maybe = r.undefined || [];
+    out.push(el("h4", { text: `${r.name}/${r.arity}: ${r.atoms.length} atom${r.atoms.length === 1 ? "" : "s"}` + (maybe.length ? ` true, ${maybe.length} undefined` : "") }));
+    out.push(el("ul", { class: "atoms" },
+      ...r.atoms.map((a) => el("li", { text: a })),
+      ...maybe.map((a) => el("li", { class: "undefined", text: a + "  (undefined)" }))));
   }
   box.replaceChildren(...out);
 }

@@ -1,0 +1,134 @@
+/*  gdl_wfs: the well-founded model of a normal logic program given as data, for
+    `gdl2pl model` on programs whose negation is not stratified.
+
+    The program arrives as terms, never as text: relation I is the predicate
+    r<I> of a temporary module, every relation is tabled, and a negated literal
+    is tnot/1 (tabled negation under the well-founded semantics). An answer
+    without delayed literals is true; one that keeps delays after completion is
+    undefined; an atom with no answer is false.
+
+    Terms in py form: an atom (a constant), an integer (the variable of that
+    number in its clause), or a list [Functor, Arg...] (a compound term).
+*/
+
+:- module(gdl_wfs, [ wfs_answers/4 ]).  % +Arities, +Clauses, +Limit, -Answers
+:- use_module(library(apply)).
+:- use_module(library(lists)).
+:- use_module(library(modules)).
+
+%!  wfs_answers(+Arities, +Clauses, +Limit, -Answers) is det.
+%
+%   Arities lists the arity of each relation (relation I is the I-th, from 0).
+%   Clauses is a list of [Head, Body]; Head is [I, Args]; Body a list of
+%   ["pos", I, Args], ["neg", I, Args], ["distinct", T1, T2] or ["same", T1, T2]
+%   (the terms are identical), in the order to
+%   call them (safe: a negation or distinct comes after the literals binding its
+%   variables). Answers holds, per relation, a sorted list of [Args, Truth] with
+%   Truth "true" or "undefined". Raises gdl_wfs(inference_limit) past Limit
+%   inferences.
+
+wfs_answers(Arities, Clauses, Limit, Answers) :-
+    in_temporary_module(M,
+                        true,
+                        setup_call_cleanup(true,
+                                           gdl_wfs:limited(M, Arities, Clauses, Limit,
+                                                           Answers),
+                                           abolish_module_tables(M))).
+
+limited(M, Arities, Clauses, Limit, Answers) :-
+    call_with_inference_limit(evaluate(M, Arities, Clauses, Answers), Limit, R),
+    (   R == inference_limit_exceeded
+    ->  throw(gdl_wfs(inference_limit))
+    ;   true
+    ).
+
+evaluate(M, Arities, Clauses, Answers) :-
+    foldl(declare(M), Arities, 0, _),
+    maplist(add_clause(M), Clauses),
+    foldl(answers(M), Arities, Answers, 0, _).
+
+declare(M, Arity, I, I1) :-
+    I1 is I + 1,
+    relation(I, Name),
+    M:table(Name/Arity),
+    M:dynamic(Name/Arity).
+
+relation(I, Name) :-
+    atom_concat(r, I, Name).
+
+add_clause(M, [[I, PyArgs], Body]) :-
+    empty_assoc(Vs0),
+    goal(I, PyArgs, Head, Vs0, Vs1),
+    foldl(literal, Body, Goals, Vs1, _),
+    conjunction(Goals, Conj),
+    assertz(M:(Head :- Conj)).
+
+literal([Kind0|Parts], G, Vs0, Vs) :-
+    atom_string(Kind, Kind0),               % janus may pass a str as an atom
+    literal(Kind, Parts, G, Vs0, Vs).
+
+literal(pos, [I, PyArgs], G, Vs0, Vs) :-
+    goal(I, PyArgs, G, Vs0, Vs).
+literal(neg, [I, PyArgs], tnot(G), Vs0, Vs) :-
+    goal(I, PyArgs, G, Vs0, Vs).
+literal(distinct, [A, B], X \== Y, Vs0, Vs) :-
+    term(A, X, Vs0, Vs1),
+    term(B, Y, Vs1, Vs).
+literal(same, [A, B], X == Y, Vs0, Vs) :-
+    term(A, X, Vs0, Vs1),
+    term(B, Y, Vs1, Vs).
+
+goal(I, PyArgs, G, Vs0, Vs) :-
+    relation(I, Name),
+    foldl(term, PyArgs, Args, Vs0, Vs),
+    G =.. [Name|Args].
+
+conjunction([], true).
+conjunction([G], G) :- !.
+conjunction([G|Gs], (G, C)) :-
+    conjunction(Gs, C).
+
+%   term(+Py, -Term, +Vars0, -Vars): Vars maps variable numbers to variables.
+
+term(N, V, Vs0, Vs) :-
+    integer(N),
+    !,
+    (   get_assoc(N, Vs0, V)
+    ->  Vs = Vs0
+    ;   put_assoc(N, Vs0, V, Vs)
+    ).
+term([F0|Py], T, Vs0, Vs) :-
+    !,
+    atom_string(F, F0),
+    foldl(term, Py, Args, Vs0, Vs),
+    T =.. [F|Args].
+term(S, A, Vs, Vs) :-
+    atom_string(A, S).
+
+answers(M, Arity, Sorted, I, I1) :-
+    I1 is I + 1,
+    relation(I, Name),
+    functor(G, Name, Arity),
+    findall([Args, Truth],
+            ( call_delays(M:G, Delays),
+              truth(Delays, Truth),
+              G =.. [_|As],
+              maplist(py, As, Args)
+            ),
+            All),
+    sort(All, Sorted).
+
+truth(true, "true") :- !.
+truth(_, "undefined").
+
+py(A, S) :-
+    atomic(A),
+    !,
+    atom_string(A, S).
+py(T, [F|Args]) :-
+    compound(T),
+    !,
+    compound_name_arguments(T, F0, Args0),
+    atom_string(F0, F),
+    maplist(py, Args0, Args).
+py(_, "?").

@@ -1,0 +1,108 @@
+"""model and explain answer in the syntax of their input (KIF or infix), and
+``--answer-syntax`` overrides it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from prolog_env import require_prolog
+
+from gdl2pl.cli import main
+from gdl2pl.infix import print_infix
+from gdl2pl.load import read_game
+
+ROOT = Path(__file__).resolve().parents[1]
+TICTACTOE = ROOT / "gdl2pl/examples/ticTacToe.kif"
+OPEN = ROOT / "tests/games/analysis/open_program.kif"
+OPEN_INPUT = ROOT / "tests/games/analysis/open_input1.kif"
+
+
+@pytest.fixture(autouse=True)
+def prolog() -> None:
+    require_prolog()
+
+
+@pytest.fixture
+def infix_ttt(tmp_path: Path) -> str:
+    path = tmp_path / "ttt.gdl"
+    path.write_text(print_infix(read_game(TICTACTOE)), encoding="utf-8")
+    return str(path)
+
+
+def run(capsys, *argv: str) -> tuple[int, str]:
+    status = main(list(argv))
+    return status, capsys.readouterr().out
+
+
+def test_model_answers_in_infix_for_infix_input(capsys, tmp_path) -> None:
+    program = tmp_path / "prog.gdl"
+    program.write_text(print_infix(read_game(OPEN)), encoding="utf-8")
+    facts = tmp_path / "in.gdl"
+    facts.write_text(print_infix(read_game(OPEN_INPUT)), encoding="utf-8")
+    assert run(capsys, "model", str(program), "--input", str(facts)) == (
+        0,
+        "% r/2: 1 atom\nr(a,b)\n",
+    )
+    status, out = run(
+        capsys, "model", str(program), "--input", str(facts), "--answer-syntax", "kif"
+    )
+    assert (status, out) == (0, "% r/2: 1 atom\n(r a b)\n")
+
+
+def test_model_answers_in_kif_for_kif_input_and_infix_on_request(capsys) -> None:
+    assert run(capsys, "model", str(OPEN), "--input", str(OPEN_INPUT)) == (
+        0,
+        "% r/2: 1 atom\n(r a b)\n",
+    )
+    status, out = run(
+        capsys,
+        "model",
+        str(TICTACTOE),
+        "--state",
+        "((control xplayer))",
+        "--answer-syntax",
+        "infix",
+    )
+    assert status == 0
+    assert "init(cell(1,1,b))" in out and "(init" not in out
+
+
+def test_explain_infix_question_and_answer(capsys, infix_ttt) -> None:
+    status, out = run(capsys, "explain", infix_ttt, "legal(xplayer, mark(2,2))")
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[0] == "legal(xplayer,mark(2,2)) holds"
+    assert lines[1].endswith("legal(R,mark(M,N)) :- true(control(R)) & true(cell(M,N,b))")
+    assert "with R = xplayer, M = 2, N = 2" in out
+    assert "1. true(control(xplayer)) holds: in the state" in out
+    assert "?" not in out and "(legal" not in out
+
+
+def test_explain_infix_failure_tree(capsys, infix_ttt) -> None:
+    status, out = run(capsys, "explain", infix_ttt, "terminal", "--depth", "1")
+    assert status == 1
+    assert "terminal :- ~open" in out and "~open does not hold" in out
+    assert "- open holds" in out and "(not open)" not in out
+
+
+def test_explain_kif_on_request_for_infix_input(capsys, infix_ttt) -> None:
+    argv = ["explain", infix_ttt, "(legal xplayer (mark 2 2))", "--answer-syntax", "kif"]
+    status, out = run(capsys, *argv)
+    assert status == 0
+    assert out.startswith("(legal xplayer (mark 2 2)) holds\n")
+    assert "(<= (legal ?R (mark ?M ?N))" in out and "with ?R = xplayer" in out
+
+
+def test_explain_infix_on_request_for_kif_input(capsys) -> None:
+    argv = ["explain", str(TICTACTOE), "(legal xplayer (mark 2 2))", "--answer-syntax", "infix"]
+    status, out = run(capsys, *argv)
+    assert status == 0
+    assert out.startswith("legal(xplayer,mark(2,2)) holds\n")
+    assert "with R = xplayer" in out  # ?r in the KIF source
+
+
+def test_bad_infix_atom_says_where(capsys, infix_ttt) -> None:
+    assert main(["explain", infix_ttt, "legal(xplayer, mark(2,2)"]) == 2
+    err = capsys.readouterr().err
+    assert "not an infix atom" in err and "Traceback" not in err

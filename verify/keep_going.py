@@ -1,0 +1,226 @@
+"""``verify --keep-going``: every divergence of a game, not only the first, counted by kind.
+
+The engine protocol has no way to hand the engine a state, so after a divergence gdl2pl
+resynchronises itself: it judges each later step from the state the *engine* reported
+before it (the state the engine went on from), with the same joint move. A bug is then
+reported where it happens, once, instead of again at every later step it spoils: a fluent
+dropped at step 3 is one divergence at step 3, and a legal move missing at step 5 one at
+step 5, even though the engine's states differ from gdl2pl's from step 3 on. Where the
+engine's state cannot be judged from (a fact that is not a term of the game, a malformed
+record, a joint move that is illegal there), gdl2pl judges from its own state instead
+and the result says so in ``notes``.
+
+Steps before the first divergence of a match are compared with the records gdl2pl made
+when it played the match, as without ``--keep-going``: the flag costs nothing until
+something diverges.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .engine import EngineRun
+from .oracle_link import MachineState
+from .oracle_link import Record
+from .oracle_link import StateMachine
+from .oracle_link import state_record
+from .records import Difference
+from .records import MalformedRecord
+from .records import compare
+
+#: Divergences reported in full (with gdl2pl's reasons) per game; later ones are counted
+#: and listed without reasons, and past ``MAX_LISTED`` only counted.
+MAX_EXPLAINED = 20
+MAX_LISTED = 200
+
+
+def kind_of(d: Difference) -> str:
+    """The kind a difference is counted under: its field, with its kind unless it simply
+    differs (``state``, ``legal (duplicate)``, ``state (unsorted)``, ``record
+    (malformed)``)."""
+    return d.field if d.kind == "differs" else f"{d.field} ({d.kind})"
+
+
+class _Tally:
+    """The divergences of one game as they are found."""
+
+    def __init__(self) -> None:
+        self.found: list[dict[str, Any]] = []
+        self.counts: dict[str, int] = {}
+        self.total = 0
+        self.notes: list[str] = []
+
+    def add(
+        self,
+        sm: StateMachine,
+        match: int,
+        step: int,
+        moves: list[list[str]],
+        diffs: list[Difference],
+        state: MachineState,
+        previous: MachineState | None,
+    ) -> None:
+        from .job import divergence_at
+
+        self.total += 1
+        for d in diffs:
+            self.counts[kind_of(d)] = self.counts.get(kind_of(d), 0) + 1
+        if len(self.found) < MAX_LISTED:
+            explain = len(self.found) < MAX_EXPLAINED
+            self.found.append(
+                divergence_at(sm, match, step, moves[:step], diffs, state, previous, explain)
+            )
+
+    def note(self, text: str) -> None:
+        if text not in self.notes and len(self.notes) < 20:
+            self.notes.append(text)
+
+
+def _engine_state(sm: StateMachine, record: Any) -> MachineState | None:
+    """The state an engine's record reports, as gdl2pl's terms; None if it cannot be read
+    as one (not a list of terms of the game)."""
+    try:
+        return MachineState.from_fluents(sm.term(f) for f in record["state"])
+    except Exception:
+        return None
+
+
+class _Match:
+    """gdl2pl's side of one match while its records are compared."""
+
+    def __init__(self, sm: StateMachine, match: int, moves: list[list[str]]) -> None:
+        self.sm = sm
+        self.match = match
+        self.moves = moves
+        #: None while no step diverged: the recorded records are gdl2pl's answers.
+        #: Else, for the step just compared: (gdl2pl's own state, the state the next step
+        #: is judged from).
+        self.states: tuple[MachineState, MachineState] | None = None
+
+    def expected(self, recorded: Record, tally: _Tally) -> tuple[Record, MachineState | None]:
+        """gdl2pl's record for the step of ``recorded`` (and the state it was judged from,
+        None at step 0 or before any divergence)."""
+        if self.states is None or "error" in recorded:
+            return recorded, None
+        own, basis = self.states
+        step = int(recorded["step"])
+        joint = [self.sm.term(m) for m in self.moves[step - 1]]
+        own_next = self.sm.next_state(own, joint)
+        if basis is own:
+            state = own_next
+        else:
+            try:
+                state = self.sm.next_state(basis, joint)
+            except Exception:  # illegal in the engine's state: judge from gdl2pl's own
+                tally.note(
+                    f"match {self.match} step {step}: the joint move is not legal in the "
+                    "state the engine reported before it; judged from gdl2pl's own state"
+                )
+                state, basis = own_next, own
+        self.states = (own_next, state)
+        rec = state_record(self.sm, state, self.match, step)
+        rec["move"] = recorded.get("move")
+        return rec, basis
+
+    def judged_at(
+        self, step: int, basis: MachineState | None
+    ) -> tuple[MachineState | None, MachineState]:
+        """(the state ``step`` was judged from, the state judged) for a step that
+        diverged; before any divergence, gdl2pl's own states, replayed from the start."""
+        if self.states is None:
+            from .job import states_along
+
+            previous, state = states_along(self.sm, self.moves[:step])
+            self.states = (state, state)
+            return previous, state
+        return basis, self.states[1]
+
+    def went_on_from(self, step: int, theirs: Any, agreed: bool, tally: _Tally) -> None:
+        """After comparing ``step``: the next step is judged from the engine's state
+        (``theirs``) unless the engine agreed, or its state cannot be read."""
+        if self.states is None:  # no divergence yet (judged_at sets the states)
+            return
+        own, state = self.states
+        engine = _engine_state(self.sm, theirs) if isinstance(theirs, dict) else None
+        if agreed or engine is None or engine == state:
+            if not agreed and engine is None:
+                tally.note(
+                    f"match {self.match} step {step}: the engine's state is not made of "
+                    "terms of this game; the next step is judged from gdl2pl's state"
+                )
+            self.states = (own, state)
+        else:
+            self.states = (own, engine)
+
+
+def judge_all(
+    job: Any,
+    sm: StateMachine,
+    mine: list[list[Record]],
+    move_lists: list[list[list[str]]],
+    run: EngineRun,
+) -> dict[str, Any]:
+    """Compare every step of every match; the result of ``job._finish`` with
+    ``divergences`` (the first ``MAX_LISTED``), ``divergence_counts`` (differences by kind)
+    and ``divergences_total`` (steps that diverged), and ``notes`` where gdl2pl judged a
+    step from its own state."""
+    from .job import _finish
+    from .job import _misplaced
+
+    theirs = run.records
+    i = 0
+    compared = 0
+    problem = run.problem
+    tally = _Tally()
+
+    def finish() -> dict[str, Any]:
+        first = tally.found[0] if tally.found else None
+        extra: dict[str, Any] = {
+            "divergences": tally.found,
+            "divergence_counts": dict(sorted(tally.counts.items())),
+            "divergences_total": tally.total,
+        }
+        if tally.notes:
+            extra["notes"] = tally.notes
+        return _finish(job, len(mine), compared, first, problem, run, **extra)
+
+    for n, ours in enumerate(mine):
+        m = int(ours[0]["match"]) if ours else n
+        game = _Match(sm, m, move_lists[n])
+        for rec in ours:
+            step = int(rec["step"])
+            if i >= len(theirs):
+                if problem is None:
+                    problem = (
+                        f"the engine answered {len(theirs)} records, "
+                        f"{sum(map(len, mine))} expected (none for match {m} step {step})"
+                    )
+                return finish()
+            other = theirs[i]
+            ahead = isinstance(other, dict) and isinstance(other.get("match"), int)
+            if ahead and other["match"] > m:  # the engine ended this match early
+                tally.note(f"match {m}: the engine's records end at step {step - 1}")
+                break
+            misplaced = _misplaced(rec, other)
+            if misplaced:
+                problem = misplaced
+                return finish()
+            i += 1
+            expected, basis = game.expected(rec, tally)
+            try:
+                diffs = compare(expected, other)
+            except MalformedRecord as e:
+                diffs = [Difference("record", None, [], [str(e)], kind="malformed")]
+            compared += 1
+            if diffs:
+                previous, state = game.judged_at(step, basis)
+                tally.add(sm, m, step, move_lists[n], diffs, state, previous)
+            game.went_on_from(step, other, not diffs, tally)
+            if "error" in expected or "error" in other:
+                break  # a match ends at an error record, on either side
+        while i < len(theirs) and isinstance(theirs[i], dict) and theirs[i].get("match") == m:
+            tally.note(f"match {m}: the engine has records past the end of the match")
+            i += 1
+    if problem is None and i < len(theirs):
+        problem = f"the engine answered {len(theirs)} records, {i} expected"
+    return finish()
