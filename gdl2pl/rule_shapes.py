@@ -50,16 +50,26 @@ def step_counter_bound(d: Description) -> tuple[int, str] | None:
 
 
 def _chain(clauses: tuple[Fact | Rule, ...], counter: str, last: str) -> int | None:
-    starts = [
-        c.head.args[0]
+    if any(
+        c.head.name in ("init", "next")
+        and isinstance(c.head, Func)
+        and not isinstance(c.head.args[0], Func | Const)
+        for c in clauses
+    ):
+        return None  # an init or next rule for any fluent (?f) might add a counter
+    inits = [
+        c
         for c in clauses
         if c.head.name == "init"
         and isinstance(c.head, Func)
         and isinstance(c.head.args[0], Func)
         and c.head.args[0].name == counter
     ]
-    if len(starts) != 1 or not isinstance(starts[0], Func):
-        return None  # none, several, or computed by a rule (a Var): not this pattern
+    if len(inits) != 1 or not isinstance(inits[0], Fact):
+        return None  # none, several, or one under conditions: not this pattern
+    starts = [inits[0].head.args[0]]  # type: ignore[union-attr]
+    if not isinstance(starts[0], Func):
+        return None
     first = starts[0].args[0]
     if not isinstance(first, Const):
         return None

@@ -219,3 +219,20 @@ def test_states_with_equal_hashes_are_told_apart() -> None:
             space = ex.run(10**6, 600.0, progress=False)
     assert space.exhaustive and space.discovered == expected.discovered == 5478
     assert space.succ == expected.succ and space.terminal == expected.terminal
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # the counter's start under a condition: it may never be there
+        ("(init (step 0))", "(<= (init (step 0)) (true (ready)))"),
+        # a rule for any initial fluent may add a second counter value
+        ("(init (step 0))", "(init (step 0)) (<= (init ?f) (start ?f)) (start (step 3))"),
+        # a rule for any next fluent may keep an old counter value
+        ("(role r)", "(role r) (<= (next ?f) (true ?f) (keep ?f)) (keep (step 0))"),
+    ],
+)
+def test_no_bound_when_other_rules_may_touch_the_counter(change: tuple[str, str]) -> None:
+    text = _counter_game([(0, 1), (1, 2)], 2)
+    assert step_counter_bound(parse_game(text)) == (2, "step")
+    assert step_counter_bound(parse_game(text.replace(*change))) is None
