@@ -44,14 +44,14 @@ from gdl2pl.bridge.swipl import prolog_thread_id
 from gdl2pl.bridge.swipl import runtime_with
 from gdl2pl.kif import kif_term
 from gdl2pl.load import read_game
+from gdl2pl.rule_shapes import goal_sum
+from gdl2pl.rule_shapes import step_counter_bound
+from gdl2pl.rule_shapes import turn_control
 from gdl2pl.syntax import Const
 from gdl2pl.syntax import Description
 from gdl2pl.syntax import Func
 from gdl2pl.syntax import Term
 
-from .bounds import goal_sum
-from .bounds import step_counter_bound
-from .bounds import turn_control
 from .domains import MAX_TERMS
 from .errors import AdapterError
 from .errors import DomainExplosionError

@@ -1,18 +1,26 @@
 """``analyze``: the well-formedness verdicts of a game, as a JSON-ready report.
 
-Exhaustive breadth-first search (``statespace``) while the reachable graph fits the
-budget, then the checks of ``wellformed``; beyond the budget, the explored part can still
-refute a property or prove weak winnability, random matches can too, and what they
-suggest is reported, never taken as a proof.
+First what the rules prove by their shape (``gdl2pl.rule_shapes``): termination from a
+step counter, playability from moves legal in every state. Then exhaustive breadth-first
+search (``statespace``) while the reachable graph fits the budget (states, seconds,
+resident memory), and the checks of ``wellformed``; beyond the budget, the explored part
+can still refute a property or prove weak winnability, random matches can too, and what
+they suggest is reported, never taken as a proof. Counterexamples and witnesses are
+shortest paths in the explored graph, or else the shortest random match that shows them.
 """
 
 from __future__ import annotations
 
+import sys
+import textwrap
 import time
 from dataclasses import dataclass
 from typing import Any
 
 from gdl2pl.bridge import StateMachine
+from gdl2pl.rule_shapes import always_legal
+from gdl2pl.rule_shapes import step_counter_bound
+from gdl2pl.syntax import Description
 
 from . import wellformed as wf
 from .definitions import DEFINITIONS
@@ -23,6 +31,9 @@ from .statespace import random_walks
 
 PROVED, REFUTED, UNKNOWN = "proved", "refuted", "unknown"
 
+#: The default bound on the memory an analysis adds to the process: 512 MiB.
+DEFAULT_MAX_MEMORY = 512 * 2**20
+
 
 @dataclass(frozen=True)
 class Budget:
@@ -31,28 +42,92 @@ class Budget:
     walks: int = 200
     walk_depth: int = 2_000
     seed: int = 0
+    max_memory: int = DEFAULT_MAX_MEMORY  # bytes the analysis may add to the process
 
 
-def analyze(sm: StateMachine, budget: Budget = Budget(), progress: bool | None = None) -> dict:
-    """The report (see ``gdl2pl analyze --json``) for a loaded game. The search gets
-    three quarters of ``budget.seconds``; random matches, played only when it is not
-    exhaustive, what is left (at least one batch of ten)."""
+def analyze(
+    sm: StateMachine,
+    budget: Budget = Budget(),
+    progress: bool | None = None,
+    description: Description | None = None,
+) -> dict:
+    """The report (see ``gdl2pl analyze --json``) for a loaded game; ``description``, the
+    game's rules, lets the shape of the rules prove what they can first. The search
+    gets three quarters of ``budget.seconds``; random matches, played only when it is
+    not exhaustive, what is left (at least one batch of ten)."""
     start = time.monotonic()
     with Explorer(sm) as ex:
-        space = ex.run(budget.max_states, budget.seconds * 0.75, progress=progress)
+        shapes = _shapes(description, list(ex.space.roles))
+        space = ex.run(
+            budget.max_states,
+            budget.seconds * 0.75,
+            progress=progress,
+            max_memory=budget.max_memory,
+        )
         walks: list[Walk] = []
         batch = 0
-        while not space.exhaustive and len(walks) < budget.walks:
-            n = min(10, budget.walks - len(walks))
-            walks += random_walks(sm, n, budget.walk_depth, budget.seed + batch)
-            batch += 1
-            if time.monotonic() - start > budget.seconds:
-                break
-        return _report(sm, ex, space, walks, budget)
+        total = 0 if space.exhaustive else budget.walks
+        with _bar(progress, total, "random matches") as bar:
+            while len(walks) < total:
+                n = min(10, budget.walks - len(walks))
+                walks += random_walks(sm, n, budget.walk_depth, budget.seed + batch)
+                bar.update(n)
+                batch += 1
+                if time.monotonic() - start > budget.seconds:
+                    break
+        return _report(sm, ex, space, walks, budget, shapes)
+
+
+def _bar(progress: bool | None, total: int, what: str) -> Any:
+    """A progress bar on stderr, as ``Explorer.run`` draws it (``progress``: see there)."""
+    from tqdm import tqdm
+
+    show = (sys.stderr.isatty() if progress is None else progress) and total > 0
+    return tqdm(
+        total=total,
+        desc=what,
+        delay=1.0 if progress is None else 0.0,
+        disable=not show,
+        file=sys.stderr,
+    )
+
+
+def _shapes(d: Description | None, roles: list[str]) -> dict[str, str]:
+    """The notes of what the rules prove by their shape: "termination", "playability"."""
+    if d is None:
+        return {}
+    out = {}
+    bound = step_counter_bound(d)
+    if bound is not None:
+        steps, counter = bound
+        out["termination"] = (
+            f"proved from the rules, before searching: the step counter ({counter} ...) "
+            f"advances on every move and the game is terminal when it has advanced "
+            f"{steps} times, so every match ends within {steps} steps"
+        )
+    legal = {r.lower(): m for r, m in always_legal(d).items()}
+    if roles and all(r.lower() in legal for r in roles):
+        moves = ", ".join(f"{r} {legal[r.lower()]}" for r in roles)
+        out["playability"] = (
+            f"proved from the rules, before searching: each role has a move that is legal "
+            f"in every state ({moves})"
+        )
+    return out
+
+
+def _shortest(walks: list[Walk], kind: str, keep: Any = None) -> Walk | None:
+    """The shortest random match that ended as ``kind`` (and passes ``keep``)."""
+    found = [w for w in walks if w.kind == kind and (keep is None or keep(w))]
+    return min(found, key=lambda w: len(w.moves), default=None)
 
 
 def _report(
-    sm: StateMachine, ex: Explorer, space: StateSpace, walks: list[Walk], budget: Budget
+    sm: StateMachine,
+    ex: Explorer,
+    space: StateSpace,
+    walks: list[Walk],
+    budget: Budget,
+    shapes: dict[str, str],
 ) -> dict:
     done = space.exhaustive
     roles = list(space.roles)
@@ -63,21 +138,23 @@ def _report(
 
     # termination
     cycle = wf.find_cycle(space)
-    cycle_walk = next((w for w in walks if w.kind == "cycle"), None)
+    cycle_walk = _shortest(walks, "cycle")
     if cycle is not None:
         props["termination"] = _verdict(REFUTED, steps(cycle), "a cycle of non-terminal states")
     elif cycle_walk is not None:
         props["termination"] = _verdict(
             REFUTED, cycle_walk.moves, "a random match came back to an earlier state"
         )
+    elif "termination" in shapes:
+        props["termination"] = _verdict(PROVED, None, shapes["termination"])
     elif done:
         props["termination"] = _verdict(PROVED, None, "no cycle in the reachable graph")
     else:
-        props["termination"] = _verdict(UNKNOWN, None, _walk_note(walks, budget))
+        props["termination"] = _verdict(UNKNOWN, None, _walk_note(walks, budget, space))
 
     # playability
     stuck = wf.stuck_states(space)
-    stuck_walk = next((w for w in walks if w.kind == "stuck"), None)
+    stuck_walk = _shortest(walks, "stuck")
     if stuck:
         s = stuck[0]
         who = [roles[i] for i, c in enumerate(space.counts[s]) if c == 0]
@@ -88,10 +165,12 @@ def _report(
         props["playability"] = _verdict(
             REFUTED, stuck_walk.moves, f"no legal move for {roles[stuck_walk.detail]}"
         )
+    elif "playability" in shapes:
+        props["playability"] = _verdict(PROVED, None, shapes["playability"])
     elif done:
         props["playability"] = _verdict(PROVED, None, "every role can move in every state")
     else:
-        props["playability"] = _verdict(UNKNOWN, None, _walk_note(walks, budget))
+        props["playability"] = _verdict(UNKNOWN, None, _walk_note(walks, budget, space))
 
     # monotonicity
     mono = wf.monotonicity_problem(space, roles)
@@ -105,14 +184,11 @@ def _report(
             PROVED, None, "one goal value per role in every state, never decreasing"
         )
     else:
-        props["monotonicity"] = _verdict(UNKNOWN, None, _walk_note(walks, budget))
+        props["monotonicity"] = _verdict(UNKNOWN, None, _walk_note(walks, budget, space))
 
     # goal definition
     bad = wf.bad_goal_states(space)
-    bad_walk = next(
-        (w for w in walks if w.kind == "terminal" and not all(map(wf.good_goal, w.detail))),
-        None,
-    )
+    bad_walk = _shortest(walks, "terminal", lambda w: not all(map(wf.good_goal, w.detail)))
     if bad:
         s = bad[0]
         props["goal_definition"] = _verdict(
@@ -125,14 +201,14 @@ def _report(
     elif done:
         props["goal_definition"] = _verdict(PROVED, None, "one goal value per role")
     else:
-        props["goal_definition"] = _verdict(UNKNOWN, None, _walk_note(walks, budget))
+        props["goal_definition"] = _verdict(UNKNOWN, None, _walk_note(walks, budget, space))
 
     # weak winnability
     weak: dict[str, str] = {}
     witnesses: dict[str, list[list[str]]] = {}
     for i, role in enumerate(roles):
         wins = wf.winning_terminals(space, i)
-        walk = next((w for w in walks if w.kind == "terminal" and w.detail[i] == [wf.WIN]), None)
+        walk = _shortest(walks, "terminal", lambda w, i=i: w.detail[i] == [wf.WIN])
         if wins:
             weak[role], witnesses[role] = PROVED, ex.path_to(wins[0])
         elif walk is not None:
@@ -186,6 +262,8 @@ def _report(
             "expanded_states": space.expanded,
             "discovered_states": space.discovered,
             "max_states": budget.max_states,
+            "max_memory": budget.max_memory,
+            "stopped_by": space.stopped_by,
             "seconds": round(space.seconds, 3),
         },
         "depth": {"min": depth[0], "max": depth[1]} if depth else None,
@@ -229,13 +307,23 @@ def _goal_problem(roles: list[str], goals: list[list[str]]) -> str:
     return "; ".join(parts)
 
 
-def _walk_note(walks: list[Walk], budget: Budget) -> str:
+def _stop(space: StateSpace, budget: Budget) -> str:
+    """Which budget stopped the search, as words."""
+    if space.stopped_by == "memory":
+        return f"its memory budget ({budget.max_memory // 2**20} MiB)"
+    if space.stopped_by == "seconds":
+        return f"its time budget ({round(budget.seconds * 0.75, 1)} s)"
+    return f"its budget ({budget.max_states} states)"
+
+
+def _walk_note(walks: list[Walk], budget: Budget, space: StateSpace) -> str:
     if not walks:
-        return "the search stopped at its budget"
+        return f"the search stopped at {_stop(space, budget)}"
     s = _walk_summary(walks, [], budget)
     return (
-        f"search stopped at its budget; no counterexample in what was explored nor in "
-        f"{s['matches']} random matches ({_walk_counts(s)}), which proves nothing"
+        f"search stopped at {_stop(space, budget)}; no counterexample in what was "
+        f"explored nor in {s['matches']} random matches ({_walk_counts(s)}), which "
+        f"proves nothing"
     )
 
 
@@ -280,8 +368,9 @@ def exit_status(report: dict) -> int:
     return 1 if any(props[name]["verdict"] == REFUTED for name in required) else 0
 
 
-def format_report(report: dict) -> str:
-    """The report as text, one property a line, counterexamples as KIF joint moves."""
+def format_report(report: dict, definitions: bool = False) -> str:
+    """The report as text, one property a line, counterexamples as KIF joint moves; with
+    ``definitions``, each verdict followed by the course notes' definition it decides."""
     lines = [f"game: {report['game']}  roles: {' '.join(report['roles'])}"]
     ex = report["explored"]
     if report["exhaustive"]:
@@ -290,8 +379,9 @@ def format_report(report: dict) -> str:
             f"({report['terminal_states']} terminal), exhaustive search"
         )
     else:
+        why = {"memory": "memory ", "seconds": "time "}.get(ex.get("stopped_by") or "", "")
         lines.append(
-            f"search stopped at its budget: {ex['expanded_states']} states expanded, "
+            f"search stopped at its {why}budget: {ex['expanded_states']} states expanded, "
             f"{ex['discovered_states']} discovered (not exhaustive)"
         )
     if report["depth"]:
@@ -314,6 +404,12 @@ def format_report(report: dict) -> str:
             lines.append(f"{label}: {p['verdict']} -- {p['note']}")
             if p["counterexample"] is not None:
                 lines.append(f"  counterexample: {_moves(p['counterexample'])}")
+        if definitions and p.get("definition"):
+            lines.append(
+                textwrap.fill(
+                    p["definition"], 92, initial_indent="  definition: ", subsequent_indent="    "
+                )
+            )
     return "\n".join(lines)
 
 

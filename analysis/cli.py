@@ -9,11 +9,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from gdl2pl.command_checks import checked_game
 from gdl2pl.errors import GdlError
 from gdl2pl.jsonline import loads_line
+from gdl2pl.load import read_game
 
 
 class InputError(GdlError):
@@ -28,18 +30,27 @@ def analyze(args: argparse.Namespace) -> int:
     from .analyze import exit_status
     from .analyze import format_report
 
-    if args.max_states < 1 or args.seconds <= 0 or args.walks < 0:
-        raise InputError("--max-states and --seconds must be positive, --walks not negative")
-    budget = Budget(args.max_states, args.seconds, walks=args.walks, seed=args.seed)
+    if args.max_states < 1 or args.seconds <= 0 or args.walks < 0 or args.max_memory < 1:
+        raise InputError(
+            "--max-states, --seconds and --max-memory must be positive, --walks not negative"
+        )
+    budget = Budget(
+        args.max_states,
+        args.seconds,
+        max_memory=args.max_memory * 2**20,
+        walks=args.walks,
+        seed=args.seed,
+    )
     checked_game(args)
-    with StateMachine.from_file(args.game, syntax=args.syntax) as sm:
+    description = read_game(args.game, syntax=args.syntax)
+    with StateMachine(description, name=Path(args.game).name) as sm:
         if not sm.roles:
             raise InputError(f"{args.game}: not a game: it defines no role")
-        report = run(sm, budget)
+        report = run(sm, budget, progress=True if args.progress else None, description=description)
     if args.json:
         print(json.dumps(report))
     else:
-        print(format_report(report))
+        print(format_report(report, definitions=args.definitions))
     return exit_status(report)
 
 

@@ -45,16 +45,39 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         "initial state) or unknown. Exit status 1 if termination, playability, goal "
         "definition or weak winnability is refuted (what GGP asks of every game; strong "
         "winnability too for one role); monotonicity, part of well-formedness, is reported "
-        "but not asked (the notes expect most games not to have it).",
+        "but not asked (the notes expect most games not to have it). Before searching, "
+        "termination and playability are sought in the shape of the rules (a step counter "
+        "that ends the game; a move each role has in every state); the search is "
+        "breadth-first (shortest counterexamples) and stops at the first budget reached "
+        "(states, seconds, memory), which the unknown verdicts name.",
         epilog=_definitions_text(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     s.add_argument("game")
     s.add_argument("--max-states", type=int, default=200_000, help="search budget (states)")
     s.add_argument("--seconds", type=float, default=60.0, help="search budget (seconds)")
+    s.add_argument(
+        "--max-memory",
+        type=int,
+        default=512,
+        metavar="MIB",
+        help="search budget (MiB of resident memory the analysis may add to the process, "
+        "the checks after the search included; default 512): the search stops when it is "
+        "reached and what is not decided is reported unknown",
+    )
+    s.add_argument(
+        "--progress",
+        action="store_true",
+        help="show the search's progress on stderr (default: only when stderr is a terminal)",
+    )
     s.add_argument("--walks", type=int, default=200, help="random matches beyond the budget")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.add_argument(
+        "--definitions",
+        action="store_true",
+        help="quote under each verdict the course notes' definition it decides",
+    )
     s.add_argument("--syntax", choices=SYNTAXES, default="auto")
     add_accept_errors(s)
 

@@ -3,9 +3,11 @@
 
     The search runs on gdl_runtime's term-level questions (state_install/2,
     state_legal/3, state_next/3, ...) in the calling thread. Each search is a
-    session: a trie maps each state (a sorted fluent list) to its number, in the
-    order of discovery (0 is the initial state), and search_state/3 facts map
-    numbers back to the trie's nodes (so each state is stored once). Python
+    session: states (sorted fluent lists) are numbered in the order of discovery
+    (0 is the initial state); search_state/3 facts hold each state once, packed
+    with fast_term_serialized/2 (a few hundred bytes a state, where a trie took
+    several kilobytes), and search_seen/3 facts find a state's number from its
+    term_hash/2 (states with equal hashes are told apart by comparing them). Python
     expands the states in batches (so it can show progress and stop at a time
     limit) and receives, for each expanded state, only numbers and goal values:
     the graph itself stays small on the Python side.
@@ -33,7 +35,8 @@
 :- import(gdl_runtime:state_goals/3).
 :- import(gdl_runtime:state_next/3).
 
-:- dynamic search_state/3.          % search_state(Session, Id, TrieNode)
+:- dynamic search_state/3.          % search_state(Session, Id, Packed)
+:- dynamic search_seen/3.           % search_seen(Session, Hash, Id)
 
 %!  search_open(+Module, +Session, -InitialId) is det.
 %
@@ -45,12 +48,10 @@ search_open(M0, S0, 0) :-
     atom_string(Session, S0),
     search_close(Session),
     state_current(Module, Saved),
-    trie_new(Trie),
     findall(F, Module:init(F), Fs),
     sort(Fs, Init),
-    trie_insert(Trie, Init, 0, Node),
-    assertz(search_state(Session, 0, Node)),
-    nb_setval(Session, session(Module, Trie, Saved)),
+    remember(Session, Init, 0),
+    nb_setval(Session, session(Module, Saved)),
     key(Session, count, CK), nb_setval(CK, 1),
     key(Session, next, NK), nb_setval(NK, 0).
 
@@ -63,13 +64,13 @@ key(Session, What, Key) :-
 
 search_close(S0) :-
     atom_string(Session, S0),
-    (   nb_current(Session, session(Module, Trie, Saved))
-    ->  trie_destroy(Trie),
-        state_install(Module, Saved),
+    (   nb_current(Session, session(Module, Saved))
+    ->  state_install(Module, Saved),
         nb_delete(Session)
     ;   true
     ),
-    retractall(search_state(Session, _, _)).
+    retractall(search_state(Session, _, _)),
+    retractall(search_seen(Session, _, _)).
 
 %!  search_expand(+Module, +Session, +MaxStates, +Batch, -Result) is det.
 %
@@ -84,30 +85,30 @@ search_close(S0) :-
 
 search_expand(_M0, S0, MaxStates, Batch, [Records, Count, Next]) :-
     atom_string(Session, S0),
-    nb_getval(Session, session(Module, Trie, _)),
+    nb_getval(Session, session(Module, _)),
     state_roles(Module, Roles),
     key(Session, count, CK),
     key(Session, next, NK),
     nb_getval(NK, Next0),
-    expand_loop(Batch, Module, Session, Trie, Roles, MaxStates, CK, Next0, Next, Records),
+    expand_loop(Batch, Module, Session, Roles, MaxStates, CK, Next0, Next, Records),
     nb_setval(NK, Next),
     nb_getval(CK, Count).
 
-expand_loop(Batch, Module, Session, Trie, Roles, MaxStates, CK, Id, Next, Records) :-
+expand_loop(Batch, Module, Session, Roles, MaxStates, CK, Id, Next, Records) :-
     nb_getval(CK, Count),
     (   ( Batch =< 0 ; Id >= Count ; Count >= MaxStates )
     ->  Next = Id,
         Records = []
     ;   state_of(Session, Id, State)
     ->  state_install(Module, State),
-        expand_state(Module, Session, Trie, Roles, CK, Id, Record),
+        expand_state(Module, Session, Roles, CK, Id, Record),
         Records = [Record|Rest],
         Batch1 is Batch - 1,
         Id1 is Id + 1,
-        expand_loop(Batch1, Module, Session, Trie, Roles, MaxStates, CK, Id1, Next, Rest)
+        expand_loop(Batch1, Module, Session, Roles, MaxStates, CK, Id1, Next, Rest)
     ).
 
-expand_state(Module, Session, Trie, Roles, CK, Id, [Id, T, Goals, Counts, Succs]) :-
+expand_state(Module, Session, Roles, CK, Id, [Id, T, Goals, Counts, Succs]) :-
     maplist(state_goals(Module), Roles, Goals),
     (   state_terminal(Module)
     ->  T = 1,
@@ -119,20 +120,32 @@ expand_state(Module, Session, Trie, Roles, CK, Id, [Id, T, Goals, Counts, Succs]
         (   memberchk([], Legal)
         ->  Succs = []
         ;   findall(Joint, maplist(member, Joint, Legal), Joints),
-            maplist(successor(Module, Session, Trie, CK), Joints, Succs)
+            maplist(successor(Module, Session, CK), Joints, Succs)
         )
     ).
 
-successor(Module, Session, Trie, CK, Joint, Id) :-
+successor(Module, Session, CK, Joint, Id) :-
     state_next(Module, Joint, Next),
-    (   trie_lookup(Trie, Next, Id0)
+    term_hash(Next, Hash),
+    (   search_seen(Session, Hash, Id0),
+        state_of(Session, Id0, Known),
+        Known == Next
     ->  Id = Id0
     ;   nb_getval(CK, Id),
         Count is Id + 1,
         nb_setval(CK, Count),
-        trie_insert(Trie, Next, Id, Node),
-        assertz(search_state(Session, Id, Node))
+        remember(Session, Next, Hash, Id)
     ).
+
+%   remember(+Session, +State, +Id): number a new state.
+remember(Session, State, Id) :-
+    term_hash(State, Hash),
+    remember(Session, State, Hash, Id).
+
+remember(Session, State, Hash, Id) :-
+    fast_term_serialized(State, Packed),
+    assertz(search_seen(Session, Hash, Id)),
+    assertz(search_state(Session, Id, Packed)).
 
 %!  search_legal(+Module, +Session, +Id, -LegalPerRole) is det.
 %
@@ -140,7 +153,7 @@ successor(Module, Session, Trie, CK, Joint, Id) :-
 
 search_legal(_M0, S0, Id, PyLegal) :-
     atom_string(Session, S0),
-    nb_getval(Session, session(Module, _, _)),
+    nb_getval(Session, session(Module, _)),
     state_of(Session, Id, State),
     state_install(Module, State),
     state_roles(Module, Roles),
@@ -154,11 +167,10 @@ search_fluents(S0, Id, PyFluents) :-
     state_of(Session, Id, State),
     maplist(to_py, State, PyFluents).
 
-%   state_of(+Session, +Id, -State): the states are the keys of the session's trie
-%   (stored once); search_state/3 holds the trie node of each number.
+%   state_of(+Session, +Id, -State): the state numbered Id, unpacked.
 state_of(Session, Id, State) :-
-    search_state(Session, Id, Node),
-    trie_term(Node, State).
+    search_state(Session, Id, Packed),
+    fast_term_serialized(State, Packed).
 
 %!  search_walks(+Module, +Count, +MaxDepth, +Seed, +Limit, -Walks) is det.
 %

@@ -13,6 +13,7 @@ witness; ``strong_winnability_bounds`` gives what the unexplored part cannot cha
 
 from __future__ import annotations
 
+from array import array
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -136,17 +137,48 @@ def winning_terminals(space: StateSpace, role: int) -> list[int]:
     return sorted(s for s, goals in space.terminal.items() if goals[role] == [WIN])
 
 
-def attractor(space: StateSpace, role: int, unexplored_wins: bool) -> set[int]:
+def attractor(
+    space: StateSpace, role: int, unexplored_wins: bool, stop_at: int | None = None
+) -> set[int]:
     """The states from which ``role`` can force a terminal state where its goal is 100,
     whatever the other roles do (least fixed point; a cycle never counts as a win).
-    States discovered but not expanded count as won if ``unexplored_wins``, else lost."""
+    States discovered but not expanded count as won if ``unexplored_wins``, else lost.
+    With ``stop_at``, the fixed point stops as soon as that state is known to be won (the
+    answer then holds it, but maybe not every other won state)."""
     win: set[int] = set(winning_terminals(space, role))
     if unexplored_wins:
         known = set(space.terminal) | set(space.counts)
         win |= {t for ts in space.succ.values() for t in ts if t not in known}
+    preds, template, width = _moves_graph(space, role)
     # need[s][m]: successors of s under role's move m not yet known to be won
-    need: dict[int, list[int]] = {}
-    preds: dict[int, list[tuple[int, int]]] = {}
+    need = {s: list(v) for s, v in template.items()}
+    queue = deque(win)
+    while queue and (stop_at is None or stop_at not in win):
+        t = queue.popleft()
+        for code in preds.get(t, ()):
+            s, m = divmod(code, width)
+            left = need[s]
+            left[m] -= 1
+            if left[m] == 0 and s not in win:
+                win.add(s)
+                queue.append(s)
+    return win
+
+
+def _moves_graph(
+    space: StateSpace, role: int
+) -> tuple[dict[int, array[int]], dict[int, list[int]], int]:
+    """For the attractor of ``role``: each state's predecessors, each with the role's
+    move index that leads there, coded ``s * width + m`` (8 bytes an edge); for each
+    expanded state the number of successors under each of the role's moves; and
+    ``width``. Computed once per graph and role."""
+    key = (space.expanded, space.discovered)
+    cached = space.cache.get(("moves", role))
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    width = max((c[role] for c in space.counts.values()), default=1) or 1
+    template: dict[int, list[int]] = {}
+    preds: dict[int, array[int]] = {}
     for s, succs in space.succ.items():
         if not succs:
             continue
@@ -155,19 +187,18 @@ def attractor(space: StateSpace, role: int, unexplored_wins: bool) -> set[int]:
         for c in counts[role + 1 :]:
             stride *= c
         mine = counts[role]
-        need[s] = [len(succs) // mine] * mine
+        template[s] = [len(succs) // mine] * mine
+        base = s * width
         for j, t in enumerate(succs):
-            preds.setdefault(t, []).append((s, (j // stride) % mine))
-    queue = deque(win)
-    while queue:
-        t = queue.popleft()
-        for s, m in preds.get(t, ()):
-            left = need[s]
-            left[m] -= 1
-            if left[m] == 0 and s not in win:
-                win.add(s)
-                queue.append(s)
-    return win
+            code = base + (j // stride) % mine
+            into = preds.get(t)
+            if into is None:
+                preds[t] = array("q", (code,))
+            else:
+                into.append(code)
+    result = (preds, template, width)
+    space.cache[("moves", role)] = (key, result)
+    return result
 
 
 @dataclass(frozen=True)
@@ -181,11 +212,13 @@ class Bounds:
 
 
 def strong_winnability_bounds(space: StateSpace, role: int) -> Bounds:
-    proved = 0 in attractor(space, role, unexplored_wins=False)
-    if space.exhaustive:
-        return Bounds(proved, not proved)
-    refuted = 0 not in attractor(space, role, unexplored_wins=True)
-    return Bounds(proved, refuted)
+    proved = 0 in attractor(space, role, unexplored_wins=False, stop_at=0)
+    if space.exhaustive or proved:
+        result = Bounds(proved, not proved)
+    else:
+        result = Bounds(proved, 0 not in attractor(space, role, True, stop_at=0))
+    space.cache.pop(("moves", role), None)  # as large as the graph; asked once a role
+    return result
 
 
 def depth_range(space: StateSpace) -> tuple[int, int | None] | None:

@@ -2,20 +2,27 @@
 reachable-state counts of corpus games whose graph fits the budget.
 
     python benchmarks/analysis_states.py --out /tmp/analysis.md   # then into RESULTS.md
+    python benchmarks/analysis_states.py --laptop connectFour breakthroughSmall
 
 Tic-tac-toe is analysed ``--repeats`` times in one process (median wall time of
 ``analyze``, the game already loaded), next to a plain Python breadth-first search through
 ``StateMachine.next_states``. Then each corpus game (the 20-game benchmark set, and every
 ``--every``-th file of the repository in name order) is searched with ``--max-states``
 and ``--seconds``; no random matches are played. Games that fail to load are listed.
+
+``--laptop GAME...`` runs only ``gdl2pl analyze GAME`` with its default budgets (states,
+seconds, memory, random matches), each in its own process: wall time, the process's peak
+resident memory (``os.wait4``), what stopped the search, and the verdicts.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -140,6 +147,41 @@ def corpus_rows(paths: list[Path], max_states: int, seconds: float) -> list[str]
     return rows
 
 
+def laptop_rows(names: list[str], games_dir: Path) -> list[str]:
+    """One row per game: ``gdl2pl analyze`` with its defaults, in a child process."""
+    rows = [
+        "| game | wall time | peak memory (RSS) | search stopped by | expanded / discovered "
+        "| termination | playability | monotonicity | weak | strong |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name in names:
+        path = game_path(name, games_dir)
+        start = time.perf_counter()
+        child = subprocess.Popen(
+            [sys.executable, "-m", "gdl2pl.cli", "analyze", str(path), "--json"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert child.stdout is not None
+        out = child.stdout.read()
+        _, status, usage = os.wait4(child.pid, 0)  # the child's own peak memory
+        took = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+        child.stdout.close()
+        r = json.loads(out)
+        p, ex = r["properties"], r["explored"]
+        verdicts = [p[k]["verdict"] for k in ("termination", "playability", "monotonicity")]
+        verdicts += [p[k]["verdict"] for k in ("weak_winnability", "strong_winnability")]
+        rows.append(
+            f"| {name} | {took:.1f} s | {usage.ru_maxrss / 1024:.0f} MiB "
+            f"| {ex.get('stopped_by') or 'nothing (exhaustive)'} "
+            f"| {ex['expanded_states']:,} / {ex['discovered_states']:,} | "
+            + " | ".join(verdicts)
+            + " |"
+        )
+    return rows
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", type=Path, help="write the Markdown here (default: stdout)")
@@ -148,7 +190,23 @@ def main() -> int:
     p.add_argument("--every", type=int, default=7, help="every n-th corpus file (0: none)")
     p.add_argument("--max-states", type=int, default=1_000_000)
     p.add_argument("--seconds", type=float, default=60.0, help="per game")
+    p.add_argument("--laptop", nargs="+", metavar="GAME", help="only: analyze with defaults")
     args = p.parse_args()
+    if args.laptop:
+        text = "\n".join(
+            [
+                f"Machine: {cpu_model()}; SWI-Prolog {prolog_version()}; load average "
+                f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
+                f"`python benchmarks/analysis_states.py --laptop {' '.join(args.laptop)}`.",
+                "",
+                *laptop_rows(args.laptop, args.games_dir),
+            ]
+        )
+        if args.out:
+            args.out.write_text(text + "\n", encoding="utf-8")
+        else:
+            print(text)
+        return 0
     lines = [
         "# Analysis: exhaustive search of the reachable state graph",
         "",
@@ -163,8 +221,9 @@ def main() -> int:
         "## Which search, and why",
         "",
         "The search runs in Prolog (`analysis/gdl_search.pl`, on the runtime's term-level "
-        "`state_install/2`, `state_legal/3`, `state_next/3`, ...): a trie maps each state "
-        "(a sorted fluent list) to its number, and Python receives, per expanded state, only "
+        "`state_install/2`, `state_legal/3`, `state_next/3`, ...): each state (a sorted "
+        "fluent list) is stored once, packed, and found by its hash to get its number, and "
+        "Python receives, per expanded state, only "
         "numbers: terminal flag, goal values, legal-move counts and successor numbers in "
         "joint-move order. Joint moves are turned back into KIF only for the few states on a "
         "counterexample or witness path. The verdicts (cycle search, shortest paths, the "

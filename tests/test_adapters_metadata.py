@@ -6,7 +6,7 @@ from adapters_support import repository_game
 from adapters_support import require_module
 
 from gdl2pl import parse_game
-from gdl2pl.adapters.bounds import step_counter_bound
+from gdl2pl.rule_shapes import step_counter_bound
 
 COUNTED = """(role r) (init (step 0)) (init (at a))
 (succ 0 1) (succ 1 2) (succ 2 3)
@@ -68,7 +68,7 @@ TURNS = """(role a) (role b) (init (control a)) (init (n 0))
 
 
 def test_control_fluent_proves_turn_taking():
-    from gdl2pl.adapters.bounds import turn_control
+    from gdl2pl.rule_shapes import turn_control
 
     assert turn_control(parse_game(TURNS)) == "control"
     # a second free move, a control that may double, a move not tied to control: no proof
@@ -80,7 +80,7 @@ def test_control_fluent_proves_turn_taking():
 
 
 def test_goal_rules_of_one_body_prove_a_constant_sum():
-    from gdl2pl.adapters.bounds import goal_sum
+    from gdl2pl.rule_shapes import goal_sum
 
     game = """(role a) (role b)
     (<= (goal a 100) (true (won a))) (<= (goal b 0) (true (won a)))

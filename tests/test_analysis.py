@@ -288,3 +288,19 @@ def test_partial_graph_bounds_are_sound() -> None:
     assert not b.proved and not b.refuted  # only the unexplored state decides
     b = wf.strong_winnability_bounds(space, 1)
     assert not b.proved and not b.refuted
+
+
+def test_the_text_report_quotes_each_definition_under_its_verdict(capsys) -> None:
+    """nim1 in the text a teacher reads: strongly winnable, because player1 can force a
+    win, and under the verdict the definition that says "for some player"."""
+    from conftest import shared_dir
+
+    game = str(shared_dir() / "games/ggp-repository/nim1.kif")
+    main(["analyze", game, "--definitions"])
+    lines = capsys.readouterr().out.splitlines()
+    at = lines.index("strong winnability: proved (player1: proved, player2: refuted)")
+    quoted = " ".join(line.strip() for line in lines[at + 1 : at + 4])
+    assert quoted.startswith("definition: A game is strongly winnable if and only if, for some")
+    assert sum(line.startswith("  definition: ") for line in lines) == 7
+    main(["analyze", game])
+    assert "  definition: " not in capsys.readouterr().out

@@ -1,5 +1,7 @@
-"""What the rules prove by their shape: a game-length bound from a step counter, and
-turn-taking from a control fluent (``turn_control``).
+"""What the rules prove by their shape, without playing: a game-length bound from a
+step counter, turn-taking from a control fluent (``turn_control``), the goal sum
+(``goal_sum``) and moves legal in every state (``always_legal``). The adapters and
+the analyzer (``gdl2pl analyze``) both use them.
 
 The pattern: a fluent ``(c k)`` in ``init`` (the only ``c`` there); exactly one ``next``
 rule for ``c``, ``(<= (next (c ?y)) (true (c ?x)) (r ?x ?y))``, with ``r`` given by
@@ -48,16 +50,26 @@ def step_counter_bound(d: Description) -> tuple[int, str] | None:
 
 
 def _chain(clauses: tuple[Fact | Rule, ...], counter: str, last: str) -> int | None:
-    starts = [
-        c.head.args[0]
+    if any(
+        c.head.name in ("init", "next")
+        and isinstance(c.head, Func)
+        and not isinstance(c.head.args[0], Func | Const)
+        for c in clauses
+    ):
+        return None  # an init or next rule for any fluent (?f) might add a counter
+    inits = [
+        c
         for c in clauses
         if c.head.name == "init"
         and isinstance(c.head, Func)
         and isinstance(c.head.args[0], Func)
         and c.head.args[0].name == counter
     ]
-    if len(starts) != 1 or not isinstance(starts[0], Func):
-        return None  # none, several, or computed by a rule (a Var): not this pattern
+    if len(inits) != 1 or not isinstance(inits[0], Fact):
+        return None  # none, several, or one under conditions: not this pattern
+    starts = [inits[0].head.args[0]]  # type: ignore[union-attr]
+    if not isinstance(starts[0], Func):
+        return None
     first = starts[0].args[0]
     if not isinstance(first, Const):
         return None
@@ -194,3 +206,37 @@ def goal_sum(d: Description) -> int | None:
     if not groups or len(sums) != 1 or any(set(g) != roles for g in groups.values()):
         return None
     return sums.pop()
+
+
+def always_legal(d: Description) -> dict[str, str]:
+    """For each role that has one, a ground move the rules make legal in every state: a
+    fact ``(legal r m)``, or a rule ``(<= (legal ?r m) (role ?r))`` (every role). A role
+    missing from the answer may still always have a move; the rules just do not show it
+    by their shape."""
+    d = normalize_case(d)
+    roles = [c.head.args[0] for c in d.clauses
+             if isinstance(c, Fact) and isinstance(c.head, Func) and c.head.name == "role"]
+    found: dict[str, str] = {}
+    for c in d.clauses:
+        if not (c.head.name == "legal" and isinstance(c.head, Func) and len(c.head.args) == 2):
+            continue
+        who, move = c.head.args
+        if not _ground(move):
+            continue
+        if isinstance(c, Fact) and isinstance(who, Const):
+            found.setdefault(who.name, str(move))
+        elif isinstance(c, Rule) and isinstance(who, Var) and all(
+            isinstance(b, Func) and b.name == "role" and b.args == (who,) for b in c.body
+        ):
+            for r in roles:
+                if isinstance(r, Const):
+                    found.setdefault(r.name, str(move))
+    return found
+
+
+def _ground(t: object) -> bool:
+    if isinstance(t, Var):
+        return False
+    if isinstance(t, Func):
+        return all(map(_ground, t.args))
+    return True

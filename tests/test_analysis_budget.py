@@ -1,0 +1,238 @@
+"""gdl2pl analyze on a laptop: what the rules prove by their shape before any search
+(termination from a step counter, playability from a move legal in every state), the
+memory budget (``--max-memory``), progress on request, and shortest witnesses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+from prolog_env import require_prolog
+
+from gdl2pl.cli import main
+from gdl2pl.load import parse_game
+from gdl2pl.rule_shapes import always_legal
+from gdl2pl.rule_shapes import step_counter_bound
+
+ROOT = Path(__file__).resolve().parents[1]
+GAMES = ROOT / "tests/games/analysis"
+COUNTED = str(GAMES / "counted.kif")
+TICTACTOE = str(ROOT / "gdl2pl/examples/ticTacToe.kif")
+
+
+def analyze(capsys: pytest.CaptureFixture[str], game: str, *extra: str) -> tuple[int, dict]:
+    require_prolog()
+    code = main(["analyze", game, "--json", *extra])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_the_rules_prove_termination_and_playability_without_the_whole_graph(capsys) -> None:
+    code, r = analyze(capsys, COUNTED, "--max-states", "3", "--walks", "0")
+    assert r["exhaustive"] is False and r["explored"]["stopped_by"] == "states"
+    p = r["properties"]
+    term, play = p["termination"], p["playability"]
+    assert term["verdict"] == "proved" and term["counterexample"] is None
+    assert "proved from the rules" in term["note"] and "within 4 steps" in term["note"]
+    assert "step counter (step" in term["note"]
+    assert play["verdict"] == "proved" and "(robot wait)" in play["note"]
+    # the rest needs the graph, which the budget cut
+    assert p["monotonicity"]["verdict"] == "unknown"
+    assert "its budget (3 states)" in p["monotonicity"]["note"]
+    assert code == 0
+
+
+def test_the_whole_graph_agrees_with_the_rules(capsys) -> None:
+    _, r = analyze(capsys, COUNTED)
+    assert r["exhaustive"] is True and r["explored"]["stopped_by"] is None
+    assert r["depth"] == {"min": 4, "max": 4}  # the bound the counter proves
+    assert r["properties"]["well_formed"]["verdict"] == "proved"
+
+
+@pytest.mark.parametrize(
+    ("game", "prop"), [("cycle.kif", "termination"), ("stuck.kif", "playability")]
+)
+def test_games_without_the_shapes_are_still_refuted(capsys, game: str, prop: str) -> None:
+    _, r = analyze(capsys, str(GAMES / game))
+    assert r["properties"][prop]["verdict"] == "refuted"
+
+
+def test_the_memory_budget_stops_the_search_and_says_so(capsys) -> None:
+    code, r = analyze(capsys, TICTACTOE, "--max-memory", "1", "--walks", "0")
+    assert r["exhaustive"] is False
+    assert r["explored"]["stopped_by"] == "memory"
+    assert r["explored"]["max_memory"] == 2**20
+    assert r["explored"]["expanded_states"] < 5478
+    term = r["properties"]["termination"]
+    assert term["verdict"] == "unknown"
+    assert "memory budget (1 MiB)" in term["note"]
+    assert code == 0
+
+
+def test_the_text_report_names_the_budget_that_stopped_it(capsys) -> None:
+    require_prolog()
+    main(["analyze", TICTACTOE, "--max-memory", "1", "--walks", "0"])
+    out = capsys.readouterr().out
+    assert "search stopped at its memory budget:" in out
+
+
+def test_the_default_memory_budget_is_stated(capsys) -> None:
+    assert main(["analyze", "--help"]) == 0
+    assert "default 512" in " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.parametrize("value", ["0", "-5"])
+def test_a_memory_budget_below_one_mib_is_an_input_error(capsys, value: str) -> None:
+    require_prolog()
+    assert main(["analyze", COUNTED, "--max-memory", value]) == 2
+    err = capsys.readouterr().err
+    assert "--max-memory" in err and "Traceback" not in err
+
+
+def test_progress_on_request(capsys) -> None:
+    require_prolog()
+    main(["analyze", COUNTED, "--progress"])
+    assert "states" in capsys.readouterr().err
+    main(["analyze", COUNTED, "--progress", "--max-states", "3", "--walks", "5"])
+    assert "random matches" in capsys.readouterr().err
+    main(["analyze", COUNTED])
+    assert capsys.readouterr().err == ""  # stderr is not a terminal here
+
+
+def test_the_shortest_random_match_is_the_witness() -> None:
+    from gdl2pl.analysis.analyze import _shortest
+    from gdl2pl.analysis.statespace import Walk
+
+    walks = [
+        Walk("terminal", [["a"]] * 5, [["100"]]),
+        Walk("terminal", [["a"]] * 2, [["0"]]),
+        Walk("terminal", [["b"]] * 3, [["100"]]),
+        Walk("cycle", [["a"]] * 1, 0),
+    ]
+    won = _shortest(walks, "terminal", lambda w: w.detail[0] == ["100"])
+    assert won is walks[2]
+    assert _shortest(walks, "stuck") is None
+
+
+# -- the shapes, on rules alone (no Prolog) ------------------------------------------
+
+
+def _counter_game(facts: list[tuple[int, int]], end: int) -> str:
+    table = " ".join(f"(succ {a} {b})" for a, b in facts)
+    return (
+        "(role r) (init (step 0)) " + table + " (<= (legal ?p go) (role ?p))"
+        " (<= (next (step ?y)) (true (step ?x)) (succ ?x ?y))"
+        f" (<= terminal (true (step {end})))"
+        " (<= (goal r 100) (true (step 0)))"
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    facts=st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)), min_size=1, max_size=10),
+    end=st.integers(1, 6),
+)
+def test_a_proved_bound_holds_on_every_play(facts: list[tuple[int, int]], end: int) -> None:
+    """The law: if the rules prove N, the counter's values after t < N moves never hold
+    the end value and every play has a counter value; after N moves it is the end."""
+    bound = step_counter_bound(parse_game(_counter_game(facts, end)))
+    if bound is None:
+        return
+    steps, counter = bound
+    assert counter == "step"
+    values = {0}
+    for _ in range(steps):
+        assert values and end not in values
+        values = {b for a, b in set(facts) if a in values}
+    assert values == {end}
+
+
+@given(length=st.integers(1, 12))
+def test_a_plain_chain_is_proved_to_its_length(length: int) -> None:
+    facts = [(i, i + 1) for i in range(length)]
+    assert step_counter_bound(parse_game(_counter_game(facts, length))) == (length, "step")
+
+
+def test_moves_legal_in_every_state() -> None:
+    game = (
+        "(role a) (role b) (legal a pass) (<= (legal ?r (wait 1)) (role ?r))"
+        " (<= (legal b hit) (true (ready b)))"
+    )
+    assert always_legal(parse_game(game)) == {"a": "pass", "b": "(wait 1)"}
+    conditional = "(role a) (<= (legal a go) (true (ready a)))"
+    assert always_legal(parse_game(conditional)) == {}
+    variable_move = "(role a) (<= (legal ?r ?m) (role ?r) (move ?m)) (move x)"
+    assert always_legal(parse_game(variable_move)) == {}
+
+
+@st.composite
+def graphs(draw: st.DrawFn) -> object:
+    """A random explored graph of two roles: states 0..n-1 expanded (terminal with
+    goals 0 or 100, or with 1-2 moves a role), n and n+1 discovered only."""
+    from gdl2pl.analysis.statespace import StateSpace
+
+    n = draw(st.integers(1, 7))
+    terminal, counts, succ = {}, {}, {}
+    for s in range(n):
+        if s and draw(st.booleans()):
+            terminal[s] = [[draw(st.sampled_from(["0", "100"]))] for _ in range(2)]
+        else:
+            c = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+            counts[s] = c
+            succ[s] = draw(
+                st.lists(st.integers(0, n + 1), min_size=c[0] * c[1], max_size=c[0] * c[1])
+            )
+    return StateSpace(("a", "b"), n + 2, terminal, counts, succ)
+
+
+@settings(max_examples=300, deadline=None)
+@given(space=graphs(), role=st.integers(0, 1), unexplored_wins=st.booleans())
+def test_stopping_at_the_initial_state_gives_the_same_answer(space, role, unexplored_wins):
+    """The law: the attractor stopped once state 0 is won answers "is 0 won?" as the
+    whole fixed point does."""
+    from gdl2pl.analysis import wellformed as wf
+
+    whole = wf.attractor(space, role, unexplored_wins)
+    stopped = wf.attractor(space, role, unexplored_wins, stop_at=0)
+    assert (0 in stopped) == (0 in whole)
+    assert stopped <= whole
+
+
+def test_states_with_equal_hashes_are_told_apart() -> None:
+    """The search finds a state's number by its hash and compares the states: a hash
+    entry that matches every state (the worst collision) changes no number."""
+    require_prolog()
+    from gdl2pl.analysis.statespace import Explorer
+    from gdl2pl.bridge import StateMachine
+
+    with StateMachine.from_file(TICTACTOE) as sm:
+        with Explorer(sm) as plain:
+            expected = plain.run(10**6, 600.0, progress=False)
+        with Explorer(sm) as ex:
+            ex.janus.query_once(
+                "atom_string(A, S), asserta(gdl_search:search_seen(A, _, 0))",
+                {"S": ex.session},
+            )
+            space = ex.run(10**6, 600.0, progress=False)
+    assert space.exhaustive and space.discovered == expected.discovered == 5478
+    assert space.succ == expected.succ and space.terminal == expected.terminal
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # the counter's start under a condition: it may never be there
+        ("(init (step 0))", "(<= (init (step 0)) (true (ready)))"),
+        # a rule for any initial fluent may add a second counter value
+        ("(init (step 0))", "(init (step 0)) (<= (init ?f) (start ?f)) (start (step 3))"),
+        # a rule for any next fluent may keep an old counter value
+        ("(role r)", "(role r) (<= (next ?f) (true ?f) (keep ?f)) (keep (step 0))"),
+    ],
+)
+def test_no_bound_when_other_rules_may_touch_the_counter(change: tuple[str, str]) -> None:
+    text = _counter_game([(0, 1), (1, 2)], 2)
+    assert step_counter_bound(parse_game(text)) == (2, "step")
+    assert step_counter_bound(parse_game(text.replace(*change))) is None
