@@ -26,6 +26,7 @@ TTT = str(EXAMPLES / "ticTacToe.kif")
 GAMES = [str(EXAMPLES / "buttons.kif"), TTT]
 SELF = f"{shlex.quote(sys.executable)} -m gdl2pl.cli replay {{game}}"
 DIFFER = f"{shlex.quote(sys.executable)} {shlex.quote(str(REPO / 'tests/engines/differ.py'))}"
+BUGS = f"{shlex.quote(sys.executable)} {shlex.quote(str(REPO / 'tests/engines/bugs.py'))}"
 
 
 def require_module(name: str) -> ModuleType:
@@ -63,6 +64,17 @@ def test_ray_verdicts_equal_the_local_ones(
     assert (ray_status, remote) == (local_status, local)
     assert [r["game"] for r in remote] == GAMES
     assert {r["verdict"] for r in remote} == {"diverge"}
+
+
+def test_ray_keep_going_finds_what_local_workers_find(
+    ray: ModuleType, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    args = ["verify", TTT, "--engine", BUGS, "--keep-going", "--matches", "1", "--seed", "2"]
+    args += ["--json", "--repro-dir", str(tmp_path)]
+    local_status, local = results_of(capsys, [*args, "--workers", "1"])
+    ray_status, remote = results_of(capsys, [*args, "--ray"])
+    assert (ray_status, remote) == (local_status, local)
+    assert remote[0]["divergence_counts"] == {"goals": 2, "legal": 2, "state": 1}
 
 
 def test_ray_trace_all_equals_the_local_one(
