@@ -120,6 +120,8 @@ def _check(d: Description, file: str | None) -> list[Finding]:
     found += _check_keyword_dependencies(graph)
     found += _check_negation_cycles(graph)
     found += _check_recursion(graph)
+    found += _check_inputs_can_hold(d)
+    found += _check_unused_relations(d, graph)
     unique = list(dict.fromkeys(_with_file(f, file) for f in found))
     return sorted(unique, key=_order)
 
@@ -747,3 +749,115 @@ def _top_conjuncts(lits: Iterable[Literal]) -> Iterator[Literal]:
             yield from _top_conjuncts(lit.conjuncts)
         else:
             yield lit
+
+
+# -- rules that cannot matter -----------------------------------------------------------------
+
+#: Where the terms of ``does`` and ``true`` come from: the heads that can produce them.
+_PRODUCERS = {"does": ("legal", "input"), "true": ("init", "next", "base")}
+
+
+def _check_inputs_can_hold(d: Description) -> Iterator[Finding]:
+    """A positive ``(does R M)`` or ``(true F)`` literal that no head of ``legal`` or
+    ``input`` (for does), or of ``init``, ``next`` or ``base`` (for true), can ever match
+    holds in no state: the rule never fires (warning; e.g. ``(does robot psh)`` where
+    only ``push`` is legal). Heads and literal match by unification, every variable a
+    wildcard, so a warning is never wrong."""
+    heads: dict[str, list[tuple[Term, ...]]] = {"does": [], "true": []}
+    for c in d.clauses:
+        h = c.head
+        name = _key(h.name)
+        if isinstance(h, Func) and name in ("legal", "input") and len(h.args) == 2:
+            heads["does"].append(h.args)
+        elif isinstance(h, Func) and name in ("init", "next", "base") and len(h.args) == 1:
+            heads["true"].append(h.args)
+    for c in d.clauses:
+        if not isinstance(c, Rule):
+            continue
+        for lit in _positive_literals(c.body):
+            name = _key(lit.name)
+            if name not in heads or not isinstance(lit, Func) or not heads[name]:
+                continue
+            if len(lit.args) != (2 if name == "does" else 1):
+                continue  # a keyword with the wrong arity: an error of its own
+            if any(_unifiable(lit.args, args) for args in heads[name]):
+                continue
+            *first, last = _PRODUCERS[name]
+            makers = f"{', '.join(first)} or {last}"
+            yield _warning(
+                "never-holds",
+                f"{_show(lit)} can never hold: no {makers} rule has a head that matches "
+                "it, so this rule never fires",
+                _where(lit, c),
+                c,
+            )
+
+
+def _positive_literals(lits: Iterable[Literal]) -> Iterator[Sentence]:
+    """The atomic sentences of ``lits`` that occur positively (not under ``not``)."""
+    for lit in lits:
+        if isinstance(lit, (Const, Func)):
+            yield lit
+        elif isinstance(lit, (Or, And)):
+            yield from _positive_literals(children(lit))  # type: ignore[arg-type]
+
+
+def _unifiable(xs: tuple[Term, ...], ys: tuple[Term, ...]) -> bool:
+    """Whether the argument lists unify, the variables of each side apart (no occurs
+    check: it only ever says yes more often)."""
+    env: dict[tuple[int, str], tuple[Term, int]] = {}
+
+    def deref(t: Term, side: int) -> tuple[Term, int]:
+        while isinstance(t, Var) and (side, t.name) in env:
+            t, side = env[(side, t.name)]
+        return t, side
+
+    def unify(a: Term, sa: int, b: Term, sb: int) -> bool:
+        a, sa = deref(a, sa)
+        b, sb = deref(b, sb)
+        if isinstance(a, Var):
+            if not (isinstance(b, Var) and (sa, a.name) == (sb, b.name)):
+                env[(sa, a.name)] = (b, sb)
+            return True
+        if isinstance(b, Var):
+            env[(sb, b.name)] = (a, sa)
+            return True
+        if isinstance(a, Const) and isinstance(b, Const):
+            return _key(a.name) == _key(b.name)
+        if isinstance(a, Func) and isinstance(b, Func):
+            return (
+                _key(a.name) == _key(b.name)
+                and len(a.args) == len(b.args)
+                and all(unify(p, sa, q, sb) for p, q in zip(a.args, b.args, strict=True))
+            )
+        return False
+
+    return len(xs) == len(ys) and all(unify(x, 0, y, 1) for x, y in zip(xs, ys, strict=True))
+
+
+def _check_unused_relations(d: Description, graph: DependencyGraph) -> Iterator[Finding]:
+    """A relation the game defines that no keyword relation depends on, even through
+    others, is never used (warning, at its first definition). Programs without ``role``
+    (not games) are left alone: every relation there is an answer."""
+    if "role" not in graph.defined:
+        return
+    needed: set[str] = set()
+    stack = [k for k in graph.nodes if k in KEYWORD_RELATIONS]
+    while stack:
+        k = stack.pop()
+        if k not in needed:
+            needed.add(k)
+            stack.extend(graph.uses(k))
+    warned: set[str] = set()
+    for c in d.clauses:
+        k = _key(c.head.name)
+        if k in needed or k in warned or k in KEYWORD_RELATIONS:
+            continue
+        warned.add(k)
+        yield _warning(
+            "unused-relation",
+            f"{c.head.name} is defined but never used: no rule of role, legal, next, goal, "
+            "terminal (or the other keywords) depends on it",
+            _where(c.head, c),
+            c,
+        )
