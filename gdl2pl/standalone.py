@@ -319,9 +319,7 @@ def _directive(word: str, items: list[str]) -> list[str]:
 
 def _declarations(p: Plan, e: _Emitter, module: str, source_name: str) -> list[str]:
     names = e.names
-    renamed = sorted(
-        (k, n) for k, n in names.items() if n != k[0] and k not in (TRUE, DOES)
-    )
+    renamed = sorted((k, n) for k, n in names.items() if n != k[0] and k not in (TRUE, DOES))
     relations = sorted((p.defined | set(p.undefined)) - {TRUE, DOES})
     exports = [
         "true/1",

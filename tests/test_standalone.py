@@ -117,7 +117,11 @@ def machine_match(game: Path, seed: int, max_steps: int = 200) -> tuple[list[lis
 
 def prolog_moves(moves: list[list[Term]], roles: list[Term]) -> str:
     joints = [
-        "[" + ", ".join(f"does({prolog_term(r)}, {prolog_term(m)})" for r, m in zip(roles, j)) + "]"
+        "["
+        + ", ".join(
+            f"does({prolog_term(r)}, {prolog_term(m)})" for r, m in zip(roles, j, strict=True)
+        )
+        + "]"
         for j in moves
     ]
     return "[" + ",\n ".join(joints) + "]"
@@ -153,9 +157,7 @@ def test_a_random_match_answers_as_the_state_machine(name: str, tmp_path: Path) 
     module = write_module(game, tmp_path / "game.pl")
     driver = tmp_path / "driver.pl"
     driver.write_text(DRIVER + f"\nmatch_moves({prolog_moves(moves, roles)}).\n", encoding="utf-8")
-    out = run_swipl(
-        [module, driver], "match_moves(Ms), play_match(Ms), replay(Ms)", timeout=300
-    )
+    out = run_swipl([module, driver], "match_moves(Ms), play_match(Ms), replay(Ms)", timeout=300)
     got = set(out.splitlines())
     assert got == expected
     assert any(line.endswith(" terminal") for line in got) == any(
@@ -168,7 +170,9 @@ def test_play_random_plays_a_match_to_the_goals(tmp_path: Path) -> None:
     out = run_swipl([module], "set_random(seed(1)), play_random")
     lines = out.splitlines()
     assert lines[0].startswith("state: [control(xplayer),cell(1,1,b),")
-    assert sorted(line.split("(")[1].split(",")[0] for line in lines if line.startswith("goal(")) == [
+    assert sorted(
+        line.split("(")[1].split(",")[0] for line in lines if line.startswith("goal(")
+    ) == [
         "oplayer",
         "xplayer",
     ]
@@ -202,7 +206,8 @@ def test_reserved_and_helper_names_are_renamed_and_listed(tmp_path: Path) -> Non
         "(role robot) (succ 1 2) (member a b) (step 1) (length x y) (r_succ 0 1)\n"
         "(<= (legal robot go) (succ ?x 2) (member ?y b) (step ?z) (length ?u ?v) (r_succ 0 1))\n"
         "(init 1) (<= (next 01) (true 1)) (<= (next 1) (true 01))\n"
-        "(<= (goal robot 100) (true 1)) (<= (goal robot 0) (not (true 1))) (<= terminal (true 01))\n",
+        "(<= (goal robot 100) (true 1)) (<= (goal robot 0) (not (true 1)))\n"
+        "(<= terminal (true 01))\n",
         encoding="utf-8",
     )
     module = write_module(game, tmp_path / "names.pl")
@@ -237,7 +242,9 @@ def test_prolog_term_keeps_symbols_apart() -> None:
     assert texts == ["1", "'01'", "0", "'-1'", "100", "'X'", "'not-filled'", "cell(1, '01')"]
 
 
-def test_cli_writes_the_standalone_module(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_writes_the_standalone_module(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "ttt.pl"
     game = str(EXAMPLES / "ticTacToe.kif")
     assert main(["translate", "--standalone", game, "-o", str(out)]) == 0
