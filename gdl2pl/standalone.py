@@ -240,7 +240,7 @@ play_random_loop :-
     current_state(State),
     format("state: ~q~n", [State]),
     (   terminal
-    ->  forall(goal(Role, Value), format("goal(~q, ~q)~n", [Role, Value]))
+    ->  forall((role(Role), goal(Role, Value)), format("goal(~q, ~q)~n", [Role, Value]))
     ;   findall(does(R, M), (legal_moves(R, Ms), random_member(M, Ms)), JointMove),
         format("moves: ~q~n", [JointMove]),
         step(JointMove),

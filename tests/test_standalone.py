@@ -10,6 +10,7 @@ terminal, goals) with ``gdl2pl.bridge.StateMachine``.
 from __future__ import annotations
 
 import random
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -32,7 +33,7 @@ from gdl2pl.syntax import Term
 
 #: Prints what the module answers along a match as tagged lines, GDL terms in KIF.
 DRIVER = r"""
-kif(T) :- compound(T), !, T =.. [F|As], format("(~w", [F]),
+kif(T) :- compound(T), !, compound_name_arguments(T, F, As), format("(~w", [F]),
     forall(member(A, As), (write(' '), kif(A))), write(')').
 kif(T) :- write(T).
 
@@ -40,7 +41,7 @@ report(N) :-
     forall(true(F), (format("~d fluent ", [N]), kif(F), nl)),
     (   terminal
     ->  format("~d terminal~n", [N]),
-        forall(goal(R, V), format("~d goal ~w ~w~n", [N, R, V]))
+        forall((role(R), goal(R, V)), format("~d goal ~w ~w~n", [N, R, V]))
     ;   forall((role(R), legal(R, M)), (format("~d legal ~w ", [N, R]), kif(M), nl))
     ).
 
@@ -285,3 +286,15 @@ def test_corpus_modules_load_cleanly(tmp_path: Path) -> None:
         for k, f in enumerate(files)
     )
     run_swipl([], f"{loads}, {probes}", timeout=300)
+
+
+def test_the_tutorial_quotes_the_module_as_generated(tmp_path: Path) -> None:
+    """The Prolog excerpts of the tutorial's standalone lesson stand in the module."""
+    tutorial = (EXAMPLES.parents[1] / "docs" / "tutorial.md").read_text(encoding="utf-8")
+    lesson = tutorial.split("### The game in plain SWI-Prolog", 1)[1].split("\n## ", 1)[0]
+    excerpts = re.findall(r"```prolog\n(.*?)```", lesson, flags=re.DOTALL)
+    assert len(excerpts) >= 2
+    module = write_module(EXAMPLES / "buttons.kif", tmp_path / "buttons.pl")
+    text = module.read_text(encoding="utf-8")
+    for excerpt in excerpts:
+        assert excerpt in text
