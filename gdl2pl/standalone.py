@@ -56,7 +56,7 @@ from gdl2pl.translate import PredKey
 from gdl2pl.translate import plan
 from gdl2pl.vocabulary import is_keyword_relation
 
-__all__ = ["HELPERS", "prolog_term", "reserved", "standalone", "standalone_names"]
+__all__ = ["HELPERS", "SYNTAX", "prolog_term", "reserved", "standalone", "standalone_names"]
 
 #: The helper predicates every standalone module defines (and the one it uses inside).
 HELPERS: frozenset[PredKey] = frozenset(
@@ -72,20 +72,29 @@ HELPERS: frozenset[PredKey] = frozenset(
     }
 )
 
+#: Terms a Prolog loader does not read as clauses of their own name: a directive
+#: (``:- G``, ``?- G``), a clause (``H :- B``), a grammar rule, a clause for another module
+#: (``M:H``), the end of the file. A relation of one of these is renamed, so no game can
+#: make the module run a goal when it is loaded.
+SYNTAX: frozenset[PredKey] = frozenset(
+    {(":-", 1), (":-", 2), ("?-", 1), ("-->", 2), (":", 2), ("end_of_file", 0)}
+)
+
 _INTEGER = re.compile(r"0|[1-9][0-9]*")
 
 
 @cache
 def reserved() -> frozenset[PredKey]:
-    """The predicates (name, arity) SWI-Prolog defines or autoloads: a game relation of one
-    of these is renamed (``scripts/swi_reserved.pl`` writes the list)."""
+    """The predicates (name, arity) SWI-Prolog defines or autoloads (the list
+    ``scripts/swi_reserved.pl`` writes), and ``SYNTAX``: a game relation of one of these is
+    renamed."""
     text = files("gdl2pl").joinpath("swi_reserved.txt").read_text(encoding="utf-8")
     out = set()
     for line in text.splitlines():
         if line and not line.startswith("#"):
             name, arity = line.rsplit("/", 1)
             out.add((name, int(arity)))
-    return frozenset(out)
+    return frozenset(out) | SYNTAX
 
 
 def prolog_term(t: Term, names: VariableNamer | None = None) -> str:
@@ -335,7 +344,8 @@ def _declarations(p: Plan, e: _Emitter, module: str, source_name: str) -> list[s
     ]
     if renamed:
         out.append("%")
-        out.append("%   Renamed, as the name is SWI-Prolog's or a helper's (or a zero-arity (r)):")
+        out.append("%   Renamed: a name SWI-Prolog or a helper below uses, or Prolog syntax")
+        out.append("%   (:-, end_of_file), gets the prefix r_; (foo), with no arguments, is foo_:")
         for (n, a), new in renamed:
             out.append(comment_text(f"%     {n}/{a} is {quote_atom(new)}/{a}"))
     out += ["", f":- module({quote_atom(module)},"]

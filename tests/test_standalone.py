@@ -229,6 +229,23 @@ def test_reserved_and_helper_names_are_renamed_and_listed(tmp_path: Path) -> Non
     assert run_swipl([module], goal).splitlines() == ["[go]", "['01']", "0", "terminal"]
 
 
+def test_no_game_runs_a_goal_when_its_module_loads(tmp_path: Path) -> None:
+    """Relations named as Prolog syntax (a directive, a clause, a grammar rule, a clause
+    of another module, the end of the file) are renamed: the module loads them as facts."""
+    game = tmp_path / "hostile.kif"
+    game.write_text(
+        "(role robot) (:- (halt 3)) (--> a (halt 5)) (: user (halt 6)) end_of_file\n"
+        "(<= (legal robot go) (:- (halt 3)) end_of_file (: user (halt 6)))\n"
+        "(init s) (<= (next t) (true s)) (<= (goal robot 100) (true t)) (<= terminal (true t))\n",
+        encoding="utf-8",
+    )
+    module = write_module(game, tmp_path / "hostile.pl")
+    goal = "legal_moves(robot, Ms), print(Ms), nl, state_after([[does(robot, go)]], S), print(S)"
+    assert run_swipl([module], goal) == "[go]\n[t]"
+    text = module.read_text(encoding="utf-8")
+    assert "'r_:-'(halt(3))." in text and "r_end_of_file." in text
+
+
 def test_names_are_deterministic_and_injective() -> None:
     keys = {("succ", 2), ("r_succ", 2), ("step", 1), ("line", 1), ("foo()", 0), ("foo_", 0)}
     names = standalone_names(keys)
