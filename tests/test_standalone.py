@@ -83,7 +83,14 @@ def run_swipl(files: list[Path], goal: str, timeout: float = 120) -> str:
         text=True,
         timeout=timeout,
     )
-    assert done.returncode == 0 and done.stderr == "", done.stderr
+    # At halt, SWI-Prolog may report that its garbage-collector thread was busy (seen
+    # on a loaded machine): a note about the process, not about the module.
+    stderr = "".join(
+        line
+        for line in done.stderr.splitlines(keepends=True)
+        if not line.startswith("% The following threads wouldn't die: [gc]")
+    )
+    assert done.returncode == 0 and stderr == "", done.stderr
     return done.stdout
 
 
