@@ -149,7 +149,8 @@ _HOW_TO_READ = """\
 %   only by identity, and no two symbols give the same integer ('01' stays an
 %   atom), so nothing changes meaning.
 %   (distinct X Y) is X \\== Y and (not G) is \\+ G, both placed after the literals
-%   that bind their variables.
+%   that bind their variables (tnot(G), SWI-Prolog's tabled negation, where G is in
+%   the same recursive component as the rule: a game that is not stratified).
 %   Every relation defined by a rule is tabled: it terminates on recursion and
 %   answers each query once. Tabled 'as incremental', its answers follow every
 %   change of true/1 and does/2 (SWI-Prolog's incremental tabling).
