@@ -12,6 +12,7 @@ from typing import TextIO
 
 from gdl2pl.bridge.errors import GameError
 from gdl2pl.bridge.machine import StateMachine
+from gdl2pl.cli.errors import reason
 from gdl2pl.cli.progress import progress
 from gdl2pl.ggp.board import render_state
 from gdl2pl.ggp.records import random_match
@@ -39,8 +40,12 @@ def translate_command(args: argparse.Namespace) -> int:
     if args.output is None:
         sys.stdout.write(text)
     else:
-        with open(args.output, "w", encoding="utf-8") as out:
-            out.write(text)
+        try:
+            with open(args.output, "w", encoding="utf-8") as out:
+                out.write(text)
+        except OSError as e:
+            print(f"{args.output}: error: cannot write: {reason(e)}", file=sys.stderr)
+            return 2
     return 0
 
 

@@ -282,6 +282,13 @@ def test_cli_writes_the_standalone_module(
     assert "% ticTacToe.kif:" in text and "\\+ \\+" not in text
 
 
+def test_cli_says_when_it_cannot_write(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "missing" / "ttt.pl"
+    game = str(EXAMPLES / "ticTacToe.kif")
+    assert main(["translate", "--standalone", game, "-o", str(out)]) == 2
+    assert capsys.readouterr().err.startswith(f"{out}: error: cannot write: ")
+
+
 CORPUS = shared_files("games/ggp-repository", "*.kif")[::10]
 
 
