@@ -19,6 +19,8 @@ import pytest
 from conftest import EXAMPLES
 from conftest import shared_dir
 from conftest import shared_files
+from hypothesis import given
+from hypothesis import strategies as st
 from prolog_env import require_prolog
 from prolog_env import unavailable
 
@@ -29,6 +31,7 @@ from gdl2pl.pipeline import compile_game
 from gdl2pl.standalone import prolog_term
 from gdl2pl.standalone import standalone
 from gdl2pl.standalone import standalone_names
+from gdl2pl.syntax import Const
 from gdl2pl.syntax import Term
 
 #: Prints what the module answers along a match as tagged lines, GDL terms in KIF.
@@ -259,6 +262,14 @@ def test_names_are_deterministic_and_injective() -> None:
     assert names == standalone_names(set(reversed(sorted(keys))))
     assert len({(n, k[1]) for k, n in names.items()}) == len(keys)
     assert names[("line", 1)] == "line"
+
+
+@given(st.lists(st.text(alphabet="0123456789aX-_' ", min_size=1, max_size=4), unique=True))
+def test_distinct_symbols_are_distinct_prolog_terms(symbols: list[str]) -> None:
+    """The law that keeps ``distinct`` and unification right with integers: the text of a
+    symbol is injective."""
+    texts = [prolog_term(Const(name)) for name in symbols]
+    assert len(set(texts)) == len(texts)
 
 
 def test_prolog_term_keeps_symbols_apart() -> None:
