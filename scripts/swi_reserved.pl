@@ -1,19 +1,20 @@
 /*  Writes gdl2pl/swi_reserved.txt: the predicates a standalone game module may not
     define under their own name (gdl2pl translate --standalone renames such a relation).
     They are SWI-Prolog's system predicates and the predicates its autoloadable libraries
-    export. Run from the repository root:  swipl scripts/swi_reserved.pl
+    export (but library(backcomp), whose obsolete predicates a game may well name, such
+    as index/1). Run from the repository root:  swipl scripts/swi_reserved.pl
 */
 
 :- initialization(main, main).
 
 reserved(Name/Arity) :-
     predicate_property(system:Head, defined),
-    \+ predicate_property(system:Head, imported_from(_)),
     functor(Head, Name, Arity),
     \+ sub_atom(Name, 0, _, _, $).
 reserved(Name/Arity) :-
     '$find_library'(lists, member, 2, _, _),   % loads the autoload index
-    '$autoload':library_index(Head, _Module, _File),
+    '$autoload':library_index(Head, Module, _File),
+    Module \== backward_compatibility,         % obsolete names, free for games
     functor(Head, Name, Arity).
 
 main :-

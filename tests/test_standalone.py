@@ -29,6 +29,7 @@ from gdl2pl.cli import main
 from gdl2pl.kif import parse_kif
 from gdl2pl.pipeline import compile_game
 from gdl2pl.standalone import prolog_term
+from gdl2pl.standalone import reserved
 from gdl2pl.standalone import standalone
 from gdl2pl.standalone import standalone_names
 from gdl2pl.syntax import Const
@@ -254,6 +255,19 @@ def test_no_game_runs_a_goal_when_its_module_loads(tmp_path: Path) -> None:
     assert run_swipl([module], goal) == "[go]\n[t]"
     text = module.read_text(encoding="utf-8")
     assert "'r_:-'(halt(3))." in text and "r_end_of_file." in text
+
+
+def test_the_reserved_list_holds_every_system_predicate_of_this_swipl() -> None:
+    """A game relation named as a system predicate of the SWI-Prolog in use is renamed:
+    ``gdl2pl/swi_reserved.txt`` (``scripts/swi_reserved.pl``) must be up to date."""
+    goal = (
+        "forall((predicate_property(system:H, defined), functor(H, N, A), "
+        "\\+ sub_atom(N, 0, _, _, $)), format('~a/~d~n', [N, A]))"
+    )
+    lines = run_swipl([], goal).splitlines()
+    system = {(n, int(a)) for n, a in (line.rsplit("/", 1) for line in lines)}
+    assert len(system) > 400
+    assert system - reserved() == set()
 
 
 def test_names_are_deterministic_and_injective() -> None:
