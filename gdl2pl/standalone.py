@@ -58,7 +58,7 @@ from gdl2pl.vocabulary import is_keyword_relation
 
 __all__ = ["HELPERS", "SYNTAX", "prolog_term", "reserved", "standalone", "standalone_names"]
 
-#: The helper predicates every standalone module defines (and the one it uses inside).
+#: The helper predicates every standalone module defines (and the two it uses inside).
 HELPERS: frozenset[PredKey] = frozenset(
     {
         ("set_state", 1),
@@ -69,6 +69,7 @@ HELPERS: frozenset[PredKey] = frozenset(
         ("state_after", 2),
         ("play_random", 0),
         ("play_random_loop", 0),
+        ("legal_move", 1),
     }
 )
 
@@ -210,18 +211,21 @@ legal_moves(Role, Moves) :-
 %
 %   Play JointMove, a list with one does(Role, Move) per role, from the current
 %   state: the current state becomes the next one (the next/1 fluents).
-%   Raises a domain_error if a move is not legal.
+%   Raises a domain_error if an element is not a legal does(Role, Move).
 
 step(JointMove) :-
-    forall(member(does(R, M), JointMove),
-           (   legal(R, M)
-           ->  true
-           ;   domain_error(legal_move, does(R, M))
-           )),
+    must_be(list, JointMove),
+    forall(member(Move, JointMove), legal_move(Move)),
     retractall(does(_, _)),
-    forall(member(D, JointMove), assertz(D)),
+    forall(member(does(R, M), JointMove), assertz(does(R, M))),
     findall(F, next(F), Fs),
     set_state(Fs).
+
+legal_move(does(Role, Move)) :-
+    legal(Role, Move),
+    !.
+legal_move(Move) :-
+    domain_error(legal_move, Move).
 
 %!  state_after(+Moves:list, -State:list) is det.
 %
@@ -335,7 +339,7 @@ def _declarations(p: Plan, e: _Emitter, module: str, source_name: str) -> list[s
         "true/1",
         "does/2",
         *(e.pi(k) for k in relations),
-        *(f"{n}/{a}" for n, a in sorted(HELPERS) if n != "play_random_loop"),
+        *(f"{n}/{a}" for n, a in sorted(HELPERS) if n not in ("play_random_loop", "legal_move")),
     ]
     out = [
         comment_text(f"%   {module}: translated by gdl2pl from {source_name}, standalone."),

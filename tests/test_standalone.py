@@ -199,6 +199,12 @@ def test_step_refuses_an_illegal_move(tmp_path: Path) -> None:
         "error(domain_error(legal_move, D), _), (print(D), nl))"
     )
     assert run_swipl([module], goal) == "does(xplayer,noop)\n"
+    goal = (
+        "initial_state(S), set_state(S), "
+        "catch(step([does(xplayer, mark(1, 1)), halt]), "
+        "error(domain_error(legal_move, D), _), (print(D), nl)), current_state(S), print(ok)"
+    )
+    assert run_swipl([module], goal) == "halt\nok"
 
 
 def test_the_student_can_set_true_facts_by_hand(tmp_path: Path) -> None:
