@@ -158,11 +158,15 @@ def game_path(name: str) -> Path:
     return Path(name) if Path(name).is_absolute() else shared_dir() / name
 
 
-@pytest.mark.parametrize("name", GAMES, ids=lambda n: Path(n).name)
+#: A sample of the corpus (every 10th game), for the same comparison up to 60 steps.
+SAMPLE = shared_files("games/ggp-repository", "*.kif")[5::10]
+
+
+@pytest.mark.parametrize("name", GAMES + SAMPLE, ids=lambda n: Path(n).name)
 def test_a_random_match_answers_as_the_state_machine(name: str, tmp_path: Path) -> None:
     game = game_path(name)
     seed = 25
-    moves, expected = machine_match(game, seed)
+    moves, expected = machine_match(game, seed, max_steps=200 if name in GAMES else 60)
     sm = StateMachine.from_file(game)
     roles = list(sm.roles)
     sm.close()
