@@ -35,7 +35,8 @@ from gdl2pl.standalone import standalone_names
 from gdl2pl.syntax import Const
 from gdl2pl.syntax import Term
 
-#: Prints what the module answers along a match as tagged lines, GDL terms in KIF.
+#: Prints what the module answers along a match as tagged lines, GDL terms in KIF (the
+#: goals of GDL-II's random role, which need not have any, left out).
 DRIVER = r"""
 kif(T) :- compound(T), !, compound_name_arguments(T, F, As), format("(~w", [F]),
     forall(member(A, As), (write(' '), kif(A))), write(')').
@@ -45,7 +46,7 @@ report(N) :-
     forall(true(F), (format("~d fluent ", [N]), kif(F), nl)),
     (   terminal
     ->  format("~d terminal~n", [N]),
-        forall((role(R), goal(R, V)), format("~d goal ~w ~w~n", [N, R, V]))
+        forall((role(R), R \== random, goal(R, V)), format("~d goal ~w ~w~n", [N, R, V]))
     ;   forall((role(R), legal(R, M)), (format("~d legal ~w ", [N, R]), kif(M), nl))
     ).
 
@@ -112,7 +113,9 @@ def machine_match(game: Path, seed: int, max_steps: int = 200) -> tuple[list[lis
             if sm.is_terminal(state):
                 lines.add(f"{n} terminal")
                 roles = sm.roles
-                lines |= {f"{n} goal {r} {g}" for r, g in zip(roles, sm.goals(state), strict=True)}
+                goals = zip(roles, sm.goals(state), strict=True)
+                # GDL-II's random role need have no goal (the machine then says 0).
+                lines |= {f"{n} goal {r} {g}" for r, g in goals if not sm.is_random(r)}
                 break
             for role in sm.roles:
                 lines |= {f"{n} legal {role} {m}" for m in sm.legal_moves(state, role)}
@@ -143,6 +146,8 @@ GAMES = [
     str(EXAMPLES / "ticTacToe.kif"),
     str(EXAMPLES / "buttons.kif"),
     str(EXAMPLES / "buttons.gdl"),
+    str(EXAMPLES / "montyHall.kif"),
+    str(EXAMPLES / "kuhnPoker.kif"),
     "games/ggp-repository/nim1.kif",
     "games/ggp-repository/hanoi.kif",
     "games/ggp-repository/connect4.kif",
