@@ -51,6 +51,13 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("game")
     s.add_argument("--module", help="module name (default: game)")
     s.add_argument("--syntax", choices=SYNTAXES, default="auto")
+    s.add_argument(
+        "--standalone",
+        action="store_true",
+        help="a module that loads in plain SWI-Prolog (swipl FILE), with no gdl2pl runtime: "
+        "true/1 and does/2 as dynamic facts, and helpers to play (see its header)",
+    )
+    s.add_argument("-o", "--output", metavar="OUT", help="write the module to OUT, not stdout")
     add_accept_errors(s)
 
     s = sub.add_parser("play", help="play a random match, printing every state")

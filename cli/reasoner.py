@@ -12,20 +12,40 @@ from typing import TextIO
 
 from gdl2pl.bridge.errors import GameError
 from gdl2pl.bridge.machine import StateMachine
+from gdl2pl.cli.errors import reason
 from gdl2pl.cli.progress import progress
 from gdl2pl.ggp.board import render_state
 from gdl2pl.ggp.records import random_match
 from gdl2pl.ggp.records import replay
 from gdl2pl.jsonline import loads_line
 from gdl2pl.pipeline import compile_game
+from gdl2pl.standalone import standalone
 
 
 def translate_command(args: argparse.Namespace) -> int:
-    """Print the Prolog module a game translates to."""
+    """Print (or write to ``--output``) the Prolog module a game translates to, or with
+    ``--standalone`` the module that loads in plain SWI-Prolog."""
+    module = args.module or "game"
     compiled = compile_game(
-        args.game, syntax=args.syntax, name=_base(args.game), module=args.module or "game"
+        args.game,
+        syntax=args.syntax,
+        name=_base(args.game),
+        module=module,
+        translate=not args.standalone,
     )
-    sys.stdout.write(compiled.translation.text)
+    if args.standalone:
+        text = standalone(compiled.normalized, module, _base(args.game))
+    else:
+        text = compiled.translation.text
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            with open(args.output, "w", encoding="utf-8") as out:
+                out.write(text)
+        except OSError as e:
+            print(f"{args.output}: error: cannot write: {reason(e)}", file=sys.stderr)
+            return 2
     return 0
 
 

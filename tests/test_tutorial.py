@@ -2,7 +2,10 @@
 compared with the text that follows it, so the tutorial cannot go stale.
 
 ``gdl2pl ...`` commands run through ``gdl2pl.cli.main`` (stdout, then stderr, then
-``[exit status N]`` when N is not 0); ``cat FILE`` prints the file. To rewrite the outputs
+``[exit status N]`` when N is not 0); ``swipl ...`` runs SWI-Prolog in a subprocess (shown
+the same way); ``cat FILE`` prints the file. Commands run in a scratch directory that
+links to every top-level entry of the source tree, so a file a command writes (``-o
+buttons.pl``) lands there, not in the tree. To rewrite the outputs
 after a deliberate change: ``GDL2PL_UPDATE_TUTORIAL=1 pytest tests/test_tutorial.py``.
 """
 
@@ -11,10 +14,13 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 from prolog_env import require_prolog
+from prolog_env import unavailable
 
 from gdl2pl.cli import main
 
@@ -37,6 +43,13 @@ def run(command: str, capsys: pytest.CaptureFixture[str]) -> str:
     argv = shlex.split(command)
     if argv[0] == "cat":
         return (ROOT / argv[1]).read_text(encoding="utf-8")
+    if argv[0] == "swipl":
+        swipl = shutil.which("swipl")
+        if swipl is None:
+            unavailable("no swipl on PATH")
+        done = subprocess.run([swipl, *argv[1:]], capture_output=True, text=True, timeout=120)
+        status = f"[exit status {done.returncode}]\n" if done.returncode else ""
+        return done.stdout + done.stderr + status
     assert argv[0] == "gdl2pl", command
     capsys.readouterr()
     status = main(argv[1:])
@@ -47,9 +60,16 @@ def run(command: str, capsys: pytest.CaptureFixture[str]) -> str:
     return text
 
 
-def test_tutorial_commands(capsys, monkeypatch) -> None:
+def scratch_tree(tmp: Path) -> Path:
+    """A directory linking to every top-level entry of the source tree."""
+    for entry in ROOT.iterdir():
+        (tmp / entry.name).symlink_to(entry)
+    return tmp
+
+
+def test_tutorial_commands(capsys, monkeypatch, tmp_path) -> None:
     require_prolog()
-    monkeypatch.chdir(ROOT)
+    monkeypatch.chdir(scratch_tree(tmp_path))
     monkeypatch.setenv("COLUMNS", "100")
     text = TUTORIAL.read_text(encoding="utf-8")
     pairs = commands(text)
