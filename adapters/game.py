@@ -76,7 +76,7 @@ ANALYSIS_SECONDS = 5.0
 KIND_MODULE = "gdl_kind"
 #: The action space of a role whose moves are numbered as first seen, unless
 #: ``num_distinct_actions`` says otherwise.
-LAZY_ACTIONS = 4096
+LAZY_ACTIONS = 131_072
 #: The observation size of a game whose fluents are numbered as first seen.
 LAZY_FLUENTS = 4096
 #: The goal a role without one in a terminal state gets unless ``missing_goal`` says
@@ -426,13 +426,14 @@ class GdlGame:
             returns.append(goal_return(vs[0]))
         return Node(True, tuple(() for _ in self.roles), tuple(returns), -1)
 
-    def _met_missing_goal(self, state: str, role: object) -> None:
+    def _met_missing_goal(self, state: str, role: object | None) -> None:
         if self.missing_goal_met:
             return
         self.missing_goal_met = state
         if self.missing_goal_mode == "assume":
             warnings.warn(
-                f"{self.name}: role {role} has no goal value in the terminal state {state} "
+                f"{self.name}: {'a role' if role is None else f'role {role}'} has no goal "
+                f"value in the terminal state {state} "
                 f"(the game is not well-formed); assumed {self.missing_goal}. "
                 "Choose the value with missing_goal=<int>, or refuse such states with "
                 "missing_goal='error'",
@@ -609,7 +610,7 @@ class GdlGame:
             timer.cancel()
         if missed:
             met = MachineState.from_fluents(py_term(f) for f in missed)
-            self._met_missing_goal(_short(met), "a role")
+            self._met_missing_goal(_short(met), None)
         if verdict == "bad":
             state = MachineState.from_fluents(py_term(f) for f in bad)
             self.node(state)  # raises, naming the role
