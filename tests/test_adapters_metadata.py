@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from adapters_support import repository_game
 from adapters_support import require_module
 
@@ -89,3 +90,48 @@ def test_goal_rules_of_one_body_prove_a_constant_sum():
     assert goal_sum(parse_game(game.replace("(goal b 70)", "(goal b 60)"))) is None
     assert goal_sum(parse_game(game.replace("(<= (goal b 0) (true (won a)))", ""))) is None
     assert goal_sum(parse_game(game + " (<= (goal ?r 50) (true (tie)) (role ?r))")) is None
+
+
+def test_goal_groups_that_contradict_every_terminal_rule_are_left_out():
+    from gdl2pl.adapters.bounds import goal_sum
+
+    # connectFour's shape: while the board is open and nobody has won, both goals are 0,
+    # but every terminal rule needs a line or a full board, so that group is never final
+    game = """(role a) (role b)
+    (<= terminal (true (line))) (<= terminal (not open))
+    (<= (goal a 100) (true (line))) (<= (goal b 0) (true (line)))
+    (<= (goal a 50) (not (true (line))) (not open))
+    (<= (goal b 50) (not (true (line))) (not open))
+    (<= (goal a 0) (not (true (line))) open) (<= (goal b 0) (not (true (line))) open)"""
+    assert goal_sum(parse_game(game)) == 100
+    # a terminal rule the group does not contradict: the group counts, sums differ
+    assert goal_sum(parse_game(game + " (<= terminal (true (bored)))")) is None
+    # a complement only up to variables is not a contradiction
+    with_var = game.replace("(<= terminal (not open))", "(<= terminal (not (full ?x)))")
+    assert goal_sum(parse_game(with_var.replace("open", "(full ?x)"))) is None
+
+
+@pytest.mark.parametrize("name", ["connectFour", "simultaneousWin2"])
+def test_goal_sum_from_the_rules_holds_in_random_terminal_states(name):
+    """Soundness on real games: the proved sum is the sum of goals where plays end."""
+    from gdl2pl import read_game
+    from gdl2pl.adapters.bounds import goal_sum
+    from gdl2pl.bridge import StateMachine
+
+    path = repository_game(name)
+    total = goal_sum(read_game(path))
+    assert total is not None
+    with StateMachine.from_file(path) as sm:
+        for _ in range(20):
+            end, _ = sm.depth_charge(sm.initial_state)
+            assert sum(sm.goals(end)) == total
+
+
+def test_connect_four_is_zero_sum_from_its_goal_rules():
+    pyspiel = require_module("pyspiel")
+    import gdl2pl.openspiel as gos
+
+    game = gos.load_game(repository_game("connectFour"))
+    claim = game.gdl_metadata()["utility"]
+    assert (claim.value, claim.status) == ("zero-sum", "proved")
+    assert game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
