@@ -11,6 +11,8 @@ Pure functions over a description.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from gdl2pl.normalize import fold
 from gdl2pl.normalize import normalize_case
 from gdl2pl.syntax import Const
@@ -164,7 +166,7 @@ def _controlled(d: Description, name: str, role: object) -> bool:
     return len(free) <= 1
 
 
-def never_terminal(body: frozenset[object], terminal_bodies: list[tuple[object, ...]]) -> bool:
+def never_terminal(body: frozenset[object], terminal_bodies: Sequence[Sequence[object]]) -> bool:
     """Whether a rule body can hold in no terminal state: every ``terminal`` rule's body
     has a ground literal whose complement (``p`` against ``(not p)``) is in ``body``."""
     if not terminal_bodies:
