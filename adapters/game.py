@@ -71,7 +71,8 @@ Source = Literal["input", "base", "reachability", "first-seen"]
 MAX_ACTIONS = 1_000_000
 #: Prolog inferences the game-kind search may use before it gives up (verdict unknown).
 ANALYSIS_INFERENCES = 2_000_000_000
-#: Seconds the game-kind search may take before it gives up (verdict unknown).
+#: Seconds the game-kind search may take before it gives up (verdict unknown), unless
+#: ``analysis_seconds`` says otherwise.
 ANALYSIS_SECONDS = 5.0
 KIND_MODULE = "gdl_kind"
 #: The action space of a role whose moves are numbered as first seen, unless
@@ -177,6 +178,7 @@ class GdlGame:
         analysis_states: int = 6_000,
         analysis_edges: int = 20_000,
         analysis_steps: int = 500,
+        analysis_seconds: float = ANALYSIS_SECONDS,
         max_terms: int = MAX_TERMS,
         num_distinct_actions: int | None = None,
         missing_goal: MissingGoal = "assume",
@@ -188,6 +190,7 @@ class GdlGame:
         self.options: dict[str, Any] = {
             "dynamics": dynamics, "analysis_states": analysis_states,
             "analysis_edges": analysis_edges, "analysis_steps": analysis_steps,
+            "analysis_seconds": analysis_seconds,
             "max_terms": max_terms, "num_distinct_actions": num_distinct_actions,
             "missing_goal": missing_goal, "cache_size": cache_size, "seed": seed,
         }
@@ -201,6 +204,7 @@ class GdlGame:
                 f"not {missing_goal!r}"
             )
         self.missing_goal_mode = missing_goal
+        self.analysis_seconds = analysis_seconds
         #: The goal a role without one gets in a terminal state, or None: an error.
         self.missing_goal: int | None = (
             MISSING_GOAL_ASSUMED if missing_goal == "assume"
@@ -591,7 +595,7 @@ class GdlGame:
         if max_states <= 0:
             return Kind(False, False, 0, 0, frozenset())
         janus = kind_runtime()
-        timer = threading.Timer(ANALYSIS_SECONDS, interrupt, (prolog_thread_id(),))
+        timer = threading.Timer(self.analysis_seconds, interrupt, (prolog_thread_id(),))
         timer.start()
         try:
             with self.sm.using():

@@ -27,6 +27,7 @@ import pyspiel
 from gdl2pl.adapters import GdlGame
 from gdl2pl.adapters import find_game
 from gdl2pl.adapters.domains import MAX_TERMS
+from gdl2pl.adapters.game import ANALYSIS_SECONDS
 from gdl2pl.bridge import MachineState
 from gdl2pl.ggp.board import render_state
 
@@ -37,7 +38,8 @@ SHORT_NAME = "gdl"
 #: the fluents from the reachability analysis), ``num_distinct_actions`` (the action
 #: space when moves are numbered as first seen; 0: ``GdlGame``'s default),
 #: ``missing_goal`` (the goal of a role without one in a terminal state; -1: such a state
-#: is an error; -2: 50 is assumed, with a ``MissingGoalWarning``).
+#: is an error; -2: 50 is assumed, with a ``MissingGoalWarning``), ``analysis_seconds``
+#: (the time the game-kind search may take at load).
 DEFAULT_PARAMS: dict[str, Any] = {
     "game": "ticTacToe.kif",
     "dynamics": "auto",
@@ -45,6 +47,7 @@ DEFAULT_PARAMS: dict[str, Any] = {
     "max_terms": MAX_TERMS,
     "num_distinct_actions": 0,
     "missing_goal": -2,
+    "analysis_seconds": ANALYSIS_SECONDS,
 }
 
 _Dyn = pyspiel.GameType.Dynamics
@@ -90,6 +93,7 @@ class GdlOpenSpielGame(pyspiel.Game):
             max_terms=int(p["max_terms"]),
             num_distinct_actions=int(p["num_distinct_actions"]) or None,
             missing_goal=_missing_goal(p["missing_goal"]),
+            analysis_seconds=float(p["analysis_seconds"]),
         )
         g = self.gdl
         if g.zero_sum:
@@ -224,7 +228,8 @@ class BaseObserver:
 
 def load_game(path: str | os.PathLike[str], **options: Any) -> Any:
     """The GDL game in ``path`` as a ``pyspiel.Game`` (options: ``dynamics``,
-    ``max_game_length``, ``max_terms``, ``num_distinct_actions``, ``missing_goal``; see
+    ``max_game_length``, ``max_terms``, ``num_distinct_actions``, ``missing_goal``,
+    ``analysis_seconds``; see
     ``DEFAULT_PARAMS``). Registered as ``gdl``: ``pyspiel.load_game("gdl", {"game": path})``."""
     return GdlOpenSpielGame({**options, "game": os.fspath(path)})
 
