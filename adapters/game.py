@@ -685,6 +685,10 @@ class GdlGame:
             else:
                 out["max_game_length"] = Claim(
                     None, "assumed", f"no bound proved; longest play seen {k.max_depth}")
+        if self.missing_goal_met and "utility" in out:
+            u = out["utility"]
+            out["utility"] = Claim(u.value, u.status, f"{u.how}; counting the goal "
+                                   f"{self.missing_goal} of roles without one (missing_goal)")
         out["missing_goal"] = self._missing_goal_claim()
         return out
 

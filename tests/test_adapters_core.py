@@ -82,6 +82,7 @@ def test_terminal_state_without_goal_is_assumed_with_a_warning_by_default():
         assert g.node(end).returns == (0.0,)
         claim = g.gdl_metadata()["missing_goal"]
         assert (claim.value, claim.status) == (50, "assumed") and "(count 1)" in claim.how
+        assert "missing_goal" in g.gdl_metadata()["utility"].how  # the sum counts the 50
     finally:
         g.close()
 

@@ -51,7 +51,10 @@ def test_chess_length_and_turns_are_proved_from_its_rules():
     pyspiel = require_module("pyspiel")
     import gdl2pl.openspiel as gos
 
-    game = gos.load_game(repository_game("chess"), missing_goal=50)  # chosen, not assumed
+    # missing_goal chosen, not assumed; a 1 s game-kind search (it cannot finish on chess)
+    game = gos.load_game(repository_game("chess"), missing_goal=50, analysis_seconds=1)
+    assert game.gdl.analysis_seconds == 1 and not game.gdl.kind.proved
+    assert game.gdl_metadata()["missing_goal"].status == "chosen"
     assert game.max_game_length() == 200
     assert game.gdl_metadata()["max_game_length"].status == "proved"
     claim = game.gdl_metadata()["dynamics"]  # the enumeration is cut off: rules prove it
