@@ -5,6 +5,9 @@ from __future__ import annotations
 import pytest
 from adapters_support import repository_game
 from adapters_support import require_module
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from gdl2pl import parse_game
 from gdl2pl.adapters.bounds import step_counter_bound
@@ -138,3 +141,51 @@ def test_connect_four_is_zero_sum_from_its_goal_rules():
     claim = game.gdl_metadata()["utility"]
     assert (claim.value, claim.status) == ("zero-sum", "proved")
     assert game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
+
+
+ATOMS = ("p", "q", "r")
+_literal = st.tuples(st.sampled_from(ATOMS), st.booleans())
+_body = st.lists(_literal, max_size=3, unique_by=lambda lit: lit[0])
+# goal rules in groups of one body, one rule per role: the shape goal_sum looks for,
+# mostly summing to 100, sometimes not (a group that must never end a play)
+_group = st.tuples(_body, st.sampled_from(((100, 0), (0, 100), (50, 50), (0, 0))))
+
+
+def _kif_body(body):
+    return " ".join(atom if positive else f"(not {atom})" for atom, positive in body)
+
+
+def _holds(body, world):
+    return all((atom in world) == positive for atom, positive in body)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(_group, min_size=1, max_size=4, unique_by=lambda g: frozenset(g[0])),
+    st.lists(_body, min_size=1, max_size=2),
+)
+def test_proved_goal_sum_holds_in_every_well_formed_end(groups, terminals):
+    """The law behind ``goal_sum``: over propositional games (atoms p, q, r), in every
+    world where some terminal rule holds and each role has exactly one goal value, the
+    goal values add up to the proved sum."""
+    from itertools import combinations
+
+    from gdl2pl.adapters.bounds import goal_sum
+
+    goals = [(who, v, b) for b, vs in groups for who, v in zip("ab", vs, strict=True)]
+    text = "(role a) (role b) " + " ".join(
+        [f"(<= (goal {who} {v}) {_kif_body(b)})" if b else f"(goal {who} {v})"
+         for who, v, b in goals]
+        + [f"(<= terminal {_kif_body(b)})" if b else "terminal" for b in terminals]
+    )
+    total = goal_sum(parse_game(text))
+    if total is None:
+        return
+    for n in range(len(ATOMS) + 1):
+        for world in map(set, combinations(ATOMS, n)):
+            if not any(_holds(b, world) for b in terminals):
+                continue
+            values = {who: [v for w, v, b in goals if w == who and _holds(b, world)]
+                      for who in ("a", "b")}
+            if all(len(vs) == 1 for vs in values.values()):
+                assert values["a"][0] + values["b"][0] == total, (text, world)
