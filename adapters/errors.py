@@ -18,3 +18,8 @@ class UnrepresentableStateError(AdapterError):
     """A reachable state breaks what the adapter promised (a role without a legal move,
     no unique goal at the end, a move outside the action table, a second mover in a game
     loaded as turn-taking)."""
+
+
+class MissingGoalWarning(UserWarning):
+    """A terminal state gives a role no goal value (the game is not well-formed); the
+    role got the assumed value (``GdlGame(missing_goal=...)`` chooses it or refuses)."""

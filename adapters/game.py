@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -55,6 +56,7 @@ from gdl2pl.syntax import Term
 from .domains import MAX_TERMS
 from .errors import AdapterError
 from .errors import DomainExplosionError
+from .errors import MissingGoalWarning
 from .errors import UnrepresentableStateError
 from .planes import BoardLayout
 from .planes import board_layout
@@ -69,14 +71,20 @@ Source = Literal["input", "base", "reachability", "first-seen"]
 MAX_ACTIONS = 1_000_000
 #: Prolog inferences the game-kind search may use before it gives up (verdict unknown).
 ANALYSIS_INFERENCES = 2_000_000_000
-#: Seconds the game-kind search may take before it gives up (verdict unknown).
+#: Seconds the game-kind search may take before it gives up (verdict unknown), unless
+#: ``analysis_seconds`` says otherwise.
 ANALYSIS_SECONDS = 5.0
 KIND_MODULE = "gdl_kind"
 #: The action space of a role whose moves are numbered as first seen, unless
 #: ``num_distinct_actions`` says otherwise.
-LAZY_ACTIONS = 4096
+LAZY_ACTIONS = 131_072
 #: The observation size of a game whose fluents are numbered as first seen.
 LAZY_FLUENTS = 4096
+#: The goal a role without one in a terminal state gets unless ``missing_goal`` says
+#: otherwise (return 0: neither a win nor a loss), with a ``MissingGoalWarning``.
+MISSING_GOAL_ASSUMED = 50
+MissingGoal = int | Literal["assume", "error"] | None
+
 #: Entries of an identity memo of move or fluent objects (beyond it, plain lookups).
 MAX_MEMO = 200_000
 
@@ -170,9 +178,10 @@ class GdlGame:
         analysis_states: int = 6_000,
         analysis_edges: int = 20_000,
         analysis_steps: int = 500,
+        analysis_seconds: float = ANALYSIS_SECONDS,
         max_terms: int = MAX_TERMS,
         num_distinct_actions: int | None = None,
-        missing_goal: int | None = None,
+        missing_goal: MissingGoal = "assume",
         cache_size: int = 200_000,
         seed: int = 0,
     ) -> None:
@@ -181,12 +190,28 @@ class GdlGame:
         self.options: dict[str, Any] = {
             "dynamics": dynamics, "analysis_states": analysis_states,
             "analysis_edges": analysis_edges, "analysis_steps": analysis_steps,
+            "analysis_seconds": analysis_seconds,
             "max_terms": max_terms, "num_distinct_actions": num_distinct_actions,
             "missing_goal": missing_goal, "cache_size": cache_size, "seed": seed,
         }
         description = read_game(self.path)
         self.sm = StateMachine(description, name=self.name)
-        self.missing_goal = missing_goal
+        if missing_goal is None:
+            missing_goal = "error"
+        if not (isinstance(missing_goal, int) or missing_goal in ("assume", "error")):
+            raise AdapterError(
+                f"{self.name}: missing_goal must be a goal value, 'assume' or 'error', "
+                f"not {missing_goal!r}"
+            )
+        self.missing_goal_mode = missing_goal
+        self.analysis_seconds = analysis_seconds
+        #: The goal a role without one gets in a terminal state, or None: an error.
+        self.missing_goal: int | None = (
+            MISSING_GOAL_ASSUMED if missing_goal == "assume"
+            else None if missing_goal == "error" else int(missing_goal)
+        )
+        #: The first terminal state met where a role had no goal (text), or "".
+        self.missing_goal_met = ""
         self.description = description
         self.dynamics_option = dynamics
         try:
@@ -394,6 +419,7 @@ class GdlGame:
         for role, vs in zip(self.roles, goals, strict=True):
             if not vs and self.missing_goal is not None:
                 vs = [self.missing_goal]
+                self._met_missing_goal(_short(state), role)
             if len(vs) != 1 or not isinstance(vs[0], int):
                 what = "no goal value" if not vs else f"goal values {list(vs)}"
                 hint = " (missing_goal= gives such a role a value)" if not vs else ""
@@ -403,6 +429,21 @@ class GdlGame:
                 )
             returns.append(goal_return(vs[0]))
         return Node(True, tuple(() for _ in self.roles), tuple(returns), -1)
+
+    def _met_missing_goal(self, state: str, role: object | None) -> None:
+        if self.missing_goal_met:
+            return
+        self.missing_goal_met = state
+        if self.missing_goal_mode == "assume":
+            warnings.warn(
+                f"{self.name}: {'a role' if role is None else f'role {role}'} has no goal "
+                f"value in the terminal state {state} "
+                f"(the game is not well-formed); assumed {self.missing_goal}. "
+                "Choose the value with missing_goal=<int>, or refuse such states with "
+                "missing_goal='error'",
+                MissingGoalWarning,
+                stacklevel=4,
+            )
 
     def _moving_node(self, state: MachineState, actions: list[list[int]]) -> Node:
         """The node of a non-terminal state whose roles' legal action ids are
@@ -554,11 +595,11 @@ class GdlGame:
         if max_states <= 0:
             return Kind(False, False, 0, 0, frozenset())
         janus = kind_runtime()
-        timer = threading.Timer(ANALYSIS_SECONDS, interrupt, (prolog_thread_id(),))
+        timer = threading.Timer(self.analysis_seconds, interrupt, (prolog_thread_id(),))
         timer.start()
         try:
             with self.sm.using():
-                verdict, states, max_depth, sums, bad = janus.apply_once(
+                verdict, states, max_depth, sums, bad, missed = janus.apply_once(
                     KIND_MODULE,
                     "kind_search",
                     self.sm.module,
@@ -571,6 +612,9 @@ class GdlGame:
                 )
         finally:
             timer.cancel()
+        if missed:
+            met = MachineState.from_fluents(py_term(f) for f in missed)
+            self._met_missing_goal(_short(met), None)
         if verdict == "bad":
             state = MachineState.from_fluents(py_term(f) for f in bad)
             self.node(state)  # raises, naming the role
@@ -641,16 +685,32 @@ class GdlGame:
             else:
                 out["max_game_length"] = Claim(
                     None, "assumed", f"no bound proved; longest play seen {k.max_depth}")
-        if self.missing_goal is not None:
-            out["missing_goal"] = Claim(self.missing_goal, "chosen",
-                                       "the goal of a role without one in a terminal state")
+        if self.missing_goal_met and "utility" in out:
+            u = out["utility"]
+            out["utility"] = Claim(u.value, u.status, f"{u.how}; counting the goal "
+                                   f"{self.missing_goal} of roles without one (missing_goal)")
+        out["missing_goal"] = self._missing_goal_claim()
         return out
+
+    def _missing_goal_claim(self) -> Claim:
+        met = (f"met in {self.missing_goal_met}" if self.missing_goal_met
+               else "none met so far")
+        if self.missing_goal_mode == "error":
+            return Claim(None, "chosen", "a terminal state without a goal is an error")
+        if self.missing_goal_mode != "assume":
+            return Claim(self.missing_goal, "chosen",
+                         f"the goal of a role without one in a terminal state; {met}")
+        if self.kind.proved and not self.missing_goal_met:
+            return Claim(None, "proved", "every reachable terminal state gives every role "
+                         "one goal (all reachable states enumerated)")
+        return Claim(self.missing_goal, "assumed",
+                     f"the goal of a role without one in a terminal state; {met}")
 
     @property
     def goal_range(self) -> tuple[int, int, str]:
         """The lowest and highest goal value, and ``proved`` if every goal rule of the
         game names its value (else the GDL range 0..100, with the reason)."""
-        values = {self.missing_goal} if self.missing_goal is not None else set()
+        values = {self._filled_goal} if self._filled_goal is not None else set()
         for c in self.description.clauses:
             if c.head.name.casefold() != "goal" or not isinstance(c.head, Func):
                 continue
@@ -663,6 +723,17 @@ class GdlGame:
         if not values:
             return 0, 100, "no goal rule"
         return min(values), max(values), "proved"
+
+    @property
+    def _filled_goal(self) -> int | None:
+        """The goal a role may get for lacking one: None when that is an error, or when
+        the enumeration of every reachable state met no such terminal state."""
+        kind = getattr(self, "kind", None)
+        if self.missing_goal_mode == "assume" and kind is not None and kind.proved and (
+            not self.missing_goal_met
+        ):
+            return None
+        return self.missing_goal
 
     @property
     def zero_sum(self) -> bool:
@@ -685,7 +756,8 @@ class GdlGame:
     def _rule_sum(self) -> float | None:
         total = goal_sum(self.description)
         n = self.num_roles
-        if total is None or (self.missing_goal is not None and self.missing_goal * n != total):
+        filled = self._filled_goal
+        if total is None or (filled is not None and filled * n != total):
             return None
         return round((total - 50 * n) / 50, 9)
 

@@ -33,8 +33,8 @@
 %!              -Result) is det.
 %
 %   Missing is the goal value a role without one gets in a terminal state (an
-%   integer the user chose), or `none` (such a state is bad).
-%   Result = [Verdict, States, MaxDepth, GoalSums, Bad]:
+%   integer), or `none` (such a state is bad).
+%   Result = [Verdict, States, MaxDepth, GoalSums, Bad, Missed]:
 %   - Verdict: proved (every reachable state seen, all turn-taking), simultaneous
 %     (a state where two roles choose was found), sampled (past the budget; random matches for MaxSteps steps found no such state), bad (Bad is
 %     a state breaking the contract above, py form), or unknown (the search used
@@ -43,11 +43,14 @@
 %     (joint moves tried), whichever comes first;
 %   - States: states enumerated; MaxDepth: the longest play seen;
 %   - GoalSums: for proved, the sorted sums of the goal values over the roles in
-%     the terminal states.
+%     the terminal states;
+%   - Missed: the first terminal state seen where a role has no goal and got
+%     Missing (py form), or [].
 
 kind_search(M0, MaxStates, MaxEdges, MaxSteps, Seed, Limit, Missing, Result) :-
     atom_string(Module, M0),
     nb_setval(gdl_kind_missing_goal, Missing),
+    nb_setval(gdl_kind_missed, []),
     state_current(Module, Saved),
     setup_call_cleanup(
         true,
@@ -61,9 +64,10 @@ kind_search(M0, MaxStates, MaxEdges, MaxSteps, Seed, Limit, Missing, Result) :-
               gdl_error(interrupted),
               ( state_forget(Module), Outcome = interrupted )),
         state_install(Module, Saved)),
+    nb_getval(gdl_kind_missed, Missed),
     (   memberchk(Outcome, [inference_limit_exceeded, interrupted])
-    ->  Result = [unknown, 0, 0, [], []]
-    ;   Result = Result0
+    ->  Result = [unknown, 0, 0, [], [], Missed]
+    ;   append(Result0, [Missed], Result)
     ).
 
 search(Module, Budget, MaxSteps, Seed, Result) :-
@@ -144,7 +148,8 @@ look(Module, Roles, S, Depth, Count, Look) :-
     ->  maplist(state_goals(Module), Roles, Goals),
         nb_getval(gdl_kind_missing_goal, Missing),
         (   maplist(unique_number(Missing), Goals, Values)
-        ->  sum_list(Values, Sum),
+        ->  note_missed(Goals, S),
+            sum_list(Values, Sum),
             Look = terminal(Sum)
         ;   stop_bad(S, Depth, Count)
         )
@@ -166,6 +171,14 @@ unique_number(_, [A], N) :-
     integer(N).
 
 choice([_, _|_]).
+
+note_missed(Goals, S) :-
+    (   memberchk([], Goals),
+        nb_getval(gdl_kind_missed, [])
+    ->  maplist(to_py, S, Py),
+        nb_setval(gdl_kind_missed, Py)
+    ;   true
+    ).
 
 stop_bad(S, Depth, Count) :-
     maplist(to_py, S, Py),

@@ -13,14 +13,18 @@ Pure functions over a description.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from gdl2pl.normalize import fold
 from gdl2pl.normalize import normalize_case
 from gdl2pl.syntax import Const
 from gdl2pl.syntax import Description
 from gdl2pl.syntax import Fact
 from gdl2pl.syntax import Func
+from gdl2pl.syntax import Not
 from gdl2pl.syntax import Rule
 from gdl2pl.syntax import Var
+from gdl2pl.syntax import variables
 
 
 def _true_of(lit: object) -> Func | None:
@@ -174,11 +178,32 @@ def _controlled(d: Description, name: str, role: object) -> bool:
     return len(free) <= 1
 
 
+def never_terminal(body: frozenset[object], terminal_bodies: Sequence[Sequence[object]]) -> bool:
+    """Whether a rule body can hold in no terminal state: every ``terminal`` rule's body
+    has a ground literal whose complement (``p`` against ``(not p)``) is in ``body``."""
+    if not terminal_bodies:
+        return False
+    return all(
+        any(_complement(lit) in body for lit in t if _ground(lit)) for t in terminal_bodies
+    )
+
+
+def _ground(lit: object) -> bool:
+    atom = lit.body if isinstance(lit, Not) else lit
+    return isinstance(atom, Const | Func) and not variables(atom)
+
+
+def _complement(lit: object) -> object:
+    return lit.body if isinstance(lit, Not) else Not(lit)  # type: ignore[arg-type]
+
+
 def goal_sum(d: Description) -> int | None:
     """The sum of the goal values at every terminal state, proved from the goal rules'
     shape, or None: every goal rule names a role and a value, and the rules fall into
     groups of one body (the same literals) with one rule per role each, every group
-    summing to one constant. Since each role has exactly one goal value at the end (the
+    summing to one constant; a group whose body contradicts every ``terminal`` rule
+    (``never_terminal``) is left out, as it never gives the goals of a play's end.
+    Since each role has exactly one goal value at the end (the
     adapters check it in every terminal state they meet), the rule giving the first
     role its value has a body that holds, so its whole group holds."""
     d = normalize_case(d)
@@ -202,6 +227,10 @@ def goal_sum(d: Description) -> int | None:
         if who in group:
             return None  # two rules of one role with one body: not this pattern
         group[who] = v
+    terminal_bodies = [c.body if isinstance(c, Rule) else () for c in d.clauses
+                       if isinstance(c.head, Const) and c.head.name == "terminal"]
+    groups = {body: g for body, g in groups.items()
+              if not never_terminal(body, terminal_bodies)}
     sums = {sum(g.values()) for g in groups.values() if set(g) == roles}
     if not groups or len(sums) != 1 or any(set(g) != roles for g in groups.values()):
         return None

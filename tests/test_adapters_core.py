@@ -66,9 +66,35 @@ def test_action_ids_are_stable_and_analysed_when_input_is_missing():
 def test_terminal_state_without_goal_names_game_state_and_role():
     require_prolog()
     with pytest.raises(UnrepresentableStateError) as e:
-        GdlGame(OWN_GAMES / "adapter_no_goal.kif")
+        GdlGame(OWN_GAMES / "adapter_no_goal.kif", missing_goal="error")
     text = str(e.value)
     assert "adapter_no_goal.kif" in text and "solver" in text and "(count 1)" in text
+
+
+def test_terminal_state_without_goal_is_assumed_with_a_warning_by_default():
+    from gdl2pl.adapters.errors import MissingGoalWarning
+
+    require_prolog()
+    with pytest.warns(MissingGoalWarning, match=r"adapter_no_goal.kif.*\(count 1\).*50"):
+        g = GdlGame(OWN_GAMES / "adapter_no_goal.kif")
+    try:
+        end = g.next(g.initial_state, [0])
+        assert g.node(end).returns == (0.0,)
+        claim = g.gdl_metadata()["missing_goal"]
+        assert (claim.value, claim.status) == (50, "assumed") and "(count 1)" in claim.how
+        assert "missing_goal" in g.gdl_metadata()["utility"].how  # the sum counts the 50
+    finally:
+        g.close()
+
+
+def test_well_formed_game_proves_no_goal_is_missing():
+    require_prolog()
+    g = GdlGame(OWN_GAMES / "adapter_no_input.kif")
+    try:
+        claim = g.gdl_metadata()["missing_goal"]
+        assert (claim.value, claim.status) == (None, "proved")
+    finally:
+        g.close()
 
 
 def test_role_without_legal_move_names_game_state_and_role():
@@ -89,7 +115,7 @@ def test_role_without_legal_move_names_game_state_and_role():
 def test_a_step_into_a_bad_state_names_game_state_and_role(name, words):
     # loaded without the reachability analysis, the bad state shows at the step into it
     require_prolog()
-    g = GdlGame(OWN_GAMES / name, dynamics="simultaneous")
+    g = GdlGame(OWN_GAMES / name, dynamics="simultaneous", missing_goal="error")
     try:
         s = g.initial_state
         with pytest.raises(UnrepresentableStateError) as e:

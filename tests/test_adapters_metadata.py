@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from adapters_support import repository_game
 from adapters_support import require_module
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from gdl2pl import parse_game
 from gdl2pl.rule_shapes import step_counter_bound
@@ -50,7 +54,10 @@ def test_chess_length_and_turns_are_proved_from_its_rules():
     pyspiel = require_module("pyspiel")
     import gdl2pl.openspiel as gos
 
-    game = gos.load_game(repository_game("chess"), missing_goal=50)
+    # missing_goal chosen, not assumed; a 1 s game-kind search (it cannot finish on chess)
+    game = gos.load_game(repository_game("chess"), missing_goal=50, analysis_seconds=1)
+    assert game.gdl.analysis_seconds == 1 and not game.gdl.kind.proved
+    assert game.gdl_metadata()["missing_goal"].status == "chosen"
     assert game.max_game_length() == 200
     assert game.gdl_metadata()["max_game_length"].status == "proved"
     claim = game.gdl_metadata()["dynamics"]  # the enumeration is cut off: rules prove it
@@ -89,3 +96,96 @@ def test_goal_rules_of_one_body_prove_a_constant_sum():
     assert goal_sum(parse_game(game.replace("(goal b 70)", "(goal b 60)"))) is None
     assert goal_sum(parse_game(game.replace("(<= (goal b 0) (true (won a)))", ""))) is None
     assert goal_sum(parse_game(game + " (<= (goal ?r 50) (true (tie)) (role ?r))")) is None
+
+
+def test_goal_groups_that_contradict_every_terminal_rule_are_left_out():
+    from gdl2pl.adapters.bounds import goal_sum
+
+    # connectFour's shape: while the board is open and nobody has won, both goals are 0,
+    # but every terminal rule needs a line or a full board, so that group is never final
+    game = """(role a) (role b)
+    (<= terminal (true (line))) (<= terminal (not open))
+    (<= (goal a 100) (true (line))) (<= (goal b 0) (true (line)))
+    (<= (goal a 50) (not (true (line))) (not open))
+    (<= (goal b 50) (not (true (line))) (not open))
+    (<= (goal a 0) (not (true (line))) open) (<= (goal b 0) (not (true (line))) open)"""
+    assert goal_sum(parse_game(game)) == 100
+    # a terminal rule the group does not contradict: the group counts, sums differ
+    assert goal_sum(parse_game(game + " (<= terminal (true (bored)))")) is None
+    # a complement only up to variables is not a contradiction
+    with_var = game.replace("(<= terminal (not open))", "(<= terminal (not (full ?x)))")
+    assert goal_sum(parse_game(with_var.replace("open", "(full ?x)"))) is None
+
+
+@pytest.mark.parametrize("name", ["connectFour", "simultaneousWin2"])
+def test_goal_sum_from_the_rules_holds_in_random_terminal_states(name):
+    """Soundness on real games: the proved sum is the sum of goals where plays end."""
+    from gdl2pl import read_game
+    from gdl2pl.adapters.bounds import goal_sum
+    from gdl2pl.bridge import StateMachine
+
+    path = repository_game(name)
+    total = goal_sum(read_game(path))
+    assert total is not None
+    with StateMachine.from_file(path) as sm:
+        for _ in range(20):
+            end, _ = sm.depth_charge(sm.initial_state)
+            assert sum(sm.goals(end)) == total
+
+
+def test_connect_four_is_zero_sum_from_its_goal_rules():
+    pyspiel = require_module("pyspiel")
+    import gdl2pl.openspiel as gos
+
+    game = gos.load_game(repository_game("connectFour"))
+    claim = game.gdl_metadata()["utility"]
+    assert (claim.value, claim.status) == ("zero-sum", "proved")
+    assert game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
+
+
+ATOMS = ("p", "q", "r")
+_literal = st.tuples(st.sampled_from(ATOMS), st.booleans())
+_body = st.lists(_literal, max_size=3, unique_by=lambda lit: lit[0])
+# goal rules in groups of one body, one rule per role: the shape goal_sum looks for,
+# mostly summing to 100, sometimes not (a group that must never end a play)
+_group = st.tuples(_body, st.sampled_from(((100, 0), (0, 100), (50, 50), (0, 0))))
+
+
+def _kif_body(body):
+    return " ".join(atom if positive else f"(not {atom})" for atom, positive in body)
+
+
+def _holds(body, world):
+    return all((atom in world) == positive for atom, positive in body)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(_group, min_size=1, max_size=4, unique_by=lambda g: frozenset(g[0])),
+    st.lists(_body, min_size=1, max_size=2),
+)
+def test_proved_goal_sum_holds_in_every_well_formed_end(groups, terminals):
+    """The law behind ``goal_sum``: over propositional games (atoms p, q, r), in every
+    world where some terminal rule holds and each role has exactly one goal value, the
+    goal values add up to the proved sum."""
+    from itertools import combinations
+
+    from gdl2pl.adapters.bounds import goal_sum
+
+    goals = [(who, v, b) for b, vs in groups for who, v in zip("ab", vs, strict=True)]
+    text = "(role a) (role b) " + " ".join(
+        [f"(<= (goal {who} {v}) {_kif_body(b)})" if b else f"(goal {who} {v})"
+         for who, v, b in goals]
+        + [f"(<= terminal {_kif_body(b)})" if b else "terminal" for b in terminals]
+    )
+    total = goal_sum(parse_game(text))
+    if total is None:
+        return
+    for n in range(len(ATOMS) + 1):
+        for world in map(set, combinations(ATOMS, n)):
+            if not any(_holds(b, world) for b in terminals):
+                continue
+            values = {who: [v for w, v, b in goals if w == who and _holds(b, world)]
+                      for who in ("a", "b")}
+            if all(len(vs) == 1 for vs in values.values()):
+                assert values["a"][0] + values["b"][0] == total, (text, world)

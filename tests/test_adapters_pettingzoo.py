@@ -38,3 +38,44 @@ def test_ansi_render_draws_the_board_and_masks_follow_turns(pz_test):
     assert e.observe("oplayer")["action_mask"].sum() == 0
     e.step(4)
     assert "x" in e.render().splitlines()[2] and e.agent_selection == "oplayer"
+
+
+@pytest.mark.parametrize(
+    ("name", "options"), [("checkers", {}), ("chess", {"analysis_seconds": 1})]
+)
+def test_flagship_games_play_in_the_aec_loop(name, options):
+    """chess and checkers load without input/base (chess with a shorter kind search, else
+    default options) and play PettingZoo's documented loop."""
+    import warnings
+
+    require_module("pettingzoo")
+    from gdl2pl.adapters.errors import MissingGoalWarning
+    from gdl2pl.pettingzoo import env
+
+    warnings.simplefilter("ignore", MissingGoalWarning)  # chess's end at move 200
+    e = env(repository_game(name), **options)
+    e.reset(seed=0)
+    steps = 0
+    for agent in e.agent_iter(max_iter=40):
+        obs, _, terminated, truncated, _ = e.last()
+        mask = obs["action_mask"]
+        assert mask.any() or terminated or truncated
+        e.step(None if terminated or truncated else e.action_space(agent).sample(mask))
+        steps += 1
+    assert steps == 40
+    e.close()
+
+
+def test_first_seen_moves_get_the_default_action_space():
+    require_module("pettingzoo")
+    from adapters_support import OWN_GAMES
+
+    from gdl2pl.adapters import GdlGame
+    from gdl2pl.adapters.game import LAZY_ACTIONS
+
+    g = GdlGame(OWN_GAMES / "adapter_no_input.kif", max_terms=1)  # the analysis gives up
+    try:
+        assert g.actions_from == "first-seen"
+        assert g.action_space_sizes == (LAZY_ACTIONS,) and LAZY_ACTIONS >= 86_981  # amazons
+    finally:
+        g.close()

@@ -150,13 +150,14 @@ def test_flagship_games_load_with_reachable_moves(name):
     require_module("pyspiel")
     import gdl2pl.openspiel as gos
 
-    game = gos.load_game(repository_game(name), missing_goal=50, max_terms=10_000)
+    game = gos.load_game(repository_game(name), max_terms=10_000)  # default options else
     assert game.gdl.actions_from == "reachability"
     state = game.new_initial_state()
     assert state.legal_actions()
     meta = game.gdl_metadata()
-    assert meta["missing_goal"].status == "chosen"
-    # the enumeration is cut off; the goal rules prove zero-sum (missing_goal=50 fits)
+    # chess ends at move 200 without goals unless mated: 50 is assumed there, and said so
+    assert meta["missing_goal"].status == "assumed" and meta["missing_goal"].value == 50
+    # the enumeration is cut off; the goal rules prove zero-sum (the assumed 50 fits)
     assert (meta["utility"].value, meta["utility"].status) == ("zero-sum", "proved")
 
 

@@ -27,6 +27,7 @@ import pyspiel
 from gdl2pl.adapters import GdlGame
 from gdl2pl.adapters import find_game
 from gdl2pl.adapters.domains import MAX_TERMS
+from gdl2pl.adapters.game import ANALYSIS_SECONDS
 from gdl2pl.bridge import MachineState
 from gdl2pl.ggp.board import render_state
 
@@ -36,14 +37,17 @@ SHORT_NAME = "gdl"
 #: reachable states were not all enumerated), ``max_terms`` (bound on a role's moves or
 #: the fluents from the reachability analysis), ``num_distinct_actions`` (the action
 #: space when moves are numbered as first seen; 0: ``GdlGame``'s default),
-#: ``missing_goal`` (the goal of a role without one in a terminal state; -1: an error).
+#: ``missing_goal`` (the goal of a role without one in a terminal state; -1: such a state
+#: is an error; -2: 50 is assumed, with a ``MissingGoalWarning``), ``analysis_seconds``
+#: (the time the game-kind search may take at load).
 DEFAULT_PARAMS: dict[str, Any] = {
     "game": "ticTacToe.kif",
     "dynamics": "auto",
     "max_game_length": 10_000,
     "max_terms": MAX_TERMS,
     "num_distinct_actions": 0,
-    "missing_goal": -1,
+    "missing_goal": -2,
+    "analysis_seconds": ANALYSIS_SECONDS,
 }
 
 _Dyn = pyspiel.GameType.Dynamics
@@ -69,6 +73,14 @@ def _game_type(short_name: str, sequential: bool, utility: Any, num_players: int
     )
 
 
+def _missing_goal(value: Any) -> Any:
+    """OpenSpiel's integer parameter as ``GdlGame``'s ``missing_goal``."""
+    if value in ("assume", "error") or value is None:
+        return value
+    n = int(value)
+    return "error" if n == -1 else "assume" if n == -2 else n
+
+
 class GdlOpenSpielGame(pyspiel.Game):
     """A GDL game as a ``pyspiel.Game``; ``gdl`` holds the adapters' ``GdlGame``."""
 
@@ -80,7 +92,8 @@ class GdlOpenSpielGame(pyspiel.Game):
             dynamics=p["dynamics"],
             max_terms=int(p["max_terms"]),
             num_distinct_actions=int(p["num_distinct_actions"]) or None,
-            missing_goal=None if int(p["missing_goal"]) < 0 else int(p["missing_goal"]),
+            missing_goal=_missing_goal(p["missing_goal"]),
+            analysis_seconds=float(p["analysis_seconds"]),
         )
         g = self.gdl
         if g.zero_sum:
@@ -215,7 +228,8 @@ class BaseObserver:
 
 def load_game(path: str | os.PathLike[str], **options: Any) -> Any:
     """The GDL game in ``path`` as a ``pyspiel.Game`` (options: ``dynamics``,
-    ``max_game_length``, ``max_terms``, ``num_distinct_actions``, ``missing_goal``; see
+    ``max_game_length``, ``max_terms``, ``num_distinct_actions``, ``missing_goal``,
+    ``analysis_seconds``; see
     ``DEFAULT_PARAMS``). Registered as ``gdl``: ``pyspiel.load_game("gdl", {"game": path})``."""
     return GdlOpenSpielGame({**options, "game": os.fspath(path)})
 
