@@ -14,7 +14,6 @@ from typing import Any
 
 from gdl2pl.command_checks import checked_game
 from gdl2pl.errors import GdlError
-from gdl2pl.errors import GdlSyntaxError
 from gdl2pl.jsonline import loads_line
 from gdl2pl.load import read_game
 
@@ -70,10 +69,7 @@ def explain(args: argparse.Namespace) -> int:
     checked_game(args)
     syntax = answer_syntax(args, args.game)
     with StateMachine.from_file(args.game, syntax=args.syntax) as sm:
-        try:
-            atom = parse_atom(sm, _question(args.atom, syntax))
-        except GdlSyntaxError as e:  # a place in the atom's text, not in the game file
-            raise InputError(_in_the_atom(args.atom, e)) from None
+        atom = parse_atom(sm, _question(args.atom, syntax))
         states, joints = _states(sm, args)
         joint = None
         state = states[-1]
@@ -97,13 +93,6 @@ def explain(args: argparse.Namespace) -> int:
         except GraphvizMissingError as e:
             raise InputError(str(e)) from None
     return 0 if result.holds else 1
-
-
-def _in_the_atom(text: str, e: GdlSyntaxError) -> str:
-    """A syntax error in the atom given on the command line, placed in that text."""
-    where = f"column {e.pos.column}" if "\n" not in text else f"line {e.pos.line}"
-    message = f"the atom {text!r}, {where}: {e.message}"
-    return message + ("\n" + e.excerpt if e.excerpt else "")
 
 
 def _question(text: str, syntax: str) -> Any:

@@ -43,14 +43,8 @@ GAME = """
 """
 
 
-#: The snippets below add relations of their own that nothing uses: the lint about
-#: those is left out here, and asked for by its own tests (``lints=True``).
-UNUSED = "unused-relation"
-
-
-def check(src: str, game: bool = True, lints: bool = False) -> list[Finding]:
-    found = check_description(parse_kif((GAME if game else "") + src, "t.kif"))
-    return found if lints else [f for f in found if f.code != UNUSED]
+def check(src: str, game: bool = True) -> list[Finding]:
+    return check_description(parse_kif((GAME if game else "") + src, "t.kif"))
 
 
 def codes(src: str, game: bool = True) -> list[tuple[str, str]]:
@@ -634,8 +628,7 @@ def test_cli_clean_game_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[st
 def test_cli_warnings_exit_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = _write(tmp_path, "g.kif", GAME + "(foo a) (foo a b)")
     assert main(["check", path]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    (line,) = [x for x in lines if "never used" not in x]  # foo is also unused
+    (line,) = capsys.readouterr().out.splitlines()
     assert line.startswith(f"{path}:{GAME.count(chr(10)) + 1}:")
     assert ": warning: " in line and line.endswith("[rule: (foo a b)]")
 
@@ -644,7 +637,7 @@ def test_cli_errors_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     bad = _write(tmp_path, "bad.kif", GAME + "(<= (p ?x ?y) (role ?x))\n(<= (q) (role white))")
     good = _write(tmp_path, "good.kif", GAME)
     assert main(["check", good, bad]) == 1
-    out = [x for x in capsys.readouterr().out.splitlines() if "never used" not in x]
+    out = capsys.readouterr().out.splitlines()
     assert len(out) == 2 and all(line.startswith(f"{bad}:") for line in out)
     assert ": error: unsafe rule" in out[0] and "zero-arity" not in out[0]
 
@@ -698,64 +691,3 @@ def test_cli_as_a_process_prints_no_traceback(tmp_path: Path) -> None:
     assert "Traceback" not in r.stderr + r.stdout
     expected = f"{path}:1:1: warning: (<= (legal white giveup)) is a rule with an empty body"
     assert expected in r.stdout
-
-
-# -- rules that cannot matter ---------------------------------------------------------------
-
-
-def test_a_move_nobody_can_make_never_fires() -> None:
-    """The course's typo: ``psh`` where only ``push`` is legal; and a fluent no init,
-    next or base rule makes."""
-    game = """
-(role robot)
-(init off)
-(<= (legal robot push) (true off))
-(<= (next on) (does robot psh))
-(<= (next on) (or (true onn) (true off)))
-(<= (next on) (does robot push) (not (true gone)))
-(<= terminal (true on))
-(<= (goal robot 100) (true on))
-(<= (goal robot 0) (not (true on)))
-"""
-    found = [f for f in check(game, game=False) if f.code == "never-holds"]
-    assert [(f.pos.line, f.pos.column) for f in found if f.pos] == [(5, 15), (6, 19)]
-    assert found[0].message.startswith("(does robot psh) can never hold: no legal or input")
-    assert "(true onn) can never hold: no init, next or base" in found[1].message
-    assert all(f.severity == "warning" for f in found)  # (not (true gone)) always holds
-
-
-def test_a_pattern_that_no_head_unifies_with_never_fires() -> None:
-    legal = "(legal you (draw 1 1 1 2))"
-    rule = "(<= (next (line ?x)) (does ?p (draw ?x ?y ?x2 ?y)))"  # needs the same y twice
-    base = "(role you) (init (line 0)) (<= terminal (true (line 1))) (goal you 0)"
-    found = [f.code for f in check(f"{base} {legal} {rule}", game=False)]
-    assert found.count("never-holds") == 1
-    fine = "(<= (next (line ?x)) (does ?p (draw ?x ?y ?x2 ?y2)))"
-    assert "never-holds" not in [f.code for f in check(f"{base} {legal} {fine}", game=False)]
-
-
-def test_relations_nothing_uses_are_named_once() -> None:
-    found = check("(helper a) (helper b) (<= (spare ?x) (helper ?x))", lints=True)
-    unused = [f for f in found if f.code == UNUSED]
-    assert [f.message.split()[0] for f in unused] == ["helper", "spare"]
-    assert all(f.severity == "warning" and f.pos is not None for f in unused)
-    # used by a keyword, even through another relation: no finding
-    used = "(helper a) (<= (spare ?x) (helper ?x)) (<= (goal black 50) (spare a))"
-    assert UNUSED not in [f.code for f in check(used, lints=True)]
-    # a plain program (no role) is all answers: nothing is unused
-    program = check("(p a) (<= (q ?x) (p ?x))", game=False, lints=True)
-    assert UNUSED not in [f.code for f in program]
-
-
-def test_the_new_lints_name_real_findings_in_the_corpus() -> None:
-    """test_case_5b's (draw ?x1 ?y ?x2 ?y) matches no legal move (the only one has
-    y1 = 1, y2 = 2): a rule that never fires, as ggp-base's own test case means it."""
-    game = CONFORMANCE / "ggp-base" / "test_case_5b.kif"
-    if not game.is_file():
-        from prolog_env import unavailable
-
-        unavailable(f"the corpus is missing: {game}")
-    found = check_description(parse_kif(game.read_text(encoding="utf-8"), str(game)))
-    assert [(f.code, f.pos.line if f.pos else 0) for f in found if f.code == "never-holds"] == [
-        ("never-holds", 17)
-    ]

@@ -280,11 +280,3 @@ def test_a_why_can_be_stopped_from_another_thread() -> None:
             t.join(0.2)
         t.join(10)
     assert "error" in box and box["after"] is True
-
-
-def test_a_malformed_atom_is_placed_in_the_atom_not_the_game(capsys) -> None:
-    assert main(["explain", TICTACTOE, "(legal xplayer))"]) == 2
-    err = capsys.readouterr().err
-    assert "the atom '(legal xplayer))', column 16: unbalanced ')'" in err
-    assert "ticTacToe.kif:1:" not in err
-    assert err.splitlines()[-1] == "               ^"  # under the parenthesis too many
