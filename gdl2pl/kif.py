@@ -222,12 +222,14 @@ def parse_kif(text: str, file: str | None = None) -> Description:
         return _Reader(text, file).description()
 
 
-def parse_kif_term(text: str) -> Term:
-    """Parse one KIF term, e.g. ``(mark 1 2)`` or ``noop``; variables are allowed."""
-    reader = _Reader(text, None)
+def parse_kif_term(text: str, file: str | None = None) -> Term:
+    """Parse one KIF term, e.g. ``(mark 1 2)`` or ``noop``; variables are allowed.
+    ``file`` names the text in the position of a ``GdlSyntaxError`` (e.g. ``"<atom>"``
+    for a term typed on a command line), so that the error does not point into a game."""
+    reader = _Reader(text, file)
     items = reader.sexprs()
     if len(items) != 1:
-        raise reader.error(f"expected exactly one term, found {len(items)}", Pos(1, 1))
+        raise reader.error(f"expected exactly one term, found {len(items)}", Pos(1, 1, file))
     return reader.term(items[0])
 
 
