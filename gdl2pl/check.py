@@ -888,7 +888,11 @@ def _unproducible_reason(
 def _check_undefined_relations(d: Description, graph: DependencyGraph) -> Iterator[Finding]:
     """A relation used in a rule body that no rule or fact defines never holds (warning,
     once per relation, at its first use). Keyword relations whose absence is an error
-    already (``missing-legal``...) and the inputs ``true``/``does`` are left out."""
+    already (``missing-legal``...) and the inputs ``true``/``does`` are left out. In a
+    description without roles, a plain logic program, an undefined relation is the
+    program's input (``gdl2pl model --input``): nothing is reported."""
+    if "role" not in graph.defined:
+        return
     reported: set[str] = set()
     for c in d.clauses:
         if not isinstance(c, Rule):

@@ -825,6 +825,12 @@ def test_a_plain_logic_program_has_no_unused_relations() -> None:
     assert "unused-relation" not in [f.code for f in check_description(parse_kif(program))]
 
 
+def test_an_open_programs_input_relations_are_not_undefined() -> None:
+    # a program without roles may leave relations to its input (model --input)
+    program = "(<= (r ?x) (p ?x) (not (q ?x)))"
+    assert [f.code for f in check_description(parse_kif(program)) if f.code in LINTS] == []
+
+
 def test_lints_are_warnings_and_the_game_still_checks_out(tmp_path: Path) -> None:
     path = _write(tmp_path, "robot.kif", ROBOT + "(<= (next (at 3)) (does robot psh))\n(x 1)")
     assert main(["check", path]) == 0
