@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -816,11 +817,17 @@ def _functor(t: Term) -> tuple[str, int] | None:
     return _key(t.name), len(t.args) if isinstance(t, Func) else 0
 
 
+#: The most head patterns the never-holds lint tries in all: beyond it (a game generated
+#: with thousands of moves) the lint stops, so checking stays fast on any input.
+_UNIFY_BUDGET = 200_000
+
+
 def _check_unproducible_inputs(d: Description) -> Iterator[Finding]:
     """A ``(does r m)`` that no ``legal``/``input`` head unifies with, or a ``(true f)``
     that no ``init``/``next``/``base`` head unifies with, can never hold (warning): the
     patterns of the heads over-approximate what the game can produce (a variable matches
-    anything), so the warning is sound. Typically a misspelt move or fluent."""
+    anything), so the warning is sound. Typically a misspelt move or fluent. Stops
+    (reporting what it found so far) after ``_UNIFY_BUDGET`` unification attempts."""
     heads: dict[str, dict[tuple[str, int] | None, list[Term]]] = {"does": {}, "true": {}}
     for c in d.clauses:
         h = c.head
@@ -832,6 +839,13 @@ def _check_unproducible_inputs(d: Description) -> Iterator[Finding]:
                 pattern = _renamed(Func("", h.args), "h")
                 heads[target].setdefault(_functor(h.args[-1]), []).append(pattern)
     known: dict[tuple[str, Term], bool] = {}
+
+    @cache
+    def produced(target: str) -> tuple[Term, ...]:
+        terms = {p.args[-1] for ps in heads[target].values() for p in ps if isinstance(p, Func)}
+        return tuple(terms)
+
+    budget = _UNIFY_BUDGET
     for c in d.clauses:
         if not isinstance(c, Rule):
             continue
@@ -848,23 +862,29 @@ def _check_unproducible_inputs(d: Description) -> Iterator[Finding]:
             pattern = _renamed(Func("", args), "b")
             cache_key = (target, pattern)
             if cache_key not in known:
+                budget -= len(candidates)
+                if budget < 0:
+                    return  # a game this large is left unlinted rather than slow to check
                 known[cache_key] = any(unify(pattern, p, {}) for p in candidates)
             if known[cache_key]:
                 continue
             yield _warning(
                 "never-holds",
                 f"{_show(atom)} can never hold: "
-                + _unproducible_reason(target, atom, heads[target])
+                + _unproducible_reason(target, atom, produced(target))
                 + f", {_CONSEQUENCE[effect]}",
                 _where(atom, c),
                 c,
             )
 
 
-def _unproducible_reason(
-    target: str, atom: Func, index: Mapping[tuple[str, int] | None, list[Term]]
-) -> str:
-    """Why nothing produces ``atom``, with the closest spellings the game does produce."""
+#: Close spellings are suggested from at most this many distinct produced terms.
+_MAX_SUGGESTIONS_FROM = 200
+
+
+def _unproducible_reason(target: str, atom: Func, produced: Sequence[Term]) -> str:
+    """Why nothing produces ``atom``, with the closest spellings among the ``produced``
+    terms (the last arguments of the producing heads)."""
     if target == "does":
         what = (
             f"no legal (or input) rule gives {_show(atom.args[0])} the move "
@@ -872,13 +892,11 @@ def _unproducible_reason(
         )
     else:
         what = f"no init, next (or base) rule makes {_show(atom.args[0])} a fluent"
-    produced = [p.args[-1] for ps in index.values() for p in ps if isinstance(p, Func)]
     last = atom.args[-1]
     close: list[str] = []
-    if not isinstance(last, Var):
-        close = difflib.get_close_matches(
-            _show(last), sorted({_show(t) for t in produced if not variables(t)}), n=3
-        )
+    if not isinstance(last, Var) and len(produced) <= _MAX_SUGGESTIONS_FROM:
+        shown = sorted({_show(t) for t in produced if not variables(t)})
+        close = difflib.get_close_matches(_show(last), shown, n=3)
         if not close:
             names = sorted({t.name for t in produced if not isinstance(t, Var)})
             close = difflib.get_close_matches(last.name, names, n=3)

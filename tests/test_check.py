@@ -865,3 +865,17 @@ def test_keyword_arity_misuse_is_an_error(snippet: str) -> None:
     # a keyword with the wrong arity cannot be played as GDL means it: error, not lint
     found = check_description(parse_kif(ROBOT + snippet, "robot.kif"))
     assert "keyword-arity" in [f.code for f in found if f.is_error]
+
+
+def test_the_never_holds_lint_stops_at_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a generated game with thousands of moves is left unlinted rather than slow to check:
+    # the lint reports what it found before its budget ran out, and nothing false
+    import gdl2pl.check as check_module
+
+    src = "".join(f"(<= (next (at {i})) (does robot (turn up{i})))\n" for i in range(6))
+    assert len(lint(src)) == 0  # (turn ?d) is legal: every literal may hold
+    src = "".join(f"(<= (next (at {i})) (does robot (spin {i})))\n" for i in range(6))
+    assert len(lint(src)) == 6
+    # ROBOT's own (true (at 1)) needs more tries than this budget: the lint stops there
+    monkeypatch.setattr(check_module, "_UNIFY_BUDGET", 2)
+    assert lint(src) == []
