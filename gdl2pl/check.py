@@ -846,6 +846,7 @@ def _check_unproducible_inputs(d: Description) -> Iterator[Finding]:
         return tuple(terms)
 
     budget = _UNIFY_BUDGET
+    found = 0
     for c in d.clauses:
         if not isinstance(c, Rule):
             continue
@@ -868,21 +869,26 @@ def _check_unproducible_inputs(d: Description) -> Iterator[Finding]:
                 known[cache_key] = any(unify(pattern, p, {}) for p in candidates)
             if known[cache_key]:
                 continue
+            found += 1
             yield _warning(
                 "never-holds",
                 f"{_show(atom)} can never hold: "
-                + _unproducible_reason(target, atom, produced(target))
+                + _unproducible_reason(target, atom, produced(target), found <= _MAX_SUGGESTED)
                 + f", {_CONSEQUENCE[effect]}",
                 _where(atom, c),
                 c,
             )
 
 
-#: Close spellings are suggested from at most this many distinct produced terms.
+#: Close spellings are suggested from at most this many distinct names or terms, for at
+#: most the first ``_MAX_SUGGESTED`` findings of a lint (difflib is quadratic).
 _MAX_SUGGESTIONS_FROM = 200
+_MAX_SUGGESTED = 20
 
 
-def _unproducible_reason(target: str, atom: Func, produced: Sequence[Term]) -> str:
+def _unproducible_reason(
+    target: str, atom: Func, produced: Sequence[Term], suggest: bool = True
+) -> str:
     """Why nothing produces ``atom``, with the closest spellings among the ``produced``
     terms (the last arguments of the producing heads)."""
     if target == "does":
@@ -894,7 +900,7 @@ def _unproducible_reason(target: str, atom: Func, produced: Sequence[Term]) -> s
         what = f"no init, next (or base) rule makes {_show(atom.args[0])} a fluent"
     last = atom.args[-1]
     close: list[str] = []
-    if not isinstance(last, Var) and len(produced) <= _MAX_SUGGESTIONS_FROM:
+    if not isinstance(last, Var) and suggest and len(produced) <= _MAX_SUGGESTIONS_FROM:
         shown = sorted({_show(t) for t in produced if not variables(t)})
         close = difflib.get_close_matches(_show(last), shown, n=3)
         if not close:
@@ -920,9 +926,10 @@ def _check_undefined_relations(d: Description, graph: DependencyGraph) -> Iterat
             if name in graph.defined or name in _NOT_UNDEFINED or name in reported:
                 continue
             reported.add(name)
-            close = difflib.get_close_matches(
-                name, sorted(graph.spelling[k] for k in graph.defined), n=3
-            )
+            close: list[str] = []
+            if len(reported) <= _MAX_SUGGESTED and len(graph.defined) <= _MAX_SUGGESTIONS_FROM:
+                spellings = sorted(graph.spelling[k] for k in graph.defined)
+                close = difflib.get_close_matches(name, spellings, n=3)
             hint = f" (did you mean {' or '.join(close)}?)" if close else ""
             yield _warning(
                 "undefined-relation",
