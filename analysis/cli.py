@@ -58,6 +58,10 @@ def _write(text: str) -> None:
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
+#: How the position of a syntax error in ``--state`` names its source.
+STATE_SOURCE = "<state>"
+
+
 def explain(args: argparse.Namespace) -> int:
     from gdl2pl.bridge import StateMachine
     from gdl2pl.explain import explain
@@ -130,26 +134,16 @@ def _states(sm: Any, args: argparse.Namespace) -> tuple[list[Any], list[list[str
 
 
 def parse_state(text: str) -> Any:
-    """A state written as a KIF list of ground fluents: ``((cell 1 1 x) (control o))``."""
+    """A state written as a KIF list of ground fluents: ``((cell 1 1 x) (control o))``. A
+    malformed text raises ``GdlSyntaxError`` positioned in it (file ``<state>``)."""
     from gdl2pl.bridge import MachineState
-    from gdl2pl.kif import parse_kif_term
-    from gdl2pl.syntax import Const
-    from gdl2pl.syntax import Func
+    from gdl2pl.kif import parse_kif_term_list
     from gdl2pl.syntax import is_ground
 
-    body = text.strip()
-    if not (body.startswith("(") and body.endswith(")")):
-        raise InputError(f"--state: expected a list of fluents in parentheses, got {text!r}")
-    inner = body[1:-1].strip()
-    fluents = []
-    try:
-        term = parse_kif_term(f"(state {inner})") if inner else Const("state")
-    except GdlError as e:
-        raise InputError(f"--state: {e}") from None
-    for f in term.args if isinstance(term, Func) else ():
+    fluents = parse_kif_term_list(text, STATE_SOURCE)
+    for f in fluents:
         if not is_ground(f):
             raise InputError(f"--state: the fluent {f} is not ground")
-        fluents.append(f)
     return MachineState.from_fluents(fluents)
 
 

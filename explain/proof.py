@@ -51,6 +51,10 @@ if TYPE_CHECKING:
 EXPLAIN_MODULE = "gdl_explain"
 
 
+#: How the position of a syntax error in an atom given as text names its source.
+ATOM_SOURCE = "<atom>"
+
+
 class ExplainError(GdlError):
     """The atom cannot be explained: unknown relation, wrong arity, not ground."""
 
@@ -210,8 +214,10 @@ def depends_on_does(sm: StateMachine, relation: str) -> bool:
 
 
 def parse_atom(sm: StateMachine, atom: Term | str) -> Sentence:
-    """The atom, checked against the game: a known relation, the right arity, ground."""
-    t = parse_kif_term(atom) if isinstance(atom, str) else atom
+    """The atom, checked against the game: a known relation, the right arity, ground.
+    A malformed atom text raises ``GdlSyntaxError`` positioned in that text (file
+    ``ATOM_SOURCE``), not in the game."""
+    t = parse_kif_term(atom, ATOM_SOURCE) if isinstance(atom, str) else atom
     text = atom if isinstance(atom, str) else kif_term(atom)
     if isinstance(t, Var):
         raise ExplainError(f"{text}: a variable is not an atom")

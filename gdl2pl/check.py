@@ -15,10 +15,12 @@ otherwise it is a warning. Real games rely on this, e.g. ``(<= (goal ?r 0) (not 
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -26,6 +28,7 @@ from gdl2pl.depgraph import DependencyGraph
 from gdl2pl.depgraph import body_atoms
 from gdl2pl.depgraph import dependency_graph
 from gdl2pl.depgraph import negation_may_close
+from gdl2pl.depgraph import unify
 from gdl2pl.flatten import disjunctive_normal_form
 from gdl2pl.source import without_cycle_collection
 from gdl2pl.syntax import And
@@ -52,6 +55,7 @@ from gdl2pl.vocabulary import CONNECTIVES
 from gdl2pl.vocabulary import FORBIDDEN_DEPENDENCIES
 from gdl2pl.vocabulary import GDL_2010_RELATIONS
 from gdl2pl.vocabulary import GDL_II_RELATIONS
+from gdl2pl.vocabulary import INPUT_RELATIONS
 from gdl2pl.vocabulary import KEYWORD_RELATIONS
 from gdl2pl.vocabulary import RANDOM_ROLE
 
@@ -120,6 +124,9 @@ def _check(d: Description, file: str | None) -> list[Finding]:
     found += _check_keyword_dependencies(graph)
     found += _check_negation_cycles(graph)
     found += _check_recursion(graph)
+    found += _check_unproducible_inputs(d)
+    found += _check_undefined_relations(d, graph)
+    found += _check_unused_relations(d, graph)
     unique = list(dict.fromkeys(_with_file(f, file) for f in found))
     return sorted(unique, key=_order)
 
@@ -747,3 +754,215 @@ def _top_conjuncts(lits: Iterable[Literal]) -> Iterator[Literal]:
             yield from _top_conjuncts(lit.conjuncts)
         else:
             yield lit
+
+
+# -- lints: rules that cannot fire, relations that do nothing ----------------------------
+
+#: The keyword heads whose arguments are all a ``does`` or ``true`` literal can ever match:
+#: a move is made only if it is legal (``input`` declares the possible ones), and a fluent
+#: is true only if ``init`` or ``next`` puts it in a state (``base`` declares them).
+_PRODUCERS: dict[str, tuple[tuple[str, int], ...]] = {
+    "does": (("legal", 2), ("input", 2)),
+    "true": (("init", 1), ("next", 1), ("base", 1)),
+}
+
+#: Relations whose absence the checker already reports as an error (``missing-...``), or
+#: which are the game's inputs: not reported again as undefined.
+_NOT_UNDEFINED = frozenset({"true", "does", "role", "legal", "goal", "terminal"})
+
+#: The relations a game is made of: what every other relation must serve.
+_ROOTS = frozenset(KEYWORD_RELATIONS) - {"true", "does"}
+
+
+def _literal_uses(lits: Iterable[Literal]) -> Iterator[tuple[Sentence, str]]:
+    """Every atomic sentence of a body with what follows if it can never hold: ``"rule"``
+    (a conjunct: the rule never fires), ``"disjunct"`` (under ``or``: that branch never
+    holds) or ``"negation"`` (under ``not``: the negation always holds)."""
+
+    def go(lit: Literal, effect: str) -> Iterator[tuple[Sentence, str]]:
+        if isinstance(lit, (Const, Func)):
+            yield lit, effect
+        elif isinstance(lit, Not):
+            yield from go(lit.body, "negation")
+        elif isinstance(lit, And):
+            for c in lit.conjuncts:
+                yield from go(c, effect)
+        elif isinstance(lit, Or):
+            for d in lit.disjuncts:
+                yield from go(d, "disjunct" if effect == "rule" else effect)
+
+    for lit in lits:
+        yield from go(lit, "rule")
+
+
+_CONSEQUENCE = {
+    "rule": "so the rule can never fire",
+    "disjunct": "so this part of the rule never holds",
+    "negation": "so its negation always holds",
+}
+
+
+def _renamed(t: Term, tag: str) -> Term:
+    if isinstance(t, Var):
+        return Var(f"{t.name}#{tag}")
+    if isinstance(t, Func):
+        return Func(t.name, tuple(_renamed(a, tag) for a in t.args))
+    return t
+
+
+def _functor(t: Term) -> tuple[str, int] | None:
+    """The index key of a term: its name and arity (None for a variable)."""
+    if isinstance(t, Var):
+        return None
+    return _key(t.name), len(t.args) if isinstance(t, Func) else 0
+
+
+#: The most head patterns the never-holds lint tries in all: beyond it (a game generated
+#: with thousands of moves) the lint stops, so checking stays fast on any input.
+_UNIFY_BUDGET = 200_000
+
+
+def _check_unproducible_inputs(d: Description) -> Iterator[Finding]:
+    """A ``(does r m)`` that no ``legal``/``input`` head unifies with, or a ``(true f)``
+    that no ``init``/``next``/``base`` head unifies with, can never hold (warning): the
+    patterns of the heads over-approximate what the game can produce (a variable matches
+    anything), so the warning is sound. Typically a misspelt move or fluent. Stops
+    (reporting what it found so far) after ``_UNIFY_BUDGET`` unification attempts."""
+    heads: dict[str, dict[tuple[str, int] | None, list[Term]]] = {"does": {}, "true": {}}
+    for c in d.clauses:
+        h = c.head
+        if not isinstance(h, Func):
+            continue
+        name = (_key(h.name), len(h.args))
+        for target, producers in _PRODUCERS.items():
+            if name in producers:
+                pattern = _renamed(Func("", h.args), "h")
+                heads[target].setdefault(_functor(h.args[-1]), []).append(pattern)
+    known: dict[tuple[str, Term], bool] = {}
+
+    @cache
+    def produced(target: str) -> tuple[Term, ...]:
+        terms = {p.args[-1] for ps in heads[target].values() for p in ps if isinstance(p, Func)}
+        return tuple(terms)
+
+    budget = _UNIFY_BUDGET
+    found = 0
+    for c in d.clauses:
+        if not isinstance(c, Rule):
+            continue
+        for atom, effect in _literal_uses(c.body):
+            target = _key(atom.name)
+            if target not in heads or _arity(atom) != KEYWORD_ARITY[target]:
+                continue
+            assert isinstance(atom, Func)
+            args = atom.args
+            index = heads[target]
+            candidates = [*index.get(None, ()), *index.get(_functor(args[-1]), ())]
+            if args[-1].__class__ is Var:
+                candidates = [p for ps in index.values() for p in ps]
+            pattern = _renamed(Func("", args), "b")
+            cache_key = (target, pattern)
+            if cache_key not in known:
+                budget -= len(candidates)
+                if budget < 0:
+                    return  # a game this large is left unlinted rather than slow to check
+                known[cache_key] = any(unify(pattern, p, {}) for p in candidates)
+            if known[cache_key]:
+                continue
+            found += 1
+            yield _warning(
+                "never-holds",
+                f"{_show(atom)} can never hold: "
+                + _unproducible_reason(target, atom, produced(target), found <= _MAX_SUGGESTED)
+                + f", {_CONSEQUENCE[effect]}",
+                _where(atom, c),
+                c,
+            )
+
+
+#: Close spellings are suggested from at most this many distinct names or terms, for at
+#: most the first ``_MAX_SUGGESTED`` findings of a lint (difflib is quadratic).
+_MAX_SUGGESTIONS_FROM = 200
+_MAX_SUGGESTED = 20
+
+
+def _unproducible_reason(
+    target: str, atom: Func, produced: Sequence[Term], suggest: bool = True
+) -> str:
+    """Why nothing produces ``atom``, with the closest spellings among the ``produced``
+    terms (the last arguments of the producing heads)."""
+    if target == "does":
+        what = (
+            f"no legal (or input) rule gives {_show(atom.args[0])} the move "
+            f"{_show(atom.args[1])}"
+        )
+    else:
+        what = f"no init, next (or base) rule makes {_show(atom.args[0])} a fluent"
+    last = atom.args[-1]
+    close: list[str] = []
+    if not isinstance(last, Var) and suggest and len(produced) <= _MAX_SUGGESTIONS_FROM:
+        shown = sorted({_show(t) for t in produced if not variables(t)})
+        close = difflib.get_close_matches(_show(last), shown, n=3)
+        if not close:
+            names = sorted({t.name for t in produced if not isinstance(t, Var)})
+            close = difflib.get_close_matches(last.name, names, n=3)
+    return what + (f" (did you mean {' or '.join(close)}?)" if close else "")
+
+
+def _check_undefined_relations(d: Description, graph: DependencyGraph) -> Iterator[Finding]:
+    """A relation used in a rule body that no rule or fact defines never holds (warning,
+    once per relation, at its first use). Keyword relations whose absence is an error
+    already (``missing-legal``...) and the inputs ``true``/``does`` are left out. In a
+    description without roles, a plain logic program, an undefined relation is the
+    program's input (``gdl2pl model --input``): nothing is reported."""
+    if "role" not in graph.defined:
+        return
+    reported: set[str] = set()
+    for c in d.clauses:
+        if not isinstance(c, Rule):
+            continue
+        for atom, effect in _literal_uses(c.body):
+            name = _key(atom.name)
+            if name in graph.defined or name in _NOT_UNDEFINED or name in reported:
+                continue
+            reported.add(name)
+            close: list[str] = []
+            if len(reported) <= _MAX_SUGGESTED and len(graph.defined) <= _MAX_SUGGESTIONS_FROM:
+                spellings = sorted(graph.spelling[k] for k in graph.defined)
+                close = difflib.get_close_matches(name, spellings, n=3)
+            hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+            yield _warning(
+                "undefined-relation",
+                f"no rule or fact defines {atom.name}{hint}: {_show(atom)} never holds, "
+                + _CONSEQUENCE[effect],
+                _where(atom, c),
+                c,
+            )
+
+
+def _check_unused_relations(d: Description, graph: DependencyGraph) -> Iterator[Finding]:
+    """A relation that is defined but that no keyword relation (role, init, next, legal,
+    goal, terminal, base, input, sees, percept) depends on has no effect on the game
+    (warning, once per relation, at its first definition). A description without roles is
+    a plain logic program, not a game: every relation is its own purpose, nothing is
+    reported."""
+    if "role" not in graph.defined:
+        return
+    used: set[str] = set()
+    for root in _ROOTS & graph.defined:
+        used |= graph.depends_on(root)
+    first: dict[str, Clause] = {}
+    for c in d.clauses:
+        first.setdefault(_key(c.head.name), c)
+    for name, c in first.items():
+        if name in used or name in _ROOTS or name in INPUT_RELATIONS:
+            continue
+        line = c.pos.line if c.pos else "?"
+        yield _warning(
+            "unused-relation",
+            f"the relation {c.head.name} (defined on line {line}) is never used: no "
+            "role, init, next, legal, goal or terminal rule depends on it, so it has no "
+            "effect on the game",
+            _where(c.head, c),
+            c,
+        )

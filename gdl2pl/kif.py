@@ -222,13 +222,27 @@ def parse_kif(text: str, file: str | None = None) -> Description:
         return _Reader(text, file).description()
 
 
-def parse_kif_term(text: str) -> Term:
-    """Parse one KIF term, e.g. ``(mark 1 2)`` or ``noop``; variables are allowed."""
-    reader = _Reader(text, None)
+def parse_kif_term(text: str, file: str | None = None) -> Term:
+    """Parse one KIF term, e.g. ``(mark 1 2)`` or ``noop``; variables are allowed.
+    ``file`` names the text in the position of a ``GdlSyntaxError`` (e.g. ``"<atom>"``
+    for a term typed on a command line), so that the error does not point into a game."""
+    reader = _Reader(text, file)
     items = reader.sexprs()
     if len(items) != 1:
-        raise reader.error(f"expected exactly one term, found {len(items)}", Pos(1, 1))
+        raise reader.error(f"expected exactly one term, found {len(items)}", Pos(1, 1, file))
     return reader.term(items[0])
+
+
+def parse_kif_term_list(text: str, file: str | None = None) -> list[Term]:
+    """Parse a list of KIF terms in one pair of parentheses, e.g. ``((cell 1 1 x) (control
+    o))`` (``()`` is the empty list). ``file`` names the text in error positions as for
+    ``parse_kif_term``."""
+    reader = _Reader(text, file)
+    items = reader.sexprs()
+    if len(items) != 1 or not isinstance(items[0], _List):
+        where = items[1].pos if len(items) > 1 else items[0].pos if items else Pos(1, 1, file)
+        raise reader.error("expected one list of terms in parentheses", where)
+    return [reader.term(i) for i in items[0].items]
 
 
 # -- printing (kif_term and kif_clause live beside the AST: str() of a node) ----------------
@@ -261,5 +275,6 @@ __all__ = [
     "kif_term",
     "parse_kif",
     "parse_kif_term",
+    "parse_kif_term_list",
     "print_kif",
 ]

@@ -43,8 +43,14 @@ GAME = """
 """
 
 
-def check(src: str, game: bool = True) -> list[Finding]:
-    return check_description(parse_kif((GAME if game else "") + src, "t.kif"))
+#: The lints of what can never hold or is never used: a snippet added to GAME is mostly a
+#: dead helper, so the tests of the other checks leave these out (``lints=True`` keeps them).
+LINTS = frozenset({"never-holds", "undefined-relation", "unused-relation"})
+
+
+def check(src: str, game: bool = True, lints: bool = False) -> list[Finding]:
+    found = check_description(parse_kif((GAME if game else "") + src, "t.kif"))
+    return [f for f in found if lints or f.code not in LINTS]
 
 
 def codes(src: str, game: bool = True) -> list[tuple[str, str]]:
@@ -626,7 +632,7 @@ def test_cli_clean_game_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 
 def test_cli_warnings_exit_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = _write(tmp_path, "g.kif", GAME + "(foo a) (foo a b)")
+    path = _write(tmp_path, "g.kif", GAME + "(foo a) (foo a b) (<= (legal white pass) (foo a))")
     assert main(["check", path]) == 0
     (line,) = capsys.readouterr().out.splitlines()
     assert line.startswith(f"{path}:{GAME.count(chr(10)) + 1}:")
@@ -638,8 +644,11 @@ def test_cli_errors_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     good = _write(tmp_path, "good.kif", GAME)
     assert main(["check", good, bad]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert len(out) == 2 and all(line.startswith(f"{bad}:") for line in out)
-    assert ": error: unsafe rule" in out[0] and "zero-arity" not in out[0]
+    assert len(out) == 4 and all(line.startswith(f"{bad}:") for line in out)
+    assert ": warning: the relation p (defined on line 12) is never used" in out[0]
+    assert ": error: unsafe rule" in out[1] and "zero-arity" not in out[1]
+    assert ": warning: (q) is written as a relation with no arguments" in out[2]
+    assert ": warning: the relation q (defined on line 13) is never used" in out[3]
 
 
 def test_cli_syntax_error_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -691,3 +700,182 @@ def test_cli_as_a_process_prints_no_traceback(tmp_path: Path) -> None:
     assert "Traceback" not in r.stderr + r.stdout
     expected = f"{path}:1:1: warning: (<= (legal white giveup)) is a rule with an empty body"
     assert expected in r.stdout
+
+
+# -- lints: literals that can never hold, relations never used --------------------------
+
+#: A one-player game of a robot that pushes or turns; rules are added to it.
+ROBOT = """(role robot)
+(init (at 1))
+(<= (legal robot push) (true (at 1)))
+(<= (legal robot (turn ?d)) (dir ?d))
+(dir left) (dir right)
+(<= (next (at 2)) (does robot push))
+(<= (next (at ?n)) (true (at ?n)) (not pushed))
+(<= pushed (does robot push))
+(<= terminal (true (at 2)))
+(goal robot 100)
+"""
+
+
+def lint(src: str) -> list[Finding]:
+    """The lint findings of ROBOT with ``src`` added (lines 11 on)."""
+    found = check_description(parse_kif(ROBOT + src, "robot.kif"))
+    return [f for f in found if f.code in LINTS]
+
+
+def test_the_robot_game_has_no_lint_finding() -> None:
+    assert check_description(parse_kif(ROBOT, "robot.kif")) == []
+
+
+def test_a_misspelt_move_can_never_be_made() -> None:
+    (f,) = lint("(<= (next (at 3)) (does robot psh))")
+    assert (f.severity, f.code) == ("warning", "never-holds")
+    assert f.pos == Pos(11, 19, "robot.kif")
+    assert f.rule == "(<= (next (at 3)) (does robot psh))"
+    assert f.message == (
+        "(does robot psh) can never hold: no legal (or input) rule gives robot the move psh "
+        "(did you mean push?), so the rule can never fire"
+    )
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "(does robot push)",
+        "(does robot (turn up))",  # (turn ?d) is legal for some ?d: not provably never
+        "(does ?r ?m)",
+        "(true (at 7))",  # (next (at ?n)) may make any (at _)
+        "(true ?f)",
+        "(not (does robot push))",
+    ],
+)
+def test_what_some_head_unifies_with_is_no_finding(body: str) -> None:
+    assert lint(f"(<= (next (at 3)) {body})") == []
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("(does robot (turn))", "the move (turn) (did you mean turn?)"),
+        ("(does robot (turn left right))", "the move (turn left right)"),
+        ("(does nobody push)", "no legal (or input) rule gives nobody the move push"),
+        ("(true (at))", "makes (at) a fluent"),
+        ("(true (pos 1))", "makes (pos 1) a fluent (did you mean (at 1)?)"),
+    ],
+)
+def test_arity_and_role_constants_are_respected(body: str, message: str) -> None:
+    (f,) = lint(f"(<= (next (at 3)) {body})")
+    assert f.code == "never-holds" and message in f.message
+
+
+def test_input_and_base_heads_count_as_producers() -> None:
+    # a move only input declares, a fluent only base declares: no finding (sound side)
+    assert lint("(input robot wait) (base (at 9))\n(<= (next (at 3)) (does robot wait))") == []
+    assert lint("(base (at 9))\n(<= (next (at 3)) (true (flag 9)))") != []
+
+
+def test_what_follows_depends_on_where_the_literal_stands() -> None:
+    found = lint(
+        "(<= (next (at 3)) (or (does robot psh) (true (at 1))))\n"
+        "(<= (next (at 4)) (not (true (at0))))"
+    )
+    assert [(f.pos.line if f.pos else 0, f.message.rsplit(", ", 1)[1]) for f in found] == [
+        (11, "so this part of the rule never holds"),
+        (12, "so its negation always holds"),
+    ]
+
+
+def test_a_relation_no_rule_defines_is_reported_once_at_its_first_use() -> None:
+    found = lint("(<= (next (at 3)) (blocked 1))\n(<= (next (at 4)) (blocked 2))")
+    assert [(f.code, f.pos) for f in found] == [("undefined-relation", Pos(11, 19, "robot.kif"))]
+    assert found[0].message == (
+        "no rule or fact defines blocked: (blocked 1) never holds, so the rule can never fire"
+    )
+
+
+def test_an_undefined_relation_names_close_spellings() -> None:
+    (f,) = lint("(<= (next (at 3)) (dirs left))")
+    assert "no rule or fact defines dirs (did you mean dir?)" in f.message
+
+
+def test_missing_keywords_are_not_reported_twice() -> None:
+    # no legal at all is the error missing-legal; the undefined-relation lint keeps quiet
+    game = "(role r) (<= terminal (legal r a)) (goal r 0)"
+    found = check_description(parse_kif(game))
+    assert [f.code for f in found] == ["missing-legal"]
+
+
+def test_a_defined_relation_nothing_uses_is_reported_at_its_first_definition() -> None:
+    found = lint("(adjacent 1 2)\n(<= (adjacent ?x ?y) (adjacent ?y ?x))\n(<= (far ?x) (dir ?x))")
+    assert [(f.code, f.pos, f.rule) for f in found] == [
+        ("unused-relation", Pos(11, 1, "robot.kif"), "(adjacent 1 2)"),
+        ("unused-relation", Pos(13, 5, "robot.kif"), "(<= (far ?x) (dir ?x))"),
+    ]
+    assert found[0].message.startswith("the relation adjacent (defined on line 11) is never used")
+
+
+def test_a_relation_used_only_through_another_is_used() -> None:
+    assert lint("(<= (far ?x) (dir ?x))\n(<= (next (at 5)) (far left) (true (at 1)))") == []
+
+
+def test_a_plain_logic_program_has_no_unused_relations() -> None:
+    # without roles a description is a program, not a game: each relation is its own end
+    program = "(edge a b) (<= (path ?x ?y) (edge ?x ?y))"
+    assert "unused-relation" not in [f.code for f in check_description(parse_kif(program))]
+
+
+def test_an_open_programs_input_relations_are_not_undefined() -> None:
+    # a program without roles may leave relations to its input (model --input)
+    program = "(<= (r ?x) (p ?x) (not (q ?x)))"
+    assert [f.code for f in check_description(parse_kif(program)) if f.code in LINTS] == []
+
+
+def test_lints_are_warnings_and_the_game_still_checks_out(tmp_path: Path) -> None:
+    path = _write(tmp_path, "robot.kif", ROBOT + "(<= (next (at 3)) (does robot psh))\n(x 1)")
+    assert main(["check", path]) == 0
+
+
+def test_lints_speak_in_the_games_own_spelling() -> None:
+    (f,) = lint("(<= (next (at 3)) (does Robot PSH))")
+    assert "(does Robot PSH) can never hold" in f.message and "the move PSH" in f.message
+
+
+def test_infix_games_are_linted_alike() -> None:
+    d = parse_infix(
+        "role(robot)\ninit(at(1))\nlegal(robot, push) :- true(at(1))\n"
+        "next(at(2)) :- does(robot, psh)\nterminal :- true(at(2))\ngoal(robot, 100)\n"
+    )
+    found = [f for f in check_description(d) if f.code in LINTS]
+    assert [(f.code, f.pos.line if f.pos else 0) for f in found] == [("never-holds", 4)]
+
+
+@pytest.mark.parametrize(
+    "snippet",
+    [
+        "(legal robot)",
+        "(<= (next (at 1) (at 2)) (true (at 1)))",
+        "(<= (goal robot) (true a))",
+        "(<= terminal (true (at 1) (at 2)))",
+        "(role)",
+        "(<= terminal (does robot))",
+    ],
+)
+def test_keyword_arity_misuse_is_an_error(snippet: str) -> None:
+    # a keyword with the wrong arity cannot be played as GDL means it: error, not lint
+    found = check_description(parse_kif(ROBOT + snippet, "robot.kif"))
+    assert "keyword-arity" in [f.code for f in found if f.is_error]
+
+
+def test_the_never_holds_lint_stops_at_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a generated game with thousands of moves is left unlinted rather than slow to check:
+    # the lint reports what it found before its budget ran out, and nothing false
+    import gdl2pl.check as check_module
+
+    src = "".join(f"(<= (next (at {i})) (does robot (turn up{i})))\n" for i in range(6))
+    assert len(lint(src)) == 0  # (turn ?d) is legal: every literal may hold
+    src = "".join(f"(<= (next (at {i})) (does robot (spin {i})))\n" for i in range(6))
+    assert len(lint(src)) == 6
+    # ROBOT's own (true (at 1)) needs more tries than this budget: the lint stops there
+    monkeypatch.setattr(check_module, "_UNIFY_BUDGET", 2)
+    assert lint(src) == []

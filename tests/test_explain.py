@@ -160,6 +160,44 @@ def test_cli_bad_atoms(capsys, atom: str, extra: list[str], message: str) -> Non
     assert message in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    ("atom", "where", "caret"),
+    [
+        ("(cell 1 1", "<atom>:1:1: error: unbalanced '('", "^"),
+        ("(cell 1 1))", "<atom>:1:11: error: unbalanced ')'", " " * 10 + "^"),
+        ("(legal xplayer noop) x", "<atom>:1:1: error: expected exactly one term", "^"),
+    ],
+)
+def test_cli_malformed_atom_points_into_the_atom(
+    capsys, atom: str, where: str, caret: str
+) -> None:
+    """A syntax error in the atom typed on the command line is placed in that text, with
+    the atom and a caret under the column, never at a line of the game file."""
+    assert main(["explain", TICTACTOE, atom]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith(where), err
+    assert err[1:3] == [atom, caret]
+    assert not any(TICTACTOE in line for line in err)
+
+
+@pytest.mark.parametrize(
+    ("state", "where", "caret"),
+    [
+        ("((cell 1 1 x)))", "<state>:1:15: error: unbalanced ')'", 14),
+        ("((cell 1 1 x) (control oplayer)", "<state>:1:1: error: unbalanced '('", 0),
+        ("(control oplayer) x", "<state>:1:19: error: expected one list of terms", 18),
+    ],
+)
+def test_cli_malformed_state_points_into_the_state(
+    capsys, state: str, where: str, caret: int
+) -> None:
+    assert main(["explain", TICTACTOE, "terminal", "--state", state]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith(where), err
+    assert err[1:3] == [state, " " * caret + "^"]
+    assert not any(TICTACTOE in line for line in err)
+
+
 def test_cli_illegal_move_names_the_step(tmp_path, capsys) -> None:
     moves = tmp_path / "m.jsonl"
     moves.write_text(json.dumps({"moves": [["(mark 1 1)", "noop"], ["noop", "(mark 1 1)"]]}))
