@@ -184,11 +184,11 @@ def never_terminal(body: frozenset[object], terminal_bodies: Sequence[Sequence[o
     if not terminal_bodies:
         return False
     return all(
-        any(_complement(lit) in body for lit in t if _ground(lit)) for t in terminal_bodies
+        any(_complement(lit) in body for lit in t if _ground_literal(lit)) for t in terminal_bodies
     )
 
 
-def _ground(lit: object) -> bool:
+def _ground_literal(lit: object) -> bool:
     atom = lit.body if isinstance(lit, Not) else lit
     return isinstance(atom, Const | Func) and not variables(atom)
 

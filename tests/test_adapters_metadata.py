@@ -99,7 +99,7 @@ def test_goal_rules_of_one_body_prove_a_constant_sum():
 
 
 def test_goal_groups_that_contradict_every_terminal_rule_are_left_out():
-    from gdl2pl.adapters.bounds import goal_sum
+    from gdl2pl.rule_shapes import goal_sum
 
     # connectFour's shape: while the board is open and nobody has won, both goals are 0,
     # but every terminal rule needs a line or a full board, so that group is never final
@@ -121,8 +121,8 @@ def test_goal_groups_that_contradict_every_terminal_rule_are_left_out():
 def test_goal_sum_from_the_rules_holds_in_random_terminal_states(name):
     """Soundness on real games: the proved sum is the sum of goals where plays end."""
     from gdl2pl import read_game
-    from gdl2pl.adapters.bounds import goal_sum
     from gdl2pl.bridge import StateMachine
+    from gdl2pl.rule_shapes import goal_sum
 
     path = repository_game(name)
     total = goal_sum(read_game(path))
@@ -170,7 +170,7 @@ def test_proved_goal_sum_holds_in_every_well_formed_end(groups, terminals):
     goal values add up to the proved sum."""
     from itertools import combinations
 
-    from gdl2pl.adapters.bounds import goal_sum
+    from gdl2pl.rule_shapes import goal_sum
 
     goals = [(who, v, b) for b, vs in groups for who, v in zip("ab", vs, strict=True)]
     text = "(role a) (role b) " + " ".join(
