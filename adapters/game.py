@@ -26,7 +26,6 @@ move) in a bounded cache.
 from __future__ import annotations
 
 import os
-import threading
 import warnings
 import weakref
 from collections import OrderedDict
@@ -40,8 +39,7 @@ from gdl2pl.bridge import StateMachine
 from gdl2pl.bridge import SymbolStep
 from gdl2pl.bridge.pyform import goal_values
 from gdl2pl.bridge.pyform import term_of_py
-from gdl2pl.bridge.swipl import interrupt
-from gdl2pl.bridge.swipl import prolog_thread_id
+from gdl2pl.bridge.swipl import interrupt_after
 from gdl2pl.bridge.swipl import runtime_with
 from gdl2pl.kif import kif_term
 from gdl2pl.load import read_game
@@ -595,23 +593,18 @@ class GdlGame:
         if max_states <= 0:
             return Kind(False, False, 0, 0, frozenset())
         janus = kind_runtime()
-        timer = threading.Timer(self.analysis_seconds, interrupt, (prolog_thread_id(),))
-        timer.start()
-        try:
-            with self.sm.using():
-                verdict, states, max_depth, sums, bad, missed = janus.apply_once(
-                    KIND_MODULE,
-                    "kind_search",
-                    self.sm.module,
-                    max_states,
-                    max_edges,
-                    max_steps,
-                    seed % 2_147_483_648,
-                    ANALYSIS_INFERENCES,
-                    "none" if self.missing_goal is None else int(self.missing_goal),
-                )
-        finally:
-            timer.cancel()
+        with interrupt_after(self.analysis_seconds), self.sm.using():
+            verdict, states, max_depth, sums, bad, missed = janus.apply_once(
+                KIND_MODULE,
+                "kind_search",
+                self.sm.module,
+                max_states,
+                max_edges,
+                max_steps,
+                seed % 2_147_483_648,
+                ANALYSIS_INFERENCES,
+                "none" if self.missing_goal is None else int(self.missing_goal),
+            )
         if missed:
             met = MachineState.from_fluents(py_term(f) for f in missed)
             self._met_missing_goal(_short(met), None)

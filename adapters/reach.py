@@ -19,13 +19,11 @@ The reasoner evaluates it by tabling (``reachable_domains`` loads it as a game a
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gdl2pl.bridge import StateMachine
-from gdl2pl.bridge.swipl import interrupt
-from gdl2pl.bridge.swipl import prolog_thread_id
+from gdl2pl.bridge.swipl import interrupt_after
 from gdl2pl.depgraph import body_atoms
 from gdl2pl.depgraph import dependency_graph
 from gdl2pl.errors import GdlError
@@ -166,8 +164,9 @@ class _Relaxer:
         """A test costing a lookup: no relation of the game's own that depends on the
         state (those of the relaxation are computed in full)."""
         own = {self.rename["true"], self.rename["does"]}
-        return all(fold(a.name) not in self.dynamic_now or a.name in own
-                   for a, _ in body_atoms(lit))
+        return all(
+            fold(a.name) not in self.dynamic_now or a.name in own for a, _ in body_atoms(lit)
+        )
 
 
 def relaxed_game(d: Description, coarse: bool = False) -> Description:
@@ -202,20 +201,19 @@ def reachable_domains(
     when a role's moves or the fluents number more than ``max_terms``, or the evaluation
     needs more than ``REACH_INFERENCES`` inferences or ``seconds`` (e.g. an unbounded
     counter)."""
-    timer = threading.Timer(seconds, interrupt, (prolog_thread_id(),))
-    timer.start()
     try:
-        with StateMachine(
-            relaxed_game(d, coarse=True), name=game, inference_limit=REACH_INFERENCES
-        ) as sm:
+        with (
+            interrupt_after(seconds),
+            StateMachine(
+                relaxed_game(d, coarse=True), name=game, inference_limit=REACH_INFERENCES
+            ) as sm,
+        ):
             fluents = frozenset(sm.base_propositions)
             moves = {r: frozenset(sm.input_moves(r)) for r in roles}
     except GdlError as e:
         raise DomainExplosionError(
             f"{game}: the reachable moves and fluents cannot be computed: {e}"
         ) from None
-    finally:
-        timer.cancel()
     for what, n in [("fluents", len(fluents))] + [
         (f"moves of role {r}", len(ms)) for r, ms in moves.items()
     ]:

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import threading
 from collections.abc import Callable
+from collections.abc import Iterator
 from importlib import resources
 from importlib.util import find_spec
 from pathlib import Path
@@ -216,6 +217,30 @@ def interrupt(thread_id: int) -> None:
     runtime().query_once(
         "catch(thread_signal(Id, gdl_runtime:gdl_interrupt), _, true)", {"Id": thread_id}
     )
+
+
+@contextlib.contextmanager
+def interrupt_after(seconds: float) -> Iterator[None]:
+    """Run the block with this thread's Prolog queries interrupted after ``seconds``
+    (they raise ``QueryInterrupted``). A signal sent as the block ends (the timer firing
+    just as the query returned) is taken by an idle query before this returns, so it
+    cannot stop the thread's next question."""
+    tid = prolog_thread_id()
+    fired = threading.Event()
+
+    def fire() -> None:
+        fired.set()
+        interrupt(tid)
+
+    timer = threading.Timer(seconds, fire)
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        timer.join()
+        if fired.is_set():  # the signal may still be queued: an idle engine ignores it
+            runtime().query_once("true")
 
 
 def run_interruptibly(fn: Callable[[], T]) -> T:

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -717,3 +718,31 @@ def test_deep_json_in_explain_moves_and_info_replies_is_refused(tmp_path: Path, 
     moves.write_text("[" * 1000 + "\n", encoding="utf-8")
     assert main(["explain", str(TTT), "terminal", "--moves", str(moves)]) == 2
     assert f"{moves}:1: not JSON" in capsys.readouterr().err
+
+
+def test_a_deadline_that_fires_as_its_block_ends_cannot_stop_the_next_question(
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """``interrupt_after`` (the adapters' analysis and reachability deadlines) waits for a
+    signal its timer is sending as the block ends, and has it taken while the thread is
+    idle. A bare timer's signal could land in the thread's next question and stop it (on
+    chess, inside tabling: "Cannot catch continuation through findall/3")."""
+    import gdl2pl.bridge.swipl as swipl
+
+    b = bridge()
+    sent = threading.Event()
+    send = swipl.interrupt
+
+    def slow_interrupt(thread_id: int) -> None:  # the timer thread, slowed down
+        time.sleep(0.3)
+        send(thread_id)
+        sent.set()
+
+    monkeypatch.setattr(swipl, "interrupt", slow_interrupt)
+    with b.StateMachine.from_file(ENDLESS) as sm:
+        with swipl.interrupt_after(0.05):
+            time.sleep(0.1)  # the deadline passes; its signal is on its way
+        assert sent.is_set()  # waited for it
+        # a question that runs long enough for a late signal to land in it
+        with pytest.raises(b.PlayoutDepthError):
+            sm.depth_charge(sm.initial_state, max_depth=100_000)
