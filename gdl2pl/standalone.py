@@ -27,7 +27,6 @@
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from functools import cache
 from importlib.resources import files
 
@@ -47,13 +46,13 @@ from gdl2pl.syntax import Not
 from gdl2pl.syntax import Sentence
 from gdl2pl.syntax import Term
 from gdl2pl.syntax import Var
-from gdl2pl.syntax import clause_line
-from gdl2pl.syntax import walk
 from gdl2pl.translate import DOES
 from gdl2pl.translate import TRUE
 from gdl2pl.translate import Plan
 from gdl2pl.translate import PredKey
 from gdl2pl.translate import plan
+from gdl2pl.translate import rule_comment
+from gdl2pl.translate import rule_variables
 from gdl2pl.vocabulary import is_keyword_relation
 
 __all__ = ["HELPERS", "SYNTAX", "prolog_term", "reserved", "standalone", "standalone_names"]
@@ -300,18 +299,9 @@ class _Emitter:
         return self.call(lit, names)
 
     def clause(self, r: FlatRule) -> str:
-        counts: dict[str, int] = defaultdict(int)
-        for node in (r.head, *r.body):
-            for v in walk(node):
-                if isinstance(v, Var):
-                    counts[v.name] += 1
-        names = VariableNamer(dict(counts))
+        names = rule_variables(r)
         head = self.call(r.head, names)
-        pos = r.source.pos
-        where = f"{self.source_name}:{pos.line}" if pos else self.source_name
-        if r.branches > 1:
-            where += f" (branch {r.branch} of {r.branches} of the rule's or)"
-        comment = comment_text(f"% {where}  {clause_line(r.source, 110)}")
+        comment = rule_comment(r, self.source_name)
         if not r.body:
             return f"{comment}\n{head}."
         key = relation_key(r.head)

@@ -86,6 +86,25 @@ DOES: PredKey = ("does", 2)
 FALLBACK_STORE = "true_"
 
 
+def rule_variables(r: FlatRule) -> VariableNamer:
+    """The Prolog names of a flattened rule's variables (``_X`` for one used once)."""
+    counts: dict[str, int] = defaultdict(int)
+    for node in (r.head, *r.body):
+        for v in walk(node):
+            if isinstance(v, Var):
+                counts[v.name] += 1
+    return VariableNamer(dict(counts))
+
+
+def rule_comment(r: FlatRule, source_name: str) -> str:
+    """The comment above a clause: the GDL rule, where it is, and which ``or`` branch."""
+    pos = r.source.pos
+    where = f"{source_name}:{pos.line}" if pos else source_name
+    if r.branches > 1:
+        where += f" (branch {r.branch} of {r.branches} of the rule's or)"
+    return comment_text(f"% {where}  {clause_line(r.source, 110)}")
+
+
 def predicate_name(name: str, arity: int) -> str:
     """The Prolog predicate name of the GDL relation ``name``/``arity`` (unquoted): a
     keyword relation keeps its name, any other relation (``base/3`` of a game older than
@@ -419,18 +438,9 @@ class _Emitter:
         return text
 
     def clause(self, r: FlatRule) -> str:
-        counts: dict[str, int] = defaultdict(int)
-        for node in (r.head, *r.body):
-            for v in walk(node):
-                if isinstance(v, Var):
-                    counts[v.name] += 1
-        names = VariableNamer(dict(counts))
+        names = rule_variables(r)
         head = self.call(r.head, names, None)
-        pos = r.source.pos
-        where = f"{self.source_name}:{pos.line}" if pos else self.source_name
-        if r.branches > 1:
-            where += f" (branch {r.branch} of {r.branches} of the rule's or)"
-        comment = comment_text(f"% {where}  {clause_line(r.source, 110)}")
+        comment = rule_comment(r, self.source_name)
         if not r.body:
             return f"{comment}\n{head}."
         key = relation_key(r.head)
