@@ -900,3 +900,43 @@ def test_keep_going_names_malformed_and_unsorted_records_and_goes_on(tmp_path: P
     assert [d["step"] for d in r["divergences"]] == [1, 2]
     plain = run_verify(Job(TTT, text, engine=command, matches=1))
     assert plain["verdict"] == "engine_error" and "malformed record" in plain["error"]
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        "['(' * 100_000]",  # a fluent nested past any parser's depth
+        "['(f ' * 2_000 + 'x' + ')' * 2_000]",  # deep but well formed
+        "[f'(junk {i})' for i in range(20_000)]",  # many fluents of no game
+        "['(cell 1 1 x)\\n(forged line)', ':- halt.', 'halt']",  # lines and Prolog text
+    ],
+)
+def test_keep_going_takes_hostile_engine_states_as_data(tmp_path: Path, state: str) -> None:
+    """After a divergence gdl2pl judges from the engine's state: a state that is not made
+    of the game's terms (too deep, too many, Prolog text, a newline) is a divergence and a
+    note, never a crash, a run Prolog goal or a forged report line."""
+    require_prolog()
+    from gdl2pl.verify.job import Job
+    from gdl2pl.verify.job import run_verify
+    from gdl2pl.verify.report import details
+
+    engine = tmp_path / "hostile.py"
+    engine.write_text(
+        "import json, subprocess, sys\n"
+        "out = subprocess.run([sys.executable, '-m', 'gdl2pl.cli', 'replay', sys.argv[1]],\n"
+        "    input=sys.stdin.read(), capture_output=True, text=True).stdout\n"
+        "for line in out.splitlines():\n"
+        "    r = json.loads(line)\n"
+        f"    if r['step'] == 1: r['state'] = {state}\n"
+        "    print(json.dumps(r))\n",
+        encoding="utf-8",
+    )
+    text = Path(TTT).read_text(encoding="utf-8")
+    command = f"{shlex.quote(sys.executable)} {engine} {{game}}"
+    r = run_verify(Job(TTT, text, engine=command, matches=1, keep_going=True))
+    assert r["verdict"] == "diverge", r.get("error")
+    assert r["divergences"][0]["step"] == 1
+    assert any("judged from gdl2pl's" in n for n in r.get("notes", []))
+    report = details(r)
+    assert not any(line.startswith("(forged line)") for line in report.splitlines())
+    assert len(report) < 2_000_000
