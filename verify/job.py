@@ -14,15 +14,19 @@ from pathlib import Path
 from typing import Any
 
 from gdl2pl.jsonline import loads_line
-from gdl2pl.kif import kif_term
 
+from .divergence import divergence_at
+from .divergence import finish
+from .divergence import game_result
+from .divergence import out_of_place
+from .divergence import states_along
 from .engine import SAFE_PATH
 from .engine import EngineRun
 from .engine import engine_argv
 from .engine import game_file_name
 from .engine import run_engine
 from .games import game_digest
-from .oracle_link import MachineState
+from .keep_going import judge_all
 from .oracle_link import Record
 from .oracle_link import StateMachine
 from .oracle_link import load_machine
@@ -31,7 +35,6 @@ from .oracle_link import replay
 from .records import Difference
 from .records import MalformedRecord
 from .records import compare
-from .why import why_of
 
 
 @dataclass(frozen=True)
@@ -56,16 +59,7 @@ class Job:
 
 def result(job: Job, verdict: str, **extra: Any) -> dict[str, Any]:
     """A per-game result object (the ``--json`` shape)."""
-    out: dict[str, Any] = {
-        "game": job.path,
-        "verdict": verdict,
-        "matches": 0,
-        "steps_compared": 0,
-        "first_divergence": None,
-        "error": None,
-    }
-    out.update(extra)
-    return out
+    return game_result(job.path, verdict, **extra)
 
 
 def run_verify(job: Job) -> dict[str, Any]:
@@ -171,9 +165,7 @@ def _judge(
     """Compare gdl2pl's records with the engine's, match by match, in order, up to the
     first divergence (every divergence with ``keep_going``: see ``keep_going.py``)."""
     if job.keep_going:
-        from .keep_going import judge_all
-
-        return judge_all(job, sm, mine, move_lists, run)
+        return judge_all(job.path, sm, mine, move_lists, run)
     theirs = iter(run.records)
     compared = 0
     problem = run.problem
@@ -187,94 +179,23 @@ def _judge(
                         f"the engine answered {len(run.records)} records, "
                         f"{sum(map(len, mine))} expected (none for match {m} step {rec['step']})"
                     )
-                return _finish(job, len(mine), compared, None, problem, run)
-            misplaced = _misplaced(rec, other)
+                return finish(job.path, len(mine), compared, None, problem, run)
+            misplaced = out_of_place(rec, other)
             if misplaced:
                 problem = misplaced
-                return _finish(job, len(mine), compared, None, problem, run)
+                return finish(job.path, len(mine), compared, None, problem, run)
             try:
                 diffs = compare(rec, other)
             except MalformedRecord as e:
                 problem = f"match {m} step {rec['step']}: malformed record: {e}"
-                return _finish(job, len(mine), compared, None, problem, run)
+                return finish(job.path, len(mine), compared, None, problem, run)
             compared += 1
             if diffs:
                 divergence = _divergence(sm, m, rec, diffs, move_lists[n])
-                return _finish(job, len(mine), compared, divergence, problem, run)
+                return finish(job.path, len(mine), compared, divergence, problem, run)
     if problem is None and next(theirs, None) is not None:
         problem = f"the engine answered {len(run.records)} records, {compared} expected"
-    return _finish(job, len(mine), compared, None, problem, run)
-
-
-def _misplaced(mine: Record, theirs: Any) -> str | None:
-    """Why the engine's next record is not the one of ``mine``'s match and step (None if it
-    is, or if it does not say: then records are taken in order). Error records are not
-    checked: engines number the step of an error differently."""
-    if not isinstance(theirs, dict) or "error" in mine or "error" in theirs:
-        return None
-    want = (mine["match"], mine["step"])
-    got = (theirs.get("match", want[0]), theirs.get("step", want[1]))
-    if got == want:
-        return None
-    return (
-        f"the engine's records are out of step: expected match {want[0]} step {want[1]}, "
-        f"its next record is match {got[0]} step {got[1]} (a record missing or extra)"
-    )
-
-
-def _finish(
-    job: Job,
-    matches: int,
-    compared: int,
-    divergence: dict[str, Any] | None,
-    problem: str | None,
-    run: EngineRun,
-    **extra: Any,
-) -> dict[str, Any]:
-    """The verdict: a divergence found in what the engine answered wins (with the engine's
-    problem, if any, still reported); else the engine's problem; else agreement."""
-    if divergence is not None:
-        verdict = "diverge"
-    elif problem is not None:
-        verdict = "timeout" if run.timed_out else "engine_error"
-    else:
-        verdict = "agree"
-    error = problem
-    if problem is not None and run.stderr_tail.strip():
-        error = f"{problem}; stderr: {run.stderr_tail.strip()}"
-    return result(
-        job,
-        verdict,
-        matches=matches,
-        steps_compared=compared,
-        first_divergence=divergence,
-        error=error,
-        **extra,
-    )
-
-
-#: The fields whose facts are terms of the game, reported in its spelling.
-SPELLED = frozenset({"state", "legal"})
-
-
-def _spelled(sm: StateMachine, fact: str) -> str:
-    """An engine's fact in the game's spelling (``(CELLHOLDS 1 1 WHITE)`` as the game
-    writes ``cellHolds``; symbols the game lacks as the engine wrote them), or as it came
-    if it is not a KIF term."""
-    try:
-        return kif_term(sm.term(fact))
-    except Exception:  # not a term: shown as the engine wrote it
-        return fact
-
-
-def states_along(
-    sm: StateMachine, moves: list[list[str]]
-) -> tuple[MachineState | None, MachineState]:
-    """(the state before the last, the last state) along ``moves`` from the initial state."""
-    previous, state = None, sm.initial_state
-    for jm in moves:
-        previous, state = state, sm.next_state(state, [sm.term(m) for m in jm])
-    return previous, state
+    return finish(job.path, len(mine), compared, None, problem, run)
 
 
 def _divergence(
@@ -287,40 +208,6 @@ def _divergence(
     step = int(rec["step"])
     previous, state = states_along(sm, moves[:step])
     return divergence_at(sm, match, step, moves[:step], diffs, state, previous)
-
-
-def divergence_at(
-    sm: StateMachine,
-    match: int,
-    step: int,
-    prefix: list[list[str]],
-    diffs: list[Difference],
-    state: MachineState,
-    previous: MachineState | None,
-    explain: bool = True,
-) -> dict[str, Any]:
-    """A divergence's report: where, the moves there, and each difference in the game's
-    spelling with gdl2pl's reason (as text and as proof trees) for its side, given the
-    step's ``state`` and the ``previous`` one gdl2pl judged it from (no reason unless
-    ``explain``)."""
-    last = prefix[-1] if prefix else None
-    out = []
-    for d in diffs:
-        shown = Difference(
-            d.field,
-            d.role,
-            d.only_gdl2pl,
-            [_spelled(sm, f) for f in d.only_engine] if d.field in SPELLED else d.only_engine,
-            "",
-            d.kind,
-        )
-        entry = shown.as_json()
-        if explain:
-            why = why_of(sm, shown, step, last, state, previous)
-            entry["why"] = why.text
-            entry["why_details"] = why.details
-        out.append(entry)
-    return {"match": match, "step": step, "moves": prefix, "differences": out}
 
 
 def run_trace(job: Job) -> dict[str, Any]:

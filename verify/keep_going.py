@@ -19,6 +19,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .divergence import divergence_at
+from .divergence import finish
+from .divergence import out_of_place
+from .divergence import states_along
 from .engine import EngineRun
 from .oracle_link import MachineState
 from .oracle_link import Record
@@ -60,8 +64,6 @@ class _Tally:
         state: MachineState,
         previous: MachineState | None,
     ) -> None:
-        from .job import divergence_at
-
         self.total += 1
         for d in diffs:
             self.counts[kind_of(d)] = self.counts.get(kind_of(d), 0) + 1
@@ -128,8 +130,6 @@ class _Match:
         """(the state ``step`` was judged from, the state judged) for a step that
         diverged; before any divergence, gdl2pl's own states, replayed from the start."""
         if self.states is None:
-            from .job import states_along
-
             previous, state = states_along(self.sm, self.moves[:step])
             self.states = (state, state)
             return previous, state
@@ -154,26 +154,23 @@ class _Match:
 
 
 def judge_all(
-    job: Any,
+    game: str,
     sm: StateMachine,
     mine: list[list[Record]],
     move_lists: list[list[list[str]]],
     run: EngineRun,
 ) -> dict[str, Any]:
-    """Compare every step of every match; the result of ``job._finish`` with
+    """Compare every step of every match; the verdict (``divergence.finish``) on ``game`` with
     ``divergences`` (the first ``MAX_LISTED``), ``divergence_counts`` (differences by kind)
     and ``divergences_total`` (steps that diverged), and ``notes`` where gdl2pl judged a
     step from its own state."""
-    from .job import _finish
-    from .job import _misplaced
-
     theirs = run.records
     i = 0
     compared = 0
     problem = run.problem
     tally = _Tally()
 
-    def finish() -> dict[str, Any]:
+    def verdict() -> dict[str, Any]:
         first = tally.found[0] if tally.found else None
         extra: dict[str, Any] = {
             "divergences": tally.found,
@@ -182,7 +179,7 @@ def judge_all(
         }
         if tally.notes:
             extra["notes"] = tally.notes
-        return _finish(job, len(mine), compared, first, problem, run, **extra)
+        return finish(game, len(mine), compared, first, problem, run, **extra)
 
     for n, ours in enumerate(mine):
         m = int(ours[0]["match"]) if ours else n
@@ -195,16 +192,16 @@ def judge_all(
                         f"the engine answered {len(theirs)} records, "
                         f"{sum(map(len, mine))} expected (none for match {m} step {step})"
                     )
-                return finish()
+                return verdict()
             other = theirs[i]
             ahead = isinstance(other, dict) and isinstance(other.get("match"), int)
             if ahead and other["match"] > m:  # the engine ended this match early
                 tally.note(f"match {m}: the engine's records end at step {step - 1}")
                 break
-            misplaced = _misplaced(rec, other)
+            misplaced = out_of_place(rec, other)
             if misplaced:
                 problem = misplaced
-                return finish()
+                return verdict()
             i += 1
             expected, basis = game.expected(rec, tally)
             try:
@@ -223,4 +220,4 @@ def judge_all(
             i += 1
     if problem is None and i < len(theirs):
         problem = f"the engine answered {len(theirs)} records, {i} expected"
-    return finish()
+    return verdict()
