@@ -13,17 +13,19 @@ from conftest import REPO
 #: of a lower level; nothing imports upwards or sideways.
 PACKAGES = {
     "gdl2pl": ("gdl2pl", 0),
-    "bridge": ("gdl2pl.bridge", 1),
-    "ggp": ("gdl2pl.ggp", 2),
-    "explain": ("gdl2pl.explain", 2),
-    "analysis": ("gdl2pl.analysis", 3),
-    "adapters": ("gdl2pl.adapters", 3),
-    "adapters/openspiel": ("gdl2pl.openspiel", 4),
-    "adapters/pettingzoo": ("gdl2pl.pettingzoo", 4),
-    "adapters/gymnasium": ("gdl2pl.gymnasium", 4),
-    "verify": ("gdl2pl.verify", 3),
-    "studio": ("gdl2pl.studio", 4),
-    "cli": ("gdl2pl.cli", 5),
+    "contract": ("gdl2pl.contract", 1),
+    "bridge": ("gdl2pl.bridge", 2),
+    "information": ("gdl2pl.information", 3),
+    "ggp": ("gdl2pl.ggp", 4),
+    "explain": ("gdl2pl.explain", 4),
+    "analysis": ("gdl2pl.analysis", 5),
+    "adapters": ("gdl2pl.adapters", 5),
+    "adapters/openspiel": ("gdl2pl.openspiel", 6),
+    "adapters/pettingzoo": ("gdl2pl.pettingzoo", 6),
+    "adapters/gymnasium": ("gdl2pl.gymnasium", 6),
+    "verify": ("gdl2pl.verify", 5),
+    "studio": ("gdl2pl.studio", 6),
+    "cli": ("gdl2pl.cli", 7),
 }
 _BY_NAME = {name: (folder, level) for folder, (name, level) in PACKAGES.items()}
 
