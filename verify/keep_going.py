@@ -154,16 +154,16 @@ class _Match:
 
 
 def judge_all(
-    game: str,
+    path: str,
     sm: StateMachine,
     mine: list[list[Record]],
     move_lists: list[list[list[str]]],
     run: EngineRun,
 ) -> dict[str, Any]:
-    """Compare every step of every match; the verdict (``divergence.finish``) on ``game`` with
-    ``divergences`` (the first ``MAX_LISTED``), ``divergence_counts`` (differences by kind)
-    and ``divergences_total`` (steps that diverged), and ``notes`` where gdl2pl judged a
-    step from its own state."""
+    """Compare every step of every match; the verdict (``divergence.finish``) on the game
+    file ``path`` with ``divergences`` (the first ``MAX_LISTED``), ``divergence_counts``
+    (differences by kind) and ``divergences_total`` (steps that diverged), and ``notes``
+    where gdl2pl judged a step from its own state."""
     theirs = run.records
     i = 0
     compared = 0
@@ -179,7 +179,7 @@ def judge_all(
         }
         if tally.notes:
             extra["notes"] = tally.notes
-        return finish(game, len(mine), compared, first, problem, run, **extra)
+        return finish(path, len(mine), compared, first, problem, run, **extra)
 
     for n, ours in enumerate(mine):
         m = int(ours[0]["match"]) if ours else n
