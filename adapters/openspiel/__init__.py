@@ -31,6 +31,8 @@ from gdl2pl.adapters.game import ANALYSIS_SECONDS
 from gdl2pl.bridge import MachineState
 from gdl2pl.ggp.board import render_state
 
+from .game_type import perfect_game_type
+
 SHORT_NAME = "gdl"
 #: Game parameters: ``game`` (file, or a name found by ``gdl2pl.adapters.find_game``),
 #: ``dynamics`` (auto, sequential, simultaneous), ``max_game_length`` (used when the
@@ -50,27 +52,7 @@ DEFAULT_PARAMS: dict[str, Any] = {
     "analysis_seconds": ANALYSIS_SECONDS,
 }
 
-_Dyn = pyspiel.GameType.Dynamics
 _Util = pyspiel.GameType.Utility
-
-
-def _game_type(short_name: str, sequential: bool, utility: Any, num_players: int) -> Any:
-    return pyspiel.GameType(
-        short_name=short_name,
-        long_name="GDL game (gdl2pl)",
-        dynamics=_Dyn.SEQUENTIAL if sequential else _Dyn.SIMULTANEOUS,
-        chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
-        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-        utility=utility,
-        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=num_players,
-        min_num_players=num_players,
-        provides_information_state_string=True,
-        provides_information_state_tensor=False,
-        provides_observation_string=True,
-        provides_observation_tensor=True,
-        parameter_specification=DEFAULT_PARAMS,
-    )
 
 
 def _missing_goal(value: Any) -> Any:
@@ -117,7 +99,9 @@ class GdlOpenSpielGame(pyspiel.Game):
             utility_sum=utility_sum,
             max_game_length=max(1, length),
         )
-        game_type = _game_type(SHORT_NAME, g.turn_taking, utility, g.num_roles)
+        game_type = perfect_game_type(
+            SHORT_NAME, g.turn_taking, utility, g.num_roles, DEFAULT_PARAMS
+        )
         super().__init__(game_type, info, {**p, "game": os.fspath(p["game"])})
 
     def gdl_metadata(self) -> dict[str, Any]:
@@ -235,7 +219,7 @@ def load_game(path: str | os.PathLike[str], **options: Any) -> Any:
 
 
 pyspiel.register_game(
-    _game_type(SHORT_NAME, True, _Util.GENERAL_SUM, 2), GdlOpenSpielGame
+    perfect_game_type(SHORT_NAME, True, _Util.GENERAL_SUM, 2, DEFAULT_PARAMS), GdlOpenSpielGame
 )
 
 # GDL-II games (chance, hidden information) are registered as "gdl_ii" there.
