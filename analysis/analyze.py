@@ -279,24 +279,23 @@ def _verdict(verdict: str, counterexample: list[list[str]] | None, note: str) ->
     return {"verdict": verdict, "counterexample": counterexample, "note": note}
 
 
+def _decided(verdicts: Any, one: str, every: str) -> str:
+    """``one`` if one verdict is, else ``every`` if all are (and there is one), else
+    unknown."""
+    vs = list(verdicts)
+    if one in vs:
+        return one
+    return every if vs and all(v == every for v in vs) else UNKNOWN
+
+
 def _combine(verdicts: Any) -> str:
     """For every: refuted if one is, proved if all are."""
-    vs = list(verdicts)
-    if REFUTED in vs:
-        return REFUTED
-    if vs and all(v == PROVED for v in vs):
-        return PROVED
-    return UNKNOWN
+    return _decided(verdicts, REFUTED, PROVED)
 
 
 def _some(verdicts: Any) -> str:
     """For some: proved if one is, refuted if all are."""
-    vs = list(verdicts)
-    if PROVED in vs:
-        return PROVED
-    if vs and all(v == REFUTED for v in vs):
-        return REFUTED
-    return UNKNOWN
+    return _decided(verdicts, PROVED, REFUTED)
 
 
 def _goal_problem(roles: list[str], goals: list[list[str]]) -> str:
