@@ -20,19 +20,22 @@ from .state import MachineState
 from .state import TermCache
 
 __all__ = [
-    "DEFAULT_MAX_DEPTH",
-    "MAX_TERM_DEPTH",
-    "Consistent",
-    "GameError",
+    # the contract
     "GameMachine",
-    "GoalDefinitionError",
-    "IllegalMoveError",
-    "MachineState",
-    "MoveDefinitionError",
-    "NoConsistentStateError",
-    "PlayoutDepthError",
     "Step",
     "SymbolStep",
+    "Consistent",
+    "DEFAULT_MAX_DEPTH",
+    # the state every engine returns
+    "MachineState",
     "TermCache",
+    "MAX_TERM_DEPTH",
+    # the game's errors
+    "GameError",
+    "MoveDefinitionError",
+    "GoalDefinitionError",
     "TransitionDefinitionError",
+    "IllegalMoveError",
+    "PlayoutDepthError",
+    "NoConsistentStateError",
 ]

@@ -15,6 +15,7 @@ from typing import Any
 
 from gdl2pl.jsonline import loads_line
 
+from .divergence import Comparison
 from .divergence import divergence_at
 from .divergence import finish
 from .divergence import game_result
@@ -105,7 +106,7 @@ def _verify_loaded(job: Job, sm: StateMachine) -> dict[str, Any]:
         move_lists = [[r["move"] for r in recs if r.get("move")] for recs in mine]
         assert job.engine is not None
         run = _run_engine_on(job, move_lists)
-    return _judge(job, sm, mine, move_lists, run)
+    return _judge(job, Comparison(sm, mine, move_lists, run))
 
 
 def _run_engine_on(job: Job, move_lists: list[list[list[str]]]) -> EngineRun:
@@ -155,17 +156,12 @@ def _trace_matches(text: str) -> list[list[Record]]:
     return [by_match[m] for m in sorted(by_match)]
 
 
-def _judge(
-    job: Job,
-    sm: StateMachine,
-    mine: list[list[Record]],
-    move_lists: list[list[list[str]]],
-    run: EngineRun,
-) -> dict[str, Any]:
+def _judge(job: Job, comparison: Comparison) -> dict[str, Any]:
     """Compare gdl2pl's records with the engine's, match by match, in order, up to the
     first divergence (every divergence with ``keep_going``: see ``keep_going.py``)."""
     if job.keep_going:
-        return judge_all(job.path, sm, mine, move_lists, run)
+        return judge_all(job.path, comparison)
+    sm, mine, move_lists, run = comparison
     theirs = iter(run.records)
     compared = 0
     problem = run.problem

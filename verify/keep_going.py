@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from .divergence import Comparison
 from .divergence import divergence_at
 from .divergence import finish
 from .divergence import out_of_place
 from .divergence import states_along
-from .engine import EngineRun
 from .oracle_link import MachineState
 from .oracle_link import Record
 from .oracle_link import StateMachine
@@ -153,17 +153,12 @@ class _Match:
             self.states = (own, engine)
 
 
-def judge_all(
-    path: str,
-    sm: StateMachine,
-    mine: list[list[Record]],
-    move_lists: list[list[list[str]]],
-    run: EngineRun,
-) -> dict[str, Any]:
+def judge_all(path: str, comparison: Comparison) -> dict[str, Any]:
     """Compare every step of every match; the verdict (``divergence.finish``) on the game
     file ``path`` with ``divergences`` (the first ``MAX_LISTED``), ``divergence_counts``
     (differences by kind) and ``divergences_total`` (steps that diverged), and ``notes``
     where gdl2pl judged a step from its own state."""
+    sm, mine, move_lists, run = comparison
     theirs = run.records
     i = 0
     compared = 0
