@@ -33,6 +33,7 @@ from gdl2pl.contract.game_machine import Consistent
 from gdl2pl.contract.game_machine import GameMachine
 from gdl2pl.contract.game_machine import Step
 from gdl2pl.contract.game_machine import SymbolStep
+from gdl2pl.contract.game_machine import TermText
 from gdl2pl.contract.game_machine import check_max_depth
 from gdl2pl.contract.game_machine import check_playout_count
 from gdl2pl.contract.game_machine import goal_value
@@ -585,11 +586,7 @@ class StateMachine(GameMachine):
         raise self._refusal(state, moves, result)
 
     def consistent_successors(
-        self,
-        state: MachineState,
-        role: Term | str,
-        move: Term | str,
-        percepts: Iterable[Term | str],
+        self, state: MachineState, role: TermText, move: TermText, percepts: Iterable[TermText]
     ) -> list[Consistent]:
         """What ``role`` cannot tell apart after playing ``move`` in ``state`` and
         perceiving ``percepts`` (see ``GameMachine.consistent_successors``), in one

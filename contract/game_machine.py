@@ -38,6 +38,9 @@ from .state import MachineState
 from .state import ground_term
 from .state import short
 
+#: A term, or KIF text for one (what the contract's questions take from outside).
+TermText = Term | str
+
 #: Random playouts stop after this many steps unless told otherwise: enough for every
 #: public game, and a bound on a game that never ends.
 DEFAULT_MAX_DEPTH = 5_000
@@ -450,11 +453,7 @@ class GameMachine(ABC):
         return [(m, Fraction(1, len(moves))) for m in moves]
 
     def consistent_successors(
-        self,
-        state: MachineState,
-        role: Term | str,
-        move: Term | str,
-        percepts: Iterable[Term | str],
+        self, state: MachineState, role: TermText, move: TermText, percepts: Iterable[TermText]
     ) -> list[Consistent]:
         """Every legal joint move of ``state`` in which ``role`` plays ``move`` and then
         perceives exactly the set ``percepts``, with the state it leads to and its
