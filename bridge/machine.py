@@ -364,22 +364,17 @@ class StateMachine(GameMachine):
         ``TransitionDefinitionError`` if it is not a ground term."""
         return self._terms.canonical(ground_term(kif))
 
-    def _known(self, state: MachineState) -> Any:
-        """What this machine learnt of ``state`` in passing (``step``), or None."""
-        known = state._known
-        return known if known is not None and known[0] is self._terms else None
-
     def role_moves(self, state: MachineState, index: int) -> list[Term]:
-        known = self._known(state)
-        if known is not None:
+        known = state._known  # what this machine learnt of it in passing (step)
+        if known is not None and known[0] is self._terms:
             return list(known[2][index])
         raw = self._call("gdl_legal", self._state_arg(state), self._raw_roles[index])
         return [self._terms.term(m) for m in raw]
 
     def all_legal_moves(self, state: MachineState) -> list[list[Term]]:
         """Per role (in role order), its legal moves; empty lists are allowed here."""
-        known = self._known(state)
-        if known is not None:
+        known = state._known
+        if known is not None and known[0] is self._terms:
             return [list(ms) for ms in known[2]]
         raw = self._call("gdl_legal_all", self._state_arg(state))
         return [[self._terms.term(m) for m in ms] for ms in raw]
@@ -492,16 +487,16 @@ class StateMachine(GameMachine):
         return Step(state, is_terminal, per_role, values)
 
     def is_terminal(self, state: MachineState) -> bool:
-        known = self._known(state)
-        if known is not None:
-            return bool(known[1])
+        known = state._known
+        if known is not None and known[0] is self._terms:
+            return known[1]
         return self._call("gdl_terminal", self._state_arg(state)) == "true"
 
     def goal_values(self, state: MachineState) -> list[list[str]]:
-        known = self._known(state)
-        if known is not None and known[1]:
-            return list(known[3])
-        return list(self._call("gdl_goals", self._state_arg(state)))
+        known = state._known
+        if known is not None and known[0] is self._terms and known[1]:
+            return [list(vs) for vs in known[3]]  # a copy: the state keeps its own
+        return self._call("gdl_goals", self._state_arg(state))
 
     def state_info(
         self, state: MachineState
