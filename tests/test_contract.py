@@ -172,3 +172,16 @@ def test_the_written_once_errors_are_the_janus_machines(
     with engine:
         pass
     assert engine.closed
+
+
+def test_a_state_built_from_terms_is_the_janus_machines_state(
+    pair: tuple[StateMachine, PrimitivesOnly],
+) -> None:
+    """What a second engine builds from the same fluents (as terms or KIF text) is the
+    same state: equal, hashing equal, and answered by the janus machine."""
+    sm, _ = pair
+    s = sm.random_next_state(sm.initial_state, random.Random(5))
+    for fluents in (list(s), [str(f) for f in s]):
+        rebuilt = MachineState.from_fluents(fluents)
+        assert rebuilt == s and hash(rebuilt) == hash(s) and {rebuilt: 1}[s] == 1
+        assert sm.all_legal_moves(rebuilt) == sm.all_legal_moves(s)
