@@ -17,12 +17,17 @@ def test_layout_of_a_board_and_of_the_rest():
             ["(cell 1 1 x)", "(cell 1 2 o)", "(cell 2 1 b)", "(cell 10 2 x)", "(control x)"]]
     layout = board_layout(base)
     assert layout is not None and layout.relation == "cell"
-    assert layout.rows == ("1", "2", "10") and layout.cols == ("1", "2")  # numeric order
-    assert layout.contents == ("b", "o", "x") and layout.shape == (3, 3, 2)
+    # x is the column (numeric order), y the row (the highest on top)
+    assert layout.cols == ("1", "2", "10") and layout.rows == ("2", "1")
+    assert layout.contents == ("b", "o", "x") and layout.shape == (3, 2, 3)
     planes = layout.planes([1, 0, 1, 1, 1])
-    assert planes[2, 0, 0] == 1 and planes[0, 1, 0] == 1 and planes[2, 2, 1] == 1
+    assert planes[2, 1, 0] == 1 and planes[0, 1, 1] == 1 and planes[2, 0, 2] == 1
     assert planes.sum() == 3
     assert list(layout.rest_of([1, 0, 1, 1, 1])) == [1.0]
+    whole = layout.observation_planes([1, 0, 1, 1, 1])
+    assert whole.shape == layout.planes_shape == (4, 2, 3)
+    assert (whole[:3] == planes).all() and (whole[3] == 1).all()  # (control x) holds
+    assert (layout.observation_planes([1, 0, 1, 1, 0])[3] == 0).all()
 
 
 def test_no_board_without_two_coordinates():
@@ -37,7 +42,7 @@ def _openspiel_tensor(game, actions):
     for a in actions:
         state.apply_action(a)
     obs.set_from(state, 0)
-    return obs.dict["board"].copy(), obs.tensor.copy()
+    return obs.dict["observation"].copy(), obs.tensor.copy()
 
 
 def test_openspiel_board_shape_and_transpositions():
@@ -45,14 +50,17 @@ def test_openspiel_board_shape_and_transpositions():
     import gdl2pl.openspiel as gos
 
     game = gos.load_game("ticTacToe.kif")
-    board, flat = _openspiel_tensor(game, [0, 4, 8])
-    assert board.shape == (3, 3, 3)
-    assert len(flat) == game.observation_tensor_size()
+    planes, flat = _openspiel_tensor(game, [0, 4, 8])
+    # b, o, x, then a constant plane per control fluent
+    assert planes.shape == (5, 3, 3) == tuple(game.observation_tensor_shape())
+    assert flat.size == game.observation_tensor_size()
+    board = planes[:3]
     assert board.sum() == 9  # one content per cell
+    assert planes[3].sum() == 9 and planes[4].sum() == 0  # (control oplayer): it is o's turn
     again, _ = _openspiel_tensor(game, [0, 4, 8])
-    assert (again == board).all()
+    assert (again == planes).all()
     other, other_flat = _openspiel_tensor(game, [8, 4, 0])  # same position, other order
-    assert (other == board).all() and (other_flat == flat).all()
+    assert (other == planes).all() and (other_flat == flat).all()
 
 
 @settings(max_examples=15, deadline=None)
