@@ -271,6 +271,8 @@ class GdlGame:
         self.actions_from: Source = "input" if all(declared) else "reachability"
         self.base_from: Source = "base" if base else "reachability"
         self.domain_note = ""
+        #: What checking the declared base against the reachability analysis found.
+        self.base_note = ""
         if base and all(declared):
             base = self._with_undeclared(description, base, max_terms)
         elif not all(declared) or not base:
@@ -341,7 +343,7 @@ class GdlGame:
                 description, self.roles, self.name, max_terms, seconds=self.analysis_seconds
             )
         except DomainExplosionError as e:
-            self.domain_note = f"the declared base is not checked against the rules: {e}"
+            self.base_note = f"the declared base is not checked against the rules: {e}"
             return base
         return self._add_undeclared(base, reach.fluents)
 
@@ -355,11 +357,11 @@ class GdlGame:
             return base
         self.base_from = "base+reachability"
         shown = ", ".join(kif_term(f) for f in extra[:3]) + (", ..." if len(extra) > 3 else "")
-        self.domain_note = (
+        self.base_note = (
             f"the declared base omits {len(extra)} fluents the rules may reach ({shown}): "
             "added from the reachability analysis"
         )
-        warnings.warn(f"{self.name}: {self.domain_note}", UndeclaredFluentWarning, stacklevel=5)
+        warnings.warn(f"{self.name}: {self.base_note}", UndeclaredFluentWarning, stacklevel=5)
         return [*base, *extra]
 
     def _number_action(self, role: int, move: Term) -> int | None:
@@ -705,9 +707,8 @@ class GdlGame:
             "actions": Claim(self.actions_from, _table_status(self.actions_from),
                             self.domain_note or f"{self.num_actions} action ids"),
             "observation": Claim(self.base_from, _table_status(self.base_from),
-                                f"{self.observation_size} entries" + (
-                                    f"; {self.domain_note}"
-                                    if self.base_from == "base+reachability" else "")),
+                                f"{self.observation_size} entries"
+                                + (f"; {self.base_note}" if self.base_note else "")),
         }
         if self.dynamics_option != "auto":
             out["dynamics"] = Claim(

@@ -4,8 +4,11 @@ The board is the one the base propositions form (``gdl2pl.board.board_geometry``
 same geometry every drawing of a state uses, rows top to bottom, columns left to right);
 the plane of content ``v`` has a 1 at the cell ``(x, y)`` when ``(f x y v)`` holds,
 channels in the contents' KIF order. The other fluents (``rest``, in base order) are a
-flat 0/1 vector, or in the whole observation (``observation_planes``) one constant plane
-each after the board's channels, as OpenSpiel's chess gives the side to move. Pure
+flat 0/1 vector, or in the whole observation (``observation_planes``) planes after the
+board's channels: one constant plane each, as OpenSpiel's chess gives the side to move;
+past ``MAX_CONSTANT_PLANES`` of them (hex's 6,806 step and connection fluents), packed
+instead, their entries in base order filling planes row by row (zeros after the last),
+so the observation stays the size of the fluents. Pure
 functions over a game's base table and its observation vector; numpy (an optional
 dependency) is imported where a layout is built, so that the package loads without it.
 """
@@ -27,8 +30,10 @@ if TYPE_CHECKING:
 
 #: The most contents (channels) a board relation may have.
 MAX_CHANNELS = MAX_CONTENTS
+#: The most other fluents shown as one constant plane each (beyond: packed planes).
+MAX_CONSTANT_PLANES = 64
 
-__all__ = ["MAX_CHANNELS", "MAX_SIDE", "BoardLayout", "board_layout"]
+__all__ = ["MAX_CHANNELS", "MAX_CONSTANT_PLANES", "MAX_SIDE", "BoardLayout", "board_layout"]
 
 
 @dataclass(frozen=True)
@@ -66,10 +71,17 @@ class BoardLayout:
         return (len(self.contents), len(self.rows), len(self.cols))
 
     @property
+    def packed(self) -> bool:
+        """Whether the other fluents are packed into planes rather than one plane each."""
+        return len(self.rest) > MAX_CONSTANT_PLANES
+
+    @property
     def planes_shape(self) -> tuple[int, int, int]:
         """The whole observation's shape (``observation_planes``): the board's channels,
-        then one plane per other fluent."""
-        return (len(self.contents) + len(self.rest), len(self.rows), len(self.cols))
+        then one plane per other fluent, or as many as they fill when packed."""
+        area = len(self.rows) * len(self.cols)
+        extra = -(-len(self.rest) // area) if self.packed else len(self.rest)
+        return (len(self.contents) + extra, len(self.rows), len(self.cols))
 
     def planes(self, observation: Sequence[int]) -> np.ndarray:
         """The board planes (float32) of an observation vector (one entry per base
@@ -91,8 +103,9 @@ class BoardLayout:
         np.ndarray
     ):
         """The whole observation as planes (float32, ``planes_shape``): the board's
-        channels, then for each other fluent a plane of 1s where it holds, of 0s where not.
-        Written into ``out`` when given."""
+        channels, then for each other fluent a plane of 1s where it holds, of 0s where not
+        (or, ``packed``, their entries filling the planes row by row). Written into
+        ``out`` when given."""
         import numpy as np
 
         vec = np.asarray(observation, np.float32)
@@ -102,7 +115,11 @@ class BoardLayout:
             out[:] = 0
         n = len(self.contents)
         out[self.at] = vec[self.on_board]
-        out[n:] = vec[self.rest][:, None, None]
+        if self.packed:
+            tail = out[n:].reshape(-1)
+            tail[: len(self.rest)] = vec[self.rest]
+        else:
+            out[n:] = vec[self.rest][:, None, None]
         return out
 
 

@@ -30,6 +30,31 @@ def test_layout_of_a_board_and_of_the_rest():
     assert (layout.observation_planes([1, 0, 1, 1, 0])[3] == 0).all()
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 100), st.data())
+def test_observation_planes_hold_every_entry(others: int, data: st.DataObject) -> None:
+    """Law: the whole observation holds the board's planes and every other fluent's
+    entry: one constant plane each, or packed row by row past MAX_CONSTANT_PLANES."""
+    from gdl2pl.adapters.planes import MAX_CONSTANT_PLANES
+
+    cells = [f"(cell {x} {y} {v})" for x in (1, 2, 3) for y in (1, 2) for v in "xo"]
+    base = [parse_kif_term(t) for t in [*cells, *(f"(step {k})" for k in range(others))]]
+    layout = board_layout(base)
+    assert layout is not None and len(layout.rest) == others
+    vec = data.draw(st.lists(st.integers(0, 1), min_size=len(base), max_size=len(base)))
+    whole = layout.observation_planes(vec)
+    assert whole.shape == layout.planes_shape and whole.shape[1:] == (2, 3)
+    assert (whole[:2] == layout.planes(vec)).all()
+    rest = layout.rest_of(vec)
+    if others <= MAX_CONSTANT_PLANES:
+        assert whole.shape[0] == 2 + others
+        assert all((whole[2 + i] == rest[i]).all() for i in range(others))
+    else:
+        assert whole.shape[0] == 2 + -(-others // 6)  # 6 cells a plane
+        tail = whole[2:].reshape(-1)
+        assert (tail[:others] == rest).all() and not tail[others:].any()
+
+
 def test_no_board_without_two_coordinates():
     assert board_layout([parse_kif_term("(step 1)"), parse_kif_term("(at a)")]) is None
 

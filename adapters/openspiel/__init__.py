@@ -233,7 +233,8 @@ class BaseObserver:
     """Observation ``dict["observation"]``: where the fluents form a board
     (``gdl2pl.adapters.planes``), the whole state as planes ``[channels, rows, cols]``
     (CHW): the board's channels (one per content, in KIF order), then one constant plane
-    per other fluent (1s where it holds: whose turn, the step); else, or with
+    per other fluent (1s where it holds: whose turn, the step), or past
+    ``MAX_CONSTANT_PLANES`` of them their entries packed into planes; else, or with
     ``planes=False``, one 0/1 entry per base proposition (``gdl.base``, in that order).
     ``observation_tensor_shape()`` is that shape, so a network built from it sees the
     board."""
