@@ -7,6 +7,7 @@ from .domains import Domains
 from .domains import analyse_domains
 from .errors import AdapterError
 from .errors import DomainExplosionError
+from .errors import UndeclaredFluentWarning
 from .errors import UnrepresentableStateError
 from .game import Claim
 from .game import GdlGame
@@ -27,6 +28,7 @@ __all__ = [
     "Kind",
     "Node",
     "Position",
+    "UndeclaredFluentWarning",
     "UnrepresentableStateError",
     "analyse_domains",
     "find_game",

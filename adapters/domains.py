@@ -299,7 +299,13 @@ def analyse_domains(
 
     ``roles`` are spelled as the case-normalized description spells them (as the
     ``StateMachine`` reports them). Raises ``DomainExplosionError`` past ``max_terms``."""
-    rules = flatten_rules(normalize_case(description))
+    return rule_domains(flatten_rules(normalize_case(description)), roles, game, max_terms)
+
+
+def rule_domains(
+    rules: list[FlatRule], roles: Iterable[Term], game: str = "game", max_terms: int = MAX_TERMS
+) -> Domains:
+    """``analyse_domains`` of a game's flat rules (e.g. a ``Translation``'s ``origins``)."""
     role_list = list(roles)
     exact = _AtomModel(rules, max_terms, game, JOIN_BUDGET)
     try:

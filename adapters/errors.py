@@ -23,3 +23,9 @@ class UnrepresentableStateError(AdapterError):
 class MissingGoalWarning(UserWarning):
     """A terminal state gives a role no goal value (the game is not well-formed); the
     role got the assumed value (``GdlGame(missing_goal=...)`` chooses it or refuses)."""
+
+
+class UndeclaredFluentWarning(UserWarning):
+    """The game's ``base`` omits fluents its rules may reach; the adapters' observation
+    holds them too, from the reachability analysis (``GdlGame.gdl_metadata()`` names
+    them under ``observation``)."""

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 from typing import Literal
 
+from gdl2pl.board import render_state
 from gdl2pl.bridge import MachineState
 from gdl2pl.bridge import StateMachine
 from gdl2pl.bridge import SymbolStep
@@ -55,15 +56,22 @@ from .domains import MAX_TERMS
 from .errors import AdapterError
 from .errors import DomainExplosionError
 from .errors import MissingGoalWarning
+from .errors import UndeclaredFluentWarning
 from .errors import UnrepresentableStateError
 from .planes import BoardLayout
 from .planes import board_layout
 from .reach import reachable_domains
 
 Dynamics = Literal["auto", "sequential", "simultaneous"]
+#: What the returns sum to: ``auto`` (proved from the rules or by enumeration, else
+#: general-sum), or declared by the user: ``zero_sum`` (checked in every terminal state
+#: met; one whose returns do not sum to 0 raises ``UnrepresentableStateError``) or
+#: ``general_sum``.
+Utility = Literal["auto", "zero_sum", "general_sum"]
 #: Where a table of moves or fluents comes from: the game's declarations, the reachability
-#: analysis (``reach.py``), or numbering in the order first seen in play.
-Source = Literal["input", "base", "reachability", "first-seen"]
+#: analysis (``reach.py``), the declared ``base`` with the fluents the analysis finds it
+#: omits, or numbering in the order first seen in play.
+Source = Literal["input", "base", "reachability", "base+reachability", "first-seen"]
 
 #: Players a move table may give an action space (beyond it the game is refused).
 MAX_ACTIONS = 1_000_000
@@ -173,6 +181,7 @@ class GdlGame:
         path: str | os.PathLike[str],
         *,
         dynamics: Dynamics = "auto",
+        utility: Utility = "auto",
         analysis_states: int = 6_000,
         analysis_edges: int = 20_000,
         analysis_steps: int = 500,
@@ -186,12 +195,17 @@ class GdlGame:
         self.path = os.fspath(path)
         self.name = os.path.basename(self.path)
         self.options: dict[str, Any] = {
-            "dynamics": dynamics, "analysis_states": analysis_states,
+            "dynamics": dynamics, "utility": utility, "analysis_states": analysis_states,
             "analysis_edges": analysis_edges, "analysis_steps": analysis_steps,
             "analysis_seconds": analysis_seconds,
             "max_terms": max_terms, "num_distinct_actions": num_distinct_actions,
             "missing_goal": missing_goal, "cache_size": cache_size, "seed": seed,
         }
+        if utility not in ("auto", "zero_sum", "general_sum"):
+            raise AdapterError(
+                f"{self.name}: utility must be 'auto', 'zero_sum' or 'general_sum', "
+                f"not {utility!r}"
+            )
         description = read_game(self.path)
         self.sm = StateMachine(description, name=self.name)
         if missing_goal is None:
@@ -212,6 +226,7 @@ class GdlGame:
         self.missing_goal_met = ""
         self.description = description
         self.dynamics_option = dynamics
+        self.utility_option: Utility = utility
         try:
             if any(
                 isinstance(r.head, Func) and r.head.name == "sees" and len(r.head.args) == 2
@@ -238,6 +253,7 @@ class GdlGame:
                 if dynamics == "sequential" and self.kind.proved and not self.kind.turn_taking:
                     raise AdapterError(f"{self.name}: not turn-taking: several roles choose")
                 self.turn_taking = dynamics == "sequential" or self.kind.turn_taking
+            self._check_declared_utility()
         except BaseException:
             self.sm.close()
             raise
@@ -255,7 +271,11 @@ class GdlGame:
         self.actions_from: Source = "input" if all(declared) else "reachability"
         self.base_from: Source = "base" if base else "reachability"
         self.domain_note = ""
-        if not all(declared) or not base:
+        #: What checking the declared base against the reachability analysis found.
+        self.base_note = ""
+        if base and all(declared):
+            base = self._with_undeclared(description, base, max_terms)
+        elif not all(declared) or not base:
             try:
                 reach = reachable_domains(description, self.roles, self.name, max_terms)
             except DomainExplosionError as e:
@@ -270,6 +290,8 @@ class GdlGame:
                     declared = [sorted(reach.moves[r], key=kif_term) for r in self.roles]
                 if not base:
                     base = list(reach.fluents)
+                else:
+                    base = self._add_undeclared(base, reach.fluents)
         self.moves: tuple[list[Term], ...] = tuple(
             sorted(set(ms), key=kif_term) for ms in declared
         )
@@ -310,6 +332,37 @@ class GdlGame:
         # base indices: learnt on first sight.
         self._symbol_action: tuple[dict[int, int], ...] = tuple({} for _ in self.roles)
         self._symbol_base: dict[int, int] = {}
+
+    def _with_undeclared(
+        self, description: Description, base: list[Term], max_terms: int
+    ) -> list[Term]:
+        """The declared base, with the fluents the reachability analysis finds that it
+        omits (within ``analysis_seconds``; past it, the declared base alone)."""
+        try:
+            reach = reachable_domains(
+                description, self.roles, self.name, max_terms, seconds=self.analysis_seconds
+            )
+        except DomainExplosionError as e:
+            self.base_note = f"the declared base is not checked against the rules: {e}"
+            return base
+        return self._add_undeclared(base, reach.fluents)
+
+    def _add_undeclared(self, base: list[Term], reachable: frozenset[Term]) -> list[Term]:
+        """``base`` and the ``reachable`` fluents it omits, with an
+        ``UndeclaredFluentWarning`` naming some of them (as ggp-base's prover, play does
+        not stop at a fluent the game's ``base`` leaves out)."""
+        declared = set(base)
+        extra = sorted((f for f in reachable if f not in declared), key=kif_term)
+        if not extra:
+            return base
+        self.base_from = "base+reachability"
+        shown = ", ".join(kif_term(f) for f in extra[:3]) + (", ..." if len(extra) > 3 else "")
+        self.base_note = (
+            f"the declared base omits {len(extra)} fluents the rules may reach ({shown}): "
+            "added from the reachability analysis"
+        )
+        warnings.warn(f"{self.name}: {self.base_note}", UndeclaredFluentWarning, stacklevel=5)
+        return [*base, *extra]
 
     def _number_action(self, role: int, move: Term) -> int | None:
         """The action id of a move first seen now (numbering as first seen), or None."""
@@ -385,6 +438,11 @@ class GdlGame:
 
     # -- per state ----------------------------------------------------------------------
 
+    def draw(self, state: MachineState) -> str:
+        """A picture of ``state`` on the board the base propositions form (the geometry of
+        the observation planes, ``gdl2pl.board``), or its fluents when they form none."""
+        return render_state(state, None if self.board is None else self.board.geometry)
+
     def node(self, state: MachineState) -> Node:
         """Terminal flag, legal action ids per role, returns and mover of ``state``;
         ``UnrepresentableStateError`` if the state breaks the adapters' contract."""
@@ -426,7 +484,23 @@ class GdlGame:
                     f"{_short(state)}{hint}"
                 )
             returns.append(goal_return(vs[0]))
+        if self.utility_option == "zero_sum" and round(sum(returns), 9) != 0:
+            raise UnrepresentableStateError(
+                f"{self.name}: loaded with utility='zero_sum', but the returns "
+                f"{returns} of the terminal state {_short(state)} sum to {sum(returns):g}"
+            )
         return Node(True, tuple(() for _ in self.roles), tuple(returns), -1)
+
+    def _check_declared_utility(self) -> None:
+        """A declared ``zero_sum`` against the terminal states the analysis met."""
+        if self.utility_option != "zero_sum":
+            return
+        other = sorted(s for s in self.kind.return_sums if s != 0.0)
+        if other:
+            raise AdapterError(
+                f"{self.name}: loaded with utility='zero_sum', but terminal states the "
+                f"analysis met have returns summing to {other}"
+            )
 
     def _met_missing_goal(self, state: str, role: object | None) -> None:
         if self.missing_goal_met:
@@ -633,7 +707,8 @@ class GdlGame:
             "actions": Claim(self.actions_from, _table_status(self.actions_from),
                             self.domain_note or f"{self.num_actions} action ids"),
             "observation": Claim(self.base_from, _table_status(self.base_from),
-                                f"{self.observation_size} entries"),
+                                f"{self.observation_size} entries"
+                                + (f"; {self.base_note}" if self.base_note else "")),
         }
         if self.dynamics_option != "auto":
             out["dynamics"] = Claim(
@@ -678,6 +753,11 @@ class GdlGame:
             else:
                 out["max_game_length"] = Claim(
                     None, "assumed", f"no bound proved; longest play seen {k.max_depth}")
+        if self.utility_option != "auto":
+            out["utility"] = Claim(
+                self.utility_option.replace("_", "-"), "chosen",
+                f"loaded with utility={self.utility_option!r}"
+                + ("; checked in every terminal state met" if self.zero_sum else ""))
         if self.missing_goal_met and "utility" in out:
             u = out["utility"]
             out["utility"] = Claim(u.value, u.status, f"{u.how}; counting the goal "
@@ -730,7 +810,11 @@ class GdlGame:
 
     @property
     def zero_sum(self) -> bool:
-        """Proved zero-sum: every reachable terminal state's returns add up to 0."""
+        """Zero-sum: every reachable terminal state's returns add up to 0, proved, or
+        declared with ``utility='zero_sum'`` (and checked in every terminal state met).
+        False when loaded with ``utility='general_sum'``."""
+        if self.utility_option != "auto":
+            return self.utility_option == "zero_sum"
         if self.kind.proved:
             return self.kind.return_sums <= {0.0}
         return self._rule_sum == 0.0
@@ -738,7 +822,9 @@ class GdlGame:
     @property
     def constant_sum(self) -> float | None:
         """The proved constant sum of returns, if there is one (by enumeration, or from
-        the goal rules: ``bounds.goal_sum``)."""
+        the goal rules: ``bounds.goal_sum``), or 0 declared with ``utility``."""
+        if self.utility_option != "auto":
+            return 0.0 if self.utility_option == "zero_sum" else None
         if self.kind.proved:
             if len(self.kind.return_sums) == 1:
                 return next(iter(self.kind.return_sums))

@@ -1,32 +1,39 @@
 """Observations shaped as a board: planes ``[channels, rows, cols]`` where fluents form one.
 
-A game's fluents form a board when one relation of arity 3, ``(f x y v)``, has constant
-coordinates over 2..26 values each among the base propositions, and at most
-``MAX_CHANNELS`` contents ``v``: the plane of content ``v`` has a 1 at ``(x, y)`` when
-``(f x y v)`` holds. Of several such relations the one with most base propositions wins.
-Rows and columns are ordered numerically when all are numerals, else by name; channels
-by the contents' KIF text. The other fluents stay a flat 0/1 vector (``rest``), in base
-order. Pure functions over a game's base table and its observation vector.
+The board is the one the base propositions form (``gdl2pl.board.board_geometry``: the
+same geometry every drawing of a state uses, rows top to bottom, columns left to right);
+the plane of content ``v`` has a 1 at the cell ``(x, y)`` when ``(f x y v)`` holds,
+channels in the contents' KIF order. The other fluents (``rest``, in base order) are a
+flat 0/1 vector, or in the whole observation (``observation_planes``) planes after the
+board's channels: one constant plane each, as OpenSpiel's chess gives the side to move;
+past ``MAX_CONSTANT_PLANES`` of them (hex's 6,806 step and connection fluents), packed
+instead, their entries in base order filling planes row by row (zeros after the last),
+so the observation stays the size of the fluents. Pure
+functions over a game's base table and its observation vector; numpy (an optional
+dependency) is imported where a layout is built, so that the package loads without it.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from gdl2pl.kif import kif_term
-from gdl2pl.syntax import Const
-from gdl2pl.syntax import Func
+from gdl2pl.board import MAX_CONTENTS
+from gdl2pl.board import MAX_SIDE
+from gdl2pl.board import BoardGeometry
+from gdl2pl.board import board_geometry
 from gdl2pl.syntax import Term
 
+if TYPE_CHECKING:
+    import numpy as np
+
 #: The most contents (channels) a board relation may have.
-MAX_CHANNELS = 64
-#: The most values a coordinate may range over.
-MAX_SIDE = 26
+MAX_CHANNELS = MAX_CONTENTS
+#: The most other fluents shown as one constant plane each (beyond: packed planes).
+MAX_CONSTANT_PLANES = 64
+
+__all__ = ["MAX_CHANNELS", "MAX_CONSTANT_PLANES", "MAX_SIDE", "BoardLayout", "board_layout"]
 
 
 @dataclass(frozen=True)
@@ -34,21 +41,53 @@ class BoardLayout:
     """Where each base proposition goes: on the board (channel, row, column) or in
     ``rest``."""
 
-    relation: str
-    rows: tuple[str, ...]
-    cols: tuple[str, ...]
-    contents: tuple[str, ...]  # KIF text per channel
+    geometry: BoardGeometry
     on_board: np.ndarray  # base indices of the board's propositions
     at: tuple[np.ndarray, np.ndarray, np.ndarray]  # their channel, row, column
     rest: np.ndarray  # base indices of the other propositions
 
     @property
+    def relation(self) -> str:
+        return self.geometry.relation
+
+    @property
+    def rows(self) -> tuple[str, ...]:
+        """The rows' coordinates (``y``), top to bottom."""
+        return self.geometry.rows
+
+    @property
+    def cols(self) -> tuple[str, ...]:
+        """The columns' coordinates (``x``), left to right."""
+        return self.geometry.columns
+
+    @property
+    def contents(self) -> tuple[str, ...]:
+        """The contents (KIF text), one per channel."""
+        return self.geometry.contents
+
+    @property
     def shape(self) -> tuple[int, int, int]:
+        """The board planes' shape: ``(contents, rows, columns)``."""
         return (len(self.contents), len(self.rows), len(self.cols))
+
+    @property
+    def packed(self) -> bool:
+        """Whether the other fluents are packed into planes rather than one plane each."""
+        return len(self.rest) > MAX_CONSTANT_PLANES
+
+    @property
+    def planes_shape(self) -> tuple[int, int, int]:
+        """The whole observation's shape (``observation_planes``): the board's channels,
+        then one plane per other fluent, or as many as they fill when packed."""
+        area = len(self.rows) * len(self.cols)
+        extra = -(-len(self.rest) // area) if self.packed else len(self.rest)
+        return (len(self.contents) + extra, len(self.rows), len(self.cols))
 
     def planes(self, observation: Sequence[int]) -> np.ndarray:
         """The board planes (float32) of an observation vector (one entry per base
         proposition)."""
+        import numpy as np
+
         vec = np.asarray(observation, np.float32)
         out = np.zeros(self.shape, np.float32)
         out[self.at] = vec[self.on_board]
@@ -56,59 +95,60 @@ class BoardLayout:
 
     def rest_of(self, observation: Sequence[int]) -> np.ndarray:
         """The entries of the fluents that are not on the board (float32)."""
+        import numpy as np
+
         return np.asarray(observation, np.float32)[self.rest]
 
+    def observation_planes(self, observation: Sequence[int], out: np.ndarray | None = None) -> (
+        np.ndarray
+    ):
+        """The whole observation as planes (float32, ``planes_shape``): the board's
+        channels, then for each other fluent a plane of 1s where it holds, of 0s where not
+        (or, ``packed``, their entries filling the planes row by row). Written into
+        ``out`` when given."""
+        import numpy as np
 
-def _order(values: Iterable[str]) -> tuple[str, ...]:
-    vals = set(values)
-    if all(v.lstrip("-").isdigit() for v in vals):
-        return tuple(sorted(vals, key=int))
-    return tuple(sorted(vals))
-
-
-def _cell(f: Term) -> tuple[str, str, str, str] | None:
-    if isinstance(f, Func) and len(f.args) == 3:
-        x, y, v = f.args
-        if isinstance(x, Const) and isinstance(y, Const):
-            return f.name, x.name, y.name, kif_term(v)
-    return None
+        vec = np.asarray(observation, np.float32)
+        if out is None:
+            out = np.zeros(self.planes_shape, np.float32)
+        else:
+            out[:] = 0
+        n = len(self.contents)
+        out[self.at] = vec[self.on_board]
+        if self.packed:
+            tail = out[n:].reshape(-1)
+            tail[: len(self.rest)] = vec[self.rest]
+        else:
+            out[n:] = vec[self.rest][:, None, None]
+        return out
 
 
 def board_layout(base: Sequence[Term]) -> BoardLayout | None:
     """The board the base propositions form, or None."""
-    cells: dict[str, list[tuple[int, str, str, str]]] = defaultdict(list)
-    for i, f in enumerate(base):
-        c = _cell(f)
-        if c is not None:
-            cells[c[0]].append((i, *c[1:]))
-    best: tuple[str, list[tuple[int, str, str, str]]] | None = None
-    for name, entries in cells.items():
-        xs = {x for _, x, _, _ in entries}
-        ys = {y for _, _, y, _ in entries}
-        vs = {v for _, _, _, v in entries}
-        fits = 2 <= len(xs) <= MAX_SIDE and 2 <= len(ys) <= MAX_SIDE and len(vs) <= MAX_CHANNELS
-        if fits and (best is None or len(entries) > len(best[1])):
-            best = (name, entries)
-    if best is None:
+    geometry = board_geometry(base)
+    if geometry is None:
         return None
-    name, entries = best
-    rows = _order(x for _, x, _, _ in entries)
-    cols = _order(y for _, _, y, _ in entries)
-    contents = tuple(sorted({v for _, _, _, v in entries}))
-    r_at = {x: i for i, x in enumerate(rows)}
-    c_at = {y: i for i, y in enumerate(cols)}
-    v_at = {v: i for i, v in enumerate(contents)}
-    on = {i for i, _, _, _ in entries}
+    import numpy as np
+
+    content_at = {v: i for i, v in enumerate(geometry.contents)}
+    on: list[int] = []
+    channel: list[int] = []
+    row: list[int] = []
+    col: list[int] = []
+    rest: list[int] = []
+    for i, f in enumerate(base):
+        c = geometry.cell(f)
+        if c is None:
+            rest.append(i)
+            continue
+        x, y, v = c
+        on.append(i)
+        channel.append(content_at[v])
+        row.append(geometry.row_at[y])
+        col.append(geometry.column_at[x])
     return BoardLayout(
-        relation=name,
-        rows=rows,
-        cols=cols,
-        contents=contents,
-        on_board=np.array([i for i, _, _, _ in entries], np.intp),
-        at=(
-            np.array([v_at[v] for _, _, _, v in entries], np.intp),
-            np.array([r_at[x] for _, x, _, _ in entries], np.intp),
-            np.array([c_at[y] for _, _, y, _ in entries], np.intp),
-        ),
-        rest=np.array([i for i in range(len(base)) if i not in on], np.intp),
+        geometry=geometry,
+        on_board=np.array(on, np.intp),
+        at=(np.array(channel, np.intp), np.array(row, np.intp), np.array(col, np.intp)),
+        rest=np.array(rest, np.intp),
     )

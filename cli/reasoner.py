@@ -10,11 +10,12 @@ import sys
 import time
 from typing import TextIO
 
+from gdl2pl.adapters.game_board import game_geometry
+from gdl2pl.board import render_state
 from gdl2pl.bridge.errors import GameError
 from gdl2pl.bridge.machine import StateMachine
 from gdl2pl.cli.errors import reason
 from gdl2pl.cli.progress import progress
-from gdl2pl.ggp.board import render_state
 from gdl2pl.ggp.records import random_match
 from gdl2pl.ggp.records import replay
 from gdl2pl.jsonline import loads_line
@@ -56,9 +57,10 @@ def play_command(args: argparse.Namespace) -> int:
         state = sm.initial_state
         roles = [str(r) for r in sm.roles]
         print(f"{_base(args.game)}: roles {', '.join(roles)}")
+        geometry = game_geometry(sm)
         for step in range(args.max_steps + 1):
             print(f"\n-- step {step}")
-            print(render_state(state))
+            print(render_state(state, geometry))
             if sm.is_terminal(state):
                 print(
                     "\nterminal; goals: "

@@ -11,12 +11,13 @@ from collections.abc import Iterable
 from collections.abc import Sequence
 from typing import Any
 
+from gdl2pl.adapters.game_board import game_geometry
+from gdl2pl.board import grid_of
 from gdl2pl.bridge import MachineState
 from gdl2pl.bridge import StateMachine
 from gdl2pl.check import Finding
 from gdl2pl.errors import GdlError
 from gdl2pl.errors import GdlSyntaxError
-from gdl2pl.ggp.board import grid_of
 from gdl2pl.ggp.strategy import Budget
 from gdl2pl.ggp.strategy import make_strategy
 from gdl2pl.infix import print_infix
@@ -221,14 +222,14 @@ def view(loaded: Loaded, moves: Sequence[Sequence[str]]) -> dict[str, Any]:
 def _view(sm: StateMachine, state: MachineState, step: int) -> dict[str, Any]:
     terminal, legal, goals = sm.state_info(state)
     fluents = sorted(state, key=kif_term)
-    grid = grid_of(fluents)
+    grid = grid_of(fluents, game_geometry(sm))
     board = None
     if grid is not None:
         board = {
-            "name": grid.name,
-            "rows": list(grid.rows),
-            "columns": list(grid.columns),
-            "cells": [[grid.cells.get((x, y)) for y in grid.columns] for x in grid.rows],
+            "name": grid.geometry.relation,
+            "rows": list(grid.geometry.rows),
+            "columns": list(grid.geometry.columns),
+            "cells": grid.table,
         }
     return {
         "roles": [kif_term(r) for r in sm.roles],

@@ -17,12 +17,42 @@ def test_layout_of_a_board_and_of_the_rest():
             ["(cell 1 1 x)", "(cell 1 2 o)", "(cell 2 1 b)", "(cell 10 2 x)", "(control x)"]]
     layout = board_layout(base)
     assert layout is not None and layout.relation == "cell"
-    assert layout.rows == ("1", "2", "10") and layout.cols == ("1", "2")  # numeric order
-    assert layout.contents == ("b", "o", "x") and layout.shape == (3, 3, 2)
+    # x is the column (numeric order), y the row (the highest on top)
+    assert layout.cols == ("1", "2", "10") and layout.rows == ("2", "1")
+    assert layout.contents == ("b", "o", "x") and layout.shape == (3, 2, 3)
     planes = layout.planes([1, 0, 1, 1, 1])
-    assert planes[2, 0, 0] == 1 and planes[0, 1, 0] == 1 and planes[2, 2, 1] == 1
+    assert planes[2, 1, 0] == 1 and planes[0, 1, 1] == 1 and planes[2, 0, 2] == 1
     assert planes.sum() == 3
     assert list(layout.rest_of([1, 0, 1, 1, 1])) == [1.0]
+    whole = layout.observation_planes([1, 0, 1, 1, 1])
+    assert whole.shape == layout.planes_shape == (4, 2, 3)
+    assert (whole[:3] == planes).all() and (whole[3] == 1).all()  # (control x) holds
+    assert (layout.observation_planes([1, 0, 1, 1, 0])[3] == 0).all()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 100), st.data())
+def test_observation_planes_hold_every_entry(others: int, data: st.DataObject) -> None:
+    """Law: the whole observation holds the board's planes and every other fluent's
+    entry: one constant plane each, or packed row by row past MAX_CONSTANT_PLANES."""
+    from gdl2pl.adapters.planes import MAX_CONSTANT_PLANES
+
+    cells = [f"(cell {x} {y} {v})" for x in (1, 2, 3) for y in (1, 2) for v in "xo"]
+    base = [parse_kif_term(t) for t in [*cells, *(f"(step {k})" for k in range(others))]]
+    layout = board_layout(base)
+    assert layout is not None and len(layout.rest) == others
+    vec = data.draw(st.lists(st.integers(0, 1), min_size=len(base), max_size=len(base)))
+    whole = layout.observation_planes(vec)
+    assert whole.shape == layout.planes_shape and whole.shape[1:] == (2, 3)
+    assert (whole[:2] == layout.planes(vec)).all()
+    rest = layout.rest_of(vec)
+    if others <= MAX_CONSTANT_PLANES:
+        assert whole.shape[0] == 2 + others
+        assert all((whole[2 + i] == rest[i]).all() for i in range(others))
+    else:
+        assert whole.shape[0] == 2 + -(-others // 6)  # 6 cells a plane
+        tail = whole[2:].reshape(-1)
+        assert (tail[:others] == rest).all() and not tail[others:].any()
 
 
 def test_no_board_without_two_coordinates():
@@ -37,7 +67,7 @@ def _openspiel_tensor(game, actions):
     for a in actions:
         state.apply_action(a)
     obs.set_from(state, 0)
-    return obs.dict["board"].copy(), obs.tensor.copy()
+    return obs.dict["observation"].copy(), obs.tensor.copy()
 
 
 def test_openspiel_board_shape_and_transpositions():
@@ -45,14 +75,17 @@ def test_openspiel_board_shape_and_transpositions():
     import gdl2pl.openspiel as gos
 
     game = gos.load_game("ticTacToe.kif")
-    board, flat = _openspiel_tensor(game, [0, 4, 8])
-    assert board.shape == (3, 3, 3)
-    assert len(flat) == game.observation_tensor_size()
+    planes, flat = _openspiel_tensor(game, [0, 4, 8])
+    # b, o, x, then a constant plane per control fluent
+    assert planes.shape == (5, 3, 3) == tuple(game.observation_tensor_shape())
+    assert flat.size == game.observation_tensor_size()
+    board = planes[:3]
     assert board.sum() == 9  # one content per cell
+    assert planes[3].sum() == 9 and planes[4].sum() == 0  # (control oplayer): it is o's turn
     again, _ = _openspiel_tensor(game, [0, 4, 8])
-    assert (again == board).all()
+    assert (again == planes).all()
     other, other_flat = _openspiel_tensor(game, [8, 4, 0])  # same position, other order
-    assert (other == board).all() and (other_flat == flat).all()
+    assert (other == planes).all() and (other_flat == flat).all()
 
 
 @settings(max_examples=15, deadline=None)

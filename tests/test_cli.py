@@ -13,9 +13,9 @@ from prolog_env import require_prolog
 
 from gdl2pl import Const
 from gdl2pl import Func
+from gdl2pl.board import board_geometry
+from gdl2pl.board import render_state
 from gdl2pl.cli import main
-from gdl2pl.ggp.board import find_grid
-from gdl2pl.ggp.board import render_state
 
 TTT = EXAMPLES / "ticTacToe.kif"
 PENNIES = EXAMPLES / "matchingPennies.kif"
@@ -47,7 +47,7 @@ def test_play_prints_every_state_and_the_result(capsys) -> None:  # type: ignore
     assert main(["play", str(TTT), "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("ticTacToe.kif: roles xplayer, oplayer")
-    assert "-- step 0\n  1 2 3\n1 b b b\n2 b b b\n3 b b b\n(control xplayer)\n" in out
+    assert "-- step 0\n  1 2 3\n3 b b b\n2 b b b\n1 b b b\n(control xplayer)\n" in out
     assert "terminal; goals: xplayer" in out
 
 
@@ -106,16 +106,17 @@ def test_board_drawing_finds_the_grid() -> None:
     grid = [(str(x), str(y)) for x in (1, 2) for y in (1, 2)]
     cells = [Func("cell", (Const(x), Const(y), Const("b"))) for x, y in grid]
     fluents = [*cells, Func("control", (Const("xplayer"),))]
-    assert find_grid(fluents) == "cell"
+    geometry = board_geometry(fluents)
+    assert geometry is not None and geometry.relation == "cell"
     picture = render_state(fluents).splitlines()
-    assert picture[0].split() == ["1", "2"]
-    assert picture[1].split() == ["1", "b", "b"]
+    assert picture[0].split() == ["1", "2"]  # the columns: x
+    assert picture[1].split() == ["2", "b", "b"]  # the rows: y, the highest on top
     assert picture[-1] == "(control xplayer)"
 
 
 def test_board_drawing_without_a_grid_lists_the_fluents() -> None:
     fluents = [Const("on"), Func("step", (Const("1"),))]
-    assert find_grid(fluents) is None
+    assert board_geometry(fluents) is None
     assert render_state(fluents).splitlines() == ["(step 1)", "on"]  # sorted as KIF text
 
 

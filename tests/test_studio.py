@@ -170,7 +170,7 @@ def test_a_match_played_to_the_end_by_the_page(client: Any) -> None:
         moves = answer["moves"]
     view = answer["view"]
     assert view["terminal"] and view["goals"] == [["100"], ["0"]]
-    assert view["board"]["cells"][0] == ["x", "x", "x"]
+    assert [row[0] for row in view["board"]["cells"]] == ["x", "x", "x"]  # x = 1: column 1
     assert view["legal"] == [[], []]
     status, answer = post(client, "step", text=TTT, moves=moves, chosen={}, players={})
     assert status == 422 and "over" in answer["error"]

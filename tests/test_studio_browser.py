@@ -161,17 +161,18 @@ def test_a_student_edits_reads_plays_and_asks_why(server: str, browser: Any) -> 
     css(d, '.tabs button[data-tab="play"]')[0].click()
     wait(d, lambda d: css(d, '#players select[data-role="oplayer"]'), "the players are shown")
     Select(css(d, '#players select[data-role="oplayer"]')[0]).select_by_value("human")
+    # (mark m n) is the cell (cell m n ...): column m, row n
     cells = [("1", "1"), ("2", "1"), ("1", "2"), ("2", "2"), ("1", "3")]
-    for k, (row, col) in enumerate(cells, 1):
-        selector = f'#board td.playable[data-row="{row}"][data-col="{col}"]'
-        wait(d, lambda d, s=selector: css(d, s), f"cell {row} {col} can be played")
+    for k, (m, n) in enumerate(cells, 1):
+        selector = f'#board td.playable[data-col="{m}"][data-row="{n}"]'
+        wait(d, lambda d, s=selector: css(d, s), f"cell {m} {n} can be played")
         css(d, selector)[0].click()
         wait(d, lambda d, k=k: text_of(d, "step-label") == f"move {k} of {k}", f"move {k}")
     wait(d, lambda d: text_of(d, "match-status").startswith("Terminal"), "the match ends")
     assert "xplayer 100" in text_of(d, "match-status")
     assert "oplayer 0" in text_of(d, "match-status")
-    row1 = [td.text for td in css(d, '#board td[data-row="1"]')]
-    assert row1 == ["x", "x", "x"]
+    column1 = [td.text for td in css(d, '#board td[data-col="1"]')]
+    assert column1 == ["x", "x", "x"]
     shot(d, "04-played-to-the-end")
 
     # back and forward through the history

@@ -25,7 +25,6 @@ from gdl2pl.adapters import GdlGame
 from gdl2pl.adapters import Position
 from gdl2pl.adapters import find_game
 from gdl2pl.adapters.arrays import ActionMasks
-from gdl2pl.ggp.board import render_state
 
 ENV_ID = "gdl2pl/Gdl-v0"
 
@@ -82,7 +81,7 @@ class GdlEnv(gymnasium.Env):  # type: ignore[type-arg]
 
     def render(self) -> str | None:  # type: ignore[override]
         if self.render_mode == "ansi":
-            return render_state(self._pos.state)
+            return self.gdl.draw(self._pos.state)
         return None
 
 

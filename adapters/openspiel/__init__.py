@@ -3,17 +3,22 @@
 >>> game = load_game("ticTacToe.kif")          # a pyspiel.Game
 >>> pyspiel.load_game("gdl", {"game": "ticTacToe.kif"})   # the same, through the registry
 
+Importing this module registers the games ``gdl`` (and ``gdl_ii``) with OpenSpiel:
+``pyspiel.load_game("gdl", ...)`` before ``import gdl2pl.openspiel`` fails with
+OpenSpiel's ``Unknown game 'gdl'`` (``load_game`` here needs no registry).
+
 Players are the roles in file order. A turn-taking game (see ``gdl2pl.adapters.game``) is
 SEQUENTIAL: the roles without a choice play their only move implicitly; any other game is
 SIMULTANEOUS. Deterministic, perfect information, terminal rewards only; returns are
 ``(goal - 50) / 50``, their range the goal rules' values; utility ZERO_SUM/CONSTANT_SUM
-when every reachable terminal state was seen to be so or the goal rules prove it, else
-GENERAL_SUM;
+when every reachable terminal state was seen to be so or the goal rules prove it, or when
+declared (``utility="zero_sum"``, checked in every terminal state met), else GENERAL_SUM;
 ``max_game_length`` proved by enumeration or a step counter, else the parameter;
 ``game.gdl_metadata()`` says which of these claims are proved and which assumed. Action
-ids are per player (the role's move table); the observation tensor has one 0/1 entry per
-base proposition, or board planes and the rest (``BaseObserver``). String forms:
-``str(state)`` is the board drawn by ``gdl2pl.ggp.board.render_state``, action strings are KIF.
+ids are per player (the role's move table); the observation tensor is the state as planes
+``[channels, rows, cols]`` where the fluents form a board, else (or with
+``observation="flat"``) one 0/1 entry per base proposition (``BaseObserver``). String forms:
+``str(state)`` is the board drawn by ``GdlGame.draw``, action strings are KIF.
 """
 
 from __future__ import annotations
@@ -24,12 +29,12 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from gdl2pl.adapters import AdapterError
 from gdl2pl.adapters import GdlGame
 from gdl2pl.adapters import find_game
 from gdl2pl.adapters.domains import MAX_TERMS
 from gdl2pl.adapters.game import ANALYSIS_SECONDS
 from gdl2pl.bridge import MachineState
-from gdl2pl.ggp.board import render_state
 
 from .game_type import perfect_game_type
 
@@ -41,10 +46,14 @@ SHORT_NAME = "gdl"
 #: space when moves are numbered as first seen; 0: ``GdlGame``'s default),
 #: ``missing_goal`` (the goal of a role without one in a terminal state; -1: such a state
 #: is an error; -2: 50 is assumed, with a ``MissingGoalWarning``), ``analysis_seconds``
-#: (the time the game-kind search may take at load).
+#: (the time the game-kind search may take at load), ``utility`` (auto, zero_sum,
+#: general_sum: ``GdlGame``'s), ``observation`` (planes: the board's planes where there
+#: is one; flat: one entry per base proposition).
 DEFAULT_PARAMS: dict[str, Any] = {
     "game": "ticTacToe.kif",
     "dynamics": "auto",
+    "utility": "auto",
+    "observation": "planes",
     "max_game_length": 10_000,
     "max_terms": MAX_TERMS,
     "num_distinct_actions": 0,
@@ -68,10 +77,17 @@ class GdlOpenSpielGame(pyspiel.Game):
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         p = {**DEFAULT_PARAMS, **(params or {})}
+        if p["observation"] not in ("planes", "flat"):
+            raise AdapterError(
+                f"{p['game']}: observation must be 'planes' or 'flat', not {p['observation']!r}"
+            )
+        #: ``planes`` or ``flat``: the form of the observation tensor.
+        self.observation_form: str = p["observation"]
         path = find_game(str(p["game"]))
         self.gdl = GdlGame.shared(
             path,
             dynamics=p["dynamics"],
+            utility=p["utility"],
             max_terms=int(p["max_terms"]),
             num_distinct_actions=int(p["num_distinct_actions"]) or None,
             missing_goal=_missing_goal(p["missing_goal"]),
@@ -108,13 +124,32 @@ class GdlOpenSpielGame(pyspiel.Game):
         """What is proved, assumed or chosen about this game (``GdlGame.gdl_metadata``)."""
         return self.gdl.gdl_metadata()
 
+    # The game type's fields as attributes: OpenSpiel's Python algorithms read them
+    # from the game when they refuse it (``minimax.alpha_beta_search``: "must be 0-sum,
+    # not {game.utility}").
+    @property
+    def utility(self) -> Any:
+        return self.get_type().utility
+
+    @property
+    def dynamics(self) -> Any:
+        return self.get_type().dynamics
+
+    @property
+    def chance_mode(self) -> Any:
+        return self.get_type().chance_mode
+
+    @property
+    def information(self) -> Any:
+        return self.get_type().information
+
     def new_initial_state(self) -> GdlOpenSpielState:
         return GdlOpenSpielState(self)
 
     def make_py_observer(
         self, iig_obs_type: Any = None, params: dict[str, Any] | None = None
     ) -> BaseObserver:
-        return BaseObserver(self.gdl)
+        return BaseObserver(self.gdl, planes=self.observation_form == "planes")
 
 
 class GdlOpenSpielState(pyspiel.State):
@@ -175,46 +210,44 @@ class GdlOpenSpielState(pyspiel.State):
         return self.history_str()
 
     def __str__(self) -> str:
-        return render_state(self.machine_state)
+        return self._gdl.draw(self.machine_state)
 
 
 class BaseObserver:
-    """Observation: one 0/1 entry per base proposition (``gdl.base``, in that order); where
-    the fluents form a board (``gdl2pl.adapters.planes``), ``dict["board"]`` holds its
-    planes ``[channels, rows, cols]`` and ``dict["rest"]`` the other fluents' entries, and
-    the flat tensor is the two in that order."""
+    """Observation ``dict["observation"]``: where the fluents form a board
+    (``gdl2pl.adapters.planes``), the whole state as planes ``[channels, rows, cols]``
+    (CHW): the board's channels (one per content, in KIF order), then one constant plane
+    per other fluent (1s where it holds: whose turn, the step), or past
+    ``MAX_CONSTANT_PLANES`` of them their entries packed into planes; else, or with
+    ``planes=False``, one 0/1 entry per base proposition (``gdl.base``, in that order).
+    ``observation_tensor_shape()`` is that shape, so a network built from it sees the
+    board."""
 
-    def __init__(self, gdl: GdlGame) -> None:
+    def __init__(self, gdl: GdlGame, planes: bool = True) -> None:
         self._gdl = gdl
-        self._board = gdl.board
+        self._board = gdl.board if planes else None
         if self._board is None:
             self.tensor = np.zeros(gdl.observation_size, np.float32)
-            self.dict = {"observation": self.tensor}
         else:
-            n = int(np.prod(self._board.shape))
-            self.tensor = np.zeros(n + len(self._board.rest), np.float32)
-            self.dict = {
-                "board": self.tensor[:n].reshape(self._board.shape),
-                "rest": self.tensor[n:],
-            }
+            self.tensor = np.zeros(self._board.planes_shape, np.float32)
+        self.dict = {"observation": self.tensor}
 
     def set_from(self, state: GdlOpenSpielState, player: int) -> None:
         vec = self._gdl.observation(state.machine_state)
         if self._board is None:
             self.tensor[:] = vec
         else:
-            self.dict["board"][:] = self._board.planes(vec)
-            self.dict["rest"][:] = self._board.rest_of(vec)
+            self._board.observation_planes(vec, self.tensor)
 
     def string_from(self, state: GdlOpenSpielState, player: int) -> str:
         return str(state)
 
 
 def load_game(path: str | os.PathLike[str], **options: Any) -> Any:
-    """The GDL game in ``path`` as a ``pyspiel.Game`` (options: ``dynamics``,
-    ``max_game_length``, ``max_terms``, ``num_distinct_actions``, ``missing_goal``,
-    ``analysis_seconds``; see
-    ``DEFAULT_PARAMS``). Registered as ``gdl``: ``pyspiel.load_game("gdl", {"game": path})``."""
+    """The GDL game in ``path`` as a ``pyspiel.Game`` (options: ``dynamics``, ``utility``,
+    ``observation``, ``max_game_length``, ``max_terms``, ``num_distinct_actions``,
+    ``missing_goal``, ``analysis_seconds``; see ``DEFAULT_PARAMS``). Registered as ``gdl``
+    once this module is imported: ``pyspiel.load_game("gdl", {"game": path})``."""
     return GdlOpenSpielGame({**options, "game": os.fspath(path)})
 
 

@@ -33,7 +33,6 @@ from gdl2pl.adapters import Position
 from gdl2pl.adapters import find_game
 from gdl2pl.adapters.arrays import ActionMasks
 from gdl2pl.adapters.arrays import frozen
-from gdl2pl.ggp.board import render_state
 
 METADATA = {"render_modes": ["ansi"], "name": "gdl_v0", "is_parallelizable": True}
 
@@ -97,7 +96,7 @@ class _Shared:
 
     def render(self) -> str | None:
         if self.render_mode == "ansi":
-            return render_state(self._pos.state)
+            return self.gdl.draw(self._pos.state)
         return None
 
     def close(self) -> None:

@@ -399,12 +399,13 @@ function renderBoard(view) {
   const b = view.board;
   const movable = boardMoves(view);
   table.append(el("tr", {}, el("th"), ...b.columns.map((c) => el("th", { text: c }))));
-  b.rows.forEach((x, i) => {
-    table.append(el("tr", {}, el("th", { text: x }), ...b.columns.map((y, j) => {
+  // rows are the cells' y (top first), columns their x: the cell (f x y v)
+  b.rows.forEach((y, i) => {
+    table.append(el("tr", {}, el("th", { text: y }), ...b.columns.map((x, j) => {
       const v = b.cells[i][j];
       const key = x + " " + y;
       // "b" is shown faintly: most games write a blank cell so
-      const td = el("td", { "data-row": x, "data-col": y, text: v === null ? "" : v, class: v === "b" ? "blank" : "" });
+      const td = el("td", { "data-row": y, "data-col": x, text: v === null ? "" : v, class: v === "b" ? "blank" : "" });
       if (movable.has(key)) {
         const [role, move] = movable.get(key);
         td.classList.add("playable");

@@ -1,0 +1,164 @@
+"""A game's board: its geometry, read from the fluents it may hold, and a state drawn on it.
+
+A set of fluents forms a board when some relation of arity 3, ``(f x y v)``, has constant
+coordinates over 2..26 values each and at most ``MAX_CONTENTS`` contents ``v``; of several
+such relations the one with most fluents wins. The geometry is read once from every fluent
+the game may hold (its ``base``, or its reachable fluents), so a state is drawn on the whole
+board whatever pieces it holds now; without one, from the state's own fluents.
+
+Coordinates are Cartesian, as GGP games write them (``(cell x y v)``: chess, checkers,
+breakthrough, connect four): ``x`` is the column, left to right, ``y`` the row, the
+highest at the top when all rows are numerals (so connect four's pieces lie at the
+bottom and white starts at the bottom of breakthrough), else in name order. Columns are
+ordered numerically when all are numerals, else by name; contents by KIF text.
+
+Every drawing of a state (``gdl2pl play``, the studio, ``str(state)`` of the adapters) and
+the adapters' observation planes use this geometry. Pure functions.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from dataclasses import field
+
+from gdl2pl.kif import kif_term
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Term
+
+#: The most values a coordinate may range over.
+MAX_SIDE = 26
+#: The most contents a board relation may have.
+MAX_CONTENTS = 64
+
+
+@dataclass(frozen=True)
+class BoardGeometry:
+    """Where a board's cells are: the relation ``(relation x y v)``, its columns (``x``,
+    left to right), rows (``y``, top to bottom) and contents (KIF text, in order)."""
+
+    relation: str
+    columns: tuple[str, ...]
+    rows: tuple[str, ...]
+    contents: tuple[str, ...]
+    #: Each column's and row's index.
+    column_at: dict[str, int] = field(init=False, repr=False, compare=False)
+    row_at: dict[str, int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "column_at", {x: i for i, x in enumerate(self.columns)})
+        object.__setattr__(self, "row_at", {y: i for i, y in enumerate(self.rows)})
+
+    def cell(self, fluent: Term) -> tuple[str, str, str] | None:
+        """``(column, row, content)`` of a fluent that is a cell of this board, else None."""
+        c = _cell(fluent)
+        if c is None or c[0] != self.relation:
+            return None
+        _, x, y, v = c
+        if x not in self.column_at or y not in self.row_at:
+            return None
+        return x, y, v
+
+
+def _numeric(values: set[str]) -> bool:
+    return all(v.lstrip("-").isdigit() and v.lstrip("-") for v in values)
+
+
+def _columns(values: Iterable[str]) -> tuple[str, ...]:
+    vals = set(values)
+    return tuple(sorted(vals, key=int)) if _numeric(vals) else tuple(sorted(vals))
+
+
+def _rows(values: Iterable[str]) -> tuple[str, ...]:
+    vals = set(values)
+    return tuple(sorted(vals, key=int, reverse=True)) if _numeric(vals) else tuple(sorted(vals))
+
+
+def _cell(f: Term) -> tuple[str, str, str, str] | None:
+    if isinstance(f, Func) and len(f.args) == 3:
+        x, y, v = f.args
+        if isinstance(x, Const) and isinstance(y, Const):
+            return f.name, x.name, y.name, kif_term(v)
+    return None
+
+
+def board_geometry(fluents: Iterable[Term]) -> BoardGeometry | None:
+    """The board ``fluents`` form (see the module's docstring), or None."""
+    cells: dict[str, set[tuple[str, str, str]]] = defaultdict(set)
+    for f in fluents:
+        c = _cell(f)
+        if c is not None:
+            cells[c[0]].add(c[1:])
+    best: tuple[str, set[tuple[str, str, str]]] | None = None
+    for name in sorted(cells):
+        entries = cells[name]
+        xs = {x for x, _, _ in entries}
+        ys = {y for _, y, _ in entries}
+        vs = {v for _, _, v in entries}
+        fits = 2 <= len(xs) <= MAX_SIDE and 2 <= len(ys) <= MAX_SIDE and len(vs) <= MAX_CONTENTS
+        if fits and (best is None or len(entries) > len(best[1])):
+            best = (name, entries)
+    if best is None:
+        return None
+    name, entries = best
+    return BoardGeometry(
+        relation=name,
+        columns=_columns(x for x, _, _ in entries),
+        rows=_rows(y for _, y, _ in entries),
+        contents=tuple(sorted({v for _, _, v in entries})),
+    )
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A state on a board: the geometry, each occupied cell's content by ``(column, row)``
+    (KIF; several contents of one cell joined by ``/``), and the fluents that are not
+    cells of the board."""
+
+    geometry: BoardGeometry
+    cells: dict[tuple[str, str], str]
+    rest: tuple[Term, ...]
+
+    @property
+    def table(self) -> list[list[str | None]]:
+        """The cells row by row (top first), each left to right; None where empty."""
+        g = self.geometry
+        return [[self.cells.get((x, y)) for x in g.columns] for y in g.rows]
+
+
+def grid_of(fluents: Iterable[Term], geometry: BoardGeometry | None = None) -> Grid | None:
+    """The state ``fluents`` on the board ``geometry`` (by default the board the state's
+    own fluents form), or None when there is no board."""
+    fl = sorted(fluents, key=kif_term)
+    g = geometry if geometry is not None else board_geometry(fl)
+    if g is None:
+        return None
+    cells: dict[tuple[str, str], str] = {}
+    rest: list[Term] = []
+    for f in fl:
+        c = g.cell(f)
+        if c is None:
+            rest.append(f)
+            continue
+        x, y, v = c
+        cells[(x, y)] = v if (x, y) not in cells else cells[(x, y)] + "/" + v
+    return Grid(g, cells, tuple(rest))
+
+
+def render_state(fluents: Iterable[Term], geometry: BoardGeometry | None = None) -> str:
+    """A readable picture of a state: the board (row names at the left, column names on
+    top, ``.`` for an empty cell) when there is one, then the other fluents in KIF order."""
+    fl = sorted(fluents, key=kif_term)
+    grid = grid_of(fl, geometry)
+    if grid is None:
+        return "\n".join(kif_term(f) for f in fl)
+    g = grid.geometry
+    width = max(1, *(len(v) for v in grid.cells.values()), *(len(x) for x in g.columns))
+    yw = max(len(y) for y in g.rows)
+    lines = [" " * (yw + 1) + " ".join(x.rjust(width) for x in g.columns)]
+    for y, row in zip(g.rows, grid.table, strict=True):
+        lines.append(f"{y.rjust(yw)} " + " ".join((v or ".").rjust(width) for v in row))
+    lines.extend(kif_term(f) for f in grid.rest)
+    return "\n".join(lines)
