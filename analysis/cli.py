@@ -29,11 +29,13 @@ def analyze(args: argparse.Namespace) -> int:
     from .analyze import analyze as run
     from .analyze import exit_status
     from .analyze import format_report
+    from .deadline import Deadline
 
     if args.max_states < 1 or args.seconds <= 0 or args.walks < 0 or args.max_memory < 1:
         raise InputError(
             "--max-states, --seconds and --max-memory must be positive, --walks not negative"
         )
+    deadline = Deadline.after(args.seconds)  # the whole command: checks and loading too
     budget = Budget(
         args.max_states,
         args.seconds,
@@ -46,7 +48,13 @@ def analyze(args: argparse.Namespace) -> int:
     with StateMachine(description, name=Path(args.game).name) as sm:
         if not sm.roles:
             raise InputError(f"{args.game}: not a game: it defines no role")
-        report = run(sm, budget, progress=True if args.progress else None, description=description)
+        report = run(
+            sm,
+            budget,
+            progress=True if args.progress else None,
+            description=description,
+            deadline=deadline,
+        )
     if args.json:
         print(json.dumps(report))
     else:

@@ -25,6 +25,8 @@ from gdl2pl.bridge.pyform import term_of_py
 from gdl2pl.bridge.swipl import runtime_with
 from gdl2pl.kif import kif_term
 
+from .deadline import Deadline
+
 SEARCH_MODULE = "gdl_search"
 _sessions = itertools.count(1)
 
@@ -142,13 +144,15 @@ class Explorer:
         batch: int = 20,
         progress: bool | None = None,
         max_memory: int | None = None,
+        deadline: Deadline | None = None,
     ) -> StateSpace:
         """Expand states until all are expanded, ``max_states`` were discovered,
-        ``seconds`` have passed, or the memory the search added to the process, with
-        what the checks will need after it (``checks_bytes``), reached ``max_memory``
-        bytes (the resident memory, read from ``/proc/self/statm`` when the search
-        starts and after each batch; where it cannot be read, states and seconds bound
-        the search alone); ``space.stopped_by``
+        ``seconds`` have passed or ``deadline`` (if sooner; the clock is read before
+        each state, so the search ends at most one state's work past it), or the
+        memory the search added to the process, with what the checks will need after
+        it (``checks_bytes``), reached ``max_memory`` bytes (the resident memory, read
+        from ``/proc/self/statm`` when the search starts and after each batch; where it
+        cannot be read, states and seconds bound the search alone); ``space.stopped_by``
         says which. A progress bar on stderr when ``progress`` (at once), or by default
         when stderr is a terminal (after one second). Batches start at ``batch``
         states and grow or shrink so that each takes about a tenth of a second: a game
@@ -159,6 +163,9 @@ class Explorer:
         space = self.space
         shared: dict[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]] = {}
         start = time.monotonic()
+        until = Deadline.after(seconds, start)
+        if deadline is not None and deadline.end < until.end:
+            until = deadline
         baseline = resident_bytes()
         with tqdm(
             desc="states",
@@ -169,15 +176,10 @@ class Explorer:
         ) as bar:
             while True:
                 began = time.monotonic()
-                with self.sm.using():
-                    records, discovered, _ = self.janus.apply_once(
-                        SEARCH_MODULE,
-                        "search_expand",
-                        self.sm.module,
-                        self.session,
-                        max_states,
-                        batch,
-                    )
+                if until.passed():
+                    space.stopped_by = "seconds"
+                    break
+                records, discovered = self._expand(max_states, batch, until.left())
                 space.discovered = discovered
                 for sid, term, goals, counts, succs in records:
                     if term:
@@ -191,10 +193,13 @@ class Explorer:
                 bar.update(len(records))
                 bar.set_postfix(found=discovered, refresh=False)
                 now = time.monotonic()
-                if not records or space.exhaustive:
-                    space.stopped_by = None if space.exhaustive else "states"
+                if space.exhaustive:
+                    space.stopped_by = None
                     break
-                if now - start > seconds:
+                if not records:
+                    space.stopped_by = "seconds" if until.passed() else "states"
+                    break
+                if now >= until.end:
                     space.stopped_by = "seconds"
                     break
                 rss = resident_bytes()
@@ -210,6 +215,21 @@ class Explorer:
                 batch = max(1, min(20_000, int(batch * min(4.0, 0.1 / took))))
         space.seconds = time.monotonic() - start
         return space
+
+    def _expand(self, max_states: int, batch: int, seconds: float) -> tuple[list[Any], int]:
+        """The records of the next ``batch`` states expanded (``search_expand``; fewer if
+        ``seconds`` pass first) and how many states are discovered."""
+        with self.sm.using():
+            records, discovered, _ = self.janus.apply_once(
+                SEARCH_MODULE,
+                "search_expand",
+                self.sm.module,
+                self.session,
+                max_states,
+                batch,
+                seconds,
+            )
+        return records, discovered
 
     def legal(self, state: int) -> list[list[str]]:
         """Each role's sorted legal moves in ``state``, as KIF strings."""
@@ -252,17 +272,30 @@ class Walk:
     detail: Any
 
 
+#: Seconds that stand for no time limit (a year).
+FOREVER = 365 * 24 * 3600.0
+
+
 def random_walks(
-    sm: StateMachine, count: int, max_depth: int, seed: int = 0, inferences: int = 10**9
+    sm: StateMachine,
+    count: int,
+    max_depth: int,
+    seed: int = 0,
+    inferences: int = 10**9,
+    seconds: float = FOREVER,
 ) -> list[Walk]:
-    """``count`` random matches from the initial state (inside Prolog)."""
+    """Up to ``count`` random matches from the initial state (inside Prolog), each
+    ending terminal, stuck, cycle or long; those still running when ``seconds`` pass
+    are left out (the clock is read before each step)."""
     janus = search_runtime()
     with sm.using():
         raw = janus.apply_once(
-            SEARCH_MODULE, "search_walks", sm.module, count, max_depth, seed, inferences
+            SEARCH_MODULE, "search_walks", sm.module, count, max_depth, seed, inferences, seconds
         )
     walks = []
     for kind, moves, detail in raw:
+        if kind == "stopped":
+            continue
         joint = [[kif_term(py_term(m)) for m in jm] for jm in moves]
         if kind == "terminal":
             detail = [[symbol_of_py(v) for v in vs] for vs in detail]

@@ -164,8 +164,42 @@ def test_moves_legal_in_every_state() -> None:
     assert always_legal(parse_game(game)) == {"a": "pass", "b": "(wait 1)"}
     conditional = "(role a) (<= (legal a go) (true (ready a)))"
     assert always_legal(parse_game(conditional)) == {}
-    variable_move = "(role a) (<= (legal ?r ?m) (role ?r) (move ?m)) (move x)"
-    assert always_legal(parse_game(variable_move)) == {}
+    changing = "(role a) (<= (legal ?r ?m) (role ?r) (move ?m)) (<= (move x) (true (ready)))"
+    assert always_legal(parse_game(changing)) == {}  # move/1 depends on the state
+
+
+def test_moves_from_facts_no_state_changes() -> None:
+    """A legal rule whose body needs only facts (never true or does) gives a move in
+    every state: lightsOut's ``(switch ?x ?y)`` over ``coord``, with distinct and the
+    negation of facts taken once their terms are bound."""
+    lights = (
+        "(role player) (<= (legal player (switch ?x ?y)) (coord ?x) (coord ?y))"
+        " (coord 1) (coord 2)"
+    )
+    assert always_legal(parse_game(lights)) == {"player": "(switch 1 1)"}
+    tests = (
+        "(role a) (role b) (<= (legal ?r (m ?x)) (role ?r) (n ?x) (distinct ?x ?r)"
+        " (not (bad ?x))) (n a) (n b) (n c) (bad c)"
+    )
+    assert always_legal(parse_game(tests)) == {"a": "(m b)", "b": "(m a)"}
+    none_fits = "(role a) (<= (legal a (m ?x)) (n ?x) (not (bad ?x))) (n c) (bad c)"
+    assert always_legal(parse_game(none_fits)) == {}
+    unbound = "(role a) (<= (legal a (m ?x)) (distinct ?x c))"
+    assert always_legal(parse_game(unbound)) == {}  # unsafe: nothing binds ?x
+    ruled = "(role a) (<= (legal a (m ?x)) (n ?x)) (n c) (<= (n d) (true (on)))"
+    assert always_legal(parse_game(ruled)) == {}  # n/1 also has a rule
+
+
+def test_matching_the_facts_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Matching bodies against the facts stops after ``MATCH_STEPS`` steps in all: a move
+    found late is not found under a smaller bound (the role is then left out, unknown)."""
+    from gdl2pl import rule_shapes
+
+    facts = " ".join(f"(n {i})" for i in range(40))
+    game = f"(role a) (<= (legal a (m ?x ?y)) (n ?x) (n ?y) (last ?y)) {facts} (last 39)"
+    assert always_legal(parse_game(game)) == {"a": "(m 0 39)"}
+    monkeypatch.setattr(rule_shapes, "MATCH_STEPS", 30)
+    assert always_legal(parse_game(game)) == {}
 
 
 @st.composite
