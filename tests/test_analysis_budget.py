@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import shared_dir
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -58,6 +59,45 @@ def test_the_whole_graph_agrees_with_the_rules(capsys) -> None:
 def test_games_without_the_shapes_are_still_refuted(capsys, game: str, prop: str) -> None:
     _, r = analyze(capsys, str(GAMES / game))
     assert r["properties"][prop]["verdict"] == "refuted"
+
+
+#: What ``--seconds`` may be overrun by, measured in-process (the command from parsing
+#: its arguments on): one state's or one random step's work past the deadline, on a busy
+#: machine. The process's own start (Python, SWI-Prolog) comes before and is not counted.
+MARGIN = 5.0
+
+
+def test_the_time_budget_bounds_the_whole_command(capsys) -> None:
+    """``analyze chess.kif --seconds 5 --walks 10`` took 81 s: each phase had its own
+    clock and random matches ran whole. Now loading, search, random matches and checks
+    draw on one deadline, and the report says what it cut and what is left unknown."""
+    import time
+
+    chess = str(shared_dir() / "games" / "ggp-repository" / "chess.kif")
+    seconds = 3.0
+    began = time.monotonic()
+    _, r = analyze(capsys, chess, "--seconds", str(seconds), "--walks", "10")
+    assert time.monotonic() - began < seconds + MARGIN
+    assert r["explored"]["stopped_by"] == "seconds"
+    assert r["time"]["seconds"] == seconds and "the search" in r["time"]["cut"]
+    assert any(c.startswith("random matches (") for c in r["time"]["cut"])
+    p = r["properties"]
+    assert p["termination"]["verdict"] == "proved"  # the step counter, whatever the time
+    play = p["playability"]
+    assert play["verdict"] == "unknown"
+    assert "its share of the time budget" in play["note"] and "of 3 s)" in play["note"]
+    assert "of 10 random matches" in play["note"]
+
+
+def test_lights_out_is_playable_from_its_rules(capsys) -> None:
+    """lightsOut's one legal rule, ``(<= (legal player (switch ?x ?y)) (coord ?x) (coord
+    ?y))``, gives a move in every state: playability is proved before any search."""
+    game = str(shared_dir() / "games" / "ggp-repository" / "lightsOut.kif")
+    _, r = analyze(capsys, game, "--max-states", "2", "--walks", "0")
+    play = r["properties"]["playability"]
+    assert play["verdict"] == "proved" and "proved from the rules" in play["note"]
+    assert "(player (switch 1 1))" in play["note"]
+    assert r["properties"]["termination"]["verdict"] == "proved"  # its step counter
 
 
 def test_the_memory_budget_stops_the_search_and_says_so(capsys) -> None:
