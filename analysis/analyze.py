@@ -102,10 +102,14 @@ def _walks(
     then is not counted."""
     reserve = max(CHECK_SECONDS_PER_EDGE * space.edge_count, CHECK_SHARE * budget.seconds)
     until = Deadline(whole.end - reserve)
+    # A random step is cheaper than expanding a state (one joint move, not all): none
+    # is begun when less time is left than the search took a state, which it cannot
+    # stop in the middle (amazonsTorus: 4,000 moves a state, over a second).
+    state_seconds = space.seconds / max(space.expanded, 1)
     walks: list[Walk] = []
     batch = 0
     with _bar(progress, total, "random matches") as bar:
-        while len(walks) < total and not until.passed():
+        while len(walks) < total and until.left() > state_seconds:
             n = min(10, total - len(walks))
             played = random_walks(
                 sm, n, budget.walk_depth, budget.seed + batch, seconds=until.left()

@@ -105,16 +105,24 @@ expand_loop(Batch-Until, Module, Session, Roles, MaxStates, CK, Id, Next, Record
     (   ( Batch =< 0 ; Id >= Count ; Count >= MaxStates ; past(Until) )
     ->  Next = Id,
         Records = []
-    ;   state_of(Session, Id, State)
-    ->  state_install(Module, State),
-        expand_state(Module, Session, Roles, CK, Id, Record),
-        Records = [Record|Rest],
+    ;   state_of(Session, Id, State),
+        state_install(Module, State),
+        expand_state(Module, Session, Roles, CK, Until, Id, Record)
+    ->  Records = [Record|Rest],
         Batch1 is Batch - 1,
         Id1 is Id + 1,
         expand_loop(Batch1-Until, Module, Session, Roles, MaxStates, CK, Id1, Next, Rest)
+    ;   Next = Id,                      % Until came while expanding Id: not expanded
+        Records = []
     ).
 
-expand_state(Module, Session, Roles, CK, Id, [Id, T, Goals, Counts, Succs]) :-
+%   expand_state(+Module, +Session, +Roles, +CK, +Until, +Id, -Record): the record of
+%   state Id (installed); fails if Until comes before its last successor is found
+%   (the clock is read before each), so that a state with thousands of joint moves
+%   does not hold the search long past its time. The successors found until then
+%   stay discovered.
+
+expand_state(Module, Session, Roles, CK, Until, Id, [Id, T, Goals, Counts, Succs]) :-
     maplist(state_goals(Module), Roles, Goals),
     (   state_terminal(Module)
     ->  T = 1,
@@ -126,11 +134,12 @@ expand_state(Module, Session, Roles, CK, Id, [Id, T, Goals, Counts, Succs]) :-
         (   memberchk([], Legal)
         ->  Succs = []
         ;   findall(Joint, maplist(member, Joint, Legal), Joints),
-            maplist(successor(Module, Session, CK), Joints, Succs)
+            maplist(successor(Module, Session, CK, Until), Joints, Succs)
         )
     ).
 
-successor(Module, Session, CK, Joint, Id) :-
+successor(Module, Session, CK, Until, Joint, Id) :-
+    \+ past(Until),
     state_next(Module, Joint, Next),
     term_hash(Next, Hash),
     (   search_seen(Session, Hash, Id0),
