@@ -14,6 +14,7 @@ Pure functions over a description.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from gdl2pl.normalize import fold
 from gdl2pl.normalize import normalize_case
@@ -286,16 +287,18 @@ def _key(atom: object) -> tuple[str, int] | None:
     return None
 
 
-class _Facts(dict[tuple[str, int], list["Const | Func"]]):
+@dataclass(frozen=True)
+class _Facts:
     """The facts of each relation given by ground facts alone, and all of them as a set."""
 
-    every: frozenset[object] = frozenset()
+    by_relation: dict[tuple[str, int], list[Const | Func]]
+    every: frozenset[object]
 
 
 def _static_facts(d: Description) -> _Facts:
     """The relations given by ground facts alone (no rule, no ``true`` or ``does``),
     each with its facts."""
-    facts: _Facts = {}
+    facts: dict[tuple[str, int], list[Const | Func]] = {}
     ruled: set[tuple[str, int]] = {("true", 1), ("does", 2)}
     for c in d.clauses:
         key = _key(c.head)
@@ -305,23 +308,19 @@ def _static_facts(d: Description) -> _Facts:
             facts.setdefault(key, []).append(c.head)
         else:
             ruled.add(key)
-    out = _Facts({k: v for k, v in facts.items() if k not in ruled})
-    out.every = frozenset(f for v in out.values() for f in v)
-    return out
+    static = {k: v for k, v in facts.items() if k not in ruled}
+    return _Facts(static, frozenset(f for v in static.values() for f in v))
 
 
-def _solve(
-    goals: list[object], facts: _Facts, env: Env,
-    steps: list[int],
-) -> Env | None:
+def _solve(goals: list[object], facts: _Facts, env: Env, steps: list[int]) -> Env | None:
     """A binding that makes every literal of ``goals`` hold by the facts, or None (also
     when one is not of the kinds ``always_legal`` takes, or ``steps[0]`` runs out). Atoms
     are matched first; ``distinct`` and negations once their terms are ground."""
     atoms = [g for g in goals if not isinstance(g, Not | Distinct)]
-    tests = [g for g in goals if isinstance(g, Not | Distinct)]
-    if any(_key(a) not in facts for a in atoms):
+    tests: list[object] = [g for g in goals if isinstance(g, Not | Distinct)]
+    if any(_key(a) not in facts.by_relation for a in atoms):
         return None  # a relation some state may change (or not a plain atom)
-    if any(isinstance(t, Not) and _key(t.body) not in facts for t in tests):
+    if any(isinstance(t, Not) and _key(t.body) not in facts.by_relation for t in tests):
         return None
     return _match_all(atoms, tests, facts, env, steps)
 
@@ -333,7 +332,7 @@ def _match_all(
     if not atoms:
         return env if all(_test(t, facts, env) for t in tests) else None
     first, rest = atoms[0], atoms[1:]
-    for fact in facts[_key(first)]:  # type: ignore[index]
+    for fact in facts.by_relation[_key(first)]:  # type: ignore[index]
         steps[0] -= 1
         if steps[0] < 0:
             return None
