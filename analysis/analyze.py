@@ -69,10 +69,10 @@ def analyze(
     Every phase draws on one deadline: ``deadline``, else ``budget.seconds`` from now
     (a command passes the one it started when it began, so loading counts too). The
     search gets ``SEARCH_SHARE`` of the time left; random matches, played only when it
-    is not exhaustive and one at a time, the rest but what the checks are expected to
-    need; the checks end the report, and a check the deadline stops leaves its verdict
-    unknown. Prolog work running at the deadline is interrupted; what it was doing is
-    left out, never guessed."""
+    is not exhaustive, the rest but what the checks are expected to need; the checks
+    end the report, and a check the deadline stops leaves its verdict unknown. Prolog
+    reads the clock between states, successors and steps, so a phase ends at most one
+    such step past its time. ``report["time"]`` holds the seconds and what was cut."""
     whole = deadline or Deadline.after(budget.seconds)
     with Explorer(sm) as ex:
         shapes = _shapes(description, list(ex.space.roles))

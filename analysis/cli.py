@@ -23,19 +23,20 @@ class InputError(GdlError):
 
 
 def analyze(args: argparse.Namespace) -> int:
+    from .deadline import Deadline
+
+    deadline = Deadline.after(args.seconds)  # the whole command: imports, checks, loading
     from gdl2pl.bridge import StateMachine
 
     from .analyze import Budget
     from .analyze import analyze as run
     from .analyze import exit_status
     from .analyze import format_report
-    from .deadline import Deadline
 
     if args.max_states < 1 or args.seconds <= 0 or args.walks < 0 or args.max_memory < 1:
         raise InputError(
             "--max-states, --seconds and --max-memory must be positive, --walks not negative"
         )
-    deadline = Deadline.after(args.seconds)  # the whole command: checks and loading too
     budget = Budget(
         args.max_states,
         args.seconds,

@@ -20,6 +20,7 @@ from dataclasses import field
 from typing import Any
 
 from gdl2pl.bridge import StateMachine
+from gdl2pl.bridge.errors import reasoner_error
 from gdl2pl.bridge.pyform import symbol_of_py
 from gdl2pl.bridge.pyform import term_of_py
 from gdl2pl.bridge.swipl import runtime_with
@@ -37,6 +38,18 @@ def search_runtime() -> Any:
 
 
 py_term = term_of_py
+
+
+def ask(sm: StateMachine, predicate: str, *args: Any) -> Any:
+    """The answer of ``gdl_search:predicate(args..., Answer)`` about the game of ``sm``;
+    a Prolog error is raised as the bridge raises its own (``QueryInterrupted`` when the
+    query was stopped from another thread: Ctrl-C, a server's watchdog)."""
+    janus = search_runtime()
+    with sm.using():
+        try:
+            return janus.apply_once(SEARCH_MODULE, predicate, *args)
+        except janus.PrologError as e:
+            raise reasoner_error(sm.name, e) from None
 
 
 def resident_bytes() -> int | None:
@@ -124,8 +137,7 @@ class Explorer:
         self.janus = search_runtime()
         self.session = f"gdl_search_{next(_sessions)}"
         self.space = StateSpace(tuple(kif_term(r) for r in sm.roles))
-        with sm.using():
-            self.janus.apply_once(SEARCH_MODULE, "search_open", sm.module, self.session)
+        ask(sm, "search_open", sm.module, self.session)
         self._legal: dict[int, list[list[str]]] = {}
 
     def close(self) -> None:
@@ -219,25 +231,15 @@ class Explorer:
     def _expand(self, max_states: int, batch: int, seconds: float) -> tuple[list[Any], int]:
         """The records of the next ``batch`` states expanded (``search_expand``; fewer if
         ``seconds`` pass first) and how many states are discovered."""
-        with self.sm.using():
-            records, discovered, _ = self.janus.apply_once(
-                SEARCH_MODULE,
-                "search_expand",
-                self.sm.module,
-                self.session,
-                max_states,
-                batch,
-                seconds,
-            )
+        records, discovered, _ = ask(
+            self.sm, "search_expand", self.sm.module, self.session, max_states, batch, seconds
+        )
         return records, discovered
 
     def legal(self, state: int) -> list[list[str]]:
         """Each role's sorted legal moves in ``state``, as KIF strings."""
         if state not in self._legal:
-            with self.sm.using():
-                raw = self.janus.apply_once(
-                    SEARCH_MODULE, "search_legal", self.sm.module, self.session, state
-                )
+            raw = ask(self.sm, "search_legal", self.sm.module, self.session, state)
             self._legal[state] = [[kif_term(py_term(m)) for m in ms] for ms in raw]
         return self._legal[state]
 
@@ -287,11 +289,7 @@ def random_walks(
     """Up to ``count`` random matches from the initial state (inside Prolog), each
     ending terminal, stuck, cycle or long; those still running when ``seconds`` pass
     are left out (the clock is read before each step)."""
-    janus = search_runtime()
-    with sm.using():
-        raw = janus.apply_once(
-            SEARCH_MODULE, "search_walks", sm.module, count, max_depth, seed, inferences, seconds
-        )
+    raw = ask(sm, "search_walks", sm.module, count, max_depth, seed, inferences, seconds)
     walks = []
     for kind, moves, detail in raw:
         if kind == "stopped":

@@ -315,6 +315,11 @@ def _choose(
 # -- analysis -------------------------------------------------------------------------------
 
 
+#: The part of a request's time limit (``Limits.seconds``) an analysis may take: the rest
+#: is for what comes after the deadline (one step, the checks, the answer).
+REQUEST_SHARE = 0.8
+
+
 def analyze(
     loaded: Loaded, limits: Limits, seconds: float | None = None, started: float | None = None
 ) -> dict[str, Any]:
@@ -329,7 +334,12 @@ def analyze(
 
     budget = SearchBudget(
         max_states=limits.analyze_states,
-        seconds=min(seconds or limits.analyze_seconds, limits.analyze_seconds),
+        # within the request's own limit too, so the report comes before the watchdog
+        seconds=min(
+            seconds or limits.analyze_seconds,
+            limits.analyze_seconds,
+            REQUEST_SHARE * limits.seconds,
+        ),
         walks=limits.analyze_walks,
         walk_depth=min(2_000, limits.max_moves),
     )

@@ -324,6 +324,19 @@ def test_analyze_keeps_the_servers_budget_on_a_big_game() -> None:
     assert "time budget (3 s) cut: the search" in answer["text"]
 
 
+def test_analyze_ends_within_the_requests_own_limit() -> None:
+    """A server whose requests may take less than its analyze budget still answers
+    Analyze with a report (made within that limit), not with the watchdog's 503."""
+    from gdl2pl.studio.limits import Limits
+
+    chess = shared_dir() / "games" / "ggp-repository" / "chess.kif"
+    limits = Limits(analyze_seconds=6.0, seconds=4.0)
+    with _client(limits) as c:
+        status, answer = post(c, "analyze", text=chess.read_text(), name="chess.kif")
+    assert status == 200, answer
+    assert answer["report"]["time"]["seconds"] == 0.8 * limits.seconds
+
+
 def test_model_of_an_open_program_with_an_input(client: Any) -> None:
     program = "(<= (r ?x ?y) (p ?x ?y) (not (q ?x)))\n"
     status, answer = post(client, "model", text=program, input="(p a b) (p b b) (q b)")
