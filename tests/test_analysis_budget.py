@@ -230,6 +230,46 @@ def test_moves_from_facts_no_state_changes() -> None:
     assert always_legal(parse_game(ruled)) == {}  # n/1 also has a rule
 
 
+@st.composite
+def fact_bodies(draw: st.DrawFn) -> str:
+    """A one-role game whose legal rule needs only facts: atoms of n/1 and m/2 over a
+    few constants, distinct and negations, over the head's variables ?x and ?y."""
+    consts = ["a", "b", "c"]
+    facts = [f"(n {c})" for c in consts if draw(st.booleans())]
+    facts += [f"(m {c} {d})" for c in consts for d in consts if draw(st.booleans())]
+    literals = [
+        st.sampled_from(["(n ?x)", "(n ?y)", "(m ?x ?y)", "(m ?y ?x)"]),
+        st.sampled_from(["(distinct ?x ?y)", "(distinct ?x a)", "(not (n ?y))"]),
+    ]
+    body = draw(st.lists(st.one_of(*literals), min_size=1, max_size=4))
+    body.insert(0, "(n ?x) (n ?y)")  # both variables bound before any test
+    return (
+        f"(role r) (<= (legal r (go ?x ?y)) {' '.join(body)}) {' '.join(facts)}"
+        " (init (s 0)) (<= (next (s 0)) (true (s 0))) (<= terminal (true (s 1)))"
+        " (goal r 0)"
+    )
+
+
+@settings(max_examples=25, deadline=None)
+@given(game=fact_bodies())
+def test_a_move_from_facts_is_exactly_what_the_reasoner_finds_legal(game: str) -> None:
+    """The law: for a legal rule over facts alone, the role has a move (in every state)
+    exactly when ``always_legal`` finds one, and the move it finds is legal."""
+    from gdl2pl.bridge import MoveDefinitionError
+    from gdl2pl.bridge import StateMachine
+
+    require_prolog()
+    found = always_legal(parse_game(game))
+    with StateMachine.from_text(game) as sm:
+        try:
+            legal = [str(m) for m in sm.legal_moves(sm.initial_state, "r")]
+        except MoveDefinitionError:  # the reasoner's word for "no legal move"
+            legal = []
+    assert ("r" in found) == bool(legal)
+    if legal:
+        assert found["r"] in legal
+
+
 def test_matching_the_facts_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     """Matching bodies against the facts stops after ``MATCH_STEPS`` steps in all: a move
     found late is not found under a smaller bound (the role is then left out, unknown)."""
