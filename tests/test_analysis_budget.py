@@ -213,8 +213,7 @@ def test_moves_from_facts_no_state_changes() -> None:
     every state: lightsOut's ``(switch ?x ?y)`` over ``coord``, with distinct and the
     negation of facts taken once their terms are bound."""
     lights = (
-        "(role player) (<= (legal player (switch ?x ?y)) (coord ?x) (coord ?y))"
-        " (coord 1) (coord 2)"
+        "(role player) (<= (legal player (switch ?x ?y)) (coord ?x) (coord ?y)) (coord 1) (coord 2)"
     )
     assert always_legal(parse_game(lights)) == {"player": "(switch 1 1)"}
     tests = (
