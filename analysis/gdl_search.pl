@@ -77,13 +77,15 @@ search_close(S0) :-
 %
 %   Expand up to Batch states, in order of discovery, while fewer than MaxStates
 %   states were discovered and Seconds have not passed (the clock is read before
-%   each state, so a batch ends at most one state's work past them). Result = [Records, Discovered, Expanded]; a record is
-%   [Id, Terminal, Goals, LegalCounts, Successors]: Terminal is 1 or 0; Goals the
-%   sorted goal values of each role (in every state: monotonicity asks of every
-%   state that each role has exactly one goal value, never decreasing); LegalCounts,
-%   for a non-terminal state, the number of legal moves of each role (else []);
-%   Successors the number of the state each joint move leads to, joint moves in
-%   lexicographic order of the roles' sorted moves (empty when a role has none).
+%   each state and each successor: a state the time cuts is left unexpanded, to be
+%   expanded whole by the next call). Result = [Records, Discovered, Expanded]; a
+%   record is [Id, Terminal, Goals, LegalCounts, Successors]: Terminal is 1 or 0;
+%   Goals the sorted goal values of each role (in every state: monotonicity asks of
+%   every state that each role has exactly one goal value, never decreasing);
+%   LegalCounts, for a non-terminal state, the number of legal moves of each role
+%   (else []); Successors the number of the state each joint move leads to, joint
+%   moves in lexicographic order of the roles' sorted moves (empty when a role has
+%   none).
 
 search_expand(M0, S0, MaxStates, Batch, Seconds, Result) :-
     until(Seconds, Until),
