@@ -89,6 +89,20 @@ def test_the_time_budget_bounds_the_whole_command(capsys) -> None:
     assert "of 10 random matches" in play["note"]
 
 
+def test_a_budget_spent_before_the_search_still_gives_the_rules_proofs(capsys) -> None:
+    """A time budget used up by loading leaves the search nothing: no state expanded,
+    nothing refuted, everything unknown but what the rules' shape proves (which takes
+    no search)."""
+    code, r = analyze(capsys, COUNTED, "--seconds", "0.001")
+    assert r["explored"]["expanded_states"] == 0 and r["explored"]["stopped_by"] == "seconds"
+    assert code == 0
+    p = r["properties"]
+    assert p["termination"]["verdict"] == "proved" and p["playability"]["verdict"] == "proved"
+    assert {p[k]["verdict"] for k in ("monotonicity", "goal_definition")} == {"unknown"}
+    assert p["strong_winnability"]["verdict"] == "unknown"
+    assert r["time"]["cut"][0] == "the search"
+
+
 def test_lights_out_is_playable_from_its_rules(capsys) -> None:
     """lightsOut's one legal rule, ``(<= (legal player (switch ?x ?y)) (coord ?x) (coord
     ?y))``, gives a move in every state: playability is proved before any search."""
