@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import sys
 import textwrap
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +22,7 @@ from gdl2pl.rule_shapes import step_counter_bound
 from gdl2pl.syntax import Description
 
 from . import wellformed as wf
+from .deadline import Deadline
 from .definitions import DEFINITIONS
 from .statespace import Explorer
 from .statespace import StateSpace
@@ -45,37 +45,81 @@ class Budget:
     max_memory: int = DEFAULT_MAX_MEMORY  # bytes the analysis may add to the process
 
 
+#: The part of the time left when the analysis begins that the search may use; the
+#: random matches and then the checks share the rest.
+SEARCH_SHARE = 0.75
+#: The time the checks after the search are expected to need: per edge of the explored
+#: graph (an over-estimate of what was measured on breakthroughSmall on a busy two-core
+#: machine), and at least a share of the budget (the random matches, which stop that
+#: long before the deadline, may overrun it by one step).
+CHECK_SECONDS_PER_EDGE = 2e-5
+CHECK_SHARE = 0.05
+
+
 def analyze(
     sm: StateMachine,
     budget: Budget = Budget(),
     progress: bool | None = None,
     description: Description | None = None,
+    deadline: Deadline | None = None,
 ) -> dict:
     """The report (see ``gdl2pl analyze --json``) for a loaded game; ``description``, the
-    game's rules, lets the shape of the rules prove what they can first. The search
-    gets three quarters of ``budget.seconds``; random matches, played only when it is
-    not exhaustive, what is left (at least one batch of ten)."""
-    start = time.monotonic()
+    game's rules, lets the shape of the rules prove what they can first.
+
+    Every phase draws on one deadline: ``deadline``, else ``budget.seconds`` from now
+    (a command passes the one it started when it began, so loading counts too). The
+    search gets ``SEARCH_SHARE`` of the time left; random matches, played only when it
+    is not exhaustive, the rest but what the checks are expected to need; the checks
+    end the report, and a check the deadline stops leaves its verdict unknown. Prolog
+    reads the clock between states, successors and steps, so a phase ends at most one
+    such step past its time. ``report["time"]`` holds the seconds and what was cut."""
+    whole = deadline or Deadline.after(budget.seconds)
     with Explorer(sm) as ex:
         shapes = _shapes(description, list(ex.space.roles))
         space = ex.run(
             budget.max_states,
-            budget.seconds * 0.75,
+            budget.seconds,
             progress=progress,
             max_memory=budget.max_memory,
+            deadline=whole.share(SEARCH_SHARE),
         )
-        walks: list[Walk] = []
-        batch = 0
         total = 0 if space.exhaustive else budget.walks
-        with _bar(progress, total, "random matches") as bar:
-            while len(walks) < total:
-                n = min(10, budget.walks - len(walks))
-                walks += random_walks(sm, n, budget.walk_depth, budget.seed + batch)
-                bar.update(n)
-                batch += 1
-                if time.monotonic() - start > budget.seconds:
-                    break
-        return _report(sm, ex, space, walks, budget, shapes)
+        walks = _walks(sm, budget, total, whole, space, progress)
+        return _report(sm, ex, space, walks, budget, shapes, whole, total)
+
+
+def _walks(
+    sm: StateMachine,
+    budget: Budget,
+    total: int,
+    whole: Deadline,
+    space: StateSpace,
+    progress: bool | None,
+) -> list[Walk]:
+    """Up to ``total`` random matches, in batches of ten (batch ``b`` seeded ``seed +
+    b``, so the matches played do not depend on the clock, only how many), until the
+    time the checks need before ``whole`` is all that is left; a match still running
+    then is not counted."""
+    reserve = max(CHECK_SECONDS_PER_EDGE * space.edge_count, CHECK_SHARE * budget.seconds)
+    until = Deadline(whole.end - reserve)
+    # A random step is cheaper than expanding a state (one joint move, not all): none
+    # is begun when less time is left than the search took a state, which it cannot
+    # stop in the middle (amazonsTorus: 4,000 moves a state, over a second).
+    state_seconds = space.seconds / max(space.expanded, 1)
+    walks: list[Walk] = []
+    batch = 0
+    with _bar(progress, total, "random matches") as bar:
+        while len(walks) < total and until.left() > state_seconds:
+            n = min(10, total - len(walks))
+            played = random_walks(
+                sm, n, budget.walk_depth, budget.seed + batch, seconds=until.left()
+            )
+            walks += played
+            bar.update(len(played))
+            batch += 1
+            if len(played) < n:
+                break  # the time ran out
+    return walks
 
 
 def _bar(progress: bool | None, total: int, what: str) -> Any:
@@ -159,15 +203,22 @@ def _report(
     walks: list[Walk],
     budget: Budget,
     shapes: dict[str, str],
+    whole: Deadline,
+    wanted_walks: int,
 ) -> dict:
     done = space.exhaustive
+    unknown = _walk_note(walks, budget, space, wanted_walks)  # the note of what is open
+    cut: list[str] = []  # what the deadline left undone
+    if space.stopped_by == "seconds":
+        cut.append("the search")
+    if len(walks) < wanted_walks:
+        cut.append(f"random matches ({len(walks)} of {wanted_walks} played)")
     roles = list(space.roles)
     props: dict[str, Any] = {}
 
     def steps(path: list[tuple[int, int]]) -> list[list[str]]:
         return [ex.joint_move(s, j) for s, j in path]
 
-    unknown = _walk_note(walks, budget, space)
 
     # termination
     cycle = wf.find_cycle(space)
@@ -235,6 +286,10 @@ def _report(
     # strong winnability
     strong: dict[str, str] = {}
     for i, role in enumerate(roles):
+        if whole.passed():
+            strong[role] = UNKNOWN
+            cut.append(f"strong winnability of {role}")
+            continue
         b = wf.strong_winnability_bounds(space, i)
         strong[role] = PROVED if b.proved else REFUTED if b.refuted else UNKNOWN
     props["strong_winnability"] = {"verdict": _some(strong.values()), "roles": strong}
@@ -280,6 +335,7 @@ def _report(
         "depth": {"min": depth[0], "max": depth[1]} if depth else None,
         "branching": wf.branching(space),
         "properties": props,
+        "time": {"seconds": budget.seconds, "cut": cut},
     }
     if walks:
         report["random_matches"] = _walk_summary(walks, roles, budget)
@@ -322,16 +378,21 @@ def _stop(space: StateSpace, budget: Budget) -> str:
     if space.stopped_by == "memory":
         return f"its memory budget ({budget.max_memory // 2**20} MiB)"
     if space.stopped_by == "seconds":
-        return f"its time budget ({round(budget.seconds * 0.75, 1)} s)"
+        return f"its share of the time budget ({space.seconds:.1f} of {budget.seconds:g} s)"
     return f"its budget ({budget.max_states} states)"
 
 
-def _walk_note(walks: list[Walk], budget: Budget, space: StateSpace) -> str:
+def _walk_note(walks: list[Walk], budget: Budget, space: StateSpace, wanted: int) -> str:
+    short = (
+        f"; the time budget ran out after {len(walks)} of {wanted} random matches"
+        if len(walks) < wanted
+        else ""
+    )
     if not walks:
-        return f"the search stopped at {_stop(space, budget)}"
+        return f"the search stopped at {_stop(space, budget)}{short}"
     s = _walk_summary(walks, [], budget)
     return (
-        f"search stopped at {_stop(space, budget)}; no counterexample in what was "
+        f"search stopped at {_stop(space, budget)}{short}; no counterexample in what was "
         f"explored nor in {s['matches']} random matches ({_walk_counts(s)}), which "
         f"proves nothing"
     )
@@ -403,6 +464,10 @@ def format_report(report: dict, definitions: bool = False) -> str:
         lines.append(f"joint moves per state: {b['min']}..{b['max']} (mean {b['mean']})")
     if "random_matches" in report:
         lines.append(f"random matches: {_walk_counts(report['random_matches'])}")
+    if report["time"]["cut"]:
+        lines.append(
+            f"time budget ({report['time']['seconds']:g} s) cut: {', '.join(report['time']['cut'])}"
+        )
     for name, p in report["properties"].items():
         label = name.replace("_", " ")
         if "roles" in p:

@@ -23,6 +23,9 @@ class InputError(GdlError):
 
 
 def analyze(args: argparse.Namespace) -> int:
+    from .deadline import Deadline
+
+    deadline = Deadline.after(args.seconds)  # the whole command: imports, checks, loading
     from gdl2pl.bridge import StateMachine
 
     from .analyze import Budget
@@ -46,7 +49,13 @@ def analyze(args: argparse.Namespace) -> int:
     with StateMachine(description, name=Path(args.game).name) as sm:
         if not sm.roles:
             raise InputError(f"{args.game}: not a game: it defines no role")
-        report = run(sm, budget, progress=True if args.progress else None, description=description)
+        report = run(
+            sm,
+            budget,
+            progress=True if args.progress else None,
+            description=description,
+            deadline=deadline,
+        )
     if args.json:
         print(json.dumps(report))
     else:

@@ -49,13 +49,21 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         "termination and playability are sought in the shape of the rules (a step counter "
         "that ends the game; a move each role has in every state); the search is "
         "breadth-first (shortest counterexamples) and stops at the first budget reached "
-        "(states, seconds, memory), which the unknown verdicts name.",
+        "(states, seconds, memory), which the unknown verdicts name; the seconds bound the "
+        "whole command, the random matches and the checks after the search included.",
         epilog=_definitions_text(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     s.add_argument("game")
     s.add_argument("--max-states", type=int, default=200_000, help="search budget (states)")
-    s.add_argument("--seconds", type=float, default=60.0, help="search budget (seconds)")
+    s.add_argument(
+        "--seconds",
+        type=float,
+        default=60.0,
+        help="time budget of the whole command (seconds; default 60): loading the game, the "
+        "search, the random matches and the checks after them; what it leaves undecided "
+        "is reported unknown",
+    )
     s.add_argument(
         "--max-memory",
         type=int,

@@ -20,10 +20,13 @@ from dataclasses import field
 from typing import Any
 
 from gdl2pl.bridge import StateMachine
+from gdl2pl.bridge.errors import reasoner_error
 from gdl2pl.bridge.pyform import symbol_of_py
 from gdl2pl.bridge.pyform import term_of_py
 from gdl2pl.bridge.swipl import runtime_with
 from gdl2pl.kif import kif_term
+
+from .deadline import Deadline
 
 SEARCH_MODULE = "gdl_search"
 _sessions = itertools.count(1)
@@ -35,6 +38,18 @@ def search_runtime() -> Any:
 
 
 py_term = term_of_py
+
+
+def ask(sm: StateMachine, predicate: str, *args: Any) -> Any:
+    """The answer of ``gdl_search:predicate(args..., Answer)`` about the game of ``sm``;
+    a Prolog error is raised as the bridge raises its own (``QueryInterrupted`` when the
+    query was stopped from another thread: Ctrl-C, a server's watchdog)."""
+    janus = search_runtime()
+    with sm.using():
+        try:
+            return janus.apply_once(SEARCH_MODULE, predicate, *args)
+        except janus.PrologError as e:
+            raise reasoner_error(sm.name, e) from None
 
 
 def resident_bytes() -> int | None:
@@ -122,8 +137,7 @@ class Explorer:
         self.janus = search_runtime()
         self.session = f"gdl_search_{next(_sessions)}"
         self.space = StateSpace(tuple(kif_term(r) for r in sm.roles))
-        with sm.using():
-            self.janus.apply_once(SEARCH_MODULE, "search_open", sm.module, self.session)
+        ask(sm, "search_open", sm.module, self.session)
         self._legal: dict[int, list[list[str]]] = {}
 
     def close(self) -> None:
@@ -142,13 +156,15 @@ class Explorer:
         batch: int = 20,
         progress: bool | None = None,
         max_memory: int | None = None,
+        deadline: Deadline | None = None,
     ) -> StateSpace:
         """Expand states until all are expanded, ``max_states`` were discovered,
-        ``seconds`` have passed, or the memory the search added to the process, with
-        what the checks will need after it (``checks_bytes``), reached ``max_memory``
-        bytes (the resident memory, read from ``/proc/self/statm`` when the search
-        starts and after each batch; where it cannot be read, states and seconds bound
-        the search alone); ``space.stopped_by``
+        ``seconds`` have passed or ``deadline`` (if sooner; the clock is read before
+        each state, so the search ends at most one state's work past it), or the
+        memory the search added to the process, with what the checks will need after
+        it (``checks_bytes``), reached ``max_memory`` bytes (the resident memory, read
+        from ``/proc/self/statm`` when the search starts and after each batch; where it
+        cannot be read, states and seconds bound the search alone); ``space.stopped_by``
         says which. A progress bar on stderr when ``progress`` (at once), or by default
         when stderr is a terminal (after one second). Batches start at ``batch``
         states and grow or shrink so that each takes about a tenth of a second: a game
@@ -159,6 +175,9 @@ class Explorer:
         space = self.space
         shared: dict[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]] = {}
         start = time.monotonic()
+        until = Deadline.after(seconds, start)
+        if deadline is not None and deadline.end < until.end:
+            until = deadline
         baseline = resident_bytes()
         with tqdm(
             desc="states",
@@ -169,15 +188,10 @@ class Explorer:
         ) as bar:
             while True:
                 began = time.monotonic()
-                with self.sm.using():
-                    records, discovered, _ = self.janus.apply_once(
-                        SEARCH_MODULE,
-                        "search_expand",
-                        self.sm.module,
-                        self.session,
-                        max_states,
-                        batch,
-                    )
+                if until.passed():
+                    space.stopped_by = "seconds"
+                    break
+                records, discovered = self._expand(max_states, batch, until.left())
                 space.discovered = discovered
                 for sid, term, goals, counts, succs in records:
                     if term:
@@ -191,10 +205,13 @@ class Explorer:
                 bar.update(len(records))
                 bar.set_postfix(found=discovered, refresh=False)
                 now = time.monotonic()
-                if not records or space.exhaustive:
-                    space.stopped_by = None if space.exhaustive else "states"
+                if space.exhaustive:
+                    space.stopped_by = None
                     break
-                if now - start > seconds:
+                if not records:
+                    space.stopped_by = "seconds" if until.passed() else "states"
+                    break
+                if now >= until.end:
                     space.stopped_by = "seconds"
                     break
                 rss = resident_bytes()
@@ -211,13 +228,18 @@ class Explorer:
         space.seconds = time.monotonic() - start
         return space
 
+    def _expand(self, max_states: int, batch: int, seconds: float) -> tuple[list[Any], int]:
+        """The records of the next ``batch`` states expanded (``search_expand``; fewer if
+        ``seconds`` pass first) and how many states are discovered."""
+        records, discovered, _ = ask(
+            self.sm, "search_expand", self.sm.module, self.session, max_states, batch, seconds
+        )
+        return records, discovered
+
     def legal(self, state: int) -> list[list[str]]:
         """Each role's sorted legal moves in ``state``, as KIF strings."""
         if state not in self._legal:
-            with self.sm.using():
-                raw = self.janus.apply_once(
-                    SEARCH_MODULE, "search_legal", self.sm.module, self.session, state
-                )
+            raw = ask(self.sm, "search_legal", self.sm.module, self.session, state)
             self._legal[state] = [[kif_term(py_term(m)) for m in ms] for ms in raw]
         return self._legal[state]
 
@@ -252,17 +274,26 @@ class Walk:
     detail: Any
 
 
+#: Seconds that stand for no time limit (a year).
+FOREVER = 365 * 24 * 3600.0
+
+
 def random_walks(
-    sm: StateMachine, count: int, max_depth: int, seed: int = 0, inferences: int = 10**9
+    sm: StateMachine,
+    count: int,
+    max_depth: int,
+    seed: int = 0,
+    inferences: int = 10**9,
+    seconds: float = FOREVER,
 ) -> list[Walk]:
-    """``count`` random matches from the initial state (inside Prolog)."""
-    janus = search_runtime()
-    with sm.using():
-        raw = janus.apply_once(
-            SEARCH_MODULE, "search_walks", sm.module, count, max_depth, seed, inferences
-        )
+    """Up to ``count`` random matches from the initial state (inside Prolog), each
+    ending terminal, stuck, cycle or long; those still running when ``seconds`` pass
+    are left out (the clock is read before each step)."""
+    raw = ask(sm, "search_walks", sm.module, count, max_depth, seed, inferences, seconds)
     walks = []
     for kind, moves, detail in raw:
+        if kind == "stopped":
+            continue
         joint = [[kif_term(py_term(m)) for m in jm] for jm in moves]
         if kind == "terminal":
             detail = [[symbol_of_py(v) for v in vs] for vs in detail]

@@ -149,6 +149,8 @@ def attractor(
     if unexplored_wins:
         known = set(space.terminal) | set(space.counts)
         win |= {t for ts in space.succ.values() for t in ts if t not in known}
+        if 0 not in known:
+            win.add(0)  # not even the initial state was expanded
     preds, template, width = _moves_graph(space, role)
     # need[s][m]: successors of s under role's move m not yet known to be won
     need = {s: list(v) for s, v in template.items()}

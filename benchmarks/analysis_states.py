@@ -13,6 +13,12 @@ and ``--seconds``; no random matches are played. Games that fail to load are lis
 ``--laptop GAME...`` runs only ``gdl2pl analyze GAME`` with its default budgets (states,
 seconds, memory, random matches), each in its own process: wall time, the process's peak
 resident memory (``os.wait4``), what stopped the search, and the verdicts.
+
+``--budget SECONDS GAME...`` runs only ``gdl2pl analyze GAME --seconds SECONDS --walks
+WALKS``, each in its own process (``--python``: the interpreter whose gdl2pl runs, to
+compare two installs): the process's wall time against the budget (Python's and
+SWI-Prolog's start included), what the time cut, and the termination and playability
+verdicts.
 """
 
 from __future__ import annotations
@@ -182,6 +188,31 @@ def laptop_rows(names: list[str], games_dir: Path) -> list[str]:
     return rows
 
 
+def budget_rows(
+    names: list[str], games_dir: Path, seconds: float, walks: int, python: str
+) -> list[str]:
+    """One row per game: ``gdl2pl analyze --seconds`` in a child process, timed whole."""
+    rows = [
+        "| game | wall time (budget) | cut by the time | termination | playability |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for name in names:
+        path = game_path(name, games_dir)
+        argv = [python, "-m", "gdl2pl.cli", "analyze", str(path), "--json"]
+        argv += ["--seconds", f"{seconds:g}", "--walks", str(walks)]
+        start = time.perf_counter()
+        done = subprocess.run(argv, capture_output=True, text=True, check=False)
+        took = time.perf_counter() - start
+        r = json.loads(done.stdout)
+        p = r["properties"]
+        cut = ", ".join(r["time"]["cut"]) if "time" in r else "(not reported)"
+        rows.append(
+            f"| {name} | {took:.1f} s ({seconds:g} s) | {cut or 'nothing'} "
+            f"| {p['termination']['verdict']} | {p['playability']['verdict']} |"
+        )
+    return rows
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", type=Path, help="write the Markdown here (default: stdout)")
@@ -191,7 +222,24 @@ def main() -> int:
     p.add_argument("--max-states", type=int, default=1_000_000)
     p.add_argument("--seconds", type=float, default=60.0, help="per game")
     p.add_argument("--laptop", nargs="+", metavar="GAME", help="only: analyze with defaults")
+    p.add_argument("--budget", type=float, metavar="SECONDS", help="only: analyze --seconds")
+    p.add_argument("games", nargs="*", metavar="GAME", help="the games of --budget")
+    p.add_argument("--walks", type=int, default=10, help="random matches of --budget")
+    p.add_argument("--python", default=sys.executable, help="the interpreter of --budget")
     args = p.parse_args()
+    if args.budget:
+        text = "\n".join(
+            [
+                f"Machine: {cpu_model()}; SWI-Prolog {prolog_version()}; load average "
+                f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; `python "
+                f"benchmarks/analysis_states.py --budget {args.budget:g} --walks {args.walks} "
+                f"{' '.join(args.games)}`.",
+                "",
+                *budget_rows(args.games, args.games_dir, args.budget, args.walks, args.python),
+            ]
+        )
+        print(text)
+        return 0
     if args.laptop:
         text = "\n".join(
             [

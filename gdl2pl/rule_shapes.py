@@ -14,15 +14,18 @@ Pure functions over a description.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from gdl2pl.normalize import fold
 from gdl2pl.normalize import normalize_case
 from gdl2pl.syntax import Const
 from gdl2pl.syntax import Description
+from gdl2pl.syntax import Distinct
 from gdl2pl.syntax import Fact
 from gdl2pl.syntax import Func
 from gdl2pl.syntax import Not
 from gdl2pl.syntax import Rule
+from gdl2pl.syntax import Term
 from gdl2pl.syntax import Var
 from gdl2pl.syntax import variables
 
@@ -237,30 +240,145 @@ def goal_sum(d: Description) -> int | None:
     return sums.pop()
 
 
+#: The most steps ``always_legal`` spends matching rule bodies against the facts.
+MATCH_STEPS = 100_000
+
+Env = dict[str, "Const | Func"]
+
+
 def always_legal(d: Description) -> dict[str, str]:
-    """For each role that has one, a ground move the rules make legal in every state: a
-    fact ``(legal r m)``, or a rule ``(<= (legal ?r m) (role ?r))`` (every role). A role
-    missing from the answer may still always have a move; the rules just do not show it
-    by their shape."""
+    """For each role that has one, a ground move the rules make legal in every state.
+    Such a move is an instance of a ``legal`` rule (or fact) whose body needs only what
+    no state changes: atoms of relations given by ground facts alone (``role``, ``coord``
+    ...; never ``true`` or ``does``), ``distinct``, and the negation of such atoms; the
+    instance is found by matching the body against the facts, in at most
+    ``MATCH_STEPS`` steps in all. ``(<= (legal player (switch ?x ?y)) (coord ?x)
+    (coord ?y))`` with ``(coord 1)`` gives ``(switch 1 1)``. A role missing from the
+    answer may still always have a move; the rules just do not show it by their shape."""
     d = normalize_case(d)
+    facts = _static_facts(d)
     roles = [c.head.args[0] for c in d.clauses
-             if isinstance(c, Fact) and isinstance(c.head, Func) and c.head.name == "role"]
+             if isinstance(c, Fact) and isinstance(c.head, Func) and c.head.name == "role"
+             and len(c.head.args) == 1 and isinstance(c.head.args[0], Const)]
     found: dict[str, str] = {}
+    steps = [MATCH_STEPS]
     for c in d.clauses:
         if not (c.head.name == "legal" and isinstance(c.head, Func) and len(c.head.args) == 2):
             continue
         who, move = c.head.args
-        if not _ground(move):
-            continue
-        if isinstance(c, Fact) and isinstance(who, Const):
-            found.setdefault(who.name, str(move))
-        elif isinstance(c, Rule) and isinstance(who, Var) and all(
-            isinstance(b, Func) and b.name == "role" and b.args == (who,) for b in c.body
-        ):
-            for r in roles:
-                if isinstance(r, Const):
-                    found.setdefault(r.name, str(move))
+        body = c.body if isinstance(c, Rule) else ()
+        for role in roles:
+            if role.name in found or not (isinstance(who, Var) or who == role):
+                continue
+            start: Env = {who.name: role} if isinstance(who, Var) else {}
+            env = _solve(list(body), facts, start, steps)
+            if env is not None:
+                ground = _subst(move, env)
+                if _ground(ground):
+                    found[role.name] = str(ground)
     return found
+
+
+def _key(atom: object) -> tuple[str, int] | None:
+    if isinstance(atom, Const):
+        return (atom.name, 0)
+    if isinstance(atom, Func):
+        return (atom.name, len(atom.args))
+    return None
+
+
+@dataclass(frozen=True)
+class _Facts:
+    """The facts of each relation given by ground facts alone, and all of them as a set."""
+
+    by_relation: dict[tuple[str, int], list[Const | Func]]
+    every: frozenset[object]
+
+
+def _static_facts(d: Description) -> _Facts:
+    """The relations given by ground facts alone (no rule, no ``true`` or ``does``),
+    each with its facts."""
+    facts: dict[tuple[str, int], list[Const | Func]] = {}
+    ruled: set[tuple[str, int]] = {("true", 1), ("does", 2)}
+    for c in d.clauses:
+        key = _key(c.head)
+        if key is None:
+            continue
+        if isinstance(c, Fact) and _ground(c.head):
+            facts.setdefault(key, []).append(c.head)
+        else:
+            ruled.add(key)
+    static = {k: v for k, v in facts.items() if k not in ruled}
+    return _Facts(static, frozenset(f for v in static.values() for f in v))
+
+
+def _solve(goals: list[object], facts: _Facts, env: Env, steps: list[int]) -> Env | None:
+    """A binding that makes every literal of ``goals`` hold by the facts, or None (also
+    when one is not of the kinds ``always_legal`` takes, or ``steps[0]`` runs out). Atoms
+    are matched first; ``distinct`` and negations once their terms are ground."""
+    atoms = [g for g in goals if not isinstance(g, Not | Distinct)]
+    tests: list[object] = [g for g in goals if isinstance(g, Not | Distinct)]
+    if any(_key(a) not in facts.by_relation for a in atoms):
+        return None  # a relation some state may change (or not a plain atom)
+    if any(isinstance(t, Not) and _key(t.body) not in facts.by_relation for t in tests):
+        return None
+    return _match_all(atoms, tests, facts, env, steps)
+
+
+def _match_all(
+    atoms: list[object], tests: list[object],
+    facts: _Facts, env: Env, steps: list[int],
+) -> Env | None:
+    if not atoms:
+        return env if all(_test(t, facts, env) for t in tests) else None
+    first, rest = atoms[0], atoms[1:]
+    for fact in facts.by_relation[_key(first)]:  # type: ignore[index]
+        steps[0] -= 1
+        if steps[0] < 0:
+            return None
+        bound = _unify(first, fact, dict(env))
+        if bound is not None:
+            found = _match_all(rest, tests, facts, bound, steps)
+            if found is not None:
+                return found
+    return None
+
+
+def _test(t: object, facts: _Facts, env: Env) -> bool:
+    """Whether a ``distinct`` or a negation holds under ``env`` (False if not ground)."""
+    if isinstance(t, Distinct):
+        a, b = _subst(t.left, env), _subst(t.right, env)
+        return _ground(a) and _ground(b) and a != b
+    atom = _subst(t.body, env)  # type: ignore[attr-defined]
+    return _ground(atom) and atom not in facts.every
+
+
+def _unify(pattern: object, ground: object, env: Env) -> Env | None:
+    """``env`` extended so that ``pattern`` becomes the ground term, or None."""
+    if isinstance(pattern, Var):
+        have = env.get(pattern.name)
+        if have is None:
+            env[pattern.name] = ground  # type: ignore[assignment]
+            return env
+        return env if have == ground else None
+    if isinstance(pattern, Const):
+        return env if pattern == ground else None
+    if isinstance(pattern, Func) and isinstance(ground, Func):
+        if pattern.name != ground.name or len(pattern.args) != len(ground.args):
+            return None
+        for p, g in zip(pattern.args, ground.args, strict=True):
+            if _unify(p, g, env) is None:
+                return None
+        return env
+    return None
+
+
+def _subst(t: Term, env: Env) -> Term:
+    if isinstance(t, Var):
+        return env.get(t.name, t)
+    if isinstance(t, Func):
+        return Func(t.name, tuple(_subst(a, env) for a in t.args))
+    return t
 
 
 def _ground(t: object) -> bool:

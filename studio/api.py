@@ -66,15 +66,13 @@ def _parse(text: str, syntax: Syntax, name: str = GAME_NAME) -> Description:
 GAME_ONLY = frozenset({"missing-role", "missing-legal", "missing-goal", "missing-terminal"})
 
 
-def check(text: str, syntax: Syntax) -> dict[str, Any]:
+def check(text: str, syntax: Syntax, name: str = GAME_NAME) -> dict[str, Any]:
     """The checker's findings (a syntax error is one finding of code ``syntax``); for a
     text without any role, ``kind`` is "program" and ``GAME_ONLY`` findings are left out."""
     used = detect_syntax(text) if syntax == "auto" else syntax
     kind = "game"
     try:
-        compiled = compile_game(
-            text=text, syntax=syntax, name=GAME_NAME, check=True, translate=False
-        )
+        compiled = compile_game(text=text, syntax=syntax, name=name, check=True, translate=False)
         found = compiled.findings
         if any(f.code == "missing-role" for f in found):
             kind = "program"
@@ -122,11 +120,12 @@ def convert(text: str, syntax: Syntax, to: str) -> dict[str, Any]:
     return {"syntax": to, "text": out}
 
 
-def translate(text: str, syntax: Syntax) -> dict[str, Any]:
-    """The Prolog module, and for each clause its lines and the GDL rule it comes from."""
-    d = _parse(text, syntax)
+def translate(text: str, syntax: Syntax, name: str = GAME_NAME) -> dict[str, Any]:
+    """The Prolog module, and for each clause its lines and the GDL rule it comes from;
+    ``name`` (the file's or example's) is the source its header and comments name."""
+    d = _parse(text, syntax, name)
     try:
-        t = compile_game(d, name=GAME_NAME, module="game").translation
+        t = compile_game(d, name=name, module="game").translation
     except GdlError as e:
         raise game_error(e) from None
     lines = t.text.split("\n")
@@ -170,7 +169,7 @@ def _filler(line: str) -> bool:
     return not s or s.startswith((";", "%"))
 
 
-def graph(text: str, syntax: Syntax) -> dict[str, Any]:
+def graph(text: str, syntax: Syntax, name: str = GAME_NAME) -> dict[str, Any]:
     """The dependency graph: an SVG drawing (None without Graphviz, then ``note`` says
     why), its DOT and Mermaid text, the strata, and the rules (lines) of each relation."""
     from gdl2pl.analysis.relgraph import GraphvizMissingError
@@ -179,9 +178,9 @@ def graph(text: str, syntax: Syntax) -> dict[str, Any]:
     from gdl2pl.analysis.relgraph import to_mermaid
     from gdl2pl.analysis.relgraph import to_svg
 
-    d = _parse(text, syntax)
+    d = _parse(text, syntax, name)
     try:
-        g = relation_graph(d, GAME_NAME)
+        g = relation_graph(d, name)
     except GdlError as e:
         raise game_error(e) from None
     svg, note = None, ""
@@ -317,20 +316,38 @@ def _choose(
 # -- analysis -------------------------------------------------------------------------------
 
 
-def analyze(loaded: Loaded, limits: Limits, seconds: float | None = None) -> dict[str, Any]:
-    """``gdl2pl analyze``'s report under the server's budget; counterexamples and
-    witnesses are joint-move histories the Play tab can replay."""
+#: The part of a request's time limit (``Limits.seconds``) an analysis may take: the rest
+#: is for what comes after the deadline (one step, the checks, the answer).
+REQUEST_SHARE = 0.8
+
+
+def analyze(
+    loaded: Loaded, limits: Limits, seconds: float | None = None, started: float | None = None
+) -> dict[str, Any]:
+    """``gdl2pl analyze``'s report under the server's budget, made as the command makes
+    it (the game's rules first, then the search; one deadline, ``seconds`` from
+    ``started``, the request's start, so loading counts); counterexamples and witnesses
+    are joint-move histories the Play tab can replay."""
     from gdl2pl.analysis.analyze import Budget as SearchBudget
     from gdl2pl.analysis.analyze import analyze as run
     from gdl2pl.analysis.analyze import format_report
+    from gdl2pl.analysis.deadline import Deadline
 
     budget = SearchBudget(
         max_states=limits.analyze_states,
-        seconds=min(seconds or limits.analyze_seconds, limits.analyze_seconds),
+        # within the request's own limit too, so the report comes before the watchdog
+        seconds=min(
+            seconds or limits.analyze_seconds,
+            limits.analyze_seconds,
+            REQUEST_SHARE * limits.seconds,
+        ),
         walks=limits.analyze_walks,
         walk_depth=min(2_000, limits.max_moves),
     )
-    report = run(loaded.sm, budget, progress=False)
+    deadline = Deadline.after(budget.seconds, started)
+    report = run(
+        loaded.sm, budget, progress=False, description=loaded.description, deadline=deadline
+    )
     return {"report": report, "text": format_report(report)}
 
 
@@ -388,9 +405,7 @@ def _well_founded(
     (``gdl2pl model`` on such a program): each relation's true and undefined atoms."""
     from gdl2pl.analysis.wellfounded import well_founded_model
 
-    result = well_founded_model(
-        program, list(rels), inputs, inference_limit=limits.inference_limit
-    )
+    result = well_founded_model(program, list(rels), inputs, inference_limit=limits.inference_limit)
     shown = result.output() if inputs else list(result.true)
     return {
         "semantics": "well-founded",

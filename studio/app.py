@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import AsyncIterator
 from collections.abc import Callable
 from collections.abc import Sequence
@@ -46,6 +47,8 @@ from gdl2pl.load import Syntax
 from . import api
 from .limits import Limits
 from .limits import Watchdog
+from .sessions import GAME_NAME
+from .sessions import NAME_PATTERN
 from .sessions import Session
 from .sessions import Studio
 from .sessions import StudioError
@@ -194,7 +197,7 @@ def create_app(
     # -- the endpoints' work (in a worker thread) ----------------------------------------------
 
     def check(d: dict[str, Any], s: Session) -> dict[str, Any]:
-        return api.check(_text(d, lim), _syntax(d))
+        return api.check(_text(d, lim), _syntax(d), _name(d))
 
     def convert(d: dict[str, Any], s: Session) -> dict[str, Any]:
         to = d.get("to")
@@ -203,13 +206,13 @@ def create_app(
         return api.convert(_text(d, lim), _syntax(d), to)
 
     def translate(d: dict[str, Any], s: Session) -> dict[str, Any]:
-        return api.translate(_text(d, lim), _syntax(d))
+        return api.translate(_text(d, lim), _syntax(d), _name(d))
 
     def graph(d: dict[str, Any], s: Session) -> dict[str, Any]:
-        return api.graph(_text(d, lim), _syntax(d))
+        return api.graph(_text(d, lim), _syntax(d), _name(d))
 
     def play(d: dict[str, Any], s: Session) -> dict[str, Any]:
-        with studio.game(s, _text(d, lim), _syntax(d)) as g:
+        with studio.game(s, _text(d, lim), _syntax(d), _name(d)) as g:
             return api.view(g, _moves(d, lim))
 
     def step(d: dict[str, Any], s: Session) -> dict[str, Any]:
@@ -221,7 +224,7 @@ def create_app(
         moves = _moves(d, lim)
         if len(moves) >= lim.max_moves:
             raise StudioError(f"the history is full ({lim.max_moves} moves)", 422)
-        with studio.game(s, _text(d, lim), _syntax(d)) as g:
+        with studio.game(s, _text(d, lim), _syntax(d), _name(d)) as g:
             return api.step(g, moves, chosen, players, lim)
 
     def explain(d: dict[str, Any], s: Session) -> dict[str, Any]:
@@ -229,14 +232,15 @@ def create_app(
         depth = d.get("depth", 3)
         if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
             raise StudioError("'depth' must be a whole number >= 0")
-        with studio.game(s, _text(d, lim), _syntax(d)) as g:
+        with studio.game(s, _text(d, lim), _syntax(d), _name(d)) as g:
             moves = _moves(d, lim)
             states = g.replay(moves)
             return why(g.sm, states, moves, atom, min(depth, lim.max_depth))
 
     def analyze(d: dict[str, Any], s: Session) -> dict[str, Any]:
-        with studio.game(s, _text(d, lim), _syntax(d)) as g:
-            return api.analyze(g, lim)
+        started = time.monotonic()  # loading the game counts against the budget
+        with studio.game(s, _text(d, lim), _syntax(d), _name(d)) as g:
+            return api.analyze(g, lim, started=started)
 
     def model(d: dict[str, Any], s: Session) -> dict[str, Any]:
         inputs = d.get("inputs", [])
@@ -381,6 +385,20 @@ def _syntax(d: dict[str, Any]) -> Syntax:
     if syntax not in SYNTAXES:
         raise StudioError(f"'syntax' must be one of {', '.join(SYNTAXES)}")
     return cast(Syntax, syntax)
+
+
+def _name(d: dict[str, Any]) -> str:
+    """The name of the game's file or example, which the page sends (``GAME_NAME`` when
+    it sends none): messages, the Prolog header and the analysis report say it."""
+    name = d.get("name")
+    if name is None:
+        return GAME_NAME
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        raise StudioError(
+            "'name' must be a file name of at most 100 letters, digits, '.', '_', '-' "
+            "and spaces, starting with a letter or digit"
+        )
+    return name
 
 
 def _moves(d: dict[str, Any], lim: Limits) -> list[list[str]]:

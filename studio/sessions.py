@@ -12,6 +12,7 @@ games (over all sessions) the least recently used idle one is unloaded; past
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 import threading
 from collections import OrderedDict
@@ -27,11 +28,15 @@ from gdl2pl.bridge import StateMachine
 from gdl2pl.errors import GdlError
 from gdl2pl.load import Syntax
 from gdl2pl.load import parse_game
+from gdl2pl.syntax import Description
 
 from .limits import Limits
 
-#: The name a game typed in the page goes by in messages.
+#: The name a game typed in the page goes by in messages, when the page names no file or
+#: example it came from.
 GAME_NAME = "game"
+#: What a name the page gives may be: a file name's letters, digits, ``._-`` and spaces.
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._ -]{0,99}")
 
 
 class StudioError(GdlError):
@@ -54,6 +59,8 @@ class Loaded:
     it (each request gives the whole history; the common prefix is not replayed again)."""
 
     sm: StateMachine
+    #: The game's rules, as parsed (``gdl2pl analyze`` proves from their shape first).
+    description: Description | None = None
     moves: list[tuple[str, ...]] = field(default_factory=list)
     states: list[MachineState] = field(default_factory=list)
     busy: int = 0
@@ -131,17 +138,20 @@ class Studio:
     # -- games -----------------------------------------------------------------------------
 
     @contextmanager
-    def game(self, session: Session, text: str, syntax: Syntax) -> Iterator[Loaded]:
-        """The game of ``text`` loaded for ``session`` (loaded now if it is not), held
-        in use (never unloaded) for the block."""
-        key = (session.id, hashlib.sha256(f"{syntax}\0{text}".encode()).hexdigest())
+    def game(
+        self, session: Session, text: str, syntax: Syntax, name: str = GAME_NAME
+    ) -> Iterator[Loaded]:
+        """The game of ``text`` loaded for ``session`` (loaded now if it is not) under
+        ``name`` (the file's or example's: messages and reports say it), held in use
+        (never unloaded) for the block."""
+        key = (session.id, hashlib.sha256(f"{syntax}\0{name}\0{text}".encode()).hexdigest())
         with self._lock:
             loaded = self._games.get(key)
             if loaded is not None:
                 self._games.move_to_end(key)
                 loaded.busy += 1
         if loaded is None:
-            loaded = Loaded(self._load(text, syntax), busy=1)
+            loaded = self._load(text, syntax, name)
             with self._lock:
                 self._games[key] = loaded
                 closing = self._evict()
@@ -158,13 +168,13 @@ class Studio:
         with self._lock:
             return sum(1 for k in self._games if session is None or k[0] == session.id)
 
-    def _load(self, text: str, syntax: Syntax) -> StateMachine:
-        d = parse_game(text, syntax, GAME_NAME)
-        sm = StateMachine(d, GAME_NAME, inference_limit=self.limits.inference_limit)
+    def _load(self, text: str, syntax: Syntax, name: str) -> Loaded:
+        d = parse_game(text, syntax, name)
+        sm = StateMachine(d, name, inference_limit=self.limits.inference_limit)
         if not sm.roles:
             sm.close()
             raise StudioError("not a game: it defines no role (the Model tab takes programs)", 422)
-        return sm
+        return Loaded(sm, d, busy=1)
 
     def _evict(self) -> list[Loaded]:
         """Unload the least recently used idle games past the cap (called locked)."""

@@ -287,6 +287,18 @@ def test_partial_graph_bounds_are_sound() -> None:
     assert not b.proved and not b.refuted
 
 
+def test_a_search_that_expanded_nothing_refutes_nothing() -> None:
+    """A time budget can run out before the initial state is expanded (a game whose
+    first state has thousands of moves, or is slow to load): strong winnability is then
+    unknown, not refuted (aipsrovers01 was once refuted so, and failed the command)."""
+    from gdl2pl.analysis import wellformed as wf
+
+    space = _space({}, {}, {}, 1)
+    assert space.expanded == 0 and not space.exhaustive
+    b = wf.strong_winnability_bounds(space, 0)
+    assert not b.proved and not b.refuted
+
+
 def test_the_text_report_quotes_each_definition_under_its_verdict(capsys) -> None:
     """nim1 in the text a teacher reads: strongly winnable, because player1 can force a
     win, and under the verdict the definition that says "for some player"."""

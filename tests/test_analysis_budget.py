@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import shared_dir
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -58,6 +59,59 @@ def test_the_whole_graph_agrees_with_the_rules(capsys) -> None:
 def test_games_without_the_shapes_are_still_refuted(capsys, game: str, prop: str) -> None:
     _, r = analyze(capsys, str(GAMES / game))
     assert r["properties"][prop]["verdict"] == "refuted"
+
+
+#: What ``--seconds`` may be overrun by, measured in-process (the command from parsing
+#: its arguments on): one state's or one random step's work past the deadline, on a busy
+#: machine. The process's own start (Python, SWI-Prolog) comes before and is not counted.
+MARGIN = 5.0
+
+
+def test_the_time_budget_bounds_the_whole_command(capsys) -> None:
+    """``analyze chess.kif --seconds 5 --walks 10`` took 81 s: each phase had its own
+    clock and random matches ran whole. Now loading, search, random matches and checks
+    draw on one deadline, and the report says what it cut and what is left unknown."""
+    import time
+
+    chess = str(shared_dir() / "games" / "ggp-repository" / "chess.kif")
+    seconds = 3.0
+    began = time.monotonic()
+    _, r = analyze(capsys, chess, "--seconds", str(seconds), "--walks", "10")
+    assert time.monotonic() - began < seconds + MARGIN
+    assert r["explored"]["stopped_by"] == "seconds"
+    assert r["time"]["seconds"] == seconds and "the search" in r["time"]["cut"]
+    assert any(c.startswith("random matches (") for c in r["time"]["cut"])
+    p = r["properties"]
+    assert p["termination"]["verdict"] == "proved"  # the step counter, whatever the time
+    play = p["playability"]
+    assert play["verdict"] == "unknown"
+    assert "its share of the time budget" in play["note"] and "of 3 s)" in play["note"]
+    assert "of 10 random matches" in play["note"]
+
+
+def test_a_budget_spent_before_the_search_still_gives_the_rules_proofs(capsys) -> None:
+    """A time budget used up by loading leaves the search nothing: no state expanded,
+    nothing refuted, everything unknown but what the rules' shape proves (which takes
+    no search)."""
+    code, r = analyze(capsys, COUNTED, "--seconds", "0.001")
+    assert r["explored"]["expanded_states"] == 0 and r["explored"]["stopped_by"] == "seconds"
+    assert code == 0
+    p = r["properties"]
+    assert p["termination"]["verdict"] == "proved" and p["playability"]["verdict"] == "proved"
+    assert {p[k]["verdict"] for k in ("monotonicity", "goal_definition")} == {"unknown"}
+    assert p["strong_winnability"]["verdict"] == "unknown"
+    assert r["time"]["cut"][0] == "the search"
+
+
+def test_lights_out_is_playable_from_its_rules(capsys) -> None:
+    """lightsOut's one legal rule, ``(<= (legal player (switch ?x ?y)) (coord ?x) (coord
+    ?y))``, gives a move in every state: playability is proved before any search."""
+    game = str(shared_dir() / "games" / "ggp-repository" / "lightsOut.kif")
+    _, r = analyze(capsys, game, "--max-states", "2", "--walks", "0")
+    play = r["properties"]["playability"]
+    assert play["verdict"] == "proved" and "proved from the rules" in play["note"]
+    assert "(player (switch 1 1))" in play["note"]
+    assert r["properties"]["termination"]["verdict"] == "proved"  # its step counter
 
 
 def test_the_memory_budget_stops_the_search_and_says_so(capsys) -> None:
@@ -164,8 +218,81 @@ def test_moves_legal_in_every_state() -> None:
     assert always_legal(parse_game(game)) == {"a": "pass", "b": "(wait 1)"}
     conditional = "(role a) (<= (legal a go) (true (ready a)))"
     assert always_legal(parse_game(conditional)) == {}
-    variable_move = "(role a) (<= (legal ?r ?m) (role ?r) (move ?m)) (move x)"
-    assert always_legal(parse_game(variable_move)) == {}
+    changing = "(role a) (<= (legal ?r ?m) (role ?r) (move ?m)) (<= (move x) (true (ready)))"
+    assert always_legal(parse_game(changing)) == {}  # move/1 depends on the state
+
+
+def test_moves_from_facts_no_state_changes() -> None:
+    """A legal rule whose body needs only facts (never true or does) gives a move in
+    every state: lightsOut's ``(switch ?x ?y)`` over ``coord``, with distinct and the
+    negation of facts taken once their terms are bound."""
+    lights = (
+        "(role player) (<= (legal player (switch ?x ?y)) (coord ?x) (coord ?y)) (coord 1) (coord 2)"
+    )
+    assert always_legal(parse_game(lights)) == {"player": "(switch 1 1)"}
+    tests = (
+        "(role a) (role b) (<= (legal ?r (m ?x)) (role ?r) (n ?x) (distinct ?x ?r)"
+        " (not (bad ?x))) (n a) (n b) (n c) (bad c)"
+    )
+    assert always_legal(parse_game(tests)) == {"a": "(m b)", "b": "(m a)"}
+    none_fits = "(role a) (<= (legal a (m ?x)) (n ?x) (not (bad ?x))) (n c) (bad c)"
+    assert always_legal(parse_game(none_fits)) == {}
+    unbound = "(role a) (<= (legal a (m ?x)) (distinct ?x c))"
+    assert always_legal(parse_game(unbound)) == {}  # unsafe: nothing binds ?x
+    ruled = "(role a) (<= (legal a (m ?x)) (n ?x)) (n c) (<= (n d) (true (on)))"
+    assert always_legal(parse_game(ruled)) == {}  # n/1 also has a rule
+
+
+@st.composite
+def fact_bodies(draw: st.DrawFn) -> str:
+    """A one-role game whose legal rule needs only facts: atoms of n/1 and m/2 over a
+    few constants, distinct and negations, over the head's variables ?x and ?y."""
+    consts = ["a", "b", "c"]
+    facts = [f"(n {c})" for c in consts if draw(st.booleans())]
+    facts += [f"(m {c} {d})" for c in consts for d in consts if draw(st.booleans())]
+    literals = [
+        st.sampled_from(["(n ?x)", "(n ?y)", "(m ?x ?y)", "(m ?y ?x)"]),
+        st.sampled_from(["(distinct ?x ?y)", "(distinct ?x a)", "(not (n ?y))"]),
+    ]
+    body = draw(st.lists(st.one_of(*literals), min_size=1, max_size=4))
+    body.insert(0, "(n ?x) (n ?y)")  # both variables bound before any test
+    return (
+        f"(role r) (<= (legal r (go ?x ?y)) {' '.join(body)}) {' '.join(facts)}"
+        " (init (s 0)) (<= (next (s 0)) (true (s 0))) (<= terminal (true (s 1)))"
+        " (goal r 0)"
+    )
+
+
+@settings(max_examples=25, deadline=None)
+@given(game=fact_bodies())
+def test_a_move_from_facts_is_exactly_what_the_reasoner_finds_legal(game: str) -> None:
+    """The law: for a legal rule over facts alone, the role has a move (in every state)
+    exactly when ``always_legal`` finds one, and the move it finds is legal."""
+    from gdl2pl.bridge import MoveDefinitionError
+    from gdl2pl.bridge import StateMachine
+
+    require_prolog()
+    found = always_legal(parse_game(game))
+    with StateMachine.from_text(game) as sm:
+        try:
+            legal = [str(m) for m in sm.legal_moves(sm.initial_state, "r")]
+        except MoveDefinitionError:  # the reasoner's word for "no legal move"
+            legal = []
+    assert ("r" in found) == bool(legal)
+    if legal:
+        assert found["r"] in legal
+
+
+def test_matching_the_facts_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Matching bodies against the facts stops after ``MATCH_STEPS`` steps in all: a move
+    found late is not found under a smaller bound (the role is then left out, unknown)."""
+    from gdl2pl import rule_shapes
+
+    facts = " ".join(f"(n {i})" for i in range(40))
+    game = f"(role a) (<= (legal a (m ?x ?y)) (n ?x) (n ?y) (last ?y)) {facts} (last 39)"
+    assert always_legal(parse_game(game)) == {"a": "(m 0 39)"}
+    monkeypatch.setattr(rule_shapes, "MATCH_STEPS", 30)
+    assert always_legal(parse_game(game)) == {}
 
 
 @st.composite

@@ -4,6 +4,7 @@ kept apart, games unloaded past the cap, sizes and time capped, local host names
 
 from __future__ import annotations
 
+import json
 import logging
 import shutil
 import warnings
@@ -14,6 +15,7 @@ import pytest
 from conftest import EXAMPLES
 from conftest import REPO
 from conftest import canonical_variables
+from conftest import shared_dir
 from prolog_env import require_module
 from prolog_env import unavailable
 
@@ -51,7 +53,7 @@ def client() -> Iterator[Any]:
         yield c
 
 
-def post(client: Any, name: str, **body: Any) -> tuple[int, dict[str, Any]]:
+def post(client: Any, name: str, /, **body: Any) -> tuple[int, dict[str, Any]]:
     r = client.post(f"/api/{name}", json=body)
     return r.status_code, r.json()
 
@@ -257,6 +259,82 @@ def test_analyze_reports_with_replayable_counterexamples(client: Any) -> None:
     moves = playability["counterexample"]
     status, view = post(client, "play", text=STUCK, moves=moves)
     assert status == 200 and not view["terminal"] and view["legal"][1] == []
+
+
+def test_analyze_makes_the_commands_report(capsys) -> None:  # type: ignore[no-untyped-def]
+    """One implementation, one report: under the same budget the page's Analyze and
+    ``gdl2pl analyze`` print the same text and the same verdicts, what the rules' shape
+    proves (counted.kif's step counter and its move legal in every state) included."""
+    from gdl2pl.studio.limits import Limits
+
+    path = REPO / "tests" / "games" / "analysis" / "counted.kif"
+    assert main(["analyze", str(path), "--max-states", "3", "--walks", "5"]) == 0
+    printed = capsys.readouterr().out
+    assert main(["analyze", str(path), "--max-states", "3", "--walks", "5", "--json"]) == 0
+    command = json.loads(capsys.readouterr().out)
+    limits = Limits(analyze_states=3, analyze_walks=5, max_moves=2_000)
+    with _client(limits) as c:
+        status, answer = post(c, "analyze", text=path.read_text(), name="counted.kif")
+    assert status == 200
+    assert answer["text"] == printed.rstrip("\n")
+    page = answer["report"]
+    assert page["properties"] == command["properties"]
+    assert page["properties"]["termination"]["verdict"] == "proved"
+    assert "proved from the rules" in page["properties"]["termination"]["note"]
+    assert "proved from the rules" in page["properties"]["playability"]["note"]
+
+
+def test_the_page_names_the_game_by_its_file(client: Any) -> None:
+    """The Prolog header and the analysis report say the name the page sends (the file's
+    or example's), "game" when it sends none; a name that is not a file name is refused
+    (it would reach the Prolog comments)."""
+    status, answer = post(client, "translate", text=BUTTONS, name="buttons.kif")
+    assert status == 200
+    assert answer["prolog"].startswith("%   game: translated by gdl2pl from buttons.kif.")
+    status, answer = post(client, "analyze", text=BUTTONS, name="buttons.kif")
+    assert status == 200 and answer["report"]["game"] == "buttons.kif"
+    assert answer["text"].startswith("game: buttons.kif  roles: robot")
+    status, answer = post(client, "analyze", text=BUTTONS)
+    assert status == 200 and answer["report"]["game"] == "game"
+    for bad in ["a\n:- halt.", "", "../x.kif", 7, "x" * 101]:
+        status, answer = post(client, "translate", text=BUTTONS, name=bad)
+        assert status == 400 and "'name' must be a file name" in answer["error"], bad
+
+
+def test_analyze_keeps_the_servers_budget_on_a_big_game() -> None:
+    """Analyze on chess (slow states, 200-step matches) ends within the server's budget
+    for analyze plus a generous margin for a busy machine (the whole request, loading
+    and checks included: it once took 131 s against 6), and says what the time cut."""
+    import time
+
+    from gdl2pl.studio.limits import Limits
+
+    chess = shared_dir() / "games" / "ggp-repository" / "chess.kif"
+    limits = Limits(analyze_seconds=3.0, seconds=60.0)
+    with _client(limits) as c:
+        began = time.monotonic()
+        status, answer = post(c, "analyze", text=chess.read_text(), name="chess.kif")
+        took = time.monotonic() - began
+    assert status == 200, answer
+    assert took < limits.analyze_seconds + 5.0
+    report = answer["report"]
+    assert report["game"] == "chess.kif"
+    assert report["properties"]["termination"]["verdict"] == "proved"  # from the counter
+    assert "the search" in report["time"]["cut"]
+    assert "time budget (3 s) cut: the search" in answer["text"]
+
+
+def test_analyze_ends_within_the_requests_own_limit() -> None:
+    """A server whose requests may take less than its analyze budget still answers
+    Analyze with a report (made within that limit), not with the watchdog's 503."""
+    from gdl2pl.studio.limits import Limits
+
+    chess = shared_dir() / "games" / "ggp-repository" / "chess.kif"
+    limits = Limits(analyze_seconds=6.0, seconds=4.0)
+    with _client(limits) as c:
+        status, answer = post(c, "analyze", text=chess.read_text(), name="chess.kif")
+    assert status == 200, answer
+    assert answer["report"]["time"]["seconds"] == 0.8 * limits.seconds
 
 
 def test_model_of_an_open_program_with_an_input(client: Any) -> None:

@@ -155,6 +155,7 @@ def test_a_student_edits_reads_plays_and_asks_why(server: str, browser: Any) -> 
     wait(d, lambda d: css(d, '#backdrop div[data-line="25"].linked'), "the rule is highlighted")
     assert "linked" in clause.get_attribute("class")
     assert not css(d, '#backdrop div[data-line="26"].linked')
+    assert "translated by gdl2pl from ticTacToe.kif." in text_of(d, "prolog")  # its name
     shot(d, "03-prolog-linked")
 
     # play to the end by clicking the board: both roles played from the page
@@ -212,6 +213,8 @@ def test_a_student_edits_reads_plays_and_asks_why(server: str, browser: Any) -> 
     css(d, '.tabs button[data-tab="play"]')[0].click()
     wait(d, lambda d: text_of(d, "step-label") == "move 5 of 5", "the shared match is back")
     wait(d, lambda d: text_of(d, "match-status").startswith("Terminal"), "at its end")
+    css(d, '.tabs button[data-tab="prolog"]')[0].click()
+    wait(d, lambda d: "from ticTacToe.kif." in text_of(d, "prolog"), "the link keeps the name")
 
     # the first lesson: a plain program and its minimal model
     Select(css(d, "#examples")[0]).select_by_value("paths.kif")

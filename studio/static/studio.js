@@ -8,6 +8,7 @@ const AUTO_STEPS = 50;
 const $ = (id) => document.getElementById(id);
 const S = {
   syntax: "auto",
+  name: null,       // the file's or example's name, which messages and reports say
   moves: [],        // the match: joint moves (KIF strings, one per role)
   pos: 0,           // how many of them the board shows
   players: {},      // role -> "human" | "random" | "mcts" | "legal"
@@ -45,7 +46,17 @@ async function post(name, body) {
 }
 
 function game() {
-  return { text: $("editor").value, syntax: S.syntax };
+  const g = { text: $("editor").value, syntax: S.syntax };
+  if (S.name) g.name = S.name;
+  return g;
+}
+
+// A file's name as the server takes it: letters, digits, "._-" and spaces (others become
+// "_"), starting with a letter or digit, at most 100 characters; null if nothing is left.
+function fileName(name) {
+  if (typeof name !== "string") return null;
+  const n = name.replace(/[^A-Za-z0-9._ -]/g, "_").replace(/^[^A-Za-z0-9]+/, "").slice(0, 100);
+  return n || null;
 }
 
 function say(text) {
@@ -638,6 +649,7 @@ async function loadExample(name) {
   if (!r.ok) { say(data.error); return; }
   S.syntax = "auto";
   $("syntax").value = "auto";
+  S.name = fileName(name);
   setText(data.text);
   const kind = (S.examples || []).find((e) => e.name === name);
   if (kind && kind.kind === "program") showTab("model");
@@ -656,7 +668,7 @@ async function convertTo(to) {
 }
 
 function exercise() {
-  return { gdl2pl_studio: 1, syntax: S.syntax, text: $("editor").value, moves: S.moves, pos: S.pos };
+  return { gdl2pl_studio: 1, syntax: S.syntax, name: S.name, text: $("editor").value, moves: S.moves, pos: S.pos };
 }
 
 function encode(obj) {
@@ -677,6 +689,7 @@ function restore(ex) {
   const moves = Array.isArray(ex.moves) ? ex.moves.filter((jm) => Array.isArray(jm) && jm.every((m) => typeof m === "string")) : [];
   S.syntax = ["auto", "kif", "infix"].includes(ex.syntax) ? ex.syntax : "auto";
   $("syntax").value = S.syntax;
+  S.name = fileName(ex.name);
   setText(ex.text, moves);
   const pos = Number.isInteger(ex.pos) ? ex.pos : moves.length;
   S.pos = Math.max(0, Math.min(pos, moves.length));
@@ -711,6 +724,7 @@ async function openFile(file) {
   }
   S.syntax = "auto";
   $("syntax").value = "auto";
+  S.name = fileName(file.name);
   setText(text);
 }
 
@@ -753,7 +767,7 @@ async function start() {
   if (hash) {
     try { restore(decode(hash)); return; } catch (err) { say("the link does not hold an exercise: " + err.message); }
   }
-  if (info.game) { setText(info.game.text); return; }
+  if (info.game) { S.name = fileName(info.game.name); setText(info.game.text); return; }
   $("examples").value = "ticTacToe.kif";
   await loadExample("ticTacToe.kif");
 }
