@@ -219,7 +219,6 @@ def _report(
     def steps(path: list[tuple[int, int]]) -> list[list[str]]:
         return [ex.joint_move(s, j) for s, j in path]
 
-
     # termination
     cycle = wf.find_cycle(space)
     cycle_walk = _shortest(walks, "cycle")
