@@ -169,26 +169,25 @@ def _filler(line: str) -> bool:
     return not s or s.startswith((";", "%"))
 
 
-def graph(text: str, syntax: Syntax) -> dict[str, Any]:
-    """The dependency graph: an SVG drawing (None without Graphviz, then ``note`` says
-    why), its DOT and Mermaid text, the strata, and the rules (lines) of each relation."""
-    from gdl2pl.analysis.relgraph import GraphvizMissingError
+def graph(text: str, syntax: Syntax, dot_seconds: float = 5.0) -> dict[str, Any]:
+    """The dependency graph: an SVG drawing (None without Graphviz or when it cannot be
+    drawn within ``dot_seconds``, then ``note`` says why), its DOT and Mermaid text, the
+    strata, and the rules (lines) of each relation."""
     from gdl2pl.analysis.relgraph import relation_graph
     from gdl2pl.analysis.relgraph import to_dot
     from gdl2pl.analysis.relgraph import to_mermaid
-    from gdl2pl.analysis.relgraph import to_svg
+    from gdl2pl.drawing import svg_of_dot
 
     d = _parse(text, syntax)
     try:
         g = relation_graph(d, GAME_NAME)
     except GdlError as e:
         raise game_error(e) from None
+    dot = to_dot(g)
     svg, note = None, ""
     try:
-        svg = to_svg(g)
-    except GraphvizMissingError as e:
-        note = str(e)
-    except GdlError as e:  # dot failed: draw nothing, say why
+        svg = svg_of_dot(dot, seconds=dot_seconds, text_forms="its DOT and Mermaid text are below")
+    except GdlError as e:  # no Graphviz, too large to draw, or dot failed: say why
         note = str(e)
     normalized = compile_game(d, translate=False).normalized
     rules: dict[str, list[int]] = {rel: [] for rel in g.relations}
@@ -198,7 +197,7 @@ def graph(text: str, syntax: Syntax) -> dict[str, Any]:
     return {
         "svg": svg,
         "note": note,
-        "dot": to_dot(g),
+        "dot": dot,
         "mermaid": to_mermaid(g),
         "strata": g.strata,
         "relations": list(g.relations),
@@ -387,9 +386,7 @@ def _well_founded(
     (``gdl2pl model`` on such a program): each relation's true and undefined atoms."""
     from gdl2pl.analysis.wellfounded import well_founded_model
 
-    result = well_founded_model(
-        program, list(rels), inputs, inference_limit=limits.inference_limit
-    )
+    result = well_founded_model(program, list(rels), inputs, inference_limit=limits.inference_limit)
     shown = result.output() if inputs else list(result.true)
     return {
         "semantics": "well-founded",

@@ -1,9 +1,15 @@
-"""What one request of the studio may use: the caps on its input and its time.
+"""What one request of the studio may use: the caps on its input, its time and how many
+requests run at once.
 
-``Limits`` holds the numbers. ``Watchdog`` enforces the time: ``with watchdog.deadline(s):``
+``Limits`` holds the numbers (``gdl2pl.studio.admission`` enforces the counts).
+``Watchdog`` enforces the time: ``with watchdog.deadline(s):``
 around Prolog work interrupts the calling thread's query (``gdl2pl.bridge.swipl.interrupt``,
 which raises ``QueryInterrupted``) when it runs past ``s`` seconds. One watchdog thread
-serves every request.
+serves every request. (Front-end work runs in worker processes, ``gdl2pl.studio.pool``,
+stopped at the same limit.)
+
+So every request is answered within ``wait_seconds`` (its turn) plus ``seconds`` (its
+work) plus the time to load its game, whatever else the server is doing.
 """
 
 from __future__ import annotations
@@ -34,10 +40,24 @@ class Limits:
     max_sessions: int = 500
     #: Requests running Prolog at once, over all sessions.
     max_busy: int = 4
+    #: Front-end requests (check, convert, translate, graph) running at once, over all
+    #: sessions: each runs in a worker process of its own.
+    max_front_end: int = 2
+    #: Memory of one front-end worker process (its address space), in megabytes.
+    front_end_megabytes: int = 1_024
+    #: Requests in flight (waiting for their turn or running) of one session; past it, 429.
+    session_requests: int = 4
+    #: Requests in flight over all sessions; past it, 503 (below the server's 40 threads).
+    max_requests: int = 32
+    #: The most a request waits for its turn (the session's previous request, a free
+    #: Prolog or worker slot); past it, 429 or 503.
+    wait_seconds: float = 10.0
     #: Joint moves in a match's history.
     max_moves: int = 1_000
-    #: Wall-clock seconds of Prolog work in one request.
+    #: Wall-clock seconds of work (Prolog or front end) in one request.
     seconds: float = 10.0
+    #: Seconds Graphviz may take to draw a dependency graph (within ``seconds``).
+    dot_seconds: float = 4.0
     #: Inferences of one query of a loaded game (the reasoner's own limit).
     inference_limit: int = 20_000_000
     #: The most an MCTS opponent may think per move, in seconds.

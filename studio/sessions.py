@@ -90,10 +90,12 @@ class Loaded:
 
 @dataclass
 class Session:
-    """One browser: its id and a lock that makes its requests run one at a time."""
+    """One browser: its id and the locks that make its requests run one at a time (one
+    running Prolog, one in the front end)."""
 
     id: str
     lock: threading.Lock = field(default_factory=threading.Lock)
+    front_end: threading.Lock = field(default_factory=threading.Lock)
 
 
 class Studio:

@@ -135,10 +135,8 @@ def test_graph_is_an_svg_with_the_rules_of_each_relation(client: Any) -> None:
     assert answer["strata"]["terminal"] == 1 and answer["rules"]["does"] == []
 
 
-def test_graph_without_graphviz_falls_back_to_dot_text(client: Any, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import gdl2pl.drawing as drawing
-
-    monkeypatch.setattr(drawing.shutil, "which", lambda name: None)
+def test_graph_without_graphviz_falls_back_to_dot_text(client: Any, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("PATH", str(tmp_path))  # the worker process finds no dot
     status, answer = post(client, "graph", text=TTT)
     assert status == 200
     assert answer["svg"] is None and "Graphviz" in answer["note"]
@@ -489,6 +487,34 @@ def test_the_server_writes_no_file(tmp_path: Any) -> None:
     done = subprocess.run(
         [sys.executable, "-c", _NO_WRITES],
         input=TTT,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.splitlines()[-1]) == []
+    assert list(tmp_path.iterdir()) == []
+    # the front end's questions are answered in worker processes: audit one too
+    questions = [
+        {"op": op, "text": TTT, "syntax": "auto", "to": "infix"}
+        for op in ("check", "convert", "translate", "graph")
+    ]
+    worker = _NO_WRITES.split("warnings.simplefilter")[0] + (
+        "sys.addaudithook(audit)\n"
+        "from gdl2pl.studio.worker import serve\n"
+        "out = []\n"
+        "class Sink:\n"
+        "    def write(self, text): out.append(text)\n"
+        "    def flush(self): pass\n"
+        "serve(sys.stdin, Sink(), 5.0)\n"
+        "assert all('answer' in json.loads(line) for line in ''.join(out).splitlines())\n"
+        "print(json.dumps(writes))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", worker],
+        input="".join(json.dumps(q) + "\n" for q in questions),
         capture_output=True,
         text=True,
         cwd=tmp_path,
