@@ -5,13 +5,14 @@ Every POST takes a JSON object (``Content-Type: application/json``, so that no p
 another site can post to it without the browser asking first, and none is allowed). Its
 values are checked here (types, sizes, the syntax and player names) before anything runs;
 the game text reaches Prolog only as text to parse and translate, moves and atoms only as
-terms. At most ``Limits.session_requests`` requests of a session and ``Limits.max_requests``
-in all are in flight (more are refused at once); each waits at most ``Limits.wait_seconds``
-for its turn (one Prolog and one front-end request at a time per session, at most
-``Limits.max_busy`` and ``Limits.max_front_end`` at once in all) and then works at most
-``Limits.seconds``: Prolog work in a thread whose query is interrupted, front-end work
-(check, convert, translate, graph) in a worker process that is killed. Errors are answered as
-``{"error": message, "line": ..., "column": ...}`` with a 4xx/5xx status.
+terms. Of each kind (Prolog, front end), at most ``Limits.session_requests`` requests of a
+session and ``Limits.max_requests`` in all are in flight (more are refused at once); each
+waits at most ``Limits.wait_seconds`` for its turn (one Prolog and one front-end request at
+a time per session, at most ``Limits.max_busy`` and ``Limits.max_front_end`` at once in
+all) and then works at most ``Limits.seconds``: Prolog work in a thread whose query is
+interrupted, front-end work (check, convert, translate, graph) in a worker process that
+is killed. Errors are answered as ``{"error": message, "line": ..., "column": ...}`` with
+a 4xx/5xx status (503 when a limit stopped the work or the server is busy).
 """
 
 from __future__ import annotations
@@ -139,7 +140,8 @@ def create_app(
     lim = limits or Limits()
     studio = Studio(lim)
     watchdog = Watchdog()
-    admission = Admission(lim.session_requests, lim.max_requests)
+    # one count for each kind: a flood of front-end requests leaves Prolog its turn
+    admission = {kind: Admission(lim.session_requests, lim.max_requests) for kind in (True, False)}
     workers = WorkerPool(lim.max_front_end, lim.front_end_megabytes, lim.dot_seconds)
     front_end_slots = threading.BoundedSemaphore(lim.max_front_end)
 
@@ -199,7 +201,7 @@ def create_app(
         async def handle(request: Request) -> Response:
             session, new = studio.session(request.cookies.get(COOKIE))
             try:
-                with admission.enter(session.id):
+                with admission[prolog].enter(session.id):
                     data = await _json_body(request, lim)
                     result = await run_in_threadpool(run, data, session, work, prolog)
                 response: Response = JSONResponse(result)

@@ -45,13 +45,17 @@ class Limits:
     max_front_end: int = 2
     #: Memory of one front-end worker process (its address space), in megabytes.
     front_end_megabytes: int = 1_024
-    #: Requests in flight (waiting for their turn or running) of one session; past it, 429.
+    #: Requests of each kind in flight (waiting for their turn or running) of one session;
+    #: past it, 429.
     session_requests: int = 4
-    #: Requests in flight over all sessions; past it, 503 (below the server's 40 threads).
-    max_requests: int = 32
+    #: Requests of each kind (Prolog, front end) in flight over all sessions; past it, 503.
+    #: Both kinds together stay below the server's 40 threads, and a flood of one kind
+    #: leaves the other its turn.
+    max_requests: int = 16
     #: The most a request waits for its turn (the session's previous request, a free
-    #: Prolog or worker slot); past it, 429 or 503.
-    wait_seconds: float = 10.0
+    #: Prolog or worker slot); past it, 429 or 503. Longer than ``seconds``: a request
+    #: queued behind others that run to their limit still gets its turn.
+    wait_seconds: float = 15.0
     #: Joint moves in a match's history.
     max_moves: int = 1_000
     #: Wall-clock seconds of work (Prolog or front end) in one request.
