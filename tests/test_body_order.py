@@ -43,9 +43,7 @@ def defined_order(
 
     def flush(allowed: set[str], before: int | None = None) -> None:
         for item in [
-            (i, p)
-            for i, p in pending
-            if names(p) <= allowed and (before is None or i < before)
+            (i, p) for i, p in pending if names(p) <= allowed and (before is None or i < before)
         ]:
             pending.remove(item)
             out.append(item[1])
