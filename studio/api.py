@@ -386,7 +386,13 @@ def _well_founded(
     (``gdl2pl model`` on such a program): each relation's true and undefined atoms."""
     from gdl2pl.analysis.wellfounded import well_founded_model
 
-    result = well_founded_model(program, list(rels), inputs, inference_limit=limits.inference_limit)
+    result = well_founded_model(
+        program,
+        list(rels),
+        inputs,
+        inference_limit=limits.inference_limit,
+        megabytes=limits.model_megabytes,
+    )
     shown = result.output() if inputs else list(result.true)
     return {
         "semantics": "well-founded",

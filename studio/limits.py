@@ -70,6 +70,8 @@ class Limits:
     analyze_states: int = 20_000
     analyze_seconds: float = 6.0
     analyze_walks: int = 50
+    #: Memory a well-founded model may add to the server while it is computed (megabytes).
+    model_megabytes: int = 512
     #: How deep ``explain`` explains failures.
     max_depth: int = 6
 
