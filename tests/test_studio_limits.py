@@ -251,3 +251,25 @@ def test_any_json_nesting_is_answered_4xx(
     body = '{"text": ' + opener * depth + ("1" + closer * depth if closed else "") + "}"
     r = _client().post(f"/api/{endpoint}", content=body, headers=JSON)
     assert 400 <= r.status_code < 500, r.text[:300]
+
+
+def test_four_models_too_large_are_each_stopped_in_time_and_their_memory_freed() -> None:
+    # 80 constants, two mutually negated rules of arity 4: the studio grew from 75 MB to
+    # 868 MB and kept it; four such requests took 25 s each (limit 10 s) and 3.4 GB
+    require_prolog()
+    from test_model_wellfounded import mutual_negation
+
+    from gdl2pl.bridge.swipl import allocated_megabytes
+
+    lim = _limits(model_megabytes=200)
+    program = mutual_negation(80)
+    with running(lim) as url, ThreadPoolExecutor(4) as pool:
+        ask(url, "model", {"text": "(p a)"})  # Prolog started
+        before = allocated_megabytes()
+        got = list(pool.map(lambda _: ask(url, "model", {"text": program}), range(4)))
+        after = allocated_megabytes()
+    for status, answer, took in got:
+        assert status in (422, 503), answer
+        assert "too large" in answer["error"] or "stopped" in answer["error"]
+        assert took < lim.wait_seconds + lim.seconds + MARGIN
+    assert after < before + 100
