@@ -136,7 +136,7 @@ def create_app(
     allowed_hosts: Sequence[str] | None = LOCAL_HOSTS,
 ) -> Starlette:
     """The studio application. ``allowed_hosts`` are the host names it answers to
-    (None: any, for a server reachable from other machines)."""
+    (None: any, which ``gdl2pl studio`` never asks for: see ``serve.host_names``)."""
     lim = limits or Limits()
     studio = Studio(lim)
     watchdog = Watchdog()

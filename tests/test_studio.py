@@ -440,6 +440,36 @@ def test_the_command_prints_the_url_and_warns_off_this_machine(capsys, monkeypat
     assert "cannot read" in capsys.readouterr().err
 
 
+def test_a_server_bound_elsewhere_still_checks_the_host(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # `studio --host 127.0.0.2` (any host but the default) turned the Host check off:
+    # a foreign Host then read the loaded game
+    import socket
+
+    uvicorn = require_module("uvicorn")
+    with warnings.catch_warnings():  # Starlette would rather have httpx2 than httpx
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+    served: list[Any] = []
+    monkeypatch.setattr(
+        uvicorn.Server, "run", lambda self, sockets=None: served.append((self, sockets))
+    )
+    assert main(["studio", "--port", "0", "--host", "127.0.0.2"]) == 0
+    assert (
+        main(["studio", "--port", "0", "--host", "0.0.0.0", "--allow-host", "Class.Example"]) == 0
+    )
+    for _, sockets in served:
+        sockets[0].close()
+    bound, anywhere = (TestClient(srv.config.app) for srv, _ in served)
+    for client, host in [(bound, "127.0.0.2:8080"), (anywhere, f"{socket.gethostname()}:80")]:
+        assert client.get("/api/info", headers={"Host": host}).status_code == 200
+        assert client.get("/api/info", headers={"Host": "localhost"}).status_code == 200
+        r = client.get("/api/info", headers={"Host": "attacker.example"})
+        assert r.status_code == 400, host
+    assert anywhere.get("/api/info", headers={"Host": "class.example"}).status_code == 200
+    assert bound.get("/api/info", headers={"Host": "class.example"}).status_code == 400
+
+
 _NO_WRITES = r"""
 import json, os, sys, warnings
 writes = []
