@@ -133,8 +133,10 @@ def test_any_name_or_role_loads_as_data(name: str, role: str) -> None:
     """For any match id, file name or name, and any role symbol, the generated module
     holds only the translator's own terms: the loader (which refuses anything else)
     accepts it, and the role comes back as data."""
-    game = f"(role {role}) (init s) (<= (legal {role} go) (true s)) (<= terminal (true t)) " \
+    game = (
+        f"(role {role}) (init s) (<= (legal {role} go) (true s)) (<= terminal (true t)) "
         f"(<= (goal {role} 100) (true t)) (<= (next t) (true s))"
+    )
     try:
         d = normalize_case(parse_game(game, "kif", file=name))
     except GdlSyntaxError:
@@ -380,8 +382,17 @@ def test_simulate_says_when_playouts_hit_the_cap(capsys) -> None:  # type: ignor
 
 def test_ctrl_c_stops_a_long_simulation() -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gdl2pl.cli", "simulate", str(ENDLESS), "-n", "100000",
-         "--max-depth", "100000000"],
+        [
+            sys.executable,
+            "-m",
+            "gdl2pl.cli",
+            "simulate",
+            str(ENDLESS),
+            "-n",
+            "100000",
+            "--max-depth",
+            "100000000",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -432,7 +443,10 @@ def test_a_query_can_be_interrupted_from_another_thread() -> None:
 @pytest.mark.parametrize("depth", [340, 10_000])
 @pytest.mark.parametrize("command", ["check", "translate", "play"])
 def test_deep_nesting_is_refused_with_its_position(
-    tmp_path: Path, capsys, depth: int, command: str  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+    capsys,
+    depth: int,
+    command: str,  # type: ignore[no-untyped-def]
 ) -> None:
     game = tmp_path / "deep.kif"
     game.write_text("(role a)\n(init " + "(f " * depth + "x" + ")" * (depth + 1) + "\n")
@@ -502,9 +516,7 @@ def test_prolog_errors_read_as_sentences() -> None:
 
 def _prolog_threads() -> int:
     return int(
-        bridge()
-        .runtime()
-        .query_once("aggregate_all(count, thread_property(_, status(_)), N)")["N"]
+        bridge().runtime().query_once("aggregate_all(count, thread_property(_, status(_)), N)")["N"]
     )
 
 
@@ -574,6 +586,7 @@ def test_a_long_text_interrupted_while_read_or_compiled_is_an_interruption() -> 
     sm = b.StateMachine(game, "long")  # loads once, uninterrupted
     sm.close()
     before = _game_modules()
+
     def load(box: dict[str, object], started: threading.Event) -> None:
         box["id"] = prolog_thread_id()
         started.set()
@@ -746,3 +759,47 @@ def test_a_deadline_that_fires_as_its_block_ends_cannot_stop_the_next_question(
         # a question that runs long enough for a late signal to land in it
         with pytest.raises(b.PlayoutDepthError):
             sm.depth_charge(sm.initial_state, max_depth=100_000)
+
+
+# -- files that never end, and outputs that are links (issue 32, item 7) ----------------
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_a_file_that_never_ends_is_refused_after_a_bounded_read(capsys) -> None:
+    # `gdl2pl check /dev/zero` read until memory ran out and ended in `internal error`
+    from gdl2pl.load import MAX_FILE_BYTES
+
+    assert main(["check", "/dev/zero"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("/dev/zero: error: cannot read: larger than")
+    assert f"{MAX_FILE_BYTES:,} bytes" in err and "internal error" not in err
+    require_prolog()
+    assert main(["model", str(TTT), "--moves", "/dev/zero"]) == 2
+    err = capsys.readouterr().err
+    assert "larger than" in err and "internal error" not in err
+
+
+def test_a_file_just_under_the_cap_is_read_and_one_byte_more_refused(tmp_path) -> None:
+    from gdl2pl.load import read_text
+
+    game = tmp_path / "g.kif"
+    game.write_bytes(b"(role a)" + b" " * 92)
+    assert read_text(game, limit=100) == "(role a)" + " " * 92
+    game.write_bytes(b"(role a)" + b" " * 93)
+    with pytest.raises(OSError, match="larger than 100 bytes") as e:
+        read_text(game, limit=100)
+    assert e.value.filename == str(game)
+
+
+def test_translate_output_replaces_a_symlink_instead_of_writing_through_it(
+    tmp_path, capsys
+) -> None:
+    # `translate -o` wrote through a symlink (other outputs are replaced)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    out = tmp_path / "game.pl"
+    out.symlink_to(victim)
+    assert main(["translate", str(TTT), "-o", str(out)]) == 0
+    assert victim.read_text() == "keep me\n"
+    assert not out.is_symlink() and ":- module(game" in out.read_text()
+    assert {p.name for p in tmp_path.iterdir()} == {"victim.txt", "game.pl"}  # no temporary
