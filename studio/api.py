@@ -31,6 +31,7 @@ from gdl2pl.syntax import Pos
 from gdl2pl.syntax import Term
 
 from .limits import Limits
+from .limits import python_work
 from .sessions import GAME_NAME
 from .sessions import Loaded
 from .sessions import StudioError
@@ -345,23 +346,29 @@ def model(
     undefined atoms)."""
     from gdl2pl.analysis import model as m
 
-    program = _parse(text, syntax, "program")
     named = [n.strip() for n in input_relations if n.strip()]
     try:
-        stratified = m.check_program(program, "program")
-        clauses = list(program.clauses)
-        inputs: frozenset[tuple[str, int]] = frozenset()
-        if input_text.strip() or named:
-            inputs = m.input_relations(program, named)
-        if input_text.strip():
-            facts = _parse(input_text, "auto", "input")
-            m.check_input(facts, inputs, "input")
-            clauses += facts.clauses
-        whole = compile_game(Description(tuple(clauses), program.source), translate=False)
-        rels = m.relations(whole.normalized)
+        with python_work():  # the front end stops at the request's deadline too
+            program = _parse(text, syntax, "program")
+            stratified = m.check_program(program, "program")
+            clauses = list(program.clauses)
+            inputs: frozenset[tuple[str, int]] = frozenset()
+            if input_text.strip() or named:
+                inputs = m.input_relations(program, named)
+            if input_text.strip():
+                facts = _parse(input_text, "auto", "input")
+                m.check_input(facts, inputs, "input")
+                clauses += facts.clauses
+            whole = compile_game(Description(tuple(clauses), program.source), translate=False)
+            rels = m.relations(whole.normalized)
         if not stratified:
             return _well_founded(whole.normalized, rels, inputs, limits)
-        sm = StateMachine(whole.normalized, "program", inference_limit=limits.inference_limit)
+        sm = StateMachine(
+            whole.normalized,
+            "program",
+            inference_limit=limits.inference_limit,
+            compiling=python_work(),
+        )
         try:
             result = m.evaluate(sm, rels, (), (), inputs, inference_limit=limits.inference_limit)
         finally:

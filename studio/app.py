@@ -47,6 +47,7 @@ from gdl2pl.bridge import PrologUnavailableError
 from gdl2pl.bridge import QueryInterrupted
 from gdl2pl.bridge import ReasonerError
 from gdl2pl.errors import GdlError
+from gdl2pl.ggp.cancel import WorkCancelled
 from gdl2pl.load import SYNTAXES
 from gdl2pl.load import Syntax
 
@@ -180,7 +181,7 @@ def create_app(
                     return work(request_data, session)
             finally:
                 studio.busy.release()
-        except QueryInterrupted:
+        except (QueryInterrupted, WorkCancelled):
             raise StudioError(
                 f"stopped: the question took longer than the server's limit of "
                 f"{lim.seconds:g} seconds",

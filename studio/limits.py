@@ -2,9 +2,10 @@
 requests run at once.
 
 ``Limits`` holds the numbers (``gdl2pl.studio.admission`` enforces the counts).
-``Watchdog`` enforces the time: ``with watchdog.deadline(s):``
-around Prolog work interrupts the calling thread's query (``gdl2pl.bridge.swipl.interrupt``,
-which raises ``QueryInterrupted``) when it runs past ``s`` seconds. One watchdog thread
+``Watchdog`` enforces the time: ``with watchdog.deadline(s):`` around a request's work
+interrupts the calling thread's Prolog query (``gdl2pl.bridge.swipl.interrupt``, which
+raises ``QueryInterrupted``) when it runs past ``s`` seconds, and cancels its Python work
+inside ``python_work()`` (compiling a game to load: ``WorkCancelled``). One watchdog thread
 serves every request. (Front-end work runs in worker processes, ``gdl2pl.studio.pool``,
 stopped at the same limit.)
 
@@ -19,12 +20,15 @@ import itertools
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from contextlib import contextmanager
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 from gdl2pl.bridge.swipl import interrupt
 from gdl2pl.bridge.swipl import prolog_thread_id
 from gdl2pl.bridge.swipl import runtime
+from gdl2pl.ggp.cancel import CancellableWork
 
 
 @dataclass(frozen=True)
@@ -76,13 +80,27 @@ class Limits:
     max_depth: int = 6
 
 
+_work = threading.local()
+
+
+def python_work() -> AbstractContextManager[None]:
+    """The region of this thread's Python work that its deadline may cancel (it then
+    raises ``WorkCancelled``); outside a ``Watchdog.deadline``, nothing is cancelled."""
+    work: CancellableWork | None = getattr(_work, "current", None)
+    return work.running() if work is not None else nullcontext()
+
+
+#: Seconds between cancellations of a request's Python work past its deadline.
+RECANCEL = 0.1
+
+
 class Watchdog:
     """Interrupts the Prolog query of a thread past its deadline (see the module doc)."""
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
         self._heap: list[tuple[float, int, int]] = []  # (deadline, token, prolog thread)
-        self._live: set[int] = set()
+        self._live: dict[int, CancellableWork] = {}
         self._fired: set[int] = set()
         self._tokens = itertools.count()
         self._thread: threading.Thread | None = None
@@ -92,17 +110,20 @@ class Watchdog:
         """Run the block with the calling thread's Prolog queries interrupted after
         ``seconds`` (they raise ``QueryInterrupted``)."""
         tid = prolog_thread_id()
+        work = CancellableWork()
         with self._cond:
             token = next(self._tokens)
-            self._live.add(token)
+            self._live[token] = work
             heapq.heappush(self._heap, (time.monotonic() + seconds, token, tid))
             self._start()
             self._cond.notify()
+        _work.current = work
         try:
             yield
         finally:
+            _work.current = None
             with self._cond:
-                self._live.discard(token)
+                del self._live[token]
                 fired = token in self._fired
                 self._fired.discard(token)
             if fired:  # a signal may still be queued: let this idle engine take it now
@@ -120,7 +141,14 @@ class Watchdog:
                     wait = self._heap[0][0] - time.monotonic() if self._heap else None
                     self._cond.wait(wait)
                 _, token, tid = heapq.heappop(self._heap)
-                if token not in self._live:
+                work = self._live.get(token)
+                if work is None:
                     continue
+                again = token in self._fired
                 self._fired.add(token)
-            interrupt(tid)
+                # Python may swallow the cancellation (it lands in a finalizer that runs
+                # meanwhile): send it again until the block ends
+                heapq.heappush(self._heap, (time.monotonic() + RECANCEL, token, tid))
+            work.cancel()
+            if not again:
+                interrupt(tid)

@@ -29,6 +29,7 @@ from gdl2pl.load import Syntax
 from gdl2pl.load import parse_game
 
 from .limits import Limits
+from .limits import python_work
 
 #: The name a game typed in the page goes by in messages.
 GAME_NAME = "game"
@@ -161,8 +162,11 @@ class Studio:
             return sum(1 for k in self._games if session is None or k[0] == session.id)
 
     def _load(self, text: str, syntax: Syntax) -> StateMachine:
-        d = parse_game(text, syntax, GAME_NAME)
-        sm = StateMachine(d, GAME_NAME, inference_limit=self.limits.inference_limit)
+        with python_work():  # parsing and compiling stop at the request's deadline too
+            d = parse_game(text, syntax, GAME_NAME)
+        sm = StateMachine(
+            d, GAME_NAME, inference_limit=self.limits.inference_limit, compiling=python_work()
+        )
         if not sm.roles:
             sm.close()
             raise StudioError("not a game: it defines no role (the Model tab takes programs)", 422)
