@@ -10,7 +10,8 @@ serves every request. (Front-end work runs in worker processes, ``gdl2pl.studio.
 stopped at the same limit.)
 
 So every request is answered within ``wait_seconds`` (its turn) plus ``seconds`` (its
-work) plus the time to load its game, whatever else the server is doing.
+work, loading its game included) plus the moment it takes to stop, whatever else the
+server is doing.
 """
 
 from __future__ import annotations
