@@ -46,6 +46,10 @@ from gdl2pl.vocabulary import INPUT_RELATIONS
 
 #: The most clauses one source rule may expand into; beyond that the game is rejected.
 MAX_EXPANSION = 4096
+#: The most body literals the ``or`` of one description may expand into, over all its
+#: rules (the largest public games need a few hundred; ten rules of twelve ``or`` in 5 KB
+#: of text make half a million, a minute of translation).
+MAX_EXPANDED_LITERALS = 100_000
 
 
 class TranslationError(GdlError):
@@ -140,6 +144,10 @@ def _conjunctions(lits: tuple[Literal, ...], clause: Clause) -> list[list[BodyLi
     conjunctions = disjunctive_normal_form(lits, MAX_EXPANSION)
     if conjunctions is None:
         raise TranslationError(f"'or' expands into more than {MAX_EXPANSION} clauses", clause)
+    if len(conjunctions) > 1 and sum(map(len, conjunctions)) > MAX_EXPANDED_LITERALS:
+        raise TranslationError(
+            f"'or' expands into more than {MAX_EXPANDED_LITERALS:,} body literals", clause
+        )
     return [[_body_literal(lit, clause) for lit in conj] for conj in conjunctions]
 
 
@@ -272,13 +280,23 @@ def flatten_rules(d: Description) -> list[FlatRule]:
         return s.name in INPUT_RELATIONS or s.name not in changing
 
     out: list[FlatRule] = []
+    expanded = 0  # body literals of rules with more than one branch
     for c in d.clauses:
         head = c.head.name
         if head in recursive_relations:
             component = graph.component(head)
-            out += normalize_clause(c, lambda s, comp=component: s.name in comp, lookup)  # type: ignore[misc]
+            flats = normalize_clause(c, lambda s, comp=component: s.name in comp, lookup)  # type: ignore[misc]
         else:
-            out += normalize_clause(c, lookup=lookup)
+            flats = normalize_clause(c, lookup=lookup)
+        if len(flats) > 1:
+            expanded += sum(len(f.body) for f in flats)
+            if expanded > MAX_EXPANDED_LITERALS:
+                raise TranslationError(
+                    f"the rules' 'or' expand into more than {MAX_EXPANDED_LITERALS:,} body "
+                    "literals in all",
+                    c,
+                )
+        out += flats
     return out
 
 

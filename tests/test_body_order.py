@@ -117,3 +117,23 @@ def test_a_rule_of_five_thousand_chained_literals_is_ordered_as_written() -> Non
     assert rule.body[0] == Func("q", (Var("v0"), Var("v1")))
     assert rule.body[1] == Not(Func("r", (Var("v0"),)))
     assert rule.body[-1] == Func("q", (Var(f"v{n - 1}"), Var(f"v{n}")))
+
+
+def test_or_expanding_past_its_cap_in_all_is_refused_at_its_rule() -> None:
+    # ten rules of twelve `or` (5 KB of text): 4,096 clauses each, a minute of translation
+    import pytest
+
+    from gdl2pl.flatten import MAX_EXPANDED_LITERALS
+    from gdl2pl.flatten import TranslationError
+
+    ors = " ".join(f"(or (a{i} ?x) (b{i} ?x))" for i in range(12))
+    rules = [f"(<= (p{k} ?x) (n ?x) {ors})" for k in range(10)]
+    text = "(n 1)\n" + "\n".join(rules)
+    with pytest.raises(TranslationError, match="in all") as e:
+        flatten_rules(parse_kif(text))
+    assert e.value.pos is not None and e.value.pos.line == 2 + MAX_EXPANDED_LITERALS // 53_248
+    one = parse_kif("(n 1)\n" + rules[0])
+    assert len(flatten_rules(one)) == 1 + 4_096  # the fact; one such rule is still translated
+    chain = " ".join(f"(q ?v{i} ?v{i + 1})" for i in range(30))
+    with pytest.raises(TranslationError, match="body literals"):  # 4,096 x 43 in one rule
+        flatten_rules(parse_kif(f"(<= (p ?v0) {ors} {chain})"))
