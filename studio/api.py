@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gdl2pl.bridge import MachineState
+from gdl2pl.bridge import QueryInterrupted
 from gdl2pl.bridge import StateMachine
 from gdl2pl.check import Finding
 from gdl2pl.errors import GdlError
@@ -373,6 +374,8 @@ def model(
             result = m.evaluate(sm, rels, (), (), inputs, inference_limit=limits.inference_limit)
         finally:
             sm.close()
+    except QueryInterrupted:  # the request's deadline: the server answers it
+        raise
     except GdlError as e:
         raise game_error(e) from None
     shown = result.output() if inputs else result.relations
