@@ -159,25 +159,32 @@ def parse_state(text: str) -> Any:
 def read_moves(path: str) -> list[tuple[str, list[str]]]:
     """Joint moves from a JSON lines file (``-`` for stdin): each line a joint move (a list
     of KIF strings) or a match ``{"moves": [[...], ...]}``; with where each came from."""
-    stream = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+    from gdl2pl.load import MAX_FILE_BYTES
+    from gdl2pl.load import read_text
+
+    if path == "-":
+        text = sys.stdin.read(MAX_FILE_BYTES + 1)
+        if len(text) > MAX_FILE_BYTES:
+            raise InputError(f"stdin: more than {MAX_FILE_BYTES:,} characters of moves")
+    else:
+        text = read_text(path)  # at most MAX_FILE_BYTES
     out: list[tuple[str, list[str]]] = []
-    with stream:
-        for n, line in enumerate(stream, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{n}"
-            try:
-                data = loads_line(line)  # nesting bounded before parsing
-            except ValueError as e:
-                raise InputError(f"{where}: not JSON: {e}") from None
-            joints = data.get("moves") if isinstance(data, dict) else [data]
-            if not isinstance(joints, list) or not all(
-                isinstance(jm, list) and all(isinstance(m, str) for m in jm) for jm in joints
-            ):
-                raise InputError(
-                    f'{where}: expected a joint move ["move", ...] or {{"moves": [[...], ...]}}'
-                )
-            out += [(where, jm) for jm in joints]
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{n}"
+        try:
+            data = loads_line(line)  # nesting bounded before parsing
+        except ValueError as e:
+            raise InputError(f"{where}: not JSON: {e}") from None
+        joints = data.get("moves") if isinstance(data, dict) else [data]
+        if not isinstance(joints, list) or not all(
+            isinstance(jm, list) and all(isinstance(m, str) for m in jm) for jm in joints
+        ):
+            raise InputError(
+                f'{where}: expected a joint move ["move", ...] or {{"moves": [[...], ...]}}'
+            )
+        out += [(where, jm) for jm in joints]
     return out
 
 

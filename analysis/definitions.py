@@ -23,8 +23,8 @@ DEFINITIONS = {
     "never decrease.",
     "goal_definition": "(Not one of the notes' properties: what GGP's game managers ask.) "
     "In every reachable terminal state each role has exactly one goal value; the notes: "
-    "\"every game description does contain complete definitions for initial state, "
-    "legality, termination, goalhood, and update\".",
+    '"every game description does contain complete definitions for initial state, '
+    'legality, termination, goalhood, and update".',
     "weak_winnability": "A game is weakly winnable if and only if, for every player, there "
     "is a sequence of joint moves of the players that leads to a terminating goal state for "
     "that player.",

@@ -25,15 +25,58 @@
 %   call them (safe: a negation or distinct comes after the literals binding its
 %   variables). Answers holds, per relation, a sorted list of [Args, Truth] with
 %   Truth "true" or "undefined". Raises gdl_wfs(inference_limit) past Limit
-%   inferences.
+%   inferences, gdl_wfs(too_many) past max_answers/1 answers in all, and
+%   resource errors past the memory of bounded/2: the tables may take at most
+%   max_table_space/1 bytes, the stacks max_stack/1 (of this thread, for the
+%   call). It can be interrupted (gdl_runtime:gdl_interrupt/0, from another
+%   thread). Its tables are freed afterwards, whatever the outcome.
 
 wfs_answers(Arities, Clauses, Limit, Answers) :-
-    in_temporary_module(M,
-                        true,
-                        setup_call_cleanup(true,
-                                           gdl_wfs:limited(M, Arities, Clauses, Limit,
-                                                           Answers),
-                                           abolish_module_tables(M))).
+    setup_call_cleanup(
+        nb_linkval('$gdl_busy', true),          % gdl_runtime:gdl_interrupt/0 stops it
+        in_temporary_module(M,
+                            true,
+                            bounded(setup_call_cleanup(true,
+                                                       gdl_wfs:limited(M, Arities,
+                                                                       Clauses, Limit,
+                                                                       Answers),
+                                                       abolish_module_tables(M)))),
+        ( nb_linkval('$gdl_busy', false),
+          trim_heap                             % give the tables' memory back
+        )).
+
+%!  max_table_space(-Bytes) is det.
+%!  max_stack(-Bytes) is det.
+%!  max_answers(-Count) is det.
+%
+%   The bounds of one evaluation: its tables (256 MB, as the static relations of
+%   a game), its stacks and the answers it collects (a million, as a game's
+%   static relation).
+
+max_table_space(268435456).
+max_stack(536870912).
+max_answers(1000000).
+
+%!  bounded(:Goal) is semidet.
+%
+%   Goal with this thread's table space and stack limit lowered to at most
+%   max_table_space/1 and max_stack/1, restored afterwards (both flags are
+%   per thread).
+
+bounded(Goal) :-
+    current_prolog_flag(table_space, Space),
+    current_prolog_flag(stack_limit, Stack),
+    max_table_space(MaxSpace),
+    max_stack(MaxStack),
+    Space1 is min(Space, MaxSpace),
+    Stack1 is min(Stack, MaxStack),
+    setup_call_cleanup(( set_prolog_flag(table_space, Space1),
+                         set_prolog_flag(stack_limit, Stack1)
+                       ),
+                       Goal,
+                       ( set_prolog_flag(table_space, Space),
+                         set_prolog_flag(stack_limit, Stack)
+                       )).
 
 limited(M, Arities, Clauses, Limit, Answers) :-
     call_with_inference_limit(evaluate(M, Arities, Clauses, Answers), Limit, R),
@@ -45,7 +88,8 @@ limited(M, Arities, Clauses, Limit, Answers) :-
 evaluate(M, Arities, Clauses, Answers) :-
     foldl(declare(M), Arities, 0, _),
     maplist(add_clause(M), Clauses),
-    foldl(answers(M), Arities, Answers, 0, _).
+    max_answers(Max),
+    foldl(answers(M), Arities, Answers, 0-Max, _).
 
 declare(M, Arity, I, I1) :-
     I1 is I + 1,
@@ -105,17 +149,27 @@ term([F0|Py], T, Vs0, Vs) :-
 term(S, A, Vs, Vs) :-
     atom_string(A, S).
 
-answers(M, Arity, Sorted, I, I1) :-
+%   answers(+M, +Arity, -Sorted, +I-Left0, -I1-Left): the answers of relation I,
+%   at most Left0 of them (gdl_wfs(too_many) past it); Left are left for the rest.
+
+answers(M, Arity, Sorted, I-Left0, I1-Left) :-
     I1 is I + 1,
     relation(I, Name),
     functor(G, Name, Arity),
+    Over is Left0 + 1,
     findall([Args, Truth],
-            ( call_delays(M:G, Delays),
-              truth(Delays, Truth),
-              G =.. [_|As],
-              maplist(py, As, Args)
-            ),
+            limit(Over,
+                  ( call_delays(M:G, Delays),
+                    truth(Delays, Truth),
+                    G =.. [_|As],
+                    maplist(py, As, Args)
+                  )),
             All),
+    length(All, N),
+    (   N > Left0
+    ->  throw(gdl_wfs(too_many))
+    ;   Left is Left0 - N
+    ),
     sort(All, Sorted).
 
 truth(true, "true") :- !.

@@ -70,7 +70,8 @@ def model_error(e: Exception) -> ModelError:
     """The error for Prolog's exception ``e`` while computing a model: too large (past
     the inference limit or memory), or what Prolog raised."""
     text = str(e)
-    if "inference_limit" in text or "resource_error(" in str(getattr(e, "term", "")):
+    raised = str(getattr(e, "term", ""))
+    if any(w in text for w in ("inference_limit", "too_many")) or "resource_error(" in raised:
         return ModelError(
             "the model is too large to compute (infinite, or beyond the inference "
             "limit or Prolog's memory: a rule may join too many atoms)"

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from gdl2pl.depgraph import DependencyGraph
 from gdl2pl.depgraph import dependency_graph
+from gdl2pl.drawing import DOT_SECONDS
+from gdl2pl.drawing import GraphTooLargeError
 from gdl2pl.drawing import GraphvizMissingError
 from gdl2pl.drawing import dot_string
 from gdl2pl.drawing import mermaid_text
@@ -116,12 +118,14 @@ def to_mermaid(g: RelationGraph) -> str:
     return "\n".join(out) + "\n"
 
 
-def to_svg(g: RelationGraph, dot_program: str | None = None) -> str:
-    """The DOT drawing rendered by Graphviz (raises ``GraphvizMissingError`` without it)."""
-    return svg_of_dot(to_dot(g), dot_program)
+def to_svg(g: RelationGraph, dot_program: str | None = None, seconds: float = DOT_SECONDS) -> str:
+    """The DOT drawing rendered by Graphviz (raises ``GraphvizMissingError`` without it,
+    ``GraphTooLargeError`` when it cannot be drawn within ``seconds``)."""
+    return svg_of_dot(to_dot(g), dot_program, seconds)
 
 
 __all__ = [
+    "GraphTooLargeError",
     "GraphvizMissingError",
     "RelationGraph",
     "mermaid_text",

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from gdl2pl.bridge.errors import QueryInterrupted
 from gdl2pl.bridge.pyform import term_of_py
 from gdl2pl.flatten import BodyLiteral
 from gdl2pl.flatten import TranslationError
@@ -43,6 +44,11 @@ from .model import _atoms
 from .model import model_error
 
 WFS_MODULE = "gdl_wfs"
+#: The most memory (megabytes) an evaluation may add to the process: tabling under the
+#: well-founded semantics holds about ten times its table space in worklists and
+#: suspended negations, which no Prolog limit counts (as the stratified path, which
+#: stops at its table space, it keeps the process near 600 MB).
+MEGABYTES = 512
 
 #: How an atom is written: a term printer (``kif_term`` or ``infix_term``).
 Printer = Callable[[Term], str]
@@ -74,10 +80,16 @@ def well_founded_model(
     inputs: frozenset[Relation] = frozenset(),
     printer: Printer = kif_term,
     inference_limit: int = INFERENCE_LIMIT,
+    megabytes: float = MEGABYTES,
 ) -> WellFoundedModel:
     """The well-founded model of ``d`` (normalized, safe: see ``model.check_program``)
     over the relations ``rels`` (``model.relations(d)``), atoms written by ``printer``.
-    Raises ``ModelError`` when it is beyond ``inference_limit`` or Prolog's memory."""
+    Raises ``ModelError`` when it is beyond ``inference_limit``, ``megabytes`` more
+    memory, Prolog's table space and stacks (see ``gdl_wfs.pl``) or a million atoms;
+    ``QueryInterrupted`` when another thread interrupts it. Its tables are freed
+    afterwards."""
+    from gdl2pl.bridge.errors import prolog_message
+    from gdl2pl.bridge.swipl import interrupt_past_memory
     from gdl2pl.bridge.swipl import runtime_with
 
     keys: dict[tuple[str, int], int] = {}
@@ -97,8 +109,16 @@ def well_founded_model(
     arities = [arity for _, arity in keys]
     janus = runtime_with("gdl2pl.analysis", "gdl_wfs.pl")
     try:
-        answers = janus.apply_once(WFS_MODULE, "wfs_answers", arities, clauses, inference_limit)
+        with interrupt_past_memory(megabytes) as too_large:
+            answers = janus.apply_once(WFS_MODULE, "wfs_answers", arities, clauses, inference_limit)
     except janus.PrologError as e:
+        if prolog_message(e) == "interrupted":
+            if too_large.is_set():
+                raise ModelError(
+                    f"the model is too large to compute: it needs more than {megabytes:g} MB "
+                    "of memory (a rule may join too many atoms)"
+                ) from None
+            raise QueryInterrupted("well-founded model: interrupted") from None
         raise model_error(e) from None
     found: dict[tuple[str, int], list[list[Any]]] = dict(zip(keys, answers, strict=True))
     true: dict[Relation, list[str]] = {}

@@ -10,6 +10,7 @@ home that does not match its library, so the checks happen before the import.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import shutil
@@ -239,6 +240,88 @@ def interrupt_after(seconds: float) -> Iterator[None]:
     finally:
         timer.cancel()
         timer.join()
+        if fired.is_set():  # the signal may still be queued: an idle engine ignores it
+            runtime().query_once("true")
+
+
+def allocated_megabytes() -> float:
+    """The memory the process holds allocated through malloc (SWI-Prolog's tables,
+    stacks and clauses), in megabytes: glibc's count of bytes in use, which memory freed
+    for reuse does not count; the resident memory where that count is unknown."""
+    info = _mallinfo()
+    if info is not None:
+        return info() / 2**20
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+_MALLINFO2_FIELDS = (
+    "arena",
+    "ordblks",
+    "smblks",
+    "hblks",
+    "hblkhd",
+    "usmblks",
+    "fsmblks",
+    "uordblks",
+    "fordblks",
+    "keepcost",
+)
+
+
+@functools.cache
+def _mallinfo() -> Callable[[], int] | None:
+    """glibc's bytes in use (``mallinfo2``: small blocks and mapped ones), if present."""
+    import ctypes
+
+    class MallInfo2(ctypes.Structure):
+        _fields_ = [(name, ctypes.c_size_t) for name in _MALLINFO2_FIELDS]
+
+    try:
+        fn = ctypes.CDLL(None).mallinfo2
+    except (OSError, AttributeError):
+        return None
+    fn.restype = MallInfo2
+
+    def in_use() -> int:
+        info = fn()
+        return int(info.uordblks + info.hblkhd)
+
+    return in_use
+
+
+@contextlib.contextmanager
+def interrupt_past_memory(megabytes: float, every: float = 0.02) -> Iterator[threading.Event]:
+    """Run the block with this thread's Prolog queries interrupted (``QueryInterrupted``)
+    once the memory the process holds (``allocated_megabytes``) has grown more than
+    ``megabytes`` above what it held at the start (checked every ``every`` seconds, so
+    it may overshoot by what Prolog allocates in that time). Yields an event that is set
+    if it fired. For work whose memory Prolog's own limits do not count (tabling's
+    worklists and suspended negations hold far more than its table space)."""
+    tid = prolog_thread_id()
+    ceiling = allocated_megabytes() + megabytes
+    fired = threading.Event()
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(every):
+            if allocated_megabytes() > ceiling:
+                fired.set()
+                interrupt(tid)
+                return
+
+    watcher = threading.Thread(target=watch, name="gdl2pl-memory-guard", daemon=True)
+    watcher.start()
+    try:
+        yield fired
+    finally:
+        done.set()
+        watcher.join()
         if fired.is_set():  # the signal may still be queued: an idle engine ignores it
             runtime().query_once("true")
 

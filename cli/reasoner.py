@@ -41,9 +41,12 @@ def translate_command(args: argparse.Namespace) -> int:
     if args.output is None:
         sys.stdout.write(text)
     else:
+        from pathlib import Path
+
+        from gdl2pl.verify.outfiles import write_file
+
         try:
-            with open(args.output, "w", encoding="utf-8") as out:
-                out.write(text)
+            write_file(Path(args.output), text)  # replaces a symlink, never writes through
         except OSError as e:
             print(f"{args.output}: error: cannot write: {reason(e)}", file=sys.stderr)
             return 2

@@ -20,6 +20,7 @@ Pure functions only.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -45,6 +46,10 @@ from gdl2pl.vocabulary import INPUT_RELATIONS
 
 #: The most clauses one source rule may expand into; beyond that the game is rejected.
 MAX_EXPANSION = 4096
+#: The most body literals the ``or`` of one description may expand into, over all its
+#: rules (the largest public games need a few hundred; ten rules of twelve ``or`` in 5 KB
+#: of text make half a million, a minute of translation).
+MAX_EXPANDED_LITERALS = 100_000
 
 
 class TranslationError(GdlError):
@@ -139,6 +144,10 @@ def _conjunctions(lits: tuple[Literal, ...], clause: Clause) -> list[list[BodyLi
     conjunctions = disjunctive_normal_form(lits, MAX_EXPANSION)
     if conjunctions is None:
         raise TranslationError(f"'or' expands into more than {MAX_EXPANSION} clauses", clause)
+    if len(conjunctions) > 1 and sum(map(len, conjunctions)) > MAX_EXPANDED_LITERALS:
+        raise TranslationError(
+            f"'or' expands into more than {MAX_EXPANDED_LITERALS:,} body literals", clause
+        )
     return [[_body_literal(lit, clause) for lit in conj] for conj in conjunctions]
 
 
@@ -167,40 +176,70 @@ def order_body(
 
     Returns the ordered body and the names of variables left unbound (non-empty means
     the clause is unsafe)."""
-    index = {id(b): i for i, b in enumerate(body)}
-    positives = [b for b in body if isinstance(b, Const | Func)]
-    pending = [b for b in body if not isinstance(b, Const | Func)]
+    n = len(body)
+    names = [frozenset(v.name for v in variables(b)) for b in body]
+    positive = [isinstance(b, Const | Func) for b in body]
+    # The tests wait for their variables: every negation and ``distinct`` ("pending"),
+    # and each positive lookup that is not recursive. ``missing[i]`` counts the unbound
+    # variables of test i, ``unguarded[i]`` those of a pending one that are not in the
+    # head, and ``waiting[v]`` the tests holding ``v``: binding a variable touches only
+    # those, so the ordering is linear in the body's size (a 5,000-literal body is one).
+    test = [not isinstance(b, Const | Func) or (lookup(b) and not recursive(b)) for b in body]
+    missing = [len(vs) for vs in names]
+    unguarded = [len(vs - head_variables) for vs in names]
+    waiting: dict[str, list[int]] = {}
+    ready: list[int] = []  # pending tests whose variables are all bound (a heap)
+    guards: list[int] = []  # pending tests bound but for head variables (a heap)
+    lookups: list[int] = []  # positive lookups whose variables are all bound (a heap)
+    for i in range(n):
+        if not test[i]:
+            continue
+        for v in names[i]:
+            waiting.setdefault(v, []).append(i)
+        if not missing[i]:
+            heapq.heappush(lookups if positive[i] else ready, i)
+        if not positive[i] and not unguarded[i]:
+            heapq.heappush(guards, i)
+    done = [False] * n
     bound: set[str] = set()
     out: list[BodyLiteral] = []
 
-    def names(b: BodyLiteral) -> set[str]:
-        return {v.name for v in variables(b)}
+    def bind(vs: frozenset[str]) -> None:
+        for v in vs - bound:
+            bound.add(v)
+            for i in waiting.get(v, ()):
+                missing[i] -= 1
+                if not missing[i]:
+                    heapq.heappush(lookups if positive[i] else ready, i)
+                if not positive[i] and v not in head_variables:
+                    unguarded[i] -= 1
+                    if not unguarded[i]:
+                        heapq.heappush(guards, i)
 
-    def flush(allowed: set[str], before: int | None = None) -> None:
-        ready = [
-            p for p in pending if names(p) <= allowed and (before is None or index[id(p)] < before)
-        ]
-        for p in ready:
-            pending.remove(p)
-            out.append(p)
+    def take(heap: list[int], before: int = n) -> None:
+        """Move the literals of ``heap`` (indices) before ``before`` out, in body order."""
+        while heap and heap[0] < before:
+            i = heapq.heappop(heap)
+            if not done[i]:
+                done[i] = True
+                out.append(body[i])
 
-    def hoist() -> None:
-        flush(bound)
-        tests = [p for p in positives if lookup(p) and not recursive(p) and names(p) <= bound]
-        for p in tests:
-            positives.remove(p)
-            out.append(p)
-
-    hoist()
-    while positives:
-        p = positives.pop(0)
-        if recursive(p):
-            flush(bound | head_variables, before=index[id(p)])
-        out.append(p)
-        bound.update(names(p))
-        hoist()
-    unbound = {v.name for p in pending for v in variables(p)} - bound
-    out.extend(pending)
+    take(ready)
+    take(lookups)
+    for i in range(n):
+        b = body[i]
+        if not isinstance(b, Const | Func) or done[i]:
+            continue
+        if recursive(b):
+            take(guards, before=i)
+        done[i] = True
+        out.append(b)
+        bind(names[i])
+        take(ready)
+        take(lookups)
+    left = [i for i in range(n) if not done[i]]
+    unbound = {v for i in left for v in names[i]} - bound
+    out.extend(body[i] for i in left)
     return out, unbound
 
 
@@ -241,13 +280,23 @@ def flatten_rules(d: Description) -> list[FlatRule]:
         return s.name in INPUT_RELATIONS or s.name not in changing
 
     out: list[FlatRule] = []
+    expanded = 0  # body literals of rules with more than one branch
     for c in d.clauses:
         head = c.head.name
         if head in recursive_relations:
             component = graph.component(head)
-            out += normalize_clause(c, lambda s, comp=component: s.name in comp, lookup)  # type: ignore[misc]
+            flats = normalize_clause(c, lambda s, comp=component: s.name in comp, lookup)  # type: ignore[misc]
         else:
-            out += normalize_clause(c, lookup=lookup)
+            flats = normalize_clause(c, lookup=lookup)
+        if len(flats) > 1:
+            expanded += sum(len(f.body) for f in flats)
+            if expanded > MAX_EXPANDED_LITERALS:
+                raise TranslationError(
+                    f"the rules' 'or' expand into more than {MAX_EXPANDED_LITERALS:,} body "
+                    "literals in all",
+                    c,
+                )
+        out += flats
     return out
 
 

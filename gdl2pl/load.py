@@ -10,6 +10,7 @@ and KIF otherwise.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from pathlib import Path
@@ -58,14 +59,29 @@ def parse_game(text: str, syntax: Syntax = "auto", file: str | None = None) -> D
     raise ValueError(f"unknown syntax {syntax!r}: expected 'auto', 'kif' or 'infix'")
 
 
-def read_text(path: str | os.PathLike[str]) -> str:
+#: The most bytes read from a game (or program, facts, moves) file: far beyond any game
+#: (the largest public ones are under a megabyte), and short of exhausting memory on a
+#: device or a pipe that never ends (``/dev/zero``).
+MAX_FILE_BYTES = 64 * 2**20
+
+
+def read_text(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> str:
     """The text of a file, read as UTF-8 (a byte-order mark is dropped). A byte that is
     not UTF-8 is kept as a lone surrogate (``surrogateescape``), which every reader
     refuses with its line and column (``source.check_characters``).
 
-    Raises ``OSError`` (whose ``filename`` is the path) if the file cannot be read.
+    Raises ``OSError`` (whose ``filename`` is the path) if the file cannot be read or
+    holds more than ``limit`` bytes (``EFBIG``; only that much is read).
     """
-    return Path(path).read_bytes().decode("utf-8-sig", "surrogateescape")
+    with open(path, "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise OSError(
+            errno.EFBIG,
+            f"larger than {limit:,} bytes, the most gdl2pl reads from a file",
+            os.fspath(path),
+        )
+    return data.decode("utf-8-sig", "surrogateescape")
 
 
 def read_game(path: str | os.PathLike[str], syntax: Syntax = "auto") -> Description:

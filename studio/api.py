@@ -14,6 +14,7 @@ from typing import Any
 from gdl2pl.adapters.game_board import game_geometry
 from gdl2pl.board import grid_of
 from gdl2pl.bridge import MachineState
+from gdl2pl.bridge import QueryInterrupted
 from gdl2pl.bridge import StateMachine
 from gdl2pl.check import Finding
 from gdl2pl.errors import GdlError
@@ -32,6 +33,7 @@ from gdl2pl.syntax import Pos
 from gdl2pl.syntax import Term
 
 from .limits import Limits
+from .limits import python_work
 from .sessions import GAME_NAME
 from .sessions import Loaded
 from .sessions import StudioError
@@ -169,26 +171,27 @@ def _filler(line: str) -> bool:
     return not s or s.startswith((";", "%"))
 
 
-def graph(text: str, syntax: Syntax, name: str = GAME_NAME) -> dict[str, Any]:
-    """The dependency graph: an SVG drawing (None without Graphviz, then ``note`` says
-    why), its DOT and Mermaid text, the strata, and the rules (lines) of each relation."""
-    from gdl2pl.analysis.relgraph import GraphvizMissingError
+def graph(
+    text: str, syntax: Syntax, name: str = GAME_NAME, dot_seconds: float = 5.0
+) -> dict[str, Any]:
+    """The dependency graph: an SVG drawing (None without Graphviz or when it cannot be
+    drawn within ``dot_seconds``, then ``note`` says why), its DOT and Mermaid text, the
+    strata, and the rules (lines) of each relation."""
     from gdl2pl.analysis.relgraph import relation_graph
     from gdl2pl.analysis.relgraph import to_dot
     from gdl2pl.analysis.relgraph import to_mermaid
-    from gdl2pl.analysis.relgraph import to_svg
+    from gdl2pl.drawing import svg_of_dot
 
     d = _parse(text, syntax, name)
     try:
         g = relation_graph(d, name)
     except GdlError as e:
         raise game_error(e) from None
+    dot = to_dot(g)
     svg, note = None, ""
     try:
-        svg = to_svg(g)
-    except GraphvizMissingError as e:
-        note = str(e)
-    except GdlError as e:  # dot failed: draw nothing, say why
+        svg = svg_of_dot(dot, seconds=dot_seconds, text_forms="its DOT and Mermaid text are below")
+    except GdlError as e:  # no Graphviz, too large to draw, or dot failed: say why
         note = str(e)
     normalized = compile_game(d, translate=False).normalized
     rules: dict[str, list[int]] = {rel: [] for rel in g.relations}
@@ -198,7 +201,7 @@ def graph(text: str, syntax: Syntax, name: str = GAME_NAME) -> dict[str, Any]:
     return {
         "svg": svg,
         "note": note,
-        "dot": to_dot(g),
+        "dot": dot,
         "mermaid": to_mermaid(g),
         "strata": g.strata,
         "relations": list(g.relations),
@@ -364,27 +367,35 @@ def model(
     undefined atoms)."""
     from gdl2pl.analysis import model as m
 
-    program = _parse(text, syntax, "program")
     named = [n.strip() for n in input_relations if n.strip()]
     try:
-        stratified = m.check_program(program, "program")
-        clauses = list(program.clauses)
-        inputs: frozenset[tuple[str, int]] = frozenset()
-        if input_text.strip() or named:
-            inputs = m.input_relations(program, named)
-        if input_text.strip():
-            facts = _parse(input_text, "auto", "input")
-            m.check_input(facts, inputs, "input")
-            clauses += facts.clauses
-        whole = compile_game(Description(tuple(clauses), program.source), translate=False)
-        rels = m.relations(whole.normalized)
+        with python_work():  # the front end stops at the request's deadline too
+            program = _parse(text, syntax, "program")
+            stratified = m.check_program(program, "program")
+            clauses = list(program.clauses)
+            inputs: frozenset[tuple[str, int]] = frozenset()
+            if input_text.strip() or named:
+                inputs = m.input_relations(program, named)
+            if input_text.strip():
+                facts = _parse(input_text, "auto", "input")
+                m.check_input(facts, inputs, "input")
+                clauses += facts.clauses
+            whole = compile_game(Description(tuple(clauses), program.source), translate=False)
+            rels = m.relations(whole.normalized)
         if not stratified:
             return _well_founded(whole.normalized, rels, inputs, limits)
-        sm = StateMachine(whole.normalized, "program", inference_limit=limits.inference_limit)
+        sm = StateMachine(
+            whole.normalized,
+            "program",
+            inference_limit=limits.inference_limit,
+            compiling=python_work(),
+        )
         try:
             result = m.evaluate(sm, rels, (), (), inputs, inference_limit=limits.inference_limit)
         finally:
             sm.close()
+    except QueryInterrupted:  # the request's deadline: the server answers it
+        raise
     except GdlError as e:
         raise game_error(e) from None
     shown = result.output() if inputs else result.relations
@@ -405,7 +416,13 @@ def _well_founded(
     (``gdl2pl model`` on such a program): each relation's true and undefined atoms."""
     from gdl2pl.analysis.wellfounded import well_founded_model
 
-    result = well_founded_model(program, list(rels), inputs, inference_limit=limits.inference_limit)
+    result = well_founded_model(
+        program,
+        list(rels),
+        inputs,
+        inference_limit=limits.inference_limit,
+        megabytes=limits.model_megabytes,
+    )
     shown = result.output() if inputs else list(result.true)
     return {
         "semantics": "well-founded",

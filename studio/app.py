@@ -5,15 +5,21 @@ Every POST takes a JSON object (``Content-Type: application/json``, so that no p
 another site can post to it without the browser asking first, and none is allowed). Its
 values are checked here (types, sizes, the syntax and player names) before anything runs;
 the game text reaches Prolog only as text to parse and translate, moves and atoms only as
-terms. Each request runs in a worker thread, one at a time per session, at most
-``Limits.max_busy`` at once, under ``Limits.seconds`` of Prolog time. Errors are answered as
-``{"error": message, "line": ..., "column": ...}`` with a 4xx/5xx status.
+terms. Of each kind (Prolog, front end), at most ``Limits.session_requests`` requests of a
+session and ``Limits.max_requests`` in all are in flight (more are refused at once); each
+waits at most ``Limits.wait_seconds`` for its turn (one Prolog and one front-end request at
+a time per session, at most ``Limits.max_busy`` and ``Limits.max_front_end`` at once in
+all) and then works at most ``Limits.seconds``: Prolog work in a thread whose query is
+interrupted, front-end work (check, convert, translate, graph) in a worker process that
+is killed. Errors are answered as ``{"error": message, "line": ..., "column": ...}`` with
+a 4xx/5xx status (503 when a limit stopped the work or the server is busy).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from collections.abc import AsyncIterator
 from collections.abc import Callable
@@ -41,12 +47,15 @@ from gdl2pl.bridge import PrologUnavailableError
 from gdl2pl.bridge import QueryInterrupted
 from gdl2pl.bridge import ReasonerError
 from gdl2pl.errors import GdlError
+from gdl2pl.ggp.cancel import WorkCancelled
 from gdl2pl.load import SYNTAXES
 from gdl2pl.load import Syntax
 
 from . import api
+from .admission import Admission
 from .limits import Limits
 from .limits import Watchdog
+from .pool import WorkerPool
 from .sessions import GAME_NAME
 from .sessions import NAME_PATTERN
 from .sessions import Session
@@ -63,7 +72,8 @@ STATIC = {
     "studio.css": "text/css; charset=utf-8",
     "studio.js": "text/javascript; charset=utf-8",
 }
-#: The endpoints that need no Prolog (they run without the session's lock and limits).
+#: The endpoints that need no Prolog: their work runs in a worker process (``gdl2pl.studio.
+#: pool``), under the same time limit, at most ``Limits.max_front_end`` at once.
 FRONT_END = frozenset({"check", "convert", "translate", "graph"})
 HEADERS = {
     "Content-Security-Policy": (
@@ -129,10 +139,21 @@ def create_app(
     allowed_hosts: Sequence[str] | None = LOCAL_HOSTS,
 ) -> Starlette:
     """The studio application. ``allowed_hosts`` are the host names it answers to
-    (None: any, for a server reachable from other machines)."""
+    (None: any, which ``gdl2pl studio`` never asks for: see ``serve.host_names``)."""
     lim = limits or Limits()
     studio = Studio(lim)
     watchdog = Watchdog()
+    # one count for each kind: a flood of front-end requests leaves Prolog its turn
+    admission = {kind: Admission(lim.session_requests, lim.max_requests) for kind in (True, False)}
+    workers = WorkerPool(lim.max_front_end, lim.front_end_megabytes, lim.dot_seconds)
+    front_end_slots = threading.BoundedSemaphore(lim.max_front_end)
+
+    def take_turn(
+        lock: threading.Lock | threading.Semaphore, end: float, refusal: StudioError
+    ) -> None:
+        """Acquire ``lock`` by the monotonic time ``end``, else raise ``refusal``."""
+        if not lock.acquire(timeout=max(0.0, end - time.monotonic())):
+            raise refusal
 
     def run(
         request_data: dict[str, Any],
@@ -140,24 +161,29 @@ def create_app(
         work: Callable[..., dict[str, Any]],
         prolog: bool,
     ) -> dict[str, Any]:
-        if not prolog:  # the front end only: no Prolog, nothing of the session's
+        end = time.monotonic() + lim.wait_seconds
+        previous = StudioError("a previous request of this page is still running", 429)
+        busy = StudioError("the server is busy: try again in a moment", 503)
+        if not prolog:  # the front end: a question for a worker process
+            question = work(request_data, session)
+            take_turn(session.front_end, end, previous)
             try:
-                return work(request_data, session)
-            except StudioError:
-                raise
-            except GdlError as e:
-                raise api.game_error(e) from None
-        if not studio.busy.acquire(timeout=lim.seconds):
-            raise StudioError("the server is busy: try again in a moment", 503)
+                take_turn(front_end_slots, end, busy)
+                try:
+                    return workers.ask(question, lim.seconds)
+                finally:
+                    front_end_slots.release()
+            finally:
+                session.front_end.release()
+        take_turn(session.lock, end, previous)
         try:
-            if not session.lock.acquire(timeout=lim.seconds):
-                raise StudioError("a previous request of this page is still running", 429)
+            take_turn(studio.busy, end, busy)
             try:
                 with watchdog.deadline(lim.seconds):
                     return work(request_data, session)
             finally:
-                session.lock.release()
-        except QueryInterrupted:
+                studio.busy.release()
+        except (QueryInterrupted, WorkCancelled):
             raise StudioError(
                 f"stopped: the question took longer than the server's limit of "
                 f"{lim.seconds:g} seconds",
@@ -170,7 +196,7 @@ def create_app(
         except GdlError as e:
             raise api.game_error(e) from None
         finally:
-            studio.busy.release()
+            session.lock.release()
 
     def endpoint(
         work: Callable[..., dict[str, Any]], prolog: bool = True
@@ -178,10 +204,13 @@ def create_app(
         async def handle(request: Request) -> Response:
             session, new = studio.session(request.cookies.get(COOKIE))
             try:
-                data = await _json_body(request, lim)
-                result = await run_in_threadpool(run, data, session, work, prolog)
+                with admission[prolog].enter(session.id):
+                    data = await _json_body(request, lim)
+                    result = await run_in_threadpool(run, data, session, work, prolog)
                 response: Response = JSONResponse(result)
             except StudioError as e:
+                if e.status >= 500 and e.status != 503:
+                    log.error("studio: %s", e.message)
                 response = _error(e)
             except PrologUnavailableError as e:
                 response = _error(StudioError(f"SWI-Prolog is not usable: {e}", 500))
@@ -197,19 +226,19 @@ def create_app(
     # -- the endpoints' work (in a worker thread) ----------------------------------------------
 
     def check(d: dict[str, Any], s: Session) -> dict[str, Any]:
-        return api.check(_text(d, lim), _syntax(d), _name(d))
+        return {"op": "check", "text": _text(d, lim), "syntax": _syntax(d), "name": _name(d)}
 
     def convert(d: dict[str, Any], s: Session) -> dict[str, Any]:
         to = d.get("to")
         if to not in ("kif", "infix"):
             raise StudioError('\'to\' must be "kif" or "infix"')
-        return api.convert(_text(d, lim), _syntax(d), to)
+        return {"op": "convert", "text": _text(d, lim), "syntax": _syntax(d), "to": to}
 
     def translate(d: dict[str, Any], s: Session) -> dict[str, Any]:
-        return api.translate(_text(d, lim), _syntax(d), _name(d))
+        return {"op": "translate", "text": _text(d, lim), "syntax": _syntax(d), "name": _name(d)}
 
     def graph(d: dict[str, Any], s: Session) -> dict[str, Any]:
-        return api.graph(_text(d, lim), _syntax(d), _name(d))
+        return {"op": "graph", "text": _text(d, lim), "syntax": _syntax(d), "name": _name(d)}
 
     def play(d: dict[str, Any], s: Session) -> dict[str, Any]:
         with studio.game(s, _text(d, lim), _syntax(d), _name(d)) as g:
@@ -315,11 +344,15 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        workers.open()
         yield
+        workers.close()
         studio.close()
 
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.studio = studio
+    app.state.workers = workers
+    app.state.admission = admission
     return app
 
 
@@ -362,6 +395,8 @@ async def _json_body(request: Request, lim: Limits) -> dict[str, Any]:
         data = json.loads(body)
     except ValueError as e:
         raise StudioError(f"not JSON: {e}") from None
+    except RecursionError:
+        raise StudioError("the JSON is nested too deeply") from None
     if not isinstance(data, dict):
         raise StudioError("expected a JSON object")
     return cast(dict[str, Any], data)

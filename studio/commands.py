@@ -20,6 +20,13 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         default="127.0.0.1",
         help="address to listen on (default 127.0.0.1: this machine only)",
     )
+    s.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="another name the server answers to (a DNS name of this machine; repeatable)",
+    )
     s.add_argument("--open", action="store_true", help="open the page in a web browser")
     return {"studio": _run}
 
@@ -27,7 +34,9 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
 def _run(args: argparse.Namespace) -> int:
     from .serve import serve
 
-    return serve(args.host, args.port, args.game, open_browser=args.open)
+    return serve(
+        args.host, args.port, args.game, open_browser=args.open, allow_hosts=args.allow_host
+    )
 
 
 _run.error_status = 2  # type: ignore[attr-defined]

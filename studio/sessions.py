@@ -31,6 +31,7 @@ from gdl2pl.load import parse_game
 from gdl2pl.syntax import Description
 
 from .limits import Limits
+from .limits import python_work
 
 #: The name a game typed in the page goes by in messages, when the page names no file or
 #: example it came from.
@@ -97,10 +98,12 @@ class Loaded:
 
 @dataclass
 class Session:
-    """One browser: its id and a lock that makes its requests run one at a time."""
+    """One browser: its id and the locks that make its requests run one at a time (one
+    running Prolog, one in the front end)."""
 
     id: str
     lock: threading.Lock = field(default_factory=threading.Lock)
+    front_end: threading.Lock = field(default_factory=threading.Lock)
 
 
 class Studio:
@@ -169,8 +172,11 @@ class Studio:
             return sum(1 for k in self._games if session is None or k[0] == session.id)
 
     def _load(self, text: str, syntax: Syntax, name: str) -> Loaded:
-        d = parse_game(text, syntax, name)
-        sm = StateMachine(d, name, inference_limit=self.limits.inference_limit)
+        with python_work():  # parsing and compiling stop at the request's deadline too
+            d = parse_game(text, syntax, name)
+        sm = StateMachine(
+            d, name, inference_limit=self.limits.inference_limit, compiling=python_work()
+        )
         if not sm.roles:
             sm.close()
             raise StudioError("not a game: it defines no role (the Model tab takes programs)", 422)

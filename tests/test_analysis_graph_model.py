@@ -72,6 +72,64 @@ def test_svg_with_graphviz(capsys) -> None:
     assert "<svg" in capsys.readouterr().out
 
 
+def layered_game(relations: int, uses: int = 6) -> str:
+    """A game whose rule for relation i uses the ``uses`` relations before it: few
+    kilobytes, but a drawing Graphviz needs minutes to lay out."""
+    lines = [
+        "(role r) (init (c 0)) (<= terminal (true (c 0))) (<= (legal r a) (true (c 0)))",
+        "(<= (next (c 0)) (does r a)) (r0 1)",
+    ]
+    for i in range(1, relations):
+        body = " ".join(f"(r{j} ?x)" for j in range(max(0, i - uses), i))
+        lines.append(f"(<= (r{i} ?x) {body})")
+    lines.append(f"(<= (goal r 100) (r{relations - 1} ?x))")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_graph_too_large_to_draw_says_so_and_offers_the_text(tmp_path, capsys) -> None:
+    require_program("dot")
+    game = tmp_path / "layers.kif"
+    game.write_text(layered_game(400))  # 2,384 edges: dot ran to its 60 s timeout
+    assert main(["graph", str(game), "--format", "svg"]) == 2  # as for a missing dot
+    err = capsys.readouterr().err
+    assert "the graph is too large to draw" in err and "--format dot" in err
+    assert "internal error" not in err
+    assert main(["graph", str(game), "--format", "mermaid"]) == 0  # the offered text form
+
+
+def test_a_drawing_past_its_time_is_stopped_with_its_dot_process() -> None:
+    dot = require_program("dot")
+    from gdl2pl.analysis.relgraph import relation_graph
+    from gdl2pl.analysis.relgraph import to_svg
+    from gdl2pl.drawing import GraphTooLargeError
+    from gdl2pl.kif import parse_kif
+
+    g = relation_graph(parse_kif(layered_game(100)))  # 585 edges: about 10 s of layout
+    with pytest.raises(GraphTooLargeError, match=r"took longer than 0\.5 seconds"):
+        to_svg(g, dot, seconds=0.5)
+    children = Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
+    if children.exists():  # Linux: no dot left running
+        names = [Path(f"/proc/{c}/comm").read_text().strip() for c in children.read_text().split()]
+        assert "dot" not in names
+
+
+def test_drawings_wait_for_a_free_dot_within_their_time() -> None:
+    dot = require_program("dot")
+    from gdl2pl import drawing
+
+    taken = 0
+    while drawing._dot_slots.acquire(blocking=False):  # every dot busy
+        taken += 1
+    try:
+        assert taken == drawing.DOT_AT_ONCE
+        with pytest.raises(drawing.GraphTooLargeError, match="too large to draw"):
+            drawing.svg_of_dot("digraph { a -> b; }", dot, seconds=0.2)
+    finally:
+        for _ in range(taken):
+            drawing._dot_slots.release()
+    assert "<svg" in drawing.svg_of_dot("digraph { a -> b; }", dot, seconds=20)
+
+
 # -- model ------------------------------------------------------------------------------
 
 

@@ -750,3 +750,47 @@ def test_a_deadline_that_fires_as_its_block_ends_cannot_stop_the_next_question(
         # a question that runs long enough for a late signal to land in it
         with pytest.raises(b.PlayoutDepthError):
             sm.depth_charge(sm.initial_state, max_depth=100_000)
+
+
+# -- files that never end, and outputs that are links (issue 32, item 7) ----------------
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_a_file_that_never_ends_is_refused_after_a_bounded_read(capsys) -> None:
+    # `gdl2pl check /dev/zero` read until memory ran out and ended in `internal error`
+    from gdl2pl.load import MAX_FILE_BYTES
+
+    assert main(["check", "/dev/zero"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("/dev/zero: error: cannot read: larger than")
+    assert f"{MAX_FILE_BYTES:,} bytes" in err and "internal error" not in err
+    require_prolog()
+    assert main(["model", str(TTT), "--moves", "/dev/zero"]) == 2
+    err = capsys.readouterr().err
+    assert "larger than" in err and "internal error" not in err
+
+
+def test_a_file_just_under_the_cap_is_read_and_one_byte_more_refused(tmp_path) -> None:
+    from gdl2pl.load import read_text
+
+    game = tmp_path / "g.kif"
+    game.write_bytes(b"(role a)" + b" " * 92)
+    assert read_text(game, limit=100) == "(role a)" + " " * 92
+    game.write_bytes(b"(role a)" + b" " * 93)
+    with pytest.raises(OSError, match="larger than 100 bytes") as e:
+        read_text(game, limit=100)
+    assert e.value.filename == str(game)
+
+
+def test_translate_output_replaces_a_symlink_instead_of_writing_through_it(
+    tmp_path, capsys
+) -> None:
+    # `translate -o` wrote through a symlink (other outputs are replaced)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    out = tmp_path / "game.pl"
+    out.symlink_to(victim)
+    assert main(["translate", str(TTT), "-o", str(out)]) == 0
+    assert victim.read_text() == "keep me\n"
+    assert not out.is_symlink() and ":- module(game" in out.read_text()
+    assert {p.name for p in tmp_path.iterdir()} == {"victim.txt", "game.pl"}  # no temporary

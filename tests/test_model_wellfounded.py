@@ -183,3 +183,53 @@ def test_stratified_programs_well_founded_model_is_their_minimal_model(capsys, n
     wf = well_founded_model(d, list(relations(d)))
     assert wf.two_valued
     assert {name: atoms for (name, _), atoms in wf.true.items()} == minimal
+
+
+def mutual_negation(constants: int, arity: int = 4) -> str:
+    """Two relations of ``arity`` over ``constants`` constants, each the other's
+    negation: ``constants ** arity`` undefined atoms each (80 constants: 41 million)."""
+    vs = " ".join(f"?a{i}" for i in range(arity))
+    ns = " ".join(f"(n ?a{i})" for i in range(arity))
+    facts = " ".join(f"(n c{i})" for i in range(constants))
+    return f"{facts}\n(<= (p {vs}) {ns} (not (q {vs})))\n(<= (q {vs}) {ns} (not (p {vs})))\n"
+
+
+def test_a_model_past_its_memory_is_refused_and_its_memory_is_reused() -> None:
+    from gdl2pl.analysis.model import ModelError
+    from gdl2pl.bridge.swipl import allocated_megabytes
+
+    d = compile_game(parse_kif(mutual_negation(80)), translate=False).normalized
+    before = allocated_megabytes()
+    for _ in range(2):  # the second finds the first's memory freed, not held
+        with pytest.raises(ModelError, match="needs more than 100 MB"):
+            well_founded_model(d, relations(d), megabytes=100)
+        assert allocated_megabytes() < before + 60
+    small = compile_game(parse_kif(mutual_negation(3, 2)), translate=False).normalized
+    m = well_founded_model(small, relations(small), megabytes=100)  # still answers
+    assert len(m.undefined[("p", 2)]) == 9 and not m.true[("p", 2)]
+
+
+def test_the_cli_refuses_a_model_too_large_instead_of_aborting(tmp_path) -> None:
+    # 80 constants and two mutually negated rules of arity 4: SWI aborted the process
+    # with "Could not allocate memory" (SIGABRT) under a 6 GB limit
+    import resource
+    import subprocess
+    import sys
+
+    program = tmp_path / "mutual.kif"
+    program.write_text(mutual_negation(80))
+    cap = 3 * 2**30
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "gdl2pl.cli", "model", str(program)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=limited,
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "the model is too large to compute" in done.stderr
+    assert "Could not allocate" not in done.stderr

@@ -137,10 +137,8 @@ def test_graph_is_an_svg_with_the_rules_of_each_relation(client: Any) -> None:
     assert answer["strata"]["terminal"] == 1 and answer["rules"]["does"] == []
 
 
-def test_graph_without_graphviz_falls_back_to_dot_text(client: Any, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import gdl2pl.drawing as drawing
-
-    monkeypatch.setattr(drawing.shutil, "which", lambda name: None)
+def test_graph_without_graphviz_falls_back_to_dot_text(client: Any, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("PATH", str(tmp_path))  # the worker process finds no dot
     status, answer = post(client, "graph", text=TTT)
     assert status == 200
     assert answer["svg"] is None and "Graphviz" in answer["note"]
@@ -520,6 +518,36 @@ def test_the_command_prints_the_url_and_warns_off_this_machine(capsys, monkeypat
     assert "cannot read" in capsys.readouterr().err
 
 
+def test_a_server_bound_elsewhere_still_checks_the_host(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # `studio --host 127.0.0.2` (any host but the default) turned the Host check off:
+    # a foreign Host then read the loaded game
+    import socket
+
+    uvicorn = require_module("uvicorn")
+    with warnings.catch_warnings():  # Starlette would rather have httpx2 than httpx
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+    served: list[Any] = []
+    monkeypatch.setattr(
+        uvicorn.Server, "run", lambda self, sockets=None: served.append((self, sockets))
+    )
+    assert main(["studio", "--port", "0", "--host", "127.0.0.2"]) == 0
+    assert (
+        main(["studio", "--port", "0", "--host", "0.0.0.0", "--allow-host", "Class.Example"]) == 0
+    )
+    for _, sockets in served:
+        sockets[0].close()
+    bound, anywhere = (TestClient(srv.config.app) for srv, _ in served)
+    for client, host in [(bound, "127.0.0.2:8080"), (anywhere, f"{socket.gethostname()}:80")]:
+        assert client.get("/api/info", headers={"Host": host}).status_code == 200
+        assert client.get("/api/info", headers={"Host": "localhost"}).status_code == 200
+        r = client.get("/api/info", headers={"Host": "attacker.example"})
+        assert r.status_code == 400, host
+    assert anywhere.get("/api/info", headers={"Host": "class.example"}).status_code == 200
+    assert bound.get("/api/info", headers={"Host": "class.example"}).status_code == 400
+
+
 _NO_WRITES = r"""
 import json, os, sys, warnings
 writes = []
@@ -567,6 +595,34 @@ def test_the_server_writes_no_file(tmp_path: Any) -> None:
     done = subprocess.run(
         [sys.executable, "-c", _NO_WRITES],
         input=TTT,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.splitlines()[-1]) == []
+    assert list(tmp_path.iterdir()) == []
+    # the front end's questions are answered in worker processes: audit one too
+    questions = [
+        {"op": op, "text": TTT, "syntax": "auto", "to": "infix"}
+        for op in ("check", "convert", "translate", "graph")
+    ]
+    worker = _NO_WRITES.split("warnings.simplefilter")[0] + (
+        "sys.addaudithook(audit)\n"
+        "from gdl2pl.studio.worker import serve\n"
+        "out = []\n"
+        "class Sink:\n"
+        "    def write(self, text): out.append(text)\n"
+        "    def flush(self): pass\n"
+        "serve(sys.stdin, Sink(), 5.0)\n"
+        "assert all('answer' in json.loads(line) for line in ''.join(out).splitlines())\n"
+        "print(json.dumps(writes))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", worker],
+        input="".join(json.dumps(q) + "\n" for q in questions),
         capture_output=True,
         text=True,
         cwd=tmp_path,

@@ -209,7 +209,13 @@ def test_a_student_edits_reads_plays_and_asks_why(server: str, browser: Any) -> 
     assert url.startswith(server) and "#s=" in url
     d.get("about:blank")
     d.get(url)
+    # a link may come from any site: its game is shown, and runs only when asked to
+    wait(d, lambda d: css(d, "#link-box")[0].is_displayed(), "the link asks first")
+    wait(d, lambda d: "has not been run" in text_of(d, "check-status"), "nothing ran")
+    assert "(role xplayer)" in css(d, "#editor")[0].get_attribute("value")
+    css(d, "#link-run")[0].click()
     wait(d, lambda d: text_of(d, "check-status").startswith("no problems"), "the game is back")
+    assert not css(d, "#link-box")[0].is_displayed()
     css(d, '.tabs button[data-tab="play"]')[0].click()
     wait(d, lambda d: text_of(d, "step-label") == "move 5 of 5", "the shared match is back")
     wait(d, lambda d: text_of(d, "match-status").startswith("Terminal"), "at its end")

@@ -9,6 +9,7 @@ const $ = (id) => document.getElementById(id);
 const S = {
   syntax: "auto",
   name: null,       // the file's or example's name, which messages and reports say
+  held: false,      // a game from a link, shown but not run until the user says so
   moves: [],        // the match: joint moves (KIF strings, one per role)
   pos: 0,           // how many of them the board shows
   players: {},      // role -> "human" | "random" | "mcts" | "legal"
@@ -29,6 +30,8 @@ const shown = { prolog: -1, graph: -1 };
 // -- talking to the server ------------------------------------------------------------------
 
 async function post(name, body) {
+  // A link may come from any site: its game runs only once the user has read it.
+  if (S.held) throw new Error("the game from the link has not been run: read it, then press \u201cRun it\u201d above");
   const r = await fetch("/api/" + name, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
@@ -747,6 +750,14 @@ async function start() {
   $("share").addEventListener("click", share);
   $("share-close").addEventListener("click", () => { $("share-box").hidden = true; });
   $("download").addEventListener("click", download);
+  $("link-run").addEventListener("click", () => { S.held = false; $("link-box").hidden = true; edited(); });
+  $("link-discard").addEventListener("click", () => {
+    S.held = false;
+    $("link-box").hidden = true;
+    history.replaceState(null, "", location.href.split("#")[0]);
+    $("examples").value = "ticTacToe.kif";
+    loadExample("ticTacToe.kif");
+  });
   $("open-file").addEventListener("change", (e) => openFile(e.target.files[0]));
   $("restart").addEventListener("click", () => { S.moves = []; S.pos = 0; S.chosen = {}; S.autoLeft = AUTO_STEPS; loadPlay(); });
   $("back").addEventListener("click", () => { if (S.pos > 0) { S.pos--; S.chosen = {}; S.autoplay++; S.autoLeft = 0; loadPlay(); } });
@@ -765,7 +776,17 @@ async function start() {
   S.ready = true;
   const hash = location.hash.startsWith("#s=") ? location.hash.slice(3) : "";
   if (hash) {
-    try { restore(decode(hash)); return; } catch (err) { say("the link does not hold an exercise: " + err.message); }
+    try {
+      const ex = decode(hash);
+      S.held = true;  // shown, not run: nothing is sent until "Run it"
+      $("link-box").hidden = false;
+      restore(ex);
+      return;
+    } catch (err) {
+      S.held = false;
+      $("link-box").hidden = true;
+      say("the link does not hold an exercise: " + err.message);
+    }
   }
   if (info.game) { S.name = fileName(info.game.name); setText(info.game.text); return; }
   $("examples").value = "ticTacToe.kif";

@@ -1,0 +1,139 @@
+"""The safety ordering of rule bodies (``flatten.order_body``): the same order as its
+definition (restated here as the straightforward quadratic procedure) on any body, and a
+body of thousands of literals is ordered in one pass (issue 32, item 1)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from gdl2pl.flatten import BodyLiteral
+from gdl2pl.flatten import flatten_rules
+from gdl2pl.flatten import order_body
+from gdl2pl.kif import parse_kif
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Distinct
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Not
+from gdl2pl.syntax import Sentence
+from gdl2pl.syntax import Var
+from gdl2pl.syntax import variables
+
+
+def defined_order(
+    body: list[BodyLiteral],
+    head_variables: frozenset[str],
+    recursive: Callable[[Sentence], bool],
+    lookup: Callable[[Sentence], bool],
+) -> tuple[list[BodyLiteral], set[str]]:
+    """``order_body``'s contract, step by step: after each positive literal, every
+    negation or ``distinct`` whose variables are bound comes out (in body order), then
+    every non-recursive lookup so bound; before a recursive call, the negations written
+    before it that the bound and head variables cover."""
+    positives = [(i, b) for i, b in enumerate(body) if isinstance(b, Const | Func)]
+    pending = [(i, b) for i, b in enumerate(body) if not isinstance(b, Const | Func)]
+    bound: set[str] = set()
+    out: list[BodyLiteral] = []
+
+    def names(b: BodyLiteral) -> set[str]:
+        return {v.name for v in variables(b)}
+
+    def flush(allowed: set[str], before: int | None = None) -> None:
+        for item in [
+            (i, p) for i, p in pending if names(p) <= allowed and (before is None or i < before)
+        ]:
+            pending.remove(item)
+            out.append(item[1])
+
+    def hoist() -> None:
+        flush(bound)
+        for item in [
+            (i, p)
+            for i, p in positives
+            if lookup(p) and not recursive(p) and names(p) <= bound  # type: ignore[arg-type]
+        ]:
+            positives.remove(item)
+            out.append(item[1])
+
+    hoist()
+    while positives:
+        i, p = positives.pop(0)
+        if recursive(p):  # type: ignore[arg-type]
+            flush(bound | head_variables, before=i)
+        out.append(p)
+        bound.update(names(p))
+        hoist()
+    unbound = {n for _, p in pending for n in names(p)} - bound
+    out.extend(p for _, p in pending)
+    return out, unbound
+
+
+VARS = [Var(f"V{i}") for i in range(6)]
+term = st.one_of(st.sampled_from(VARS), st.sampled_from([Const("a"), Const("b")]))
+sentence = st.builds(
+    Func, st.sampled_from(["true", "does", "p", "q", "r"]), st.tuples(term, term)
+) | st.sampled_from([Const("t"), Const("u")])
+literal = st.one_of(
+    sentence,
+    st.builds(Not, sentence),
+    st.builds(Distinct, term, term),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    body=st.lists(literal, max_size=14),
+    head=st.sets(st.sampled_from([v.name for v in VARS]), max_size=3),
+    recursive_names=st.sets(st.sampled_from(["p", "q", "r", "t"])),
+    lookup_names=st.sets(st.sampled_from(["true", "does", "p", "q", "r", "t", "u"])),
+)
+def test_the_order_is_the_one_its_definition_gives(
+    body: list[BodyLiteral],
+    head: set[str],
+    recursive_names: set[str],
+    lookup_names: set[str],
+) -> None:
+    def recursive(s: Sentence) -> bool:
+        return s.name in recursive_names
+
+    def lookup(s: Sentence) -> bool:
+        return s.name in lookup_names
+
+    got = order_body(list(body), frozenset(head), recursive, lookup)
+    assert got == defined_order(list(body), frozenset(head), recursive, lookup)
+
+
+def test_a_rule_of_five_thousand_chained_literals_is_ordered_as_written() -> None:
+    n = 5_000
+    chain = " ".join(f"(q ?v{i} ?v{i + 1})" for i in range(n))
+    tests = " ".join(f"(not (r ?v{i}))" for i in range(0, n, 7))
+    d = parse_kif(f"(q 1 2) (r 3) (<= (p ?v0) {tests} {chain})")
+    (rule,) = [r for r in flatten_rules(d) if r.head.name == "p"]
+    assert len(rule.body) == n + len(range(0, n, 7))
+    # each negation comes right after the literal binding its variable
+    assert rule.body[0] == Func("q", (Var("v0"), Var("v1")))
+    assert rule.body[1] == Not(Func("r", (Var("v0"),)))
+    assert rule.body[-1] == Func("q", (Var(f"v{n - 1}"), Var(f"v{n}")))
+
+
+def test_or_expanding_past_its_cap_in_all_is_refused_at_its_rule() -> None:
+    # ten rules of twelve `or` (5 KB of text): 4,096 clauses each, a minute of translation
+    import pytest
+
+    from gdl2pl.flatten import MAX_EXPANDED_LITERALS
+    from gdl2pl.flatten import TranslationError
+
+    ors = " ".join(f"(or (a{i} ?x) (b{i} ?x))" for i in range(12))
+    rules = [f"(<= (p{k} ?x) (n ?x) {ors})" for k in range(10)]
+    text = "(n 1)\n" + "\n".join(rules)
+    with pytest.raises(TranslationError, match="in all") as e:
+        flatten_rules(parse_kif(text))
+    assert e.value.pos is not None and e.value.pos.line == 2 + MAX_EXPANDED_LITERALS // 53_248
+    one = parse_kif("(n 1)\n" + rules[0])
+    assert len(flatten_rules(one)) == 1 + 4_096  # the fact; one such rule is still translated
+    chain = " ".join(f"(q ?v{i} ?v{i + 1})" for i in range(30))
+    with pytest.raises(TranslationError, match="body literals"):  # 4,096 x 43 in one rule
+        flatten_rules(parse_kif(f"(<= (p ?v0) {ors} {chain})"))
