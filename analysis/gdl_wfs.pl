@@ -151,19 +151,19 @@ term(S, A, Vs, Vs) :-
 
 %   answers(+M, +Arity, -Sorted, +I-Left0, -I1-Left): the answers of relation I,
 %   at most Left0 of them (gdl_wfs(too_many) past it); Left are left for the rest.
+%   The answers are all collected before they are counted: cutting call_delays/2 off
+%   in the middle (limit/2) gave wrong truth values in later evaluations.
 
 answers(M, Arity, Sorted, I-Left0, I1-Left) :-
     I1 is I + 1,
     relation(I, Name),
     functor(G, Name, Arity),
-    Over is Left0 + 1,
     findall([Args, Truth],
-            limit(Over,
-                  ( call_delays(M:G, Delays),
-                    truth(Delays, Truth),
-                    G =.. [_|As],
-                    maplist(py, As, Args)
-                  )),
+            ( call_delays(M:G, Delays),
+              truth(Delays, Truth),
+              G =.. [_|As],
+              maplist(py, As, Args)
+            ),
             All),
     length(All, N),
     (   N > Left0
