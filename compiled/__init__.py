@@ -10,8 +10,8 @@ from .errors import CompiledUnavailableError
 from .errors import CompileRefusedError
 from .errors import GroundingBudgetError
 from .factory import EngineChoice
-from .factory import load_machine
 from .factory import load_description
+from .factory import load_machine
 from .factory import machine_from_text
 from .ground import GroundingBudget
 from .machine import CompiledMachine

@@ -92,9 +92,7 @@ def load_machine(
     """The game in the file ``source`` on ``engine`` ("auto", "prolog" or "compiled")."""
     p = Path(source)
     d = read_game(p, syntax=syntax)
-    return load_description(
-        d, engine, name=p.name, case_sensitive=case_sensitive, budget=budget
-    )
+    return load_description(d, engine, name=p.name, case_sensitive=case_sensitive, budget=budget)
 
 
 def machine_from_text(

@@ -61,7 +61,10 @@ ground_game(Rules, Keywords, [Inferences, MaxRules], Result) :-
 
 caught(gdl_error(interrupted), [interrupted], done) :- !.
 caught(ground_stop(Result), Result, done) :- !.
-caught(error(resource_error(What), _), [budget, memory, What], done) :- !.
+caught(error(resource_error(tripwire(What, _)), _), [budget, tripwire, What], done) :- !.
+caught(error(resource_error(What), _), [budget, memory, Name], done) :-
+    !,
+    (   atom(What) -> Name = What ; Name = resource ).
 caught(E, _, _) :- throw(E).
 
 forget :-

@@ -38,8 +38,14 @@ from .errors import GroundingBudgetError
 Raw = Any  # a fluent or move as the Prolog engine's states hold it: str or tuple
 
 #: The keyword relations the grounder is told about, in gdl_ground.pl's order.
-KEYWORD_RELATIONS = (("init", 1), ("next", 1), ("legal", 2), ("terminal", 0), ("goal", 2),
-                     ("sees", 2))
+KEYWORD_RELATIONS = (
+    ("init", 1),
+    ("next", 1),
+    ("legal", 2),
+    ("terminal", 0),
+    ("goal", 2),
+    ("sees", 2),
+)
 
 
 @dataclass(frozen=True)
@@ -180,11 +186,14 @@ def ground_game(
         )
     if tag == "budget":
         what, figure = result[1], result[2]
-        text = {
-            "inferences": f"more than its budget of {figure:,} Prolog inferences",
-            "rules": f"more than {figure:,} ground rules",
-            "memory": f"more memory than Prolog allows ({figure})",
-        }.get(what, f"past its {what} budget")
+        if what == "inferences":
+            text = f"more than its budget of {figure:,} Prolog inferences"
+        elif what == "rules":
+            text = f"more than {figure:,} ground rules"
+        elif what == "tripwire":
+            text = f"a term past the reasoner's bound {figure} (one that grows without end)"
+        else:
+            text = f"more memory than Prolog allows ({figure})"
         raise GroundingBudgetError(f"{game}: grounding needs {text}; the Prolog engine plays it")
     if tag == "unsafe":
         raise CompileRefusedError(

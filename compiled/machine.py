@@ -88,8 +88,17 @@ def _evaluator(net: Network, kind: str) -> Any:
             "reinstall gdl2pl with a C compiler at hand (pip install -e .)"
         ) from None
     return _network.Network(
-        net.n_atoms, net.n_fluents, net.n_moves, net.rule_start, net.lit_start, net.lits,
-        net.state_program, net.move_program, net.legal, net.next, net.terminal,
+        net.n_atoms,
+        net.n_fluents,
+        net.n_moves,
+        net.rule_start,
+        net.lit_start,
+        net.lits,
+        net.state_program,
+        net.move_program,
+        net.legal,
+        net.next,
+        net.terminal,
         [[(a, _numeric(v)) for a, v in vs] for vs in net.goals],
     )
 
@@ -306,7 +315,9 @@ class CompiledMachine:
     def legal_joint_moves(self, state: MachineState) -> list[tuple[Term, ...]]:
         return list(itertools.product(*self._per_role(state)))
 
-    def _joint(self, state: MachineState, bits: bytes, joint_move: Sequence[Term | str]) -> list[int]:
+    def _joint(
+        self, state: MachineState, bits: bytes, joint_move: Sequence[Term | str]
+    ) -> list[int]:
         """The move indices of a joint move, checked as the Prolog engine checks it."""
         moves = [self._terms.raw(m) for m in joint_move]
         if len(moves) != len(self._roles):

@@ -127,9 +127,7 @@ def build_network(g: GroundGame, game: str) -> Network:
     role_index = {r: i for i, r in enumerate(g.roles)}
     outputs: list[int] = []
     for a, (kind, args) in enumerate(g.atoms):
-        if kind == "legal" and len(args) == 2:
-            outputs.append(a)
-        elif kind == "next" and len(args) == 1:
+        if (kind == "legal" and len(args) == 2) or (kind == "next" and len(args) == 1):
             outputs.append(a)
         elif kind == "terminal" and args == ():
             outputs.append(a)
@@ -149,8 +147,14 @@ def build_network(g: GroundGame, game: str) -> Network:
             todo.extend(neg)
     derived = [a for a in sorted(needed) if g.atoms[a][0] not in ("true", "does")]
     deps = {
-        a: sorted({b for pos, neg in rules_of.get(a, ()) for b in (*pos, *neg)
-                   if g.atoms[b][0] not in ("true", "does")})
+        a: sorted(
+            {
+                b
+                for pos, neg in rules_of.get(a, ())
+                for b in (*pos, *neg)
+                if g.atoms[b][0] not in ("true", "does")
+            }
+        )
         for a in derived
     }
     order = _components(derived, deps)
@@ -223,8 +227,18 @@ def build_network(g: GroundGame, game: str) -> Network:
     ]
     goals_out = [sorted(vs, key=lambda x: standard_order(x[1])) for vs in goals]
     return Network(
-        n_f, n_m, n_atoms, rule_start, lit_start, lits, state_program, move_program,
-        legal_out, sorted(nexts), nid[terminal] if terminal >= 0 else false, goals_out,
+        n_f,
+        n_m,
+        n_atoms,
+        rule_start,
+        lit_start,
+        lits,
+        state_program,
+        move_program,
+        legal_out,
+        sorted(nexts),
+        nid[terminal] if terminal >= 0 else false,
+        goals_out,
     )
 
 

@@ -14,16 +14,17 @@ from conftest import REPO
 PACKAGES = {
     "gdl2pl": ("gdl2pl", 0),
     "bridge": ("gdl2pl.bridge", 1),
-    "ggp": ("gdl2pl.ggp", 2),
-    "explain": ("gdl2pl.explain", 2),
-    "analysis": ("gdl2pl.analysis", 3),
-    "adapters": ("gdl2pl.adapters", 3),
-    "adapters/openspiel": ("gdl2pl.openspiel", 4),
-    "adapters/pettingzoo": ("gdl2pl.pettingzoo", 4),
-    "adapters/gymnasium": ("gdl2pl.gymnasium", 4),
-    "verify": ("gdl2pl.verify", 3),
-    "studio": ("gdl2pl.studio", 4),
-    "cli": ("gdl2pl.cli", 5),
+    "compiled": ("gdl2pl.compiled", 2),
+    "ggp": ("gdl2pl.ggp", 3),
+    "explain": ("gdl2pl.explain", 3),
+    "analysis": ("gdl2pl.analysis", 4),
+    "adapters": ("gdl2pl.adapters", 4),
+    "adapters/openspiel": ("gdl2pl.openspiel", 5),
+    "adapters/pettingzoo": ("gdl2pl.pettingzoo", 5),
+    "adapters/gymnasium": ("gdl2pl.gymnasium", 5),
+    "verify": ("gdl2pl.verify", 4),
+    "studio": ("gdl2pl.studio", 5),
+    "cli": ("gdl2pl.cli", 6),
 }
 _BY_NAME = {name: (folder, level) for folder, (name, level) in PACKAGES.items()}
 
