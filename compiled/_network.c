@@ -31,6 +31,17 @@ typedef struct {
     uint8_t *val;          /* every atom's value */
     uint8_t *current;      /* the state whose state program val holds */
     int has_current;
+    /* watched evaluation (after tune()): each rule is looked at only once the atom
+       it watches (one of its positive literals) is true; see push() */
+    int watched;
+    int32_t *rule_head;    /* n_rules */
+    uint8_t *moving;       /* n_atoms: 1 for the joint move's bits and what depends on them */
+    int32_t *watch_start, *watch_rules;   /* per atom, the rules watching it */
+    int32_t *always_start, *always_rules; /* per atom, its rules without a positive literal */
+    int32_t *cand_next;    /* n_rules: the next candidate rule of the same head */
+    int32_t *sc_head, *mc_head;   /* per head: first candidate pushed by the state / move */
+    uint32_t *sc_stamp, *mc_stamp, state_epoch, move_epoch;
+    int n_rules;
     int32_t *choice;       /* scratch: legal moves of one role */
     int32_t *joint;        /* scratch: one move per role */
     uint64_t rng;
@@ -107,7 +118,10 @@ Network_dealloc(Network *self)
     void *arrays[] = {self->rule_start, self->lit_start, self->lits, self->state_prog,
                       self->move_prog, self->legal_start, self->legal_atom, self->legal_move,
                       self->next_atom, self->next_fluent, self->goal_start, self->goal_atom,
-                      self->goal_value, self->val, self->current, self->choice, self->joint};
+                      self->goal_value, self->val, self->current, self->choice, self->joint,
+                      self->rule_head, self->moving, self->watch_start, self->watch_rules,
+                      self->always_start, self->always_rules, self->cand_next, self->sc_head,
+                      self->mc_head, self->sc_stamp, self->mc_stamp};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) PyMem_Free(arrays[i]);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -207,6 +221,17 @@ Network_init(Network *self, PyObject *args, PyObject *kw)
     }
     self->has_current = 0;
     self->rng = 0x9E3779B97F4A7C15ULL;
+    self->n_rules = (int)(n_ls - 1);
+    self->rule_head = alloc_ints(self->n_rules);
+    self->moving = PyMem_Calloc((size_t)self->n_atoms, 1);
+    if (!self->rule_head || !self->moving) { PyErr_NoMemory(); return -1; }
+    for (int a = 0; a < self->n_atoms; a++)
+        for (int32_t r = self->rule_start[a]; r < self->rule_start[a + 1]; r++)
+            self->rule_head[r] = a;
+    memset(self->moving + self->n_fluents, 1, (size_t)self->n_moves);
+    for (int i = 0; i < self->n_move_prog; i++)
+        if (self->move_prog[i] >= 0) self->moving[self->move_prog[i]] = 1;
+    self->watched = 0;
     return 0;
 }
 
@@ -227,6 +252,52 @@ atom_value(const Network *self, int32_t a)
     return 0;
 }
 
+static inline int
+rule_holds(const Network *self, int32_t r)
+{
+    for (int32_t i = self->lit_start[r]; i < self->lit_start[r + 1]; i++) {
+        int32_t lit = self->lits[i];
+        if (self->val[lit >> 1] == (lit & 1)) return 0;
+    }
+    return 1;
+}
+
+/* Atom a is true: its watchers become candidates of their heads, in the move's lists
+   if a depends on the joint move, else in the state's. */
+static inline void
+push(Network *self, int32_t a)
+{
+    int move = self->moving[a];
+    for (int32_t i = self->watch_start[a]; i < self->watch_start[a + 1]; i++) {
+        int32_t r = self->watch_rules[i], h = self->rule_head[r];
+        if (move) {
+            if (self->mc_stamp[h] != self->move_epoch) {
+                self->mc_stamp[h] = self->move_epoch; self->mc_head[h] = -1;
+            }
+            self->cand_next[r] = self->mc_head[h]; self->mc_head[h] = r;
+        } else {
+            if (self->sc_stamp[h] != self->state_epoch) {
+                self->sc_stamp[h] = self->state_epoch; self->sc_head[h] = -1;
+            }
+            self->cand_next[r] = self->sc_head[h]; self->sc_head[h] = r;
+        }
+    }
+}
+
+static inline uint8_t
+candidate_value(const Network *self, int32_t a)
+{
+    if (self->sc_stamp[a] == self->state_epoch)
+        for (int32_t r = self->sc_head[a]; r >= 0; r = self->cand_next[r])
+            if (rule_holds(self, r)) return 1;
+    if (self->moving[a] && self->mc_stamp[a] == self->move_epoch)
+        for (int32_t r = self->mc_head[a]; r >= 0; r = self->cand_next[r])
+            if (rule_holds(self, r)) return 1;
+    for (int32_t i = self->always_start[a]; i < self->always_start[a + 1]; i++)
+        if (rule_holds(self, self->always_rules[i])) return 1;
+    return 0;
+}
+
 static void
 run(Network *self, const int32_t *prog, int n)
 {
@@ -235,7 +306,11 @@ run(Network *self, const int32_t *prog, int n)
     while (i < n) {
         int32_t x = prog[i];
         if (x >= 0) {
-            val[x] = atom_value(self, x);
+            if (self->watched) {
+                if ((val[x] = candidate_value(self, x))) push(self, x);
+            } else {
+                val[x] = atom_value(self, x);
+            }
             i++;
             continue;
         }
@@ -250,6 +325,8 @@ run(Network *self, const int32_t *prog, int n)
                 if (v != val[group[j]]) { val[group[j]] = v; changed = 1; }
             }
         }
+        if (self->watched)
+            for (int j = 0; j < k; j++) if (val[group[j]]) push(self, group[j]);
         i += 1 + k;
     }
 }
@@ -260,6 +337,10 @@ install(Network *self, const uint8_t *state)
     if (self->has_current && memcmp(self->current, state, (size_t)self->n_fluents) == 0)
         return;
     memcpy(self->val, state, (size_t)self->n_fluents);
+    if (self->watched) {
+        self->state_epoch++;
+        for (int f = 0; f < self->n_fluents; f++) if (state[f]) push(self, f);
+    }
     run(self, self->state_prog, self->n_state_prog);
     memcpy(self->current, state, (size_t)self->n_fluents);
     self->has_current = 1;
@@ -272,6 +353,10 @@ successor(Network *self, uint8_t *out)
     uint8_t *moves = self->val + self->n_fluents;
     memset(moves, 0, (size_t)self->n_moves);
     for (int r = 0; r < self->n_roles; r++) moves[self->joint[r]] = 1;
+    if (self->watched) {
+        self->move_epoch++;
+        for (int r = 0; r < self->n_roles; r++) push(self, self->n_fluents + self->joint[r]);
+    }
     run(self, self->move_prog, self->n_move_prog);
     memset(out, 0, (size_t)self->n_fluents);
     for (int i = 0; i < self->n_next; i++)
@@ -492,7 +577,109 @@ Network_playouts(Network *self, PyObject *args)
     return Py_BuildValue("(sNL)", "playouts", per_role, steps);
 }
 
+/* tune(state, steps, max_depth): play random playouts from state (at most `steps` steps in all) with
+   every rule looked at, count how often each atom holds, then let each rule watch
+   its positive literal that held least often (rules without one are always looked
+   at). From then on a rule is looked at only once its watched atom holds. */
+static PyObject *
+Network_tune(Network *self, PyObject *args)
+{
+    PyObject *state;
+    const uint8_t *start;
+    long steps, max_depth;
+    if (!PyArg_ParseTuple(args, "Oll", &state, &steps, &max_depth)) return NULL;
+    if (state_arg(self, state, &start) < 0) return NULL;
+    if (self->watched) return PyLong_FromLong(0);
+    int32_t *count = alloc_ints(self->n_atoms);
+    uint8_t *buf = PyMem_Malloc((size_t)self->n_fluents + 1);
+    if (!count || !buf) { PyMem_Free(count); PyMem_Free(buf); return PyErr_NoMemory(); }
+    uint64_t saved = self->rng;
+    long done = 0;
+    for (int p = 0; p < 1000 && done < steps; p++) {
+        memcpy(buf, start, (size_t)self->n_fluents);
+        long depth = 0;
+        for (;;) {
+            install(self, buf);
+            if (self->val[self->terminal] || depth >= max_depth || done >= steps) break;
+            int stuck = 0;
+            for (int r = 0; r < self->n_roles; r++) {
+                int k = 0;
+                for (int32_t i = self->legal_start[r]; i < self->legal_start[r + 1]; i++)
+                    if (self->val[self->legal_atom[i]]) self->choice[k++] = self->legal_move[i];
+                if (k == 0) { stuck = 1; break; }
+                self->joint[r] = self->choice[next_random(self) % (uint64_t)k];
+            }
+            if (stuck) break;
+            successor(self, buf);
+            for (int a = 0; a < self->n_atoms; a++) count[a] += self->val[a];
+            depth++; done++;
+        }
+    }
+    self->rng = saved;
+    PyMem_Free(buf);
+    /* the watch of each rule */
+    int32_t *watch = alloc_ints(self->n_rules);
+    self->watch_start = alloc_ints(self->n_atoms + 1);
+    self->always_start = alloc_ints(self->n_atoms + 1);
+    self->watch_rules = alloc_ints(self->n_rules);
+    self->always_rules = alloc_ints(self->n_rules);
+    self->cand_next = alloc_ints(self->n_rules);
+    self->sc_head = alloc_ints(self->n_atoms);
+    self->mc_head = alloc_ints(self->n_atoms);
+    self->sc_stamp = PyMem_Calloc((size_t)self->n_atoms, sizeof(uint32_t));
+    self->mc_stamp = PyMem_Calloc((size_t)self->n_atoms, sizeof(uint32_t));
+    if (!watch || !self->watch_start || !self->always_start || !self->watch_rules ||
+        !self->always_rules || !self->cand_next || !self->sc_head || !self->mc_head ||
+        !self->sc_stamp || !self->mc_stamp) {
+        PyMem_Free(count); PyMem_Free(watch);
+        return PyErr_NoMemory();
+    }
+    for (int32_t r = 0; r < self->n_rules; r++) {
+        int32_t best = -1;
+        for (int32_t i = self->lit_start[r]; i < self->lit_start[r + 1]; i++) {
+            int32_t lit = self->lits[i];
+            if (lit & 1) continue;
+            int32_t a = lit >> 1;
+            /* fewest times true; on a tie, the joint move's bits (one per role) */
+            if (best < 0 || count[a] < count[best] ||
+                (count[a] == count[best] && self->moving[a] && !self->moving[best]))
+                best = a;
+        }
+        watch[r] = best;
+    }
+    for (int32_t r = 0; r < self->n_rules; r++) {
+        if (watch[r] >= 0) self->watch_start[watch[r] + 1]++;
+        else self->always_start[self->rule_head[r] + 1]++;
+    }
+    for (int a = 0; a < self->n_atoms; a++) {
+        self->watch_start[a + 1] += self->watch_start[a];
+        self->always_start[a + 1] += self->always_start[a];
+    }
+    int32_t *wfill = alloc_ints(self->n_atoms), *afill = alloc_ints(self->n_atoms);
+    if (!wfill || !afill) {
+        PyMem_Free(count); PyMem_Free(watch); PyMem_Free(wfill); PyMem_Free(afill);
+        return PyErr_NoMemory();
+    }
+    for (int32_t r = 0; r < self->n_rules; r++) {
+        if (watch[r] >= 0) {
+            int32_t a = watch[r];
+            self->watch_rules[self->watch_start[a] + wfill[a]++] = r;
+        } else {
+            int32_t h = self->rule_head[r];
+            self->always_rules[self->always_start[h] + afill[h]++] = r;
+        }
+    }
+    PyMem_Free(wfill); PyMem_Free(afill); PyMem_Free(count); PyMem_Free(watch);
+    self->state_epoch = self->move_epoch = 1;
+    self->watched = 1;
+    self->has_current = 0;
+    return PyLong_FromLong(done);
+}
+
 static PyMethodDef Network_methods[] = {
+    {"tune", (PyCFunction)Network_tune, METH_VARARGS,
+     "tune(state, steps, max_depth) -> steps played: let each rule watch its rarest "
+     "literal"},
     {"legal", (PyCFunction)Network_legal, METH_O,
      "legal(state) -> per role, the indices of its legal moves (in the network's order)"},
     {"terminal", (PyCFunction)Network_terminal, METH_O, "terminal(state) -> bool"},
