@@ -4,9 +4,13 @@ to the reference prover on this machine type.
     python benchmarks/run.py [--games G ...] [--seconds 10] [--warmup 2] [--repeats 1]
                              [--modes a,b,c] [--out benchmarks/out] [--quick]
                              [--results benchmarks/RESULTS.md]
+                             [--engine prolog|compiled|auto]
 
 Modes are described in ``loops.py``. Each game is loaded once per round, run in every
 mode, and closed; an exception in a game (or a mode) becomes an "error" row, not a crash.
+``--engine`` picks the engine (``gdl2pl.compiled.load_machine``): the Prolog reasoner
+(default), the compiled network, or ``auto``; with the compiled engine each game's note
+says how long grounding took and how big the network is.
 With ``--repeats R`` the whole set is run R times, round after round (so that a noisy
 minute does not hit every run of one game), and each game and mode reports its median run.
 """
@@ -43,7 +47,8 @@ from report import ratio
 from sysinfo import header_markdown
 from sysinfo import machine_header
 
-from gdl2pl.bridge import StateMachine
+from gdl2pl.compiled import CompiledMachine
+from gdl2pl.compiled import load_machine
 
 HERE = Path(__file__).resolve().parent
 
@@ -133,7 +138,9 @@ def run_game(ref: Reference, args: argparse.Namespace) -> list[Row]:
     """Every requested mode on one game; the state machine is closed afterwards."""
     rows = [Row(ref, m) for m in args.modes]
     try:
-        sm = StateMachine.from_file(game_path(ref.game, args.games_dir))
+        t0 = time.perf_counter()
+        sm = load_machine(game_path(ref.game, args.games_dir), args.engine)
+        loaded = time.perf_counter() - t0
     except Exception as e:  # any failure becomes a row of the table
         for row in rows:
             row.error = "load: " + _error_text(e)
@@ -153,10 +160,25 @@ def run_game(ref: Reference, args: argparse.Namespace) -> list[Row]:
                     row.count = cached_steps(sm, args.warmup, args.seconds, rng, args.max_nodes)
             except Exception as e:
                 row.error = _error_text(e)
+            if row.count is not None and args.engine != "prolog":
+                row.count.add_note(engine_note(sm, loaded))
             print(" | ".join(row.markdown()), file=sys.stderr, flush=True)
     finally:
         sm.close()
     return rows
+
+
+def engine_note(sm: object, loaded: float) -> str:
+    """Which engine ran, and for the compiled one: grounding time, network size and
+    memory (the network's arrays)."""
+    if not isinstance(sm, CompiledMachine):
+        return f"prolog engine ({getattr(sm, 'engine_choice', '')})"
+    net = sm.network
+    kib = (4 * (len(net.rule_start) + len(net.lit_start) + len(net.lits)) + net.n_atoms) / 1024
+    return (
+        f"compiled: loaded in {loaded:.1f} s (grounding {sm.ground.seconds:.1f} s), "
+        f"{net.n_rules:,} rules, {net.n_atoms:,} atoms, {kib:,.0f} KiB"
+    )
 
 
 def median_rows(rounds: list[list[Row]]) -> list[Row]:
@@ -211,6 +233,7 @@ def summary(rows: list[Row], modes: list[str]) -> list[str]:
 def render(header: list[tuple[str, str]], rows: list[Row], args: argparse.Namespace) -> str:
     """The Markdown report: machine header, settings, table, medians."""
     settings = (
+        f"{args.engine} engine, "
         f"{args.seconds:g} s per game and mode after {args.warmup:g} s warm-up, "
         f"seed {args.seed}, node cache {args.max_nodes:,} states"
     )
@@ -274,6 +297,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--max-nodes", type=int, default=100_000, help="node cache bound (mode c)")
     p.add_argument("--anchors", type=Path, default=DEFAULT_ANCHORS, help="reference table")
     p.add_argument("--games-dir", type=Path, default=DEFAULT_GAMES_DIR, help="KIF files")
+    p.add_argument(
+        "--engine", choices=("prolog", "compiled", "auto"), default="prolog", help="the engine"
+    )
     args = p.parse_args(argv)
     args.games = [g for item in args.games or [] for g in item.split(",") if g]
     args.modes = [m.strip() for m in args.modes.split(",") if m.strip()]

@@ -42,6 +42,8 @@ typedef struct {
     int32_t *sc_head, *mc_head;   /* per head: first candidate pushed by the state / move */
     uint32_t *sc_stamp, *mc_stamp, state_epoch, move_epoch;
     int n_rules;
+    int32_t *move_legal;   /* n_moves: the legal atom of each move (-1: never legal) */
+    int32_t *move_role;    /* n_moves: the role whose legal atom it has */
     int32_t *choice;       /* scratch: legal moves of one role */
     int32_t *joint;        /* scratch: one move per role */
     uint64_t rng;
@@ -121,7 +123,8 @@ Network_dealloc(Network *self)
                       self->goal_value, self->val, self->current, self->choice, self->joint,
                       self->rule_head, self->moving, self->watch_start, self->watch_rules,
                       self->always_start, self->always_rules, self->cand_next, self->sc_head,
-                      self->mc_head, self->sc_stamp, self->mc_stamp};
+                      self->mc_head, self->sc_stamp, self->mc_stamp, self->move_legal,
+                      self->move_role};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) PyMem_Free(arrays[i]);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -232,6 +235,15 @@ Network_init(Network *self, PyObject *args, PyObject *kw)
     for (int i = 0; i < self->n_move_prog; i++)
         if (self->move_prog[i] >= 0) self->moving[self->move_prog[i]] = 1;
     self->watched = 0;
+    self->move_legal = alloc_ints(self->n_moves);
+    self->move_role = alloc_ints(self->n_moves);
+    if (!self->move_legal || !self->move_role) { PyErr_NoMemory(); return -1; }
+    for (int m = 0; m < self->n_moves; m++) self->move_legal[m] = self->move_role[m] = -1;
+    for (int r = 0; r < self->n_roles; r++)
+        for (int32_t i = self->legal_start[r]; i < self->legal_start[r + 1]; i++) {
+            self->move_legal[self->legal_move[i]] = self->legal_atom[i];
+            self->move_role[self->legal_move[i]] = r;
+        }
     return 0;
 }
 
@@ -457,6 +469,67 @@ Network_next(Network *self, PyObject *args)
     return out;   /* the state program's values still hold for the installed state */
 }
 
+static PyObject *
+legal_lists(Network *self)
+{
+    PyObject *out = PyList_New(self->n_roles);
+    if (!out) return NULL;
+    for (int r = 0; r < self->n_roles; r++) {
+        PyObject *ms = PyList_New(0);
+        if (!ms) { Py_DECREF(out); return NULL; }
+        for (int32_t i = self->legal_start[r]; i < self->legal_start[r + 1]; i++) {
+            if (!self->val[self->legal_atom[i]]) continue;
+            PyObject *m = PyLong_FromLong(self->legal_move[i]);
+            if (!m || PyList_Append(ms, m) < 0) {
+                Py_XDECREF(m); Py_DECREF(ms); Py_DECREF(out); return NULL;
+            }
+            Py_DECREF(m);
+        }
+        PyList_SET_ITEM(out, r, ms);
+    }
+    return out;
+}
+
+/* step(state, joint, full) -> ("illegal", role) for the first role whose move (an
+   index, -1 for one the network does not know) is not legal; else the next state,
+   and with full also its terminal flag and legal moves: (state, terminal, legal). */
+static PyObject *
+Network_step(Network *self, PyObject *args)
+{
+    PyObject *state, *moves;
+    int full;
+    const uint8_t *s;
+    if (!PyArg_ParseTuple(args, "OOp", &state, &moves, &full)) return NULL;
+    if (state_arg(self, state, &s) < 0) return NULL;
+    Py_ssize_t n;
+    int32_t *joint = ints(moves, &n, "a joint move");
+    if (!joint) return NULL;
+    if (n != self->n_roles) {
+        PyMem_Free(joint);
+        PyErr_SetString(PyExc_ValueError, "a joint move is one move index per role");
+        return NULL;
+    }
+    install(self, s);
+    for (int r = 0; r < self->n_roles; r++) {
+        int32_t m = joint[r];
+        if (m < 0 || m >= self->n_moves || self->move_legal[m] < 0 ||
+            self->move_role[m] != r || !self->val[self->move_legal[m]]) {
+            PyMem_Free(joint);
+            return Py_BuildValue("(si)", "illegal", r);
+        }
+    }
+    memcpy(self->joint, joint, sizeof(int32_t) * (size_t)n);
+    PyMem_Free(joint);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, self->n_fluents);
+    if (!out) return NULL;
+    successor(self, (uint8_t *)PyBytes_AS_STRING(out));
+    if (!full) return out;
+    install(self, (const uint8_t *)PyBytes_AS_STRING(out));
+    PyObject *legal = legal_lists(self);
+    if (!legal) { Py_DECREF(out); return NULL; }
+    return Py_BuildValue("(NON)", out, self->val[self->terminal] ? Py_True : Py_False, legal);
+}
+
 /* ---- playouts -------------------------------------------------------------------- */
 
 static inline uint64_t
@@ -677,6 +750,8 @@ Network_tune(Network *self, PyObject *args)
 }
 
 static PyMethodDef Network_methods[] = {
+    {"step", (PyCFunction)Network_step, METH_VARARGS,
+     "step(state, joint, full) -> ('illegal', role) | state | (state, terminal, legal)"},
     {"tune", (PyCFunction)Network_tune, METH_VARARGS,
      "tune(state, steps, max_depth) -> steps played: let each rule watch its rarest "
      "literal"},

@@ -151,6 +151,10 @@ class CompiledMachine:
         self._fluent_index = {f: i for i, f in enumerate(g.fluents)}
         self._move_index = {(r, m): i for i, (r, m) in enumerate(g.moves)}
         self._move_terms = [terms.term(m) for _, m in g.moves]
+        # per role, the moves this machine hands out, by identity: no hashing of terms
+        self._ids_by_role: list[dict[int, int]] = [{} for _ in prolog.roles]
+        for i, (r, _) in enumerate(g.moves):
+            self._ids_by_role[r][id(self._move_terms[i])] = i
         self._goal_raw = [[v for _, v in vs] for vs in self.network.goals]
         self._roles = prolog.roles
         self._raw_roles = roles
@@ -322,27 +326,33 @@ class CompiledMachine:
     def legal_joint_moves(self, state: MachineState) -> list[tuple[Term, ...]]:
         return list(itertools.product(*self._per_role(state)))
 
-    def _joint(
-        self, state: MachineState, bits: bytes, joint_move: Sequence[Term | str]
-    ) -> list[int]:
-        """The move indices of a joint move, checked as the Prolog engine checks it."""
-        moves = [self._terms.raw(m) for m in joint_move]
-        if len(moves) != len(self._roles):
-            raise TransitionDefinitionError(
-                f"{self.name}: a joint move needs one move per role ({len(self._roles)}), "
-                f"got {len(moves)}"
-            )
-        legal = self._net.legal(bits)
+    def _ids(self, joint_move: Sequence[Term | str]) -> list[int]:
+        """The network's move index of each move of a joint move (-1 for a move it does
+        not know: never legal); ``TransitionDefinitionError`` as the Prolog engine
+        raises it for an ill-formed move or a joint move of the wrong length."""
+        by_id = self._ids_by_role
+        n = len(by_id)
         out = []
-        for i, raw in enumerate(moves):
-            m = self._move_index.get((i, raw))
-            if m is None or m not in legal[i]:
-                raise IllegalMoveError(
-                    f"{self.name}: {kif_term(self._terms.term(raw))} is not a legal move for "
-                    f"role {self._roles[i]} in state {_short(state)}"
-                )
-            out.append(m)
+        for i, m in enumerate(joint_move):
+            known = by_id[i].get(id(m)) if i < n else None
+            if known is None:
+                raw = self._terms.raw(m)
+                known = self._move_index.get((i, raw), -1)
+            out.append(known)
+        if len(out) != n:
+            raise TransitionDefinitionError(
+                f"{self.name}: a joint move needs one move per role ({n}), got {len(out)}"
+            )
         return out
+
+    def _illegal(
+        self, state: MachineState, joint_move: Sequence[Term | str], role: int
+    ) -> IllegalMoveError:
+        raw = self._terms.raw(joint_move[role])
+        return IllegalMoveError(
+            f"{self.name}: {kif_term(self._terms.term(raw))} is not a legal move for "
+            f"role {self._roles[role]} in state {_short(state)}"
+        )
 
     def next_state(self, state: MachineState, joint_move: Sequence[Term | str]) -> MachineState:
         """The state after ``joint_move`` (one move per role, in role order); the Prolog
@@ -350,8 +360,12 @@ class CompiledMachine:
         bits = self._bits(state)
         if bits is None:
             return self.prolog.next_state(state, joint_move)
+        ids = self._ids(joint_move)
         self._check_open()
-        return self._state(self._net.next(bits, self._joint(state, bits, joint_move)))
+        result = self._net.step(bits, ids, False)
+        if result.__class__ is tuple:
+            raise self._illegal(state, joint_move, result[1])
+        return self._state(result)
 
     def _goal_lists(self, bits: bytes) -> list[list[Raw]]:
         raw = self._goal_raw
@@ -369,13 +383,21 @@ class CompiledMachine:
 
     def step(self, state: MachineState, joint_move: Sequence[Term | str]) -> Step:
         """The state after ``joint_move``, whether it is terminal, every role's legal
-        moves there and, if terminal, the goals (as ``StateMachine.step``)."""
+        moves there and, if terminal, the goals (as ``StateMachine.step``), in one call
+        of the network."""
         bits = self._bits(state)
         if bits is None:
             return self.prolog.step(state, joint_move)
-        child = self.next_state(state, joint_move)
-        assert isinstance(child, CompiledState)
-        return self._step(child)
+        ids = self._ids(joint_move)
+        self._check_open()
+        result = self._net.step(bits, ids, True)
+        if len(result) == 2:  # ("illegal", role)
+            raise self._illegal(state, joint_move, result[1])
+        new, terminal, legal_ids = result
+        term = self._move_terms.__getitem__
+        legal = tuple([tuple(map(term, ms)) for ms in legal_ids])
+        goals = tuple(_unique(vs) for vs in self._goal_lists(new)) if terminal else None
+        return Step(self._state(new), terminal, legal, goals)
 
     def step_symbols(self, state: MachineState, joint_move: Sequence[Term | str]) -> SymbolStep:
         """``step`` in symbol ids: fluent i of the network is id i, move j is id
