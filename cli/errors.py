@@ -87,4 +87,3 @@ def reason(e: Exception) -> str:
     if isinstance(e, OSError) and e.strerror:
         return e.strerror
     return str(e)
-

@@ -14,6 +14,8 @@ from gdl2pl.bridge.errors import GameError
 from gdl2pl.bridge.machine import StateMachine
 from gdl2pl.cli.errors import reason
 from gdl2pl.cli.progress import progress
+from gdl2pl.compiled import CompiledMachine
+from gdl2pl.compiled import load_machine
 from gdl2pl.ggp.board import render_state
 from gdl2pl.ggp.records import random_match
 from gdl2pl.ggp.records import replay
@@ -82,7 +84,8 @@ def _goals_or_none(sm: StateMachine, state: object) -> list[str]:
 
 
 def simulate_command(args: argparse.Namespace) -> int:
-    """Run N random playouts inside Prolog; print playouts/s, states/s and mean goals."""
+    """Run N random playouts inside the engine (Prolog, or the compiled network); print
+    playouts/s, states/s and mean goals."""
     with _playable(args) as sm:
         if args.seed is not None:
             sm.seed(args.seed)
@@ -151,10 +154,16 @@ def replay_command(args: argparse.Namespace, stdin: TextIO | None = None) -> int
     return 0
 
 
-def _playable(args: argparse.Namespace) -> StateMachine:
-    """The game of ``args``, loaded; ``GameError`` if it cannot be played at all (no
-    role), so that a command says so instead of printing empty records."""
-    sm = StateMachine.from_file(args.game, args.syntax)
+def _playable(args: argparse.Namespace) -> StateMachine | CompiledMachine:
+    """The game of ``args``, loaded on its ``--engine`` (the one chosen said on stderr
+    unless it is the default); ``GameError`` if it cannot be played at all (no role), so
+    that a command says so instead of printing empty records."""
+    engine = getattr(args, "engine", "prolog")
+    if engine == "prolog":
+        sm: StateMachine | CompiledMachine = StateMachine.from_file(args.game, args.syntax)
+    else:
+        sm = load_machine(args.game, engine, syntax=args.syntax)
+        print(f"{_base(args.game)}: {sm.engine_choice}", file=sys.stderr)
     if not sm.roles:
         sm.close()
         raise GameError(

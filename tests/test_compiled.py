@@ -262,3 +262,17 @@ def test_a_short_time_budget_stops_a_big_game() -> None:
         r"than its budget of 0.5 s|needs)",
     ):
         load_machine(repository("amazons_10x10"), "compiled", budget=budget)
+
+
+def test_the_command_line_takes_an_engine(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from gdl2pl.cli import main
+
+    game = str(EXAMPLES / "ticTacToe.kif")
+    assert main(["simulate", game, "-n", "200", "--seed", "3", "--engine", "compiled"]) == 0
+    out, err = capsys.readouterr()
+    assert "200 playouts" in out and "compiled engine: grounded in" in err
+    growing = tmp_path / "growing.kif"
+    growing.write_text(GROWING, encoding="utf-8")
+    assert main(["simulate", str(growing), "-n", "5", "--max-depth", "20", "--engine", "auto"]) == 0
+    out, err = capsys.readouterr()
+    assert "growing.kif: prolog engine: growing.kif: grounding" in err and "5 playouts" in out
