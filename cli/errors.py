@@ -87,3 +87,4 @@ def reason(e: Exception) -> str:
     if isinstance(e, OSError) and e.strerror:
         return e.strerror
     return str(e)
+
