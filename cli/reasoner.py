@@ -9,13 +9,14 @@ import random
 import sys
 import time
 from typing import TextIO
+from typing import cast
 
 from gdl2pl.bridge.errors import GameError
 from gdl2pl.bridge.machine import StateMachine
 from gdl2pl.cli.errors import reason
 from gdl2pl.cli.progress import progress
-from gdl2pl.compiled import CompiledMachine
 from gdl2pl.compiled import load_machine
+from gdl2pl.compiled.factory import Engine
 from gdl2pl.ggp.board import render_state
 from gdl2pl.ggp.records import random_match
 from gdl2pl.ggp.records import replay
@@ -154,16 +155,18 @@ def replay_command(args: argparse.Namespace, stdin: TextIO | None = None) -> int
     return 0
 
 
-def _playable(args: argparse.Namespace) -> StateMachine | CompiledMachine:
+def _playable(args: argparse.Namespace) -> StateMachine:
     """The game of ``args``, loaded on its ``--engine`` (the one chosen said on stderr
     unless it is the default); ``GameError`` if it cannot be played at all (no role), so
     that a command says so instead of printing empty records."""
     engine = getattr(args, "engine", "prolog")
     if engine == "prolog":
-        sm: StateMachine | CompiledMachine = StateMachine.from_file(args.game, args.syntax)
+        sm = StateMachine.from_file(args.game, args.syntax)
     else:
-        sm = load_machine(args.game, engine, syntax=args.syntax)
-        print(f"{_base(args.game)}: {sm.engine_choice}", file=sys.stderr)
+        machine = load_machine(args.game, cast(Engine, engine), syntax=args.syntax)
+        print(f"{_base(args.game)}: {machine.engine_choice}", file=sys.stderr)  # type: ignore[union-attr]
+        # a CompiledMachine has StateMachine's methods (one contract; see gdl2pl.compiled)
+        sm = cast(StateMachine, machine)
     if not sm.roles:
         sm.close()
         raise GameError(
