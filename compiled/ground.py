@@ -179,7 +179,7 @@ def ground_game(
         raise CompileRefusedError(f"{game}: grounding failed: {e}") from None
     seconds = time.perf_counter() - start
     tag = result[0]
-    if tag == "interrupted":
+    if tag == "interrupted" or seconds > budget.seconds:  # the answer's transfer counts too
         raise GroundingBudgetError(
             f"{game}: grounding took more than its budget of {budget.seconds:g} s; "
             "the Prolog engine plays it"

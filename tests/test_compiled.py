@@ -7,11 +7,16 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES
 from conftest import shared_dir
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 from prolog_env import require_prolog
 
 from gdl2pl.bridge import IllegalMoveError
@@ -34,6 +39,8 @@ from gdl2pl.visitor import Renamer
 
 pytestmark = pytest.mark.compiled
 
+_LOADED: dict[str, CompiledMachine] = {}
+
 #: Games of ../shared/games/ggp-repository: turn-taking boards, puzzles, a simultaneous
 #: game, recursive helpers (a line of four, a path of moves), numbers as terms.
 REPOSITORY_GAMES = [
@@ -51,8 +58,11 @@ REPOSITORY_GAMES = [
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _prolog() -> None:
+def _prolog() -> Iterator[None]:
     require_prolog()
+    yield
+    for m in _LOADED.values():
+        m.close()
 
 
 def repository(game: str) -> Path:
@@ -97,6 +107,26 @@ def test_compiled_plays_as_the_reasoner(game: str) -> None:
     d = read_game(repository(game))
     with check_engines(d, game, range(3)) as c:
         assert c.engine_choice.engine == "compiled"
+
+
+def loaded(game: str) -> CompiledMachine:
+    """One compiled machine per game for the whole module (closed at its end)."""
+    if game not in _LOADED:
+        m = load_machine(repository(game), "compiled")
+        assert isinstance(m, CompiledMachine)
+        _LOADED[game] = m
+    return _LOADED[game]
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    game=st.sampled_from(["ticTacToe", "connectFourSimultaneous", "hanoi", "pentago"]),
+    seed=st.integers(min_value=0, max_value=2**32),
+)
+def test_any_random_match_is_played_alike(game: str, seed: int) -> None:
+    """The law: for any random match, the compiled engine answers as the reasoner."""
+    c = loaded(game)
+    same_match(c, c.prolog, seed)
 
 
 @pytest.mark.parametrize("example", ["ticTacToe.kif", "buttons.kif", "ticTacToe.gdl"])
