@@ -11,6 +11,7 @@ or raises ``GroundingBudgetError`` (a budget of ``GroundingBudget`` exceeded) or
 
 from __future__ import annotations
 
+import gc
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -72,7 +73,7 @@ class GroundGame:
     fluents: list[Raw]
     moves: list[tuple[int, Raw]]
     atoms: list[tuple[str, Any]]
-    rules: list[tuple[int, list[int], list[int]]]
+    rules: list[Any]  # [head, [positive...], [negative...]] per ground rule
     seconds: float
 
 
@@ -166,6 +167,8 @@ def ground_game(
     keywords = [names.id("r", n, a) for n, a in KEYWORD_RELATIONS]
     janus = runtime_with("gdl2pl.compiled", "gdl_ground.pl")
     start = time.perf_counter()
+    paused = gc.isenabled()
+    gc.disable()  # the answer is millions of small lists, none in a cycle
     try:
         with interrupt_after(budget.seconds):
             result = janus.apply_once(
@@ -177,6 +180,9 @@ def ground_game(
         raise CompileRefusedError(f"{game}: grounding failed: {e}") from None
     except Exception as e:  # janus' PrologError
         raise CompileRefusedError(f"{game}: grounding failed: {e}") from None
+    finally:
+        if paused:
+            gc.enable()
     seconds = time.perf_counter() - start
     tag = result[0]
     if tag == "interrupted" or seconds > budget.seconds:  # the answer's transfer counts too
@@ -222,5 +228,5 @@ def ground_game(
             table[i] = ("does", index)
         else:
             table[i] = (names.keys[key[0]][1], tuple(names.raw(a) for a in key[1:]))
-    rules_out = [(h, list(p), list(n)) for h, p, n in ground]
-    return GroundGame(list(roles), fluents, move_list, table, rules_out, seconds)
+    # janus' lists as they come ([head, positive, negative]): no copy of a million rules
+    return GroundGame(list(roles), fluents, move_list, table, ground, seconds)

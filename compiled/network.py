@@ -16,6 +16,7 @@ form a cycle, iterated to a fixpoint.
 
 from __future__ import annotations
 
+import gc
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -112,6 +113,18 @@ def _components(nodes: list[int], deps: dict[int, list[int]]) -> list[list[int]]
 
 def build_network(g: GroundGame, game: str) -> Network:
     """The network of a ground game (``game`` names it in errors)."""
+    # millions of small lists and no cycles among them: the cyclic collector's passes
+    # over them would cost more than the work itself
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _build(g, game)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _build(g: GroundGame, game: str) -> Network:
     n_roles = len(g.roles)
     n_f, n_m = len(g.fluents), len(g.moves)
     false = n_f + n_m
@@ -145,21 +158,21 @@ def build_network(g: GroundGame, game: str) -> Network:
         for pos, neg in rules_of.get(a, ()):
             todo.extend(pos)
             todo.extend(neg)
-    derived = [a for a in sorted(needed) if g.atoms[a][0] not in ("true", "does")]
-    deps = {
-        a: sorted(
-            {
-                b
-                for pos, neg in rules_of.get(a, ())
-                for b in (*pos, *neg)
-                if g.atoms[b][0] not in ("true", "does")
-            }
-        )
-        for a in derived
-    }
+    kinds = [kind for kind, _ in g.atoms]
+    is_input = [k in ("true", "does") for k in kinds]
+    derived = [a for a in sorted(needed) if not is_input[a]]
+    # per derived atom, the atoms its rules read (sets: one pass in C per rule)
+    body_of: dict[int, set[int]] = {}
+    for a in derived:
+        body: set[int] = set()
+        for pos, neg in rules_of.get(a, ()):
+            body.update(pos)
+            body.update(neg)
+        body_of[a] = body
+    deps = {a: sorted(b for b in body_of[a] if not is_input[b]) for a in derived}
     order = _components(derived, deps)
-    # network ids
-    nid: dict[int, int] = {}
+    # network ids, by grounding id
+    nid = [false] * len(g.atoms)
     for a, (kind, x) in enumerate(g.atoms):
         if kind == "true":
             nid[a] = x
@@ -172,30 +185,28 @@ def build_network(g: GroundGame, game: str) -> Network:
             next_id += 1
     n_atoms = next_id
     # per atom: does it depend on the joint move?
-    moving: set[int] = set()
+    moving = [k == "does" for k in kinds]
     state_program: list[int] = []
     move_program: list[int] = []
     rule_lists: dict[int, list[list[int]]] = {}
     for comp in order:
         members = set(comp)
-        cyclic = len(comp) > 1 or comp[0] in deps.get(comp[0], ())
+        cyclic = len(comp) > 1 or comp[0] in body_of[comp[0]]
         moves = False
         for a in comp:
+            moves = moves or any(moving[b] for b in body_of[a])
             lits_of_a = []
             for pos, neg in rules_of.get(a, ()):
-                for b in neg:
-                    if b in members:
-                        raise CompileRefusedError(
-                            f"{game}: cannot be compiled: its ground rules negate an atom of "
-                            "their own recursion (the negation is not stratified)"
-                        )
-                for b in (*pos, *neg):
-                    if g.atoms[b][0] == "does" or b in moving:
-                        moves = True
+                if cyclic and members.intersection(neg):
+                    raise CompileRefusedError(
+                        f"{game}: cannot be compiled: its ground rules negate an atom of "
+                        "their own recursion (the negation is not stratified)"
+                    )
                 lits_of_a.append([2 * nid[b] for b in pos] + [2 * nid[b] + 1 for b in neg])
             rule_lists[nid[a]] = lits_of_a
         if moves:
-            moving.update(comp)
+            for a in comp:
+                moving[a] = True
         program = move_program if moves else state_program
         if cyclic:
             program.append(-len(comp))
