@@ -306,3 +306,18 @@ def test_the_command_line_takes_an_engine(capsys, tmp_path: Path) -> None:  # ty
     assert main(["simulate", str(growing), "-n", "5", "--max-depth", "20", "--engine", "auto"]) == 0
     out, err = capsys.readouterr()
     assert "growing.kif: prolog engine: growing.kif: grounding" in err and "5 playouts" in out
+
+
+CASES = """(role p) (init (s A)) (init (s a)) (<= (legal p (go ?x)) (true (s ?x)))
+(<= (next (t ?x)) (does p (go ?x))) (<= (next (s a)) (true (s A)))
+(<= terminal (true (t A))) (<= terminal (true (t a)))
+(<= (goal p 100) (true (t A))) (<= (goal p 0) (true (t a)))"""
+
+
+@pytest.mark.parametrize("case_sensitive", [False, True])
+def test_both_readings_of_case_match(case_sensitive: bool) -> None:
+    with machine_from_text(CASES, "compiled", name="case", case_sensitive=case_sensitive) as c:
+        assert isinstance(c, CompiledMachine)
+        assert len(c.initial_state) == (2 if case_sensitive else 1)
+        for seed in range(4):
+            same_match(c, c.prolog, seed)
