@@ -136,6 +136,21 @@ in_range(const int32_t *xs, Py_ssize_t n, int32_t lo, int32_t hi)
     return 1;
 }
 
+/* Every cycle marker -k of a program is followed by k atoms (>= 0). */
+static int
+program_fits(const int32_t *prog, Py_ssize_t n)
+{
+    Py_ssize_t i = 0;
+    while (i < n) {
+        if (prog[i] >= 0) { i++; continue; }
+        Py_ssize_t k = -(Py_ssize_t)prog[i];
+        if (i + k >= n) return 0;
+        for (Py_ssize_t j = 1; j <= k; j++) if (prog[i + j] < 0) return 0;
+        i += k + 1;
+    }
+    return 1;
+}
+
 /* Network(n_atoms, n_fluents, n_moves, rule_start, lit_start, lits, state_program,
            move_program, legal, next, terminal, goals) */
 static int
@@ -173,6 +188,10 @@ Network_init(Network *self, PyObject *args, PyObject *kw)
         !in_range(self->move_prog, nmp, -self->n_atoms, self->n_atoms) ||
         terminal < 0 || terminal >= self->n_atoms) {
         PyErr_SetString(PyExc_ValueError, "network arrays out of range");
+        return -1;
+    }
+    if (!program_fits(self->state_prog, nsp) || !program_fits(self->move_prog, nmp)) {
+        PyErr_SetString(PyExc_ValueError, "a cycle of a program runs past its end");
         return -1;
     }
     for (Py_ssize_t i = 0; i + 1 < n_rs; i++)
