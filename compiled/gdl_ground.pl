@@ -141,7 +141,7 @@ relaxed_body([]).
 relaxed_body([L|Ls]) :- relaxed_literal(L), relaxed_body(Ls).
 
 relaxed_literal(s(A)) :- s(A).
-relaxed_literal(p(A)) :- r(A).
+relaxed_literal(p(A)) :- general(A, G), r(G), A = G.
 relaxed_literal(t(F)) :- fluent(F).
 relaxed_literal(m(R, M)) :- move(R, M).
 relaxed_literal(ns(A)) :- \+ s(A).
@@ -154,7 +154,13 @@ relaxed_literal(eq(X, Y)) :- X == Y.
 %   any(+Atom): in the static model or the relaxed one (a keyword relation may
 %   be either).
 any(A) :- s(A).
-any(A) :- r(A).
+any(A) :- general(A, G), r(G), A = G.
+
+%   general(+Atom, -General): the atom of the same relation with only variables as
+%   arguments. The relaxation is asked for whole relations, one table each: calls
+%   with some arguments bound would each make a table of their own, and in a game
+%   like chess there are very many of those.
+general(A, G) :- functor(A, N, K), functor(G, N, K).
 
 fluent(F) :- kw(init, [F], I), any(I).
 fluent(F) :- kw(next, [F], N), any(N).
