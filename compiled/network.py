@@ -217,8 +217,8 @@ def _build(g: GroundGame, game: str) -> Network:
     count = 0
     for a in range(n_atoms):
         rule_start[a] = count
-        for body in rule_lists.get(a, ()):
-            lits.extend(body)
+        for literals in rule_lists.get(a, ()):
+            lits.extend(literals)
             lit_start.append(len(lits))
             count += 1
     rule_start[n_atoms] = count
