@@ -4,9 +4,15 @@ to the reference prover on this machine type.
     python benchmarks/run.py [--games G ...] [--seconds 10] [--warmup 2] [--repeats 1]
                              [--modes a,b,c] [--out benchmarks/out] [--quick]
                              [--results benchmarks/RESULTS.md]
+                             [--engine prolog|compiled|auto|both]
 
 Modes are described in ``loops.py``. Each game is loaded once per round, run in every
 mode, and closed; an exception in a game (or a mode) becomes an "error" row, not a crash.
+``--engine`` picks the engine (``gdl2pl.compiled.load_machine``): the Prolog reasoner
+(default), the compiled network, ``auto``, or ``both`` (each game on the Prolog engine,
+then right after on the compiled one, so that their ratios share the machine's minute);
+with the compiled engine each game's note says how long grounding took and how big the
+network is.
 With ``--repeats R`` the whole set is run R times, round after round (so that a noisy
 minute does not hit every run of one game), and each game and mode reports its median run.
 """
@@ -42,12 +48,15 @@ from report import ratio
 from sysinfo import header_markdown
 from sysinfo import machine_header
 
-from gdl2pl.bridge import StateMachine
+from gdl2pl.compiled import CompiledMachine
+from gdl2pl.compiled import load_machine
 
 HERE = Path(__file__).resolve().parent
 
 #: (mode, median ratio at least, lowest ratio at least) from the issue; None: no bound.
 TARGETS: list[tuple[str, float, float | None]] = [("a", 25.0, 5.0), ("b", 10.0, 3.0)]
+#: The same for the compiled engine (issue 34): in-engine playouts, the Python step API.
+COMPILED_TARGETS: list[tuple[str, float, float | None]] = [("a", 100.0, None), ("b", 30.0, 5.0)]
 
 MD_HEADER = ["game", "mode", "states/s", "playouts/s", "avg depth", "ref states/s", "ratio", "note"]
 CSV_HEADER = [
@@ -75,6 +84,7 @@ class Row:
     mode: str
     count: Count | None = None
     error: str = ""
+    engine: str = "prolog"
 
     @property
     def ratio(self) -> float | None:
@@ -84,6 +94,8 @@ class Row:
 
     def markdown(self) -> list[str]:
         label = f"{self.mode} ({MODES[self.mode]})"
+        if self.engine != "prolog":
+            label += f", {self.engine}"
         ref = rate(self.ref.states_per_s)
         c = self.count
         if c is None:
@@ -103,7 +115,10 @@ class Row:
 
     def csv(self) -> list[object]:
         c, ref = self.count, self.ref
-        head: list[object] = [ref.game, self.mode]
+        head: list[object] = [
+            ref.game,
+            self.mode if self.engine == "prolog" else f"{self.mode}-{self.engine}",
+        ]
         tail: list[object] = [ref.states_per_s, ref.playouts_per_s]
         if c is None:
             return [*head, "", "", "", *tail, "", "", "", "", "", self.error]
@@ -129,10 +144,21 @@ def _error_text(e: BaseException, width: int = 160) -> str:
 
 
 def run_game(ref: Reference, args: argparse.Namespace) -> list[Row]:
-    """Every requested mode on one game; the state machine is closed afterwards."""
-    rows = [Row(ref, m) for m in args.modes]
+    """Every requested mode on one game, on each engine asked for (one after the other,
+    so that both see the same minute of the machine); each machine is closed after."""
+    rows: list[Row] = []
+    for engine in args.engines:
+        rows += run_engine(ref, args, engine)
+    return rows
+
+
+def run_engine(ref: Reference, args: argparse.Namespace, engine: str) -> list[Row]:
+    """Every requested mode on one game and engine; the machine is closed afterwards."""
+    rows = [Row(ref, m, engine=engine) for m in args.modes]
     try:
-        sm = StateMachine.from_file(game_path(ref.game, args.games_dir))
+        t0 = time.perf_counter()
+        sm = load_machine(game_path(ref.game, args.games_dir), engine)  # type: ignore[arg-type]
+        loaded = time.perf_counter() - t0
     except Exception as e:  # any failure becomes a row of the table
         for row in rows:
             row.error = "load: " + _error_text(e)
@@ -143,19 +169,34 @@ def run_game(ref: Reference, args: argparse.Namespace) -> list[Row]:
             sm.seed(args.seed)
             try:
                 if row.mode == "a":
-                    row.count = in_prolog(sm, args.warmup, args.seconds)
+                    row.count = in_prolog(sm, args.warmup, args.seconds)  # type: ignore[arg-type]
                 elif row.mode == "b":
-                    row.count = python_steps(sm, args.warmup, args.seconds, rng)
+                    row.count = python_steps(sm, args.warmup, args.seconds, rng)  # type: ignore[arg-type]
                 elif row.mode == "q":
-                    row.count = python_questions(sm, args.warmup, args.seconds, rng)
+                    row.count = python_questions(sm, args.warmup, args.seconds, rng)  # type: ignore[arg-type]
                 else:
-                    row.count = cached_steps(sm, args.warmup, args.seconds, rng, args.max_nodes)
+                    row.count = cached_steps(sm, args.warmup, args.seconds, rng, args.max_nodes)  # type: ignore[arg-type]
             except Exception as e:
                 row.error = _error_text(e)
+            if row.count is not None and engine != "prolog":
+                row.count.add_note(engine_note(sm, loaded))
             print(" | ".join(row.markdown()), file=sys.stderr, flush=True)
     finally:
         sm.close()
     return rows
+
+
+def engine_note(sm: object, loaded: float) -> str:
+    """Which engine ran, and for the compiled one: grounding time, network size and
+    memory (the network's arrays)."""
+    if not isinstance(sm, CompiledMachine):
+        return f"prolog engine ({getattr(sm, 'engine_choice', '')})"
+    net = sm.network
+    kib = (4 * (len(net.rule_start) + len(net.lit_start) + len(net.lits)) + net.n_atoms) / 1024
+    return (
+        f"compiled: loaded in {loaded:.1f} s (grounding {sm.ground.seconds:.1f} s), "
+        f"{net.n_rules:,} rules, {net.n_atoms:,} atoms, {kib:,.0f} KiB"
+    )
 
 
 def median_rows(rounds: list[list[Row]]) -> list[Row]:
@@ -180,36 +221,42 @@ def median_rows(rounds: list[list[Row]]) -> list[Row]:
 
 
 def summary(rows: list[Row], modes: list[str]) -> list[str]:
-    """Per mode: the median and the lowest ratio over the games, and the targets."""
+    """Per engine and mode: the median and the lowest ratio over the games, and the
+    targets."""
     lines: list[str] = []
-    for mode in modes:
-        of_mode = [r for r in rows if r.mode == mode]
-        ok = [(r.ratio, r.ref.game) for r in of_mode if r.ratio is not None]
-        errors = [r.ref.game for r in of_mode if r.count is None]
-        if not ok:
-            lines.append(f"- {mode} ({MODES[mode]}): no game ran")
-            continue
-        median = statistics.median(x for x, _ in ok)
-        low, low_game = min(ok)
-        text = (
-            f"- {mode} ({MODES[mode]}): median ratio {ratio(median)}, "
-            f"lowest {ratio(low)} ({low_game}), {len(ok)}/{len(of_mode)} games ran"
-        )
-        if errors:
-            text += f"; errors: {', '.join(errors)}"
-        for t_mode, t_median, t_low in TARGETS:
-            if t_mode != mode:
+    engines = list(dict.fromkeys(r.engine for r in rows))
+    for engine in engines:
+        targets = TARGETS if engine == "prolog" else COMPILED_TARGETS
+        for mode in modes:
+            of_mode = [r for r in rows if r.mode == mode and r.engine == engine]
+            ok = [(r.ratio, r.ref.game) for r in of_mode if r.ratio is not None]
+            errors = [r.ref.game for r in of_mode if r.count is None]
+            name = f"{mode} ({MODES[mode]}, {engine} engine)"
+            if not ok:
+                lines.append(f"- {name}: no game ran")
                 continue
-            met = median >= t_median and (t_low is None or low >= t_low) and not errors
-            bound = f"median ≥ {t_median:g}x" + (f", none below {t_low:g}x" if t_low else "")
-            text += f" — target {bound}: {'PASS' if met else 'FAIL'}"
-        lines.append(text)
+            median = statistics.median(x for x, _ in ok)
+            low, low_game = min(ok)
+            text = (
+                f"- {name}: median ratio {ratio(median)}, "
+                f"lowest {ratio(low)} ({low_game}), {len(ok)}/{len(of_mode)} games ran"
+            )
+            if errors:
+                text += f"; errors: {', '.join(errors)}"
+            for t_mode, t_median, t_low in targets:
+                if t_mode != mode:
+                    continue
+                met = median >= t_median and (t_low is None or low >= t_low) and not errors
+                bound = f"median ≥ {t_median:g}x" + (f", none below {t_low:g}x" if t_low else "")
+                text += f" — target {bound}: {'PASS' if met else 'FAIL'}"
+            lines.append(text)
     return lines
 
 
 def render(header: list[tuple[str, str]], rows: list[Row], args: argparse.Namespace) -> str:
     """The Markdown report: machine header, settings, table, medians."""
     settings = (
+        f"{args.engine} engine, "
         f"{args.seconds:g} s per game and mode after {args.warmup:g} s warm-up, "
         f"seed {args.seed}, node cache {args.max_nodes:,} states"
     )
@@ -270,9 +317,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help="smoke run: 1 s per game and mode")
     p.add_argument("--seed", type=int, default=1, help="seed of the random moves")
     p.add_argument("--max-nodes", type=int, default=100_000, help="node cache bound (mode c)")
+    p.add_argument(
+        "--engine",
+        choices=("prolog", "compiled", "auto", "both"),
+        default="prolog",
+        help="the engine; both: the Prolog engine then the compiled one, game by game",
+    )
     add_set_options(p)
     args = p.parse_args(argv)
     args.refs = chosen(p, args)
+    args.engines = ["prolog", "compiled"] if args.engine == "both" else [args.engine]
     args.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     bad = [m for m in args.modes if m not in MODES]
     if bad or not args.modes:

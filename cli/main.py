@@ -17,12 +17,24 @@ from gdl2pl.cli.errors import reason
 from gdl2pl.cli.errors import run_guarded
 from gdl2pl.command_checks import add_accept_errors
 from gdl2pl.command_checks import checked_game
+from gdl2pl.compiled.factory import ENGINES
 from gdl2pl.errors import GdlSyntaxError
 from gdl2pl.load import SYNTAXES
 from gdl2pl.syntax import Pos
 
 Command = Callable[[argparse.Namespace], int]
 _COMMANDS: dict[str, Command] = {}
+
+
+def add_engine(parser: argparse.ArgumentParser) -> None:
+    """The ``--engine`` option: the Prolog reasoner, the compiled network, or auto."""
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="prolog",
+        help="prolog (the reasoner, default), compiled (the game's ground network, in C) or "
+        "auto (compiled when grounding fits its budget; says which on stderr)",
+    )
 
 
 def _command(name: str) -> Callable[[Command], Command]:
@@ -65,9 +77,10 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int)
     s.add_argument("--max-steps", type=_positive, default=1000)
     s.add_argument("--syntax", choices=SYNTAXES, default="auto")
+    add_engine(s)
     add_accept_errors(s)
 
-    s = sub.add_parser("simulate", help="random playouts inside Prolog; prints playouts/s")
+    s = sub.add_parser("simulate", help="random playouts inside the engine; prints playouts/s")
     s.add_argument("game")
     s.add_argument("-n", type=_positive, default=1000, help="number of playouts (>= 1)")
     s.add_argument(
@@ -78,6 +91,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--seed", type=int)
     s.add_argument("--syntax", choices=SYNTAXES, default="auto")
+    add_engine(s)
     add_accept_errors(s)
 
     s = sub.add_parser("trace", help="random matches as JSON lines (the reference format)")

@@ -9,6 +9,7 @@ import random
 import sys
 import time
 from typing import TextIO
+from typing import cast
 
 from gdl2pl.adapters.game_board import game_geometry
 from gdl2pl.board import render_state
@@ -16,6 +17,8 @@ from gdl2pl.bridge.errors import GameError
 from gdl2pl.bridge.machine import StateMachine
 from gdl2pl.cli.errors import reason
 from gdl2pl.cli.progress import progress
+from gdl2pl.compiled import load_machine
+from gdl2pl.compiled.factory import Engine
 from gdl2pl.ggp.records import random_match
 from gdl2pl.ggp.records import replay
 from gdl2pl.jsonline import loads_line
@@ -87,7 +90,8 @@ def _goals_or_none(sm: StateMachine, state: object) -> list[str]:
 
 
 def simulate_command(args: argparse.Namespace) -> int:
-    """Run N random playouts inside Prolog; print playouts/s, states/s and mean goals."""
+    """Run N random playouts inside the engine (Prolog, or the compiled network); print
+    playouts/s, states/s and mean goals."""
     with _playable(args) as sm:
         if args.seed is not None:
             sm.seed(args.seed)
@@ -157,9 +161,17 @@ def replay_command(args: argparse.Namespace, stdin: TextIO | None = None) -> int
 
 
 def _playable(args: argparse.Namespace) -> StateMachine:
-    """The game of ``args``, loaded; ``GameError`` if it cannot be played at all (no
-    role), so that a command says so instead of printing empty records."""
-    sm = StateMachine.from_file(args.game, args.syntax)
+    """The game of ``args``, loaded on its ``--engine`` (the one chosen said on stderr
+    unless it is the default); ``GameError`` if it cannot be played at all (no role), so
+    that a command says so instead of printing empty records."""
+    engine = getattr(args, "engine", "prolog")
+    if engine == "prolog":
+        sm = StateMachine.from_file(args.game, args.syntax)
+    else:
+        machine = load_machine(args.game, cast(Engine, engine), syntax=args.syntax)
+        print(f"{_base(args.game)}: {machine.engine_choice}", file=sys.stderr)  # type: ignore[union-attr]
+        # a CompiledMachine has StateMachine's methods (one contract; see gdl2pl.compiled)
+        sm = cast(StateMachine, machine)
     if not sm.roles:
         sm.close()
         raise GameError(

@@ -16,6 +16,7 @@ PACKAGES = {
     "gdl2pl": ("gdl2pl", 0),
     "contract": ("gdl2pl.contract", 1),
     "bridge": ("gdl2pl.bridge", 2),
+    "compiled": ("gdl2pl.compiled", 3),
     "information": ("gdl2pl.information", 3),
     "ggp": ("gdl2pl.ggp", 4),
     "explain": ("gdl2pl.explain", 4),

@@ -1,0 +1,618 @@
+"""The compiled engine: ``StateMachine``'s contract answered by a propositional network.
+
+``CompiledMachine`` is built from a loaded Prolog ``StateMachine`` (the reasoner, which
+grounds the game and stays its definition): it returns the same ``MachineState`` values
+(equal, and equal-hashing, to the Prolog engine's for the same fluents), sorts moves
+and goal values the same way and raises the same errors. Legal moves, next states,
+terminal, goals and random playouts run in the network (``_network``, a C extension);
+GDL-II's percepts, chance outcomes, beliefs and the declared ``base``/``input``/
+``percept`` sets are asked of the Prolog engine. A state holding a fluent the
+relaxation never produces (one made by hand) is also answered by the Prolog engine.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import random
+from collections.abc import Iterable
+from collections.abc import Sequence
+from fractions import Fraction
+from itertools import compress
+from pathlib import Path
+from typing import Any
+
+from gdl2pl.bridge import GameError
+from gdl2pl.bridge import GoalDefinitionError
+from gdl2pl.bridge import IllegalMoveError
+from gdl2pl.bridge import MachineState
+from gdl2pl.bridge import MoveDefinitionError
+from gdl2pl.bridge import PlayoutDepthError
+from gdl2pl.bridge import StateMachine
+from gdl2pl.bridge import Step
+from gdl2pl.bridge import SymbolStep
+from gdl2pl.bridge import TransitionDefinitionError
+from gdl2pl.bridge.machine import DEFAULT_MAX_DEPTH
+from gdl2pl.bridge.pyform import goal_values
+from gdl2pl.flatten import flatten_rules
+from gdl2pl.kif import kif_term
+from gdl2pl.load import Syntax
+from gdl2pl.load import parse_game
+from gdl2pl.load import read_game
+from gdl2pl.pipeline import normalized
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Term
+
+from .errors import CompiledUnavailableError
+from .errors import CompileRefusedError
+from .ground import GroundGame
+from .ground import GroundingBudget
+from .ground import ground_game
+from .network import Network
+from .network import PyEvaluator
+from .network import build_network
+
+Raw = Any
+_set = object.__setattr__
+
+#: Steps of random play (every rule evaluated) that tell each rule which of its atoms
+#: is rarely true, before the network switches to looking at a rule only once that
+#: atom holds.
+TUNE_STEPS = 400
+
+
+class CompiledState(MachineState):
+    """A ``MachineState`` that also holds its fluents as the network's bits; its set of
+    fluents (what equality and hashing use) is made the first time it is needed."""
+
+    __slots__ = ("_bits", "_table")
+
+    _bits: bytes
+    _table: list[Raw]
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "_key":
+            key = frozenset(compress(self._table, self._bits))
+            _set(self, "_key", key)
+            _set(self, "_hash", hash(key))
+            return key
+        if name == "_hash":
+            self._key  # noqa: B018  (sets _hash)
+            return self._hash
+        raise AttributeError(name)
+
+
+def _evaluator(net: Network, kind: str) -> Any:
+    if kind == "python":
+        return PyEvaluator(net)
+    try:
+        from . import _network  # type: ignore[attr-defined]
+    except ImportError as e:
+        raise CompiledUnavailableError(
+            f"the compiled engine's C extension is not built in this installation ({e}); "
+            "reinstall gdl2pl with a C compiler at hand (pip install -e .)"
+        ) from None
+    return _network.Network(
+        net.n_atoms,
+        net.n_fluents,
+        net.n_moves,
+        net.rule_start,
+        net.lit_start,
+        net.lits,
+        net.state_program,
+        net.move_program,
+        net.legal,
+        net.next,
+        net.terminal,
+        [[(a, _numeric(v)) for a, v in vs] for vs in net.goals],
+    )
+
+
+def _numeric(value: Raw) -> int:
+    try:
+        return int(value) if isinstance(value, str) else -1
+    except ValueError:
+        return -1
+
+
+def _short(state: MachineState, width: int = 300) -> str:
+    text = str(state)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+class CompiledMachine:
+    """A game answered by its propositional network (see the module's docstring).
+    Build with ``from_file``/``from_text``/``from_machine``; ``close()`` closes the
+    Prolog engine it was grounded from."""
+
+    def __init__(
+        self,
+        prolog: StateMachine,
+        description: Description,
+        case_sensitive: bool = False,
+        budget: GroundingBudget | None = None,
+        evaluator: str = "c",
+    ) -> None:
+        """Ground ``description`` (the game ``prolog`` loaded) within ``budget`` and build
+        its network. ``GroundingBudgetError`` past a budget, ``CompileRefusedError`` for
+        a game that cannot be compiled, ``CompiledUnavailableError`` without the C
+        extension (``evaluator="python"`` uses the reference evaluator instead)."""
+        self.prolog = prolog
+        self.name = prolog.name
+        n, _ = normalized(description, case_sensitive)
+        roles = prolog._raw_roles
+        self.ground: GroundGame = ground_game(flatten_rules(n), n, roles, self.name, budget)
+        self.network: Network = build_network(self.ground, self.name)
+        self._net = _evaluator(self.network, evaluator)
+        g = self.ground
+        terms = prolog._terms
+        self._terms = terms
+        self._fluents: list[Raw] = g.fluents
+        self._fluent_index = {f: i for i, f in enumerate(g.fluents)}
+        self._move_index = {(r, m): i for i, (r, m) in enumerate(g.moves)}
+        self._move_terms = [terms.term(m) for _, m in g.moves]
+        # per role, the moves this machine hands out, by identity: no hashing of terms
+        self._ids_by_role: list[dict[int, int]] = [{} for _ in prolog.roles]
+        for i, (r, _) in enumerate(g.moves):
+            self._ids_by_role[r][id(self._move_terms[i])] = i
+        self._goal_raw = [[v for _, v in vs] for vs in self.network.goals]
+        self._roles = prolog.roles
+        self._raw_roles = roles
+        initial = self._bits(prolog.initial_state)
+        if initial is None:  # init is part of the relaxation: cannot happen
+            raise CompileRefusedError(f"{self.name}: the initial state is not in the network")
+        self._initial = self._state(initial)
+        if hasattr(self._net, "tune"):  # measured: see the README's compiled engine
+            self._net.tune(initial, TUNE_STEPS, 200)
+        self.engine_choice = "compiled"
+
+    # -- construction -------------------------------------------------------------------
+
+    @classmethod
+    def from_machine(
+        cls,
+        prolog: StateMachine,
+        description: Description,
+        case_sensitive: bool = False,
+        budget: GroundingBudget | None = None,
+    ) -> CompiledMachine:
+        return cls(prolog, description, case_sensitive, budget)
+
+    @classmethod
+    def from_description(
+        cls,
+        d: Description,
+        name: str | None = None,
+        case_sensitive: bool = False,
+        budget: GroundingBudget | None = None,
+    ) -> CompiledMachine:
+        prolog = StateMachine(d, name=name, case_sensitive=case_sensitive)
+        try:
+            return cls(prolog, d, case_sensitive, budget)
+        except BaseException:
+            prolog.close()
+            raise
+
+    @classmethod
+    def from_file(
+        cls,
+        path: str | os.PathLike[str],
+        syntax: Syntax = "auto",
+        case_sensitive: bool = False,
+        budget: GroundingBudget | None = None,
+    ) -> CompiledMachine:
+        p = Path(path)
+        return cls.from_description(read_game(p, syntax), p.name, case_sensitive, budget)
+
+    @classmethod
+    def from_text(
+        cls,
+        text: str,
+        syntax: Syntax = "auto",
+        name: str | None = None,
+        case_sensitive: bool = False,
+        budget: GroundingBudget | None = None,
+    ) -> CompiledMachine:
+        d = parse_game(text, syntax=syntax, file=name)
+        return cls.from_description(d, name, case_sensitive, budget)
+
+    def close(self) -> None:
+        """Close the Prolog engine (idempotent); later calls raise ``GameClosedError``."""
+        self.prolog.close()
+
+    def __enter__(self) -> CompiledMachine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __getattr__(self, name: str) -> Any:
+        """What the network does not answer (GDL-II's percepts, chance and beliefs, the
+        declared sets, ``translation``, ``module``...) is the Prolog engine's."""
+        if name.startswith("__") or name in ("prolog", "_net"):
+            raise AttributeError(name)
+        return getattr(self.prolog, name)
+
+    def __repr__(self) -> str:
+        return f"CompiledMachine({self.name!r}, roles={[str(r) for r in self._roles]})"
+
+    # -- states -------------------------------------------------------------------------
+
+    def _state(self, bits: bytes) -> CompiledState:
+        s = object.__new__(CompiledState)
+        _set(s, "_bits", bits)
+        _set(s, "_table", self._fluents)
+        _set(s, "_terms", self._terms)
+        _set(s, "_known", None)
+        return s
+
+    def _bits(self, state: MachineState) -> bytes | None:
+        """The network's bits of ``state``; None when a fluent of it is outside the
+        relaxation (the Prolog engine answers for such a state)."""
+        if isinstance(state, CompiledState) and state._table is self._fluents:
+            return state._bits
+        if not isinstance(state, MachineState):
+            raise TypeError(f"not a MachineState: {state!r}")
+        terms = state._terms
+        if terms is not None and terms is not self._terms and terms.game != self._terms.game:
+            raise ValueError(
+                f"{self.name}: the state comes from the machine for another game "
+                f"({terms.name}); a machine answers only for states of its own game (or "
+                "built with MachineState.from_fluents)"
+            )
+        out = bytearray(len(self._fluents))
+        index = self._fluent_index
+        for raw in state._key:
+            i = index.get(raw)
+            if i is None:
+                return None
+            out[i] = 1
+        return bytes(out)
+
+    def _role_index(self, role: Term | str) -> int:
+        return self._raw_roles.index(self.prolog._role_raw(role))
+
+    def _check_open(self) -> None:
+        if self.prolog._closed:
+            self.prolog._enter()  # raises GameClosedError
+
+    # -- the StateMachine contract ------------------------------------------------------
+
+    @property
+    def roles(self) -> tuple[Term, ...]:
+        return self._roles
+
+    @property
+    def initial_state(self) -> MachineState:
+        return self._initial
+
+    def term(self, kif: Term | str) -> Term:
+        return self.prolog.term(kif)
+
+    def legal_moves(self, state: MachineState, role: Term | str) -> list[Term]:
+        """The legal moves of ``role`` in ``state``, sorted as the Prolog engine sorts
+        them; ``MoveDefinitionError`` when there is none."""
+        index = self._role_index(role)
+        bits = self._bits(state)
+        if bits is None:
+            return self.prolog.legal_moves(state, role)
+        self._check_open()
+        terms = self._move_terms
+        moves = [terms[m] for m in self._net.legal(bits)[index]]
+        if not moves:
+            raise MoveDefinitionError(
+                f"{self.name}: no legal move for role {kif_term(self._roles[index])} "
+                f"in state {_short(state)}"
+            )
+        return moves
+
+    def all_legal_moves(self, state: MachineState) -> list[list[Term]]:
+        bits = self._bits(state)
+        if bits is None:
+            return self.prolog.all_legal_moves(state)
+        self._check_open()
+        terms = self._move_terms
+        return [[terms[m] for m in ms] for ms in self._net.legal(bits)]
+
+    def _per_role(self, state: MachineState) -> list[list[Term]]:
+        per_role = self.all_legal_moves(state)
+        for role, moves in zip(self._roles, per_role, strict=True):
+            if not moves:
+                raise MoveDefinitionError(
+                    f"{self.name}: no legal move for role {role} in state {_short(state)}"
+                )
+        return per_role
+
+    def legal_joint_moves(self, state: MachineState) -> list[tuple[Term, ...]]:
+        return list(itertools.product(*self._per_role(state)))
+
+    def _ids(self, joint_move: Sequence[Term | str]) -> list[int]:
+        """The network's move index of each move of a joint move (-1 for a move it does
+        not know: never legal); ``TransitionDefinitionError`` as the Prolog engine
+        raises it for an ill-formed move or a joint move of the wrong length."""
+        by_id = self._ids_by_role
+        n = len(by_id)
+        out = []
+        for i, m in enumerate(joint_move):
+            known = by_id[i].get(id(m)) if i < n else None
+            if known is None:
+                raw = self._terms.raw(m)
+                known = self._move_index.get((i, raw), -1)
+            out.append(known)
+        if len(out) != n:
+            raise TransitionDefinitionError(
+                f"{self.name}: a joint move needs one move per role ({n}), got {len(out)}"
+            )
+        return out
+
+    def _illegal(
+        self, state: MachineState, joint_move: Sequence[Term | str], role: int
+    ) -> IllegalMoveError:
+        raw = self._terms.raw(joint_move[role])
+        return IllegalMoveError(
+            f"{self.name}: {kif_term(self._terms.term(raw))} is not a legal move for "
+            f"role {self._roles[role]} in state {_short(state)}"
+        )
+
+    def next_state(self, state: MachineState, joint_move: Sequence[Term | str]) -> MachineState:
+        """The state after ``joint_move`` (one move per role, in role order); the Prolog
+        engine's errors (``IllegalMoveError``, ``TransitionDefinitionError``)."""
+        bits = self._bits(state)
+        if bits is None:
+            return self.prolog.next_state(state, joint_move)
+        ids = self._ids(joint_move)
+        self._check_open()
+        result = self._net.step(bits, ids, False)
+        if result.__class__ is tuple:
+            raise self._illegal(state, joint_move, result[1])
+        return self._state(result)
+
+    def _goal_lists(self, bits: bytes) -> list[list[Raw]]:
+        raw = self._goal_raw
+        return [[raw[r][k] for k in ks] for r, ks in enumerate(self._net.goals(bits))]
+
+    def _step(self, child: CompiledState) -> Step:
+        bits = child._bits
+        terms = self._move_terms
+        terminal = self._net.terminal(bits)
+        legal = tuple(tuple(terms[m] for m in ms) for ms in self._net.legal(bits))
+        goals = None
+        if terminal:
+            goals = tuple(_unique(vs) for vs in self._goal_lists(bits))
+        return Step(child, terminal, legal, goals)
+
+    def step(self, state: MachineState, joint_move: Sequence[Term | str]) -> Step:
+        """The state after ``joint_move``, whether it is terminal, every role's legal
+        moves there and, if terminal, the goals (as ``StateMachine.step``), in one call
+        of the network."""
+        bits = self._bits(state)
+        if bits is None:
+            return self.prolog.step(state, joint_move)
+        ids = self._ids(joint_move)
+        self._check_open()
+        result = self._net.step(bits, ids, True)
+        if len(result) == 2:  # ("illegal", role)
+            raise self._illegal(state, joint_move, result[1])
+        new, terminal, legal_ids = result
+        term = self._move_terms.__getitem__
+        legal = tuple([tuple(map(term, ms)) for ms in legal_ids])
+        goals = tuple(_unique(vs) for vs in self._goal_lists(new)) if terminal else None
+        return Step(self._state(new), terminal, legal, goals)
+
+    def step_symbols(self, state: MachineState, joint_move: Sequence[Term | str]) -> SymbolStep:
+        """``step`` in symbol ids: fluent i of the network is id i, move j is id
+        (number of fluents + j); ``symbol`` gives the term."""
+        bits = self._bits(state)
+        if bits is None:
+            raise GameError(
+                f"{self.name}: step_symbols needs a state of the game's reachable fluents"
+            )
+        child = self.next_state(state, joint_move)
+        assert isinstance(child, CompiledState)
+        new = child._bits
+        nf = len(self._fluents)
+        added = [i for i in range(nf) if new[i] and not bits[i]]
+        removed = [i for i in range(nf) if bits[i] and not new[i]]
+        terminal = self._net.terminal(new)
+        legal = [[nf + m for m in ms] for ms in self._net.legal(new)]
+        goals = self._goal_lists(new) if terminal else []
+        return SymbolStep(child, terminal, legal, goals, added, removed)
+
+    def symbol(self, symbol_id: int) -> Term:
+        """The fluent or move a symbol id of ``step_symbols`` stands for."""
+        if symbol_id.__class__ is not int:
+            raise TypeError(f"a symbol id is an int, not {symbol_id!r}")
+        nf = len(self._fluents)
+        if 0 <= symbol_id < nf:
+            return self._terms.term(self._fluents[symbol_id])
+        if 0 <= symbol_id - nf < len(self._move_terms):
+            return self._move_terms[symbol_id - nf]
+        raise ValueError(f"{self.name}: no symbol has the id {symbol_id}")
+
+    def expand(self, state: MachineState) -> list[tuple[tuple[Term, ...], Step]]:
+        """Every legal joint move (in ``legal_joint_moves`` order) with its ``Step``."""
+        bits = self._bits(state)
+        if bits is None:
+            return self.prolog.expand(state)
+        self._check_open()
+        per_role_ids = self._net.legal(bits)
+        per_role = [[self._move_terms[m] for m in ms] for ms in per_role_ids]
+        for role, moves in zip(self._roles, per_role, strict=True):
+            if not moves:
+                raise MoveDefinitionError(
+                    f"{self.name}: no legal move for role {role} in state {_short(state)}"
+                )
+        out = []
+        for jm, ids in zip(
+            itertools.product(*per_role), itertools.product(*per_role_ids), strict=True
+        ):
+            child = self._state(self._net.next(bits, list(ids)))
+            out.append((jm, self._step(child)))
+        return out
+
+    def next_states(self, state: MachineState) -> list[MachineState]:
+        return [step.state for _, step in self.expand(state)]
+
+    def next_state_map(self, state: MachineState) -> dict[tuple[Term, ...], MachineState]:
+        return {jm: step.state for jm, step in self.expand(state)}
+
+    def is_terminal(self, state: MachineState) -> bool:
+        bits = self._bits(state)
+        if bits is None:
+            return self.prolog.is_terminal(state)
+        self._check_open()
+        return bool(self._net.terminal(bits))
+
+    def _values(self, state: MachineState) -> list[list[Raw]] | None:
+        bits = self._bits(state)
+        if bits is None:
+            return None
+        self._check_open()
+        return self._goal_lists(bits)
+
+    def goal(self, state: MachineState, role: Term | str) -> int:
+        """The goal value of ``role``; ``GoalDefinitionError`` unless exactly one numeric
+        value."""
+        index = self._role_index(role)
+        values = self._values(state)
+        if values is None:
+            return self.prolog.goal(state, role)
+        return self._unique_goal(state, index, values)
+
+    def goals(self, state: MachineState) -> list[int]:
+        values = self._values(state)
+        if values is None:
+            return self.prolog.goals(state)
+        return [self._unique_goal(state, i, values) for i in range(len(self._roles))]
+
+    def _unique_goal(self, state: MachineState, index: int, values: list[list[Raw]]) -> int:
+        vs = values[index]
+        role = self._roles[index]
+        if not vs and self.prolog.is_random(role):
+            return 0
+        if len(vs) != 1:
+            what = (
+                "no goal value" if not vs else f"{len(vs)} goal values ({', '.join(map(str, vs))})"
+            )
+            raise GoalDefinitionError(
+                f"{self.name}: role {role} has {what} in state {_short(state)}"
+            )
+        try:
+            return int(vs[0])
+        except ValueError:
+            raise GoalDefinitionError(
+                f"{self.name}: role {role} has the non-numeric goal value {vs[0]} "
+                f"in state {_short(state)}"
+            ) from None
+
+    def state_info(
+        self, state: MachineState
+    ) -> tuple[bool, list[list[Term]], list[list[int | str]]]:
+        """(terminal, legal moves per role, goal values per role)."""
+        values = self._values(state)
+        if values is None:
+            return self.prolog.state_info(state)
+        return self.is_terminal(state), self.all_legal_moves(state), goal_values(values)
+
+    def random_joint_move(
+        self, state: MachineState, rng: random.Random | None = None
+    ) -> tuple[Term, ...]:
+        """A uniformly random legal move for every role."""
+        choice = (rng or random).choice
+        return tuple(choice(ms) for ms in self._per_role(state))
+
+    def random_next_state(
+        self, state: MachineState, rng: random.Random | None = None
+    ) -> MachineState:
+        return self.next_state(state, self.random_joint_move(state, rng))
+
+    def _stuck(self, role: int, bits: bytes) -> MoveDefinitionError:
+        return MoveDefinitionError(
+            f"{self.name}: no legal move for role {self._roles[role]} during a depth "
+            f"charge, in state {_short(self._state(bits))}"
+        )
+
+    def depth_charge(
+        self, state: MachineState, max_depth: int = DEFAULT_MAX_DEPTH
+    ) -> tuple[MachineState, int]:
+        """Random joint moves, in the network, until a terminal state: the final state
+        and the number of steps. ``PlayoutDepthError`` past ``max_depth`` steps."""
+        max_depth = _depth(max_depth)
+        bits = self._bits(state)
+        if bits is None:
+            return self.prolog.depth_charge(state, max_depth)
+        self._check_open()
+        result = self._net.depth_charge(bits, max_depth)
+        if result[0] == "stuck":
+            raise self._stuck(result[1], result[2])
+        final = self._state(result[1])
+        if result[2] >= max_depth and not self._net.terminal(result[1]):
+            raise PlayoutDepthError(
+                f"{self.name}: no terminal state within {max_depth:,} steps of a random "
+                "playout (the game may never end); pass a larger max_depth to go on"
+            )
+        return final, result[2]
+
+    def playouts(
+        self, state: MachineState, n: int, max_depth: int = DEFAULT_MAX_DEPTH
+    ) -> tuple[list[list[tuple[int, int]]], int]:
+        """``n`` random playouts in the network: per role the (goal value or -1, depth)
+        of each, and the total number of steps (as ``StateMachine.playouts``)."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"the number of playouts must be a whole number >= 1, not {n!r}")
+        max_depth = _depth(max_depth)
+        bits = self._bits(state)
+        if bits is None:
+            return self.prolog.playouts(state, n, max_depth)
+        self._check_open()
+        result = self._net.playouts(bits, n, max_depth)
+        if result[0] == "stuck":
+            raise self._stuck(result[1], result[2])
+        return result[1], result[2]
+
+    def average_scores(self, state: MachineState, n: int, discount: float = 1.0) -> list[float]:
+        """Per role, the mean over ``n`` random playouts of goal * discount**depth."""
+        per_role, _ = self.playouts(state, n)
+        return [sum(max(v, 0) * discount**d for v, d in col) / n for col in per_role]
+
+    def seed(self, seed: int) -> None:
+        """Seed the network's playout generator (and the Prolog engine's)."""
+        self._net.seed(int(seed))
+        self.prolog.seed(seed)
+
+    def chance_outcomes(self, state: MachineState) -> list[tuple[Term, Fraction]]:
+        """The random role's legal moves, each with its probability (as the Prolog
+        engine's)."""
+        chance = self.prolog.random_role
+        if chance is None:
+            raise GameError(f"{self.name}: the game has no random role (no chance)")
+        if self.is_terminal(state):
+            return []
+        moves = self.legal_moves(state, chance)
+        return [(m, Fraction(1, len(moves))) for m in moves]
+
+    @property
+    def base_propositions(self) -> list[Term]:
+        return self.prolog.base_propositions
+
+    def input_moves(self, role: Term | str) -> list[Term]:
+        return self.prolog.input_moves(role)
+
+    def fluents_of(self, states: Iterable[MachineState]) -> list[bytes | None]:
+        """The network's bits of each state (None outside the relaxation)."""
+        return [self._bits(s) for s in states]
+
+
+def _unique(values: list[Raw]) -> int | None:
+    if len(values) == 1:
+        try:
+            return int(values[0])
+        except ValueError:
+            return None
+    return None
+
+
+def _depth(max_depth: int) -> int:
+    if isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0:
+        raise ValueError(f"max_depth must be a whole number >= 0, not {max_depth!r}")
+    return max_depth

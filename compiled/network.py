@@ -1,0 +1,365 @@
+"""The propositional network of a ground game, and a reference evaluator in Python.
+
+Atoms are numbered: the fluents first (one bit of the state each), then the moves (one
+bit of the joint move each), then one atom that is always false, then the derived
+atoms in evaluation order. A derived atom is the OR of its rules, a rule the AND of its
+literals (an atom, or its negation). The derived atoms are evaluated in a topological
+order of their strongly connected components: negation only points to earlier
+components (stratification; a game breaking it is refused), and a component with a
+cycle is iterated from all-false to its least fixpoint. The *state program* computes
+what depends on the state only (legal, terminal, goal), the *move program* what
+depends on the joint move too (next).
+
+A program is a list of ints: ``a >= 0`` evaluates atom a; ``-k`` says the next k atoms
+form a cycle, iterated to a fixpoint.
+"""
+
+from __future__ import annotations
+
+import gc
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import CompileRefusedError
+from .ground import GroundGame
+
+Raw = Any
+
+
+def standard_order(raw: Raw) -> tuple[Any, ...]:
+    """The sort key of a raw term in SWI-Prolog's standard order of terms (the order of
+    the Prolog engine's answers): atoms by their text, before compounds, which go by
+    arity, then name, then arguments."""
+    if isinstance(raw, str):
+        return (0, raw)
+    return (1, len(raw) - 1, raw[0], tuple(standard_order(a) for a in raw[1:]))
+
+
+@dataclass(frozen=True)
+class Network:
+    """A ground game as gates (see the module's docstring)."""
+
+    n_fluents: int
+    n_moves: int
+    n_atoms: int
+    #: rules of atom a: rule_start[a] .. rule_start[a + 1] - 1 (len n_atoms + 1)
+    rule_start: list[int]
+    #: literals of rule r: lits[lit_start[r] .. lit_start[r + 1] - 1]; 2 * atom + negated
+    lit_start: list[int]
+    lits: list[int]
+    state_program: list[int]
+    move_program: list[int]
+    #: per role, (atom, move index) of each possible legal move, in standard order
+    legal: list[list[tuple[int, int]]]
+    #: (atom, fluent index) of each possible next fluent
+    next: list[tuple[int, int]]
+    #: the atom of terminal (the false atom when the game never says terminal)
+    terminal: int
+    #: per role, (atom, value) of each possible goal value, in standard order
+    goals: list[list[tuple[int, Raw]]]
+
+    @property
+    def n_rules(self) -> int:
+        return len(self.lit_start) - 1
+
+
+def _components(nodes: list[int], deps: dict[int, list[int]]) -> list[list[int]]:
+    """Strongly connected components, each after those it depends on (Tarjan's
+    algorithm, without recursion)."""
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    stack: list[int] = []
+    on: set[int] = set()
+    out: list[list[int]] = []
+    counter = 0
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            v, i = work.pop()
+            if i == 0:
+                index[v] = low[v] = counter
+                counter += 1
+                stack.append(v)
+                on.add(v)
+            children = deps.get(v, [])
+            for j in range(i, len(children)):
+                w = children[j]
+                if w not in index:
+                    work.append((v, j + 1))
+                    work.append((w, 0))
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            else:
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    out.append(comp)
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[v])
+                continue
+    return out
+
+
+def build_network(g: GroundGame, game: str) -> Network:
+    """The network of a ground game (``game`` names it in errors)."""
+    # millions of small lists and no cycles among them: the cyclic collector's passes
+    # over them would cost more than the work itself
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _build(g, game)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _build(g: GroundGame, game: str) -> Network:
+    n_roles = len(g.roles)
+    n_f, n_m = len(g.fluents), len(g.moves)
+    false = n_f + n_m
+    rules_of: dict[int, list[tuple[list[int], list[int]]]] = {}
+    for h, pos, neg in g.rules:
+        rules_of.setdefault(h, []).append((pos, neg))
+    legal: list[list[tuple[int, Raw]]] = [[] for _ in range(n_roles)]
+    goals: list[list[tuple[int, Raw]]] = [[] for _ in range(n_roles)]
+    nexts: list[tuple[int, int]] = []
+    terminal = -1
+    fluent_index = {f: i for i, f in enumerate(g.fluents)}
+    move_index = {(r, m): i for i, (r, m) in enumerate(g.moves)}
+    role_index = {r: i for i, r in enumerate(g.roles)}
+    outputs: list[int] = []
+    for a, (kind, args) in enumerate(g.atoms):
+        if (kind == "legal" and len(args) == 2) or (kind == "next" and len(args) == 1):
+            outputs.append(a)
+        elif kind == "terminal" and args == ():
+            outputs.append(a)
+            terminal = a
+        elif kind == "goal" and len(args) == 2:
+            outputs.append(a)
+    # the atoms the outputs need, through the rules
+    needed: set[int] = set()
+    todo = list(outputs)
+    while todo:
+        a = todo.pop()
+        if a in needed:
+            continue
+        needed.add(a)
+        for pos, neg in rules_of.get(a, ()):
+            todo.extend(pos)
+            todo.extend(neg)
+    kinds = [kind for kind, _ in g.atoms]
+    is_input = [k in ("true", "does") for k in kinds]
+    derived = [a for a in sorted(needed) if not is_input[a]]
+    # per derived atom, the atoms its rules read (sets: one pass in C per rule)
+    body_of: dict[int, set[int]] = {}
+    for a in derived:
+        body: set[int] = set()
+        for pos, neg in rules_of.get(a, ()):
+            body.update(pos)
+            body.update(neg)
+        body_of[a] = body
+    deps = {a: sorted(b for b in body_of[a] if not is_input[b]) for a in derived}
+    order = _components(derived, deps)
+    # network ids, by grounding id
+    nid = [false] * len(g.atoms)
+    for a, (kind, x) in enumerate(g.atoms):
+        if kind == "true":
+            nid[a] = x
+        elif kind == "does":
+            nid[a] = n_f + x if x >= 0 else false
+    next_id = false + 1
+    for comp in order:
+        for a in comp:
+            nid[a] = next_id
+            next_id += 1
+    n_atoms = next_id
+    # per atom: does it depend on the joint move?
+    moving = [k == "does" for k in kinds]
+    state_program: list[int] = []
+    move_program: list[int] = []
+    rule_lists: dict[int, list[list[int]]] = {}
+    for comp in order:
+        members = set(comp)
+        cyclic = len(comp) > 1 or comp[0] in body_of[comp[0]]
+        moves = False
+        for a in comp:
+            moves = moves or any(moving[b] for b in body_of[a])
+            lits_of_a = []
+            for pos, neg in rules_of.get(a, ()):
+                if cyclic and members.intersection(neg):
+                    raise CompileRefusedError(
+                        f"{game}: cannot be compiled: its ground rules negate an atom of "
+                        "their own recursion (the negation is not stratified)"
+                    )
+                lits_of_a.append([2 * nid[b] for b in pos] + [2 * nid[b] + 1 for b in neg])
+            rule_lists[nid[a]] = lits_of_a
+        if moves:
+            for a in comp:
+                moving[a] = True
+        program = move_program if moves else state_program
+        if cyclic:
+            program.append(-len(comp))
+        program.extend(nid[a] for a in comp)
+    rule_start = [0] * (n_atoms + 1)
+    lit_start = [0]
+    lits: list[int] = []
+    count = 0
+    for a in range(n_atoms):
+        rule_start[a] = count
+        for literals in rule_lists.get(a, ()):
+            lits.extend(literals)
+            lit_start.append(len(lits))
+            count += 1
+    rule_start[n_atoms] = count
+    for a, (kind, args) in enumerate(g.atoms):
+        if a not in needed:
+            continue
+        r = role_index.get(args[0]) if kind in ("legal", "goal") and len(args) == 2 else None
+        if kind == "legal" and r is not None and (r, args[1]) in move_index:
+            legal[r].append((nid[a], args[1]))
+        elif kind == "goal" and r is not None:
+            goals[r].append((nid[a], args[1]))
+        elif kind == "next" and len(args) == 1:
+            nexts.append((nid[a], fluent_index[args[0]]))
+    legal_out = [
+        [(atom, move_index[(r, m)]) for atom, m in sorted(ms, key=lambda x: standard_order(x[1]))]
+        for r, ms in enumerate(legal)
+    ]
+    goals_out = [sorted(vs, key=lambda x: standard_order(x[1])) for vs in goals]
+    return Network(
+        n_f,
+        n_m,
+        n_atoms,
+        rule_start,
+        lit_start,
+        lits,
+        state_program,
+        move_program,
+        legal_out,
+        sorted(nexts),
+        nid[terminal] if terminal >= 0 else false,
+        goals_out,
+    )
+
+
+class PyEvaluator:
+    """The network evaluated in Python: the reference for the C extension, and the
+    figure it is measured against. Same methods as ``_network.Network``."""
+
+    def __init__(self, net: Network) -> None:
+        self.net = net
+        self.val = bytearray(net.n_atoms)
+        self.current: bytes | None = None
+        self.rng = random.Random(0)
+
+    def _atom(self, a: int) -> int:
+        val, lits, ls = self.val, self.net.lits, self.net.lit_start
+        for r in range(self.net.rule_start[a], self.net.rule_start[a + 1]):
+            for i in range(ls[r], ls[r + 1]):
+                lit = lits[i]
+                if val[lit >> 1] == (lit & 1):
+                    break
+            else:
+                return 1
+        return 0
+
+    def _run(self, program: Sequence[int]) -> None:
+        val = self.val
+        i = 0
+        while i < len(program):
+            x = program[i]
+            if x >= 0:
+                val[x] = self._atom(x)
+                i += 1
+                continue
+            group = program[i + 1 : i + 1 - x]
+            for a in group:
+                val[a] = 0
+            changed = True
+            while changed:
+                changed = False
+                for a in group:
+                    v = self._atom(a)
+                    if v != val[a]:
+                        val[a] = v
+                        changed = True
+            i += 1 - x
+
+    def _state(self, state: bytes) -> None:
+        if self.current != state:
+            self.val[: self.net.n_fluents] = state
+            self._run(self.net.state_program)
+            self.current = state
+
+    def legal(self, state: bytes) -> list[list[int]]:
+        self._state(state)
+        val = self.val
+        return [[m for a, m in ms if val[a]] for ms in self.net.legal]
+
+    def terminal(self, state: bytes) -> bool:
+        self._state(state)
+        return bool(self.val[self.net.terminal])
+
+    def goals(self, state: bytes) -> list[list[int]]:
+        self._state(state)
+        val = self.val
+        return [[i for i, (a, _) in enumerate(vs) if val[a]] for vs in self.net.goals]
+
+    def next(self, state: bytes, moves: Sequence[int]) -> bytes:
+        self._state(state)
+        net, val = self.net, self.val
+        base = net.n_fluents
+        val[base : base + net.n_moves] = bytes(net.n_moves)
+        for m in moves:
+            val[base + m] = 1
+        self._run(net.move_program)
+        out = bytearray(net.n_fluents)
+        for a, f in net.next:
+            if val[a]:
+                out[f] = 1
+        return bytes(out)
+
+    def seed(self, seed: int) -> None:
+        self.rng.seed(seed)
+
+    def _playout(self, state: bytes, max_depth: int) -> tuple[bytes, int, int]:
+        """(final state, depth, -1) or (state, depth, role without a legal move)."""
+        depth = 0
+        while not self.terminal(state) and depth < max_depth:
+            joint = []
+            for r, ms in enumerate(self.legal(state)):
+                if not ms:
+                    return state, depth, r
+                joint.append(self.rng.choice(ms))
+            state = self.next(state, joint)
+            depth += 1
+        return state, depth, -1
+
+    def depth_charge(self, state: bytes, max_depth: int) -> tuple[Any, ...]:
+        final, depth, stuck = self._playout(state, max_depth)
+        return ("stuck", stuck, final) if stuck >= 0 else ("done", final, depth)
+
+    def playouts(self, state: bytes, n: int, max_depth: int) -> tuple[Any, ...]:
+        per_role: list[list[tuple[int, int]]] = [[] for _ in self.net.legal]
+        steps = 0
+        for _ in range(n):
+            final, depth, stuck = self._playout(state, max_depth)
+            if stuck >= 0:
+                return ("stuck", stuck, final)
+            steps += depth
+            for r, ks in enumerate(self.goals(final)):
+                values = [self.net.goals[r][k][1] for k in ks]
+                value = int(values[0]) if len(values) == 1 and values[0].isdigit() else -1
+                per_role[r].append((value, depth))
+        return ("playouts", per_role, steps)

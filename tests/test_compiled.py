@@ -1,0 +1,323 @@
+"""The compiled engine is the reasoner's: on random matches of a sample of games, every
+step's state, legal moves per role, terminality and goals are the Prolog engine's; its
+playouts end in terminal states; a game whose grounding explodes is stopped by the
+budget with a message saying what was exceeded; hostile symbol names are only data."""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES
+from conftest import shared_dir
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+from prolog_env import require_prolog
+
+from gdl2pl.bridge import IllegalMoveError
+from gdl2pl.bridge import MachineState
+from gdl2pl.bridge import StateMachine
+from gdl2pl.bridge import TransitionDefinitionError
+from gdl2pl.compiled import CompiledMachine
+from gdl2pl.compiled import CompileRefusedError
+from gdl2pl.compiled import GroundingBudget
+from gdl2pl.compiled import GroundingBudgetError
+from gdl2pl.compiled import load_description
+from gdl2pl.compiled import load_machine
+from gdl2pl.compiled import machine_from_text
+from gdl2pl.compiled.network import PyEvaluator
+from gdl2pl.ggp.scramble import Scrambler
+from gdl2pl.ggp.scramble import kept
+from gdl2pl.load import read_game
+from gdl2pl.syntax import Description
+from gdl2pl.visitor import Renamer
+
+pytestmark = pytest.mark.compiled
+
+_LOADED: dict[str, CompiledMachine] = {}
+
+#: Games of ../shared/games/ggp-repository: turn-taking boards, puzzles, a simultaneous
+#: game, recursive helpers (a line of four, a path of moves), numbers as terms.
+REPOSITORY_GAMES = [
+    "ticTacToe",
+    "connectFour",
+    "connectFourSimultaneous",
+    "breakthrough",
+    "hanoi",
+    "eightPuzzle",
+    "pentago",
+    "knightThrough",
+    "nineBoardTicTacToe",
+    "dotsAndBoxes",
+]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _prolog() -> Iterator[None]:
+    require_prolog()
+    yield
+    for m in _LOADED.values():
+        m.close()
+
+
+def repository(game: str) -> Path:
+    """A game of the public repository (``../shared``, or $GDL2PL_SHARED for a checkout
+    elsewhere, e.g. a git worktree)."""
+    env = os.environ.get("GDL2PL_SHARED")
+    base = Path(env) if env else shared_dir()
+    path = base / "games" / "ggp-repository" / f"{game}.kif"
+    assert path.is_file(), path
+    return path
+
+
+def same_match(c: CompiledMachine, p: StateMachine, seed: int, max_steps: int = 200) -> int:
+    """Play one random match on both engines from the same moves, comparing every step;
+    the number of steps played."""
+    rng = random.Random(seed)
+    s, t = c.initial_state, p.initial_state
+    for steps in range(max_steps):
+        assert s == t and hash(s) == hash(t) and s.fluents == t.fluents
+        terminal = c.is_terminal(s)
+        assert terminal == p.is_terminal(t)
+        legal = c.all_legal_moves(s)
+        assert legal == p.all_legal_moves(t)
+        if terminal:
+            assert c.state_info(s) == p.state_info(t)  # goal values per role, as read
+            return steps
+        joint = tuple(rng.choice(ms) for ms in legal)
+        s, t = c.next_state(s, joint), p.next_state(t, joint)
+    return max_steps
+
+
+def check_engines(d: Description, name: str, seeds: range) -> CompiledMachine:
+    c = load_description(d, "compiled", name=name)
+    assert isinstance(c, CompiledMachine)
+    for seed in seeds:
+        same_match(c, c.prolog, seed)
+    return c
+
+
+@pytest.mark.parametrize("game", REPOSITORY_GAMES)
+def test_compiled_plays_as_the_reasoner(game: str) -> None:
+    d = read_game(repository(game))
+    with check_engines(d, game, range(3)) as c:
+        assert c.engine_choice.engine == "compiled"
+
+
+def loaded(game: str) -> CompiledMachine:
+    """One compiled machine per game for the whole module (closed at its end)."""
+    if game not in _LOADED:
+        m = load_machine(repository(game), "compiled")
+        assert isinstance(m, CompiledMachine)
+        _LOADED[game] = m
+    return _LOADED[game]
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    game=st.sampled_from(["ticTacToe", "connectFourSimultaneous", "hanoi", "pentago"]),
+    seed=st.integers(min_value=0, max_value=2**32),
+)
+def test_any_random_match_is_played_alike(game: str, seed: int) -> None:
+    """The law: for any random match, the compiled engine answers as the reasoner."""
+    c = loaded(game)
+    same_match(c, c.prolog, seed)
+
+
+@pytest.mark.parametrize("example", ["ticTacToe.kif", "buttons.kif", "ticTacToe.gdl"])
+def test_the_examples_compile_and_match(example: str) -> None:
+    with check_engines(read_game(EXAMPLES / example), example, range(3)):
+        pass
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_scrambled_game_matches(seed: int) -> None:
+    d = Scrambler(random.Random(seed)).description(read_game(repository("connectFour")))
+    with check_engines(d, "scrambled", range(2)):
+        pass
+
+
+def test_gdl_ii_games_match_and_percepts_come_from_prolog() -> None:
+    for example in ("montyHall.kif", "kuhnPoker.kif"):
+        with check_engines(read_game(EXAMPLES / example), example, range(4)) as c:
+            s = c.initial_state
+            joint = c.random_joint_move(s, random.Random(0))
+            for role in c.players:
+                assert c.percepts(s, joint, role) == c.prolog.percepts(s, joint, role)
+
+
+def test_playouts_run_in_the_network_and_end_in_terminal_states() -> None:
+    with load_machine(repository("connectFour"), "compiled") as c:
+        c.seed(7)
+        per_role, steps = c.playouts(c.initial_state, 50)
+        assert len(per_role) == 2 and all(len(col) == 50 for col in per_role)
+        assert steps == sum(d for _, d in per_role[0]) and steps > 0
+        for (a, d), (b, _) in zip(*per_role, strict=True):
+            assert 7 <= d <= 42 and {a, b} <= {0, 50, 100}
+        for _ in range(20):
+            final, depth = c.depth_charge(c.initial_state)
+            assert c.prolog.is_terminal(final) and depth == len(
+                [f for f in final.fluents if f.name == "cell" and str(f.args[2]) != "b"]
+            )
+            assert c.goals(final) == c.prolog.goals(final)
+        scores = c.average_scores(c.initial_state, 20)
+        assert all(0 <= x <= 100 for x in scores)
+
+
+def test_expand_and_step_agree_with_the_reasoner() -> None:
+    with load_machine(repository("ticTacToe"), "compiled") as c:
+        p = c.prolog
+        s = c.next_state(c.initial_state, c.legal_joint_moves(c.initial_state)[4])
+        mine = c.expand(s)
+        theirs = p.expand(MachineState.from_fluents(s.fluents))
+        assert [(jm, st) for jm, st in mine] == [(jm, st) for jm, st in theirs]
+        step = c.step(s, mine[0][0])
+        assert step == p.step(s, mine[0][0])
+        assert c.next_state_map(s) == p.next_state_map(s)
+
+
+def test_the_errors_are_the_reasoners() -> None:
+    with load_machine(repository("ticTacToe"), "compiled") as c:
+        p = c.prolog
+        s = c.initial_state
+        for joint in (["noop", "noop"], ["(mark 1 1)"], ["(mark 9 9)", "noop"]):
+            with pytest.raises(TransitionDefinitionError) as mine:
+                c.next_state(s, joint)
+            with pytest.raises(TransitionDefinitionError) as theirs:
+                p.next_state(s, joint)
+            assert type(mine.value) is type(theirs.value)
+            assert str(mine.value) == str(theirs.value)
+        with pytest.raises(IllegalMoveError):
+            c.next_state(s, ["noop", "noop"])
+
+
+def test_a_state_made_by_hand_is_answered_too() -> None:
+    with load_machine(repository("ticTacToe"), "compiled") as c:
+        odd = MachineState.from_fluents(["(cell 1 1 b)", "(control oplayer)", "(weird 1)"])
+        assert c.legal_moves(odd, "oplayer") == c.prolog.legal_moves(odd, "oplayer")
+        plain = MachineState.from_fluents([str(f) for f in c.initial_state])
+        assert c.all_legal_moves(plain) == c.prolog.all_legal_moves(plain)
+
+
+def test_the_python_evaluator_is_the_c_one() -> None:
+    with load_machine(repository("connectFour"), "compiled") as c:
+        py = PyEvaluator(c.network)
+        rng = random.Random(3)
+        s = c.initial_state
+        while not c.is_terminal(s):
+            bits = c.fluents_of([s])[0]
+            assert bits is not None
+            assert py.legal(bits) == c._net.legal(bits)
+            assert py.terminal(bits) == c._net.terminal(bits)
+            joint = [rng.choice(ms) for ms in py.legal(bits)]
+            assert py.next(bits, joint) == c._net.next(bits, joint)
+            s = c.random_next_state(s, rng)
+
+
+HOSTILE = ["x'y", 'a"b', "c\\d", "e*/f", "/*g", "h\ni", "j%k", "l\u2028m", "n\x00o"]
+
+
+def test_hostile_names_compile_and_play() -> None:
+    d = read_game(EXAMPLES / "ticTacToe.kif")
+    table: dict[str, str] = {}
+
+    def hostile(name: str) -> str:
+        if kept(name):  # keywords and numbers keep their meaning
+            return name
+        return table.setdefault(name, HOSTILE[len(table) % len(HOSTILE)] + str(len(table)))
+
+    hostile_d = Renamer(hostile).description(d)
+    with check_engines(hostile_d, "hostile", range(2)) as c:
+        assert [r.name for r in c.roles] == [hostile("xplayer"), hostile("oplayer")]
+        assert any("\x00" in f.name for f in c.initial_state.fluents)
+        assert any(m.name == hostile("mark") for m in c.legal_moves(c.initial_state, c.roles[0]))
+
+
+def test_auto_picks_the_compiled_engine_and_says_why() -> None:
+    with load_machine(EXAMPLES / "ticTacToe.kif") as m:
+        assert isinstance(m, CompiledMachine)
+        assert m.engine_choice.engine == "compiled"
+        assert "ground rules" in m.engine_choice.reason
+    with load_machine(EXAMPLES / "ticTacToe.kif", "prolog") as m:
+        assert isinstance(m, StateMachine)
+
+
+GROWING = """
+(role counter)
+(init (count zero))
+(<= (legal counter tick) (true (count ?x)))
+(<= (next (count (succ ?x))) (true (count ?x)))
+(<= terminal (true (count done)))
+(<= (goal counter 100) (true (count done)))
+"""
+
+
+def test_a_growing_term_game_stops_at_the_budget_and_auto_falls_back() -> None:
+    budget = GroundingBudget(seconds=5.0, inferences=20_000_000)
+    with pytest.raises(
+        GroundingBudgetError,
+        match=r"growing: grounding (needs|took) .*; the "
+        "Prolog engine plays it",
+    ):
+        machine_from_text(GROWING, "compiled", name="growing", budget=budget)
+    with machine_from_text(GROWING, "auto", name="growing", budget=budget) as m:
+        assert isinstance(m, StateMachine)
+        assert m.engine_choice.engine == "prolog"  # type: ignore[attr-defined]
+        assert "growing: grounding" in m.engine_choice.reason  # type: ignore[attr-defined]
+        assert m.legal_moves(m.initial_state, "counter")
+
+
+def test_too_many_ground_rules_stops_at_the_budget() -> None:
+    budget = GroundingBudget(rules=5_000)
+    with pytest.raises(
+        GroundingBudgetError,
+        match=r"breakthrough\.kif: grounding needs more "
+        r"than 5,000 ground rules",
+    ):
+        load_machine(repository("breakthrough"), "compiled", budget=budget)
+    with pytest.raises(CompileRefusedError):
+        load_machine(repository("breakthrough"), "compiled", budget=budget)
+
+
+def test_a_short_time_budget_stops_a_big_game() -> None:
+    budget = GroundingBudget(seconds=0.5)
+    with pytest.raises(
+        GroundingBudgetError,
+        match=r"amazons_10x10.kif: grounding (took more "
+        r"than its budget of 0.5 s|needs)",
+    ):
+        load_machine(repository("amazons_10x10"), "compiled", budget=budget)
+
+
+def test_the_command_line_takes_an_engine(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from gdl2pl.cli import main
+
+    game = str(EXAMPLES / "ticTacToe.kif")
+    assert main(["simulate", game, "-n", "200", "--seed", "3", "--engine", "compiled"]) == 0
+    out, err = capsys.readouterr()
+    assert "200 playouts" in out and "compiled engine: grounded in" in err
+    growing = tmp_path / "growing.kif"
+    growing.write_text(GROWING, encoding="utf-8")
+    assert main(["simulate", str(growing), "-n", "5", "--max-depth", "20", "--engine", "auto"]) == 0
+    out, err = capsys.readouterr()
+    assert "growing.kif: prolog engine: growing.kif: grounding" in err and "5 playouts" in out
+
+
+CASES = """(role p) (init (s A)) (init (s a)) (<= (legal p (go ?x)) (true (s ?x)))
+(<= (next (t ?x)) (does p (go ?x))) (<= (next (s a)) (true (s A)))
+(<= terminal (true (t A))) (<= terminal (true (t a)))
+(<= (goal p 100) (true (t A))) (<= (goal p 0) (true (t a)))"""
+
+
+@pytest.mark.parametrize("case_sensitive", [False, True])
+def test_both_readings_of_case_match(case_sensitive: bool) -> None:
+    with machine_from_text(CASES, "compiled", name="case", case_sensitive=case_sensitive) as c:
+        assert isinstance(c, CompiledMachine)
+        assert len(c.initial_state) == (2 if case_sensitive else 1)
+        for seed in range(4):
+            same_match(c, c.prolog, seed)
