@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from gdl2pl.bridge import StateMachine
+from gdl2pl.contract import GameMachine
 from gdl2pl.load import Syntax
 from gdl2pl.load import parse_game
 from gdl2pl.load import read_game
@@ -50,7 +51,7 @@ def load_description(
     name: str | None = None,
     case_sensitive: bool = False,
     budget: GroundingBudget | None = None,
-) -> StateMachine | CompiledMachine:
+) -> GameMachine:
     """A machine for ``d`` on ``engine`` (see the module's docstring)."""
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
@@ -88,7 +89,7 @@ def load_machine(
     syntax: Syntax = "auto",
     case_sensitive: bool = False,
     budget: GroundingBudget | None = None,
-) -> StateMachine | CompiledMachine:
+) -> GameMachine:
     """The game in the file ``source`` on ``engine`` ("auto", "prolog" or "compiled")."""
     p = Path(source)
     d = read_game(p, syntax=syntax)
@@ -103,7 +104,7 @@ def machine_from_text(
     name: str | None = None,
     case_sensitive: bool = False,
     budget: GroundingBudget | None = None,
-) -> StateMachine | CompiledMachine:
+) -> GameMachine:
     """The game written in ``text`` on ``engine``."""
     d = parse_game(text, syntax=syntax, file=name)
     return load_description(d, engine, name=name, case_sensitive=case_sensitive, budget=budget)

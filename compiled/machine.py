@@ -14,28 +14,24 @@ from __future__ import annotations
 
 import itertools
 import os
-import random
 from collections.abc import Iterable
 from collections.abc import Sequence
-from fractions import Fraction
 from itertools import compress
 from pathlib import Path
 from typing import Any
 
-from gdl2pl.bridge import GameError
-from gdl2pl.bridge import GoalDefinitionError
-from gdl2pl.bridge import IllegalMoveError
-from gdl2pl.bridge import MachineState
-from gdl2pl.bridge import MoveDefinitionError
-from gdl2pl.bridge import PlayoutDepthError
 from gdl2pl.bridge import StateMachine
-from gdl2pl.bridge import Step
-from gdl2pl.bridge import SymbolStep
-from gdl2pl.bridge import TransitionDefinitionError
-from gdl2pl.bridge.machine import DEFAULT_MAX_DEPTH
-from gdl2pl.bridge.pyform import goal_values
+from gdl2pl.contract import DEFAULT_MAX_DEPTH
+from gdl2pl.contract import GameError
+from gdl2pl.contract import GameMachine
+from gdl2pl.contract import MachineState
+from gdl2pl.contract import Step
+from gdl2pl.contract import SymbolStep
+from gdl2pl.contract import TransitionDefinitionError
+from gdl2pl.contract.game_machine import check_max_depth
+from gdl2pl.contract.game_machine import check_playout_count
+from gdl2pl.contract.game_machine import goal_value
 from gdl2pl.flatten import flatten_rules
-from gdl2pl.kif import kif_term
 from gdl2pl.load import Syntax
 from gdl2pl.load import parse_game
 from gdl2pl.load import read_game
@@ -115,13 +111,9 @@ def _numeric(value: Raw) -> int:
         return -1
 
 
-def _short(state: MachineState, width: int = 300) -> str:
-    text = str(state)
-    return text if len(text) <= width else text[: width - 3] + "..."
-
-
-class CompiledMachine:
-    """A game answered by its propositional network (see the module's docstring).
+class CompiledMachine(GameMachine):
+    """A game answered by its propositional network (see the module's docstring): a
+    ``GameMachine`` whose primitives are the network's, the rest written once there.
     Build with ``from_file``/``from_text``/``from_machine``; ``close()`` closes the
     Prolog engine it was grounded from."""
 
@@ -220,12 +212,6 @@ class CompiledMachine:
         """Close the Prolog engine (idempotent); later calls raise ``GameClosedError``."""
         self.prolog.close()
 
-    def __enter__(self) -> CompiledMachine:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     def __getattr__(self, name: str) -> Any:
         """What the network does not answer (GDL-II's percepts, chance and beliefs, the
         declared sets, ``translation``, ``module``...) is the Prolog engine's."""
@@ -269,7 +255,7 @@ class CompiledMachine:
             out[i] = 1
         return bytes(out)
 
-    def _role_index(self, role: Term | str) -> int:
+    def role_index(self, role: Term | str) -> int:
         return self._raw_roles.index(self.prolog._role_raw(role))
 
     def _check_open(self) -> None:
@@ -292,7 +278,7 @@ class CompiledMachine:
     def legal_moves(self, state: MachineState, role: Term | str) -> list[Term]:
         """The legal moves of ``role`` in ``state``, sorted as the Prolog engine sorts
         them; ``MoveDefinitionError`` when there is none."""
-        index = self._role_index(role)
+        index = self.role_index(role)
         bits = self._bits(state)
         if bits is None:
             return self.prolog.legal_moves(state, role)
@@ -300,10 +286,7 @@ class CompiledMachine:
         terms = self._move_terms
         moves = [terms[m] for m in self._net.legal(bits)[index]]
         if not moves:
-            raise MoveDefinitionError(
-                f"{self.name}: no legal move for role {kif_term(self._roles[index])} "
-                f"in state {_short(state)}"
-            )
+            raise self.no_move(state, self._roles[index])
         return moves
 
     def all_legal_moves(self, state: MachineState) -> list[list[Term]]:
@@ -313,18 +296,6 @@ class CompiledMachine:
         self._check_open()
         terms = self._move_terms
         return [[terms[m] for m in ms] for ms in self._net.legal(bits)]
-
-    def _per_role(self, state: MachineState) -> list[list[Term]]:
-        per_role = self.all_legal_moves(state)
-        for role, moves in zip(self._roles, per_role, strict=True):
-            if not moves:
-                raise MoveDefinitionError(
-                    f"{self.name}: no legal move for role {role} in state {_short(state)}"
-                )
-        return per_role
-
-    def legal_joint_moves(self, state: MachineState) -> list[tuple[Term, ...]]:
-        return list(itertools.product(*self._per_role(state)))
 
     def _ids(self, joint_move: Sequence[Term | str]) -> list[int]:
         """The network's move index of each move of a joint move (-1 for a move it does
@@ -336,7 +307,7 @@ class CompiledMachine:
         for i, m in enumerate(joint_move):
             known = by_id[i].get(id(m)) if i < n else None
             if known is None:
-                raw = self._terms.raw(m)
+                raw = self._terms.form(m)
                 known = self._move_index.get((i, raw), -1)
             out.append(known)
         if len(out) != n:
@@ -347,12 +318,9 @@ class CompiledMachine:
 
     def _illegal(
         self, state: MachineState, joint_move: Sequence[Term | str], role: int
-    ) -> IllegalMoveError:
-        raw = self._terms.raw(joint_move[role])
-        return IllegalMoveError(
-            f"{self.name}: {kif_term(self._terms.term(raw))} is not a legal move for "
-            f"role {self._roles[role]} in state {_short(state)}"
-        )
+    ) -> GameError:
+        move = self._terms.term(self._terms.form(joint_move[role]))
+        return self.illegal(state, move, self._roles[role])
 
     def next_state(self, state: MachineState, joint_move: Sequence[Term | str]) -> MachineState:
         """The state after ``joint_move`` (one move per role, in role order); the Prolog
@@ -378,7 +346,7 @@ class CompiledMachine:
         legal = tuple(tuple(terms[m] for m in ms) for ms in self._net.legal(bits))
         goals = None
         if terminal:
-            goals = tuple(_unique(vs) for vs in self._goal_lists(bits))
+            goals = tuple(goal_value(vs) for vs in self._goal_lists(bits))
         return Step(child, terminal, legal, goals)
 
     def step(self, state: MachineState, joint_move: Sequence[Term | str]) -> Step:
@@ -396,7 +364,7 @@ class CompiledMachine:
         new, terminal, legal_ids = result
         term = self._move_terms.__getitem__
         legal = tuple([tuple(map(term, ms)) for ms in legal_ids])
-        goals = tuple(_unique(vs) for vs in self._goal_lists(new)) if terminal else None
+        goals = tuple(goal_value(vs) for vs in self._goal_lists(new)) if terminal else None
         return Step(self._state(new), terminal, legal, goals)
 
     def step_symbols(self, state: MachineState, joint_move: Sequence[Term | str]) -> SymbolStep:
@@ -437,11 +405,7 @@ class CompiledMachine:
         self._check_open()
         per_role_ids = self._net.legal(bits)
         per_role = [[self._move_terms[m] for m in ms] for ms in per_role_ids]
-        for role, moves in zip(self._roles, per_role, strict=True):
-            if not moves:
-                raise MoveDefinitionError(
-                    f"{self.name}: no legal move for role {role} in state {_short(state)}"
-                )
+        self.every_role_moves(state, per_role)
         out = []
         for jm, ids in zip(
             itertools.product(*per_role), itertools.product(*per_role_ids), strict=True
@@ -450,12 +414,6 @@ class CompiledMachine:
             out.append((jm, self._step(child)))
         return out
 
-    def next_states(self, state: MachineState) -> list[MachineState]:
-        return [step.state for _, step in self.expand(state)]
-
-    def next_state_map(self, state: MachineState) -> dict[tuple[Term, ...], MachineState]:
-        return {jm: step.state for jm, step in self.expand(state)}
-
     def is_terminal(self, state: MachineState) -> bool:
         bits = self._bits(state)
         if bits is None:
@@ -463,81 +421,23 @@ class CompiledMachine:
         self._check_open()
         return bool(self._net.terminal(bits))
 
-    def _values(self, state: MachineState) -> list[list[Raw]] | None:
+    def goal_values(self, state: MachineState) -> list[list[str]]:
         bits = self._bits(state)
         if bits is None:
-            return None
+            return self.prolog.goal_values(state)
         self._check_open()
         return self._goal_lists(bits)
 
-    def goal(self, state: MachineState, role: Term | str) -> int:
-        """The goal value of ``role``; ``GoalDefinitionError`` unless exactly one numeric
-        value."""
-        index = self._role_index(role)
-        values = self._values(state)
-        if values is None:
-            return self.prolog.goal(state, role)
-        return self._unique_goal(state, index, values)
-
-    def goals(self, state: MachineState) -> list[int]:
-        values = self._values(state)
-        if values is None:
-            return self.prolog.goals(state)
-        return [self._unique_goal(state, i, values) for i in range(len(self._roles))]
-
-    def _unique_goal(self, state: MachineState, index: int, values: list[list[Raw]]) -> int:
-        vs = values[index]
-        role = self._roles[index]
-        if not vs and self.prolog.is_random(role):
-            return 0
-        if len(vs) != 1:
-            what = (
-                "no goal value" if not vs else f"{len(vs)} goal values ({', '.join(map(str, vs))})"
-            )
-            raise GoalDefinitionError(
-                f"{self.name}: role {role} has {what} in state {_short(state)}"
-            )
-        try:
-            return int(vs[0])
-        except ValueError:
-            raise GoalDefinitionError(
-                f"{self.name}: role {role} has the non-numeric goal value {vs[0]} "
-                f"in state {_short(state)}"
-            ) from None
-
-    def state_info(
-        self, state: MachineState
-    ) -> tuple[bool, list[list[Term]], list[list[int | str]]]:
-        """(terminal, legal moves per role, goal values per role)."""
-        values = self._values(state)
-        if values is None:
-            return self.prolog.state_info(state)
-        return self.is_terminal(state), self.all_legal_moves(state), goal_values(values)
-
-    def random_joint_move(
-        self, state: MachineState, rng: random.Random | None = None
-    ) -> tuple[Term, ...]:
-        """A uniformly random legal move for every role."""
-        choice = (rng or random).choice
-        return tuple(choice(ms) for ms in self._per_role(state))
-
-    def random_next_state(
-        self, state: MachineState, rng: random.Random | None = None
-    ) -> MachineState:
-        return self.next_state(state, self.random_joint_move(state, rng))
-
-    def _stuck(self, role: int, bits: bytes) -> MoveDefinitionError:
-        return MoveDefinitionError(
-            f"{self.name}: no legal move for role {self._roles[role]} during a depth "
-            f"charge, in state {_short(self._state(bits))}"
-        )
+    def _stuck(self, role: int, bits: bytes) -> GameError:
+        state = self._state(bits)
+        return self.no_move(state, self._roles[role], " during a depth charge,")
 
     def depth_charge(
         self, state: MachineState, max_depth: int = DEFAULT_MAX_DEPTH
     ) -> tuple[MachineState, int]:
         """Random joint moves, in the network, until a terminal state: the final state
         and the number of steps. ``PlayoutDepthError`` past ``max_depth`` steps."""
-        max_depth = _depth(max_depth)
+        max_depth = check_max_depth(max_depth)
         bits = self._bits(state)
         if bits is None:
             return self.prolog.depth_charge(state, max_depth)
@@ -547,10 +447,7 @@ class CompiledMachine:
             raise self._stuck(result[1], result[2])
         final = self._state(result[1])
         if result[2] >= max_depth and not self._net.terminal(result[1]):
-            raise PlayoutDepthError(
-                f"{self.name}: no terminal state within {max_depth:,} steps of a random "
-                "playout (the game may never end); pass a larger max_depth to go on"
-            )
+            raise self.too_deep(max_depth)
         return final, result[2]
 
     def playouts(
@@ -558,9 +455,8 @@ class CompiledMachine:
     ) -> tuple[list[list[tuple[int, int]]], int]:
         """``n`` random playouts in the network: per role the (goal value or -1, depth)
         of each, and the total number of steps (as ``StateMachine.playouts``)."""
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"the number of playouts must be a whole number >= 1, not {n!r}")
-        max_depth = _depth(max_depth)
+        check_playout_count(n)
+        max_depth = check_max_depth(max_depth)
         bits = self._bits(state)
         if bits is None:
             return self.prolog.playouts(state, n, max_depth)
@@ -570,26 +466,10 @@ class CompiledMachine:
             raise self._stuck(result[1], result[2])
         return result[1], result[2]
 
-    def average_scores(self, state: MachineState, n: int, discount: float = 1.0) -> list[float]:
-        """Per role, the mean over ``n`` random playouts of goal * discount**depth."""
-        per_role, _ = self.playouts(state, n)
-        return [sum(max(v, 0) * discount**d for v, d in col) / n for col in per_role]
-
     def seed(self, seed: int) -> None:
         """Seed the network's playout generator (and the Prolog engine's)."""
         self._net.seed(int(seed))
         self.prolog.seed(seed)
-
-    def chance_outcomes(self, state: MachineState) -> list[tuple[Term, Fraction]]:
-        """The random role's legal moves, each with its probability (as the Prolog
-        engine's)."""
-        chance = self.prolog.random_role
-        if chance is None:
-            raise GameError(f"{self.name}: the game has no random role (no chance)")
-        if self.is_terminal(state):
-            return []
-        moves = self.legal_moves(state, chance)
-        return [(m, Fraction(1, len(moves))) for m in moves]
 
     @property
     def base_propositions(self) -> list[Term]:
@@ -598,21 +478,15 @@ class CompiledMachine:
     def input_moves(self, role: Term | str) -> list[Term]:
         return self.prolog.input_moves(role)
 
+    def declared_percepts(self, role: Term | str) -> list[Term]:
+        return self.prolog.declared_percepts(role)
+
+    def percepts(
+        self, state: MachineState, joint_move: Sequence[Term | str], role: Term | str
+    ) -> list[Term]:
+        """GDL-II's percepts: asked of the Prolog engine (``sees`` is not compiled)."""
+        return self.prolog.percepts(state, joint_move, role)
+
     def fluents_of(self, states: Iterable[MachineState]) -> list[bytes | None]:
         """The network's bits of each state (None outside the relaxation)."""
         return [self._bits(s) for s in states]
-
-
-def _unique(values: list[Raw]) -> int | None:
-    if len(values) == 1:
-        try:
-            return int(values[0])
-        except ValueError:
-            return None
-    return None
-
-
-def _depth(max_depth: int) -> int:
-    if isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0:
-        raise ValueError(f"max_depth must be a whole number >= 0, not {max_depth!r}")
-    return max_depth
