@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import NamedTuple
+from typing import Self
 
 from gdl2pl.kif import kif_term
 from gdl2pl.syntax import Const
@@ -211,7 +212,7 @@ class GameMachine(ABC):
 
     # -- written once over them -----------------------------------------------------------
 
-    def __enter__(self) -> GameMachine:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
