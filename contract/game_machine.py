@@ -256,6 +256,8 @@ class GameMachine(ABC):
 
     def every_role_moves(self, state: MachineState, per_role: Sequence[Sequence[Term]]) -> None:
         """``MoveDefinitionError`` for the first role without a move in ``per_role``."""
+        if all(per_role):
+            return
         for role, moves in zip(self.roles, per_role, strict=True):
             if not moves:
                 raise self.no_move(state, role)
