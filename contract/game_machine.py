@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import NamedTuple
+from typing import Self
 
 from gdl2pl.kif import kif_term
 from gdl2pl.syntax import Const
@@ -211,7 +212,7 @@ class GameMachine(ABC):
 
     # -- written once over them -----------------------------------------------------------
 
-    def __enter__(self) -> GameMachine:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -255,6 +256,8 @@ class GameMachine(ABC):
 
     def every_role_moves(self, state: MachineState, per_role: Sequence[Sequence[Term]]) -> None:
         """``MoveDefinitionError`` for the first role without a move in ``per_role``."""
+        if all(per_role):
+            return
         for role, moves in zip(self.roles, per_role, strict=True):
             if not moves:
                 raise self.no_move(state, role)
