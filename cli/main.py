@@ -100,11 +100,13 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("-n", type=_positive, default=1, help="number of matches (>= 1)")
     s.add_argument("--max-steps", type=_positive, default=10_000)
     s.add_argument("--syntax", choices=SYNTAXES, default="auto")
+    add_engine(s)
     add_accept_errors(s)
 
     s = sub.add_parser("replay", help='replay matches read from stdin ({"moves": [[...]]} lines)')
     s.add_argument("game")
     s.add_argument("--syntax", choices=SYNTAXES, default="auto")
+    add_engine(s)
     add_accept_errors(s)
 
     for plugin in (

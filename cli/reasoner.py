@@ -19,6 +19,7 @@ from gdl2pl.cli.errors import reason
 from gdl2pl.cli.progress import progress
 from gdl2pl.compiled import load_machine
 from gdl2pl.compiled.factory import Engine
+from gdl2pl.contract import GameMachine
 from gdl2pl.ggp.records import random_match
 from gdl2pl.ggp.records import replay
 from gdl2pl.jsonline import loads_line
@@ -160,18 +161,17 @@ def replay_command(args: argparse.Namespace, stdin: TextIO | None = None) -> int
     return 0
 
 
-def _playable(args: argparse.Namespace) -> StateMachine:
+def _playable(args: argparse.Namespace) -> GameMachine:
     """The game of ``args``, loaded on its ``--engine`` (the one chosen said on stderr
     unless it is the default); ``GameError`` if it cannot be played at all (no role), so
     that a command says so instead of printing empty records."""
     engine = getattr(args, "engine", "prolog")
+    sm: GameMachine
     if engine == "prolog":
         sm = StateMachine.from_file(args.game, args.syntax)
     else:
-        machine = load_machine(args.game, cast(Engine, engine), syntax=args.syntax)
-        print(f"{_base(args.game)}: {machine.engine_choice}", file=sys.stderr)  # type: ignore[union-attr]
-        # a CompiledMachine has StateMachine's methods (one contract; see gdl2pl.compiled)
-        sm = cast(StateMachine, machine)
+        sm = load_machine(args.game, cast(Engine, engine), syntax=args.syntax)
+        print(f"{_base(args.game)}: {sm.engine_choice}", file=sys.stderr)  # type: ignore[attr-defined]
     if not sm.roles:
         sm.close()
         raise GameError(
