@@ -430,7 +430,7 @@ def _newline_before(text: str, offset: int) -> bool:
     return False
 
 
-_PROLOG_NOT = re.compile(r"(?<![A-Za-z0-9_'])not[%s]*$" % _WHITE)
+_PROLOG_NOT = re.compile(rf"(?<![A-Za-z0-9_'])not[{_WHITE}]*$")
 
 
 def _same_line_error(text: str, start: int) -> GdlSyntaxError:
