@@ -152,6 +152,26 @@ def test_hostile_gdl_ii_plays_are_refused(
     assert why in reply.body
 
 
+def test_a_refused_turn_is_not_kept(monty_player: GamePlayer) -> None:
+    """A play no state agrees with is refused and forgotten: the correct play of the same
+    turn that follows is taken (not refused as out of order), and the match goes on."""
+    assert monty_player.handle("(play m1 0 nil nil)").body == "wait"
+    assert monty_player.handle("(play m1 1 wait nil)").body.startswith("(pick ")
+    assert monty_player.handle("(play m1 2 (pick 2) ())").body == "wait"
+    refused = monty_player.handle("(play m1 3 wait ((opened 2)))")
+    assert refused.status == 400 and "cannot have happened" in refused.body
+    assert monty_player.handle("(play m1 3 wait ((opened 3)))").body == "switch"
+    assert monty_player.handle("(stop m1 4 switch ((car 1)))").body == "done"
+
+
+def test_a_refused_first_turn_is_not_kept(monty_player: GamePlayer) -> None:
+    refused = monty_player.handle("(play m1 1 (pick 9) nil)")
+    assert refused.status == 400 and "out of order" in refused.body
+    assert monty_player.handle("(play m1 0 nil nil)").body == "wait"
+    assert monty_player.handle("(play m1 1 (pick 9) nil)").status == 400
+    assert monty_player.handle("(play m1 1 wait nil)").body.startswith("(pick ")
+
+
 def test_choose_move_weighs_each_state_by_its_probability() -> None:
     with StateMachine.from_file(MONTY) as sm:
         role = sm.term("contestant")
