@@ -16,12 +16,14 @@ from typing import Any
 from gdl2pl.jsonline import loads_line
 from gdl2pl.kif import kif_term
 
+from . import judging
 from .engine import SAFE_PATH
 from .engine import EngineRun
 from .engine import engine_argv
 from .engine import game_file_name
 from .engine import run_engine
 from .games import game_digest
+from .keep_going import EveryDivergence
 from .oracle_link import MachineState
 from .oracle_link import Record
 from .oracle_link import StateMachine
@@ -56,16 +58,7 @@ class Job:
 
 def result(job: Job, verdict: str, **extra: Any) -> dict[str, Any]:
     """A per-game result object (the ``--json`` shape)."""
-    out: dict[str, Any] = {
-        "game": job.path,
-        "verdict": verdict,
-        "matches": 0,
-        "steps_compared": 0,
-        "first_divergence": None,
-        "error": None,
-    }
-    out.update(extra)
-    return out
+    return judging.result(job.path, verdict, **extra)
 
 
 def run_verify(job: Job) -> dict[str, Any]:
@@ -104,17 +97,32 @@ def _verify_loaded(job: Job, sm: StateMachine) -> dict[str, Any]:
             ours[: len(recs)] if recs and "error" not in recs[-1] and recs[-1].get("move") else ours
             for ours, recs in zip(mine, theirs_by_match, strict=True)
         ]
-        run = EngineRun([r for recs in theirs_by_match for r in recs])
+        judge = _judge(job, sm, mine, move_lists)
+        run = EngineRun()
+        for recs in theirs_by_match:
+            for rec in recs:
+                run.received += 1
+                judge.take(rec)
     else:
         rng = random.Random(job.seed)
         mine = [list(random_match(sm, rng, m, job.max_steps)) for m in range(job.matches)]
         move_lists = [[r["move"] for r in recs if r.get("move")] for recs in mine]
-        assert job.engine is not None
-        run = _run_engine_on(job, move_lists)
-    return _judge(job, sm, mine, move_lists, run)
+        judge = _judge(job, sm, mine, move_lists)
+        run = _run_engine_on(job, move_lists, judge)
+    return judge.result(run)
 
 
-def _run_engine_on(job: Job, move_lists: list[list[list[str]]]) -> EngineRun:
+def _judge(
+    job: Job, sm: StateMachine, mine: list[list[Record]], move_lists: list[list[list[str]]]
+) -> FirstDivergence | EveryDivergence:
+    """The judge of the game's records: up to the first divergence, or every divergence
+    with ``keep_going`` (see ``keep_going.py``)."""
+    if job.keep_going:
+        return EveryDivergence(job.path, sm, mine, move_lists)
+    return FirstDivergence(job.path, sm, mine, move_lists)
+
+
+def _run_engine_on(job: Job, move_lists: list[list[list[str]]], judge: judging.Judge) -> EngineRun:
     """Run the engine on a private copy of the game's text under a fixed name that gdl2pl
     chose (see ``engine.game_file_name``): the game's own file name never reaches the
     engine's command line, however it is spelled."""
@@ -128,7 +136,14 @@ def _run_engine_on(job: Job, move_lists: list[list[list[str]]]) -> EngineRun:
             argv = engine_argv(job.engine, str(copy))
         except ValueError as e:
             return EngineRun(problem=str(e))
-        return run_engine(argv, move_lists, job.timeout, game=str(copy))
+        return run_engine(
+            argv,
+            move_lists,
+            job.timeout,
+            game=str(copy),
+            on_record=judge.take,
+            skip_faults=job.keep_going,
+        )
 
 
 def _safe_tmp() -> str:
@@ -161,96 +176,63 @@ def _trace_matches(text: str) -> list[list[Record]]:
     return [by_match[m] for m in sorted(by_match)]
 
 
-def _judge(
-    job: Job,
-    sm: StateMachine,
-    mine: list[list[Record]],
-    move_lists: list[list[list[str]]],
-    run: EngineRun,
-) -> dict[str, Any]:
-    """Compare gdl2pl's records with the engine's, match by match, in order, up to the
-    first divergence (every divergence with ``keep_going``: see ``keep_going.py``)."""
-    if job.keep_going:
-        from .keep_going import judge_all
+class FirstDivergence(judging.Judge):
+    """Compares the engine's records with gdl2pl's, match by match, in order, up to the
+    first divergence (then the engine may be stopped)."""
 
-        return judge_all(job, sm, mine, move_lists, run)
-    theirs = iter(run.records)
-    compared = 0
-    problem = run.problem
-    for n, ours in enumerate(mine):
-        m = int(ours[0]["match"]) if ours else n
-        for rec in ours:
-            other = next(theirs, None)
-            if other is None:
-                if problem is None:
-                    problem = (
-                        f"the engine answered {len(run.records)} records, "
-                        f"{sum(map(len, mine))} expected (none for match {m} step {rec['step']})"
-                    )
-                return _finish(job, len(mine), compared, None, problem, run)
-            misplaced = _misplaced(rec, other)
-            if misplaced:
-                problem = misplaced
-                return _finish(job, len(mine), compared, None, problem, run)
-            try:
-                diffs = compare(rec, other)
-            except MalformedRecord as e:
-                problem = f"match {m} step {rec['step']}: malformed record: {e}"
-                return _finish(job, len(mine), compared, None, problem, run)
-            compared += 1
-            if diffs:
-                divergence = _divergence(sm, m, rec, diffs, move_lists[n])
-                return _finish(job, len(mine), compared, divergence, problem, run)
-    if problem is None and next(theirs, None) is not None:
-        problem = f"the engine answered {len(run.records)} records, {compared} expected"
-    return _finish(job, len(mine), compared, None, problem, run)
+    def __init__(
+        self,
+        path: str,
+        sm: StateMachine,
+        mine: list[list[Record]],
+        move_lists: list[list[list[str]]],
+    ) -> None:
+        self.path = path
+        self.sm = sm
+        self.move_lists = move_lists
+        self.diverged: tuple[int, Record, list[Difference], int] | None = None
+        self.missing: str | None = None  # where the engine's records ran out
+        super().__init__(mine)
 
+    def compare(self) -> judging.Steps:
+        for n, ours in enumerate(self.mine):
+            m = int(ours[0]["match"]) if ours else n
+            for rec in ours:
+                other = yield
+                if other is judging.END:
+                    self.missing = f"none for match {m} step {rec['step']}"
+                    return True
+                self.problem = judging.misplaced(rec, other)
+                if self.problem:
+                    return True
+                try:
+                    diffs = compare(rec, other)
+                except MalformedRecord as e:
+                    self.problem = f"match {m} step {rec['step']}: malformed record: {e}"
+                    return True
+                self.compared += 1
+                if diffs:
+                    self.diverged = (m, rec, diffs, n)
+                    return True
+        return False
 
-def _misplaced(mine: Record, theirs: Any) -> str | None:
-    """Why the engine's next record is not the one of ``mine``'s match and step (None if it
-    is, or if it does not say: then records are taken in order). Error records are not
-    checked: engines number the step of an error differently."""
-    if not isinstance(theirs, dict) or "error" in mine or "error" in theirs:
-        return None
-    want = (mine["match"], mine["step"])
-    got = (theirs.get("match", want[0]), theirs.get("step", want[1]))
-    if got == want:
-        return None
-    return (
-        f"the engine's records are out of step: expected match {want[0]} step {want[1]}, "
-        f"its next record is match {got[0]} step {got[1]} (a record missing or extra)"
-    )
-
-
-def _finish(
-    job: Job,
-    matches: int,
-    compared: int,
-    divergence: dict[str, Any] | None,
-    problem: str | None,
-    run: EngineRun,
-    **extra: Any,
-) -> dict[str, Any]:
-    """The verdict: a divergence found in what the engine answered wins (with the engine's
-    problem, if any, still reported); else the engine's problem; else agreement."""
-    if divergence is not None:
-        verdict = "diverge"
-    elif problem is not None:
-        verdict = "timeout" if run.timed_out else "engine_error"
-    else:
-        verdict = "agree"
-    error = problem
-    if problem is not None and run.stderr_tail.strip():
-        error = f"{problem}; stderr: {run.stderr_tail.strip()}"
-    return result(
-        job,
-        verdict,
-        matches=matches,
-        steps_compared=compared,
-        first_divergence=divergence,
-        error=error,
-        **extra,
-    )
+    def result(self, run: EngineRun) -> dict[str, Any]:
+        """The game's result, once the engine is done (``run``)."""
+        self.end()
+        divergence = None
+        if self.diverged is not None:
+            m, rec, diffs, n = self.diverged
+            divergence = _divergence(self.sm, m, rec, diffs, self.move_lists[n])
+        problem = self.problem or run.problem
+        if problem is None and divergence is None:
+            if self.missing is not None:
+                problem = (
+                    f"the engine answered {run.received} records, "
+                    f"{self.expected} expected ({self.missing})"
+                )
+            elif run.received > self.compared:
+                problem = f"the engine answered {run.received} records, {self.compared} expected"
+        return judging.finish(self.path, len(self.mine), self.compared, divergence, problem, run)
 
 
 #: The fields whose facts are terms of the game, reported in its spelling.

@@ -12,7 +12,8 @@ and the result says so in ``notes``.
 
 Steps before the first divergence of a match are compared with the records gdl2pl made
 when it played the match, as without ``--keep-going``: the flag costs nothing until
-something diverges.
+something diverges. Records are judged as they arrive (``judging.Judge``); a line of the
+engine's output that is no record is skipped and reported as a protocol fault.
 """
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ from __future__ import annotations
 from typing import Any
 
 from .engine import EngineRun
+from .judging import END
+from .judging import Judge
+from .judging import Steps
+from .judging import finish
+from .judging import misplaced
 from .oracle_link import MachineState
 from .oracle_link import Record
 from .oracle_link import StateMachine
@@ -45,14 +51,15 @@ class _Tally:
     """The divergences of one game as they are found."""
 
     def __init__(self) -> None:
-        self.found: list[dict[str, Any]] = []
+        #: What each listed divergence's report is made from (made at the end, so that
+        #: explaining them takes none of the engine's time).
+        self.found: list[tuple[int, int, list[list[str]], list[Difference], Any, Any]] = []
         self.counts: dict[str, int] = {}
         self.total = 0
         self.notes: list[str] = []
 
     def add(
         self,
-        sm: StateMachine,
         match: int,
         step: int,
         moves: list[list[str]],
@@ -60,16 +67,21 @@ class _Tally:
         state: MachineState,
         previous: MachineState | None,
     ) -> None:
-        from .job import divergence_at
-
         self.total += 1
         for d in diffs:
             self.counts[kind_of(d)] = self.counts.get(kind_of(d), 0) + 1
         if len(self.found) < MAX_LISTED:
-            explain = len(self.found) < MAX_EXPLAINED
-            self.found.append(
-                divergence_at(sm, match, step, moves[:step], diffs, state, previous, explain)
-            )
+            self.found.append((match, step, moves[:step], diffs, state, previous))
+
+    def reports(self, sm: StateMachine) -> list[dict[str, Any]]:
+        """The listed divergences' reports, the first ``MAX_EXPLAINED`` with gdl2pl's
+        reasons."""
+        from .job import divergence_at
+
+        return [
+            divergence_at(sm, *found, explain=n < MAX_EXPLAINED)
+            for n, found in enumerate(self.found)
+        ]
 
     def note(self, text: str) -> None:
         if text not in self.notes and len(self.notes) < 20:
@@ -153,74 +165,94 @@ class _Match:
             self.states = (own, engine)
 
 
-def judge_all(
-    job: Any,
-    sm: StateMachine,
-    mine: list[list[Record]],
-    move_lists: list[list[list[str]]],
-    run: EngineRun,
-) -> dict[str, Any]:
-    """Compare every step of every match; the result of ``job._finish`` with
-    ``divergences`` (the first ``MAX_LISTED``), ``divergence_counts`` (differences by kind)
-    and ``divergences_total`` (steps that diverged), and ``notes`` where gdl2pl judged a
-    step from its own state."""
-    from .job import _finish
-    from .job import _misplaced
+class EveryDivergence(Judge):
+    """Compares every step of every match as the engine's records arrive."""
 
-    theirs = run.records
-    i = 0
-    compared = 0
-    problem = run.problem
-    tally = _Tally()
+    def __init__(
+        self,
+        path: str,
+        sm: StateMachine,
+        mine: list[list[Record]],
+        move_lists: list[list[list[str]]],
+    ) -> None:
+        self.path = path
+        self.sm = sm
+        self.move_lists = move_lists
+        self.tally = _Tally()
+        self.taken = 0  # records matched to a step (or skipped as past a match's end)
+        self.missing: str | None = None  # where the engine's records ran out
+        self.surplus = False  # the engine printed records past the last match
+        super().__init__(mine)
 
-    def finish() -> dict[str, Any]:
-        first = tally.found[0] if tally.found else None
+    def compare(self) -> Steps:
+        sm, tally = self.sm, self.tally
+        other = yield
+        for n, ours in enumerate(self.mine):
+            m = int(ours[0]["match"]) if ours else n
+            game = _Match(sm, m, self.move_lists[n])
+            for rec in ours:
+                step = int(rec["step"])
+                if other is END:
+                    self.missing = f"none for match {m} step {step}"
+                    return True
+                ahead = isinstance(other, dict) and isinstance(other.get("match"), int)
+                if ahead and other["match"] > m:  # the engine ended this match early
+                    tally.note(f"match {m}: the engine's records end at step {step - 1}")
+                    break
+                self.problem = misplaced(rec, other)
+                if self.problem:
+                    return True
+                self.taken += 1
+                expected, basis = game.expected(rec, tally)
+                try:
+                    diffs = compare(expected, other)
+                except MalformedRecord as e:
+                    diffs = [Difference("record", None, [], [str(e)], kind="malformed")]
+                self.compared += 1
+                if diffs:
+                    previous, state = game.judged_at(step, basis)
+                    tally.add(m, step, self.move_lists[n], diffs, state, previous)
+                game.went_on_from(step, other, not diffs, tally)
+                ended = "error" in expected or "error" in other
+                other = yield
+                if ended:
+                    break  # a match ends at an error record, on either side
+            while other is not END and isinstance(other, dict) and other.get("match") == m:
+                tally.note(f"match {m}: the engine has records past the end of the match")
+                self.taken += 1
+                other = yield
+        self.surplus = other is not END
+        return False
+
+    def result(self, run: EngineRun) -> dict[str, Any]:
+        """The result of ``judging.finish`` with ``divergences`` (the first
+        ``MAX_LISTED``), ``diverging_steps`` (steps that diverged) and
+        ``differences_by_kind`` (their differences, counted by kind), ``notes`` where
+        gdl2pl judged a step from its own state, and ``protocol_faults``, the engine's
+        lines that were no records (skipped)."""
+        self.end()
+        problem = self.problem or run.problem
+        if problem is None and self.missing is not None:
+            problem = (
+                f"the engine answered {run.received} records, "
+                f"{self.expected} expected ({self.missing})"
+            )
+        elif problem is None and self.surplus:
+            problem = f"the engine answered {run.received} records, {self.taken} expected"
+        if problem is None and run.faults:
+            problem = (
+                f"{len(run.faults)} protocol fault(s), skipped (lines that are no records: "
+                "an engine prints only records on stdout; logs go to stderr)"
+            )
+        found = self.tally.reports(self.sm)
         extra: dict[str, Any] = {
-            "divergences": tally.found,
-            "divergence_counts": dict(sorted(tally.counts.items())),
-            "divergences_total": tally.total,
+            "divergences": found,
+            "diverging_steps": self.tally.total,
+            "differences_by_kind": dict(sorted(self.tally.counts.items())),
         }
-        if tally.notes:
-            extra["notes"] = tally.notes
-        return _finish(job, len(mine), compared, first, problem, run, **extra)
-
-    for n, ours in enumerate(mine):
-        m = int(ours[0]["match"]) if ours else n
-        game = _Match(sm, m, move_lists[n])
-        for rec in ours:
-            step = int(rec["step"])
-            if i >= len(theirs):
-                if problem is None:
-                    problem = (
-                        f"the engine answered {len(theirs)} records, "
-                        f"{sum(map(len, mine))} expected (none for match {m} step {step})"
-                    )
-                return finish()
-            other = theirs[i]
-            ahead = isinstance(other, dict) and isinstance(other.get("match"), int)
-            if ahead and other["match"] > m:  # the engine ended this match early
-                tally.note(f"match {m}: the engine's records end at step {step - 1}")
-                break
-            misplaced = _misplaced(rec, other)
-            if misplaced:
-                problem = misplaced
-                return finish()
-            i += 1
-            expected, basis = game.expected(rec, tally)
-            try:
-                diffs = compare(expected, other)
-            except MalformedRecord as e:
-                diffs = [Difference("record", None, [], [str(e)], kind="malformed")]
-            compared += 1
-            if diffs:
-                previous, state = game.judged_at(step, basis)
-                tally.add(sm, m, step, move_lists[n], diffs, state, previous)
-            game.went_on_from(step, other, not diffs, tally)
-            if "error" in expected or "error" in other:
-                break  # a match ends at an error record, on either side
-        while i < len(theirs) and isinstance(theirs[i], dict) and theirs[i].get("match") == m:
-            tally.note(f"match {m}: the engine has records past the end of the match")
-            i += 1
-    if problem is None and i < len(theirs):
-        problem = f"the engine answered {len(theirs)} records, {i} expected"
-    return finish()
+        if self.tally.notes:
+            extra["notes"] = self.tally.notes
+        if run.faults:
+            extra["protocol_faults"] = run.faults
+        first = found[0] if found else None
+        return finish(self.path, len(self.mine), self.compared, first, problem, run, **extra)
