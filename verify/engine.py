@@ -141,7 +141,12 @@ def run_engine(
     reading stops at the deadline even if a process that escaped both still holds its
     output open (then the run has timed out)."""
     collected: list[Any] = []
-    take: OnRecord = on_record or (lambda rec: collected.append(rec) is None)
+
+    def collect(rec: Any) -> bool:
+        collected.append(rec)
+        return True
+
+    take: OnRecord = on_record or collect
     env = None if game is None else {**os.environ, "GDL2PL_GAME": game}
     stdin = "".join(json.dumps({"moves": m}, separators=(",", ":")) + "\n" for m in matches)
     try:
