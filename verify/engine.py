@@ -409,12 +409,18 @@ def _in_session(pid: str, sid: int) -> bool:
 
 
 def _holds(pid: str, pipes: set[str]) -> bool:
+    """Whether process ``pid`` can write into one of ``pipes`` (a process that only
+    reads from one, as a fork of this one could, is not the engine's)."""
     try:
         fds = os.listdir(f"/proc/{pid}/fd")
     except OSError:  # another user's process, or gone
         return False
     for fd in fds:
-        with contextlib.suppress(OSError):
-            if os.readlink(f"/proc/{pid}/fd/{fd}") in pipes:
+        with contextlib.suppress(OSError, ValueError, StopIteration):
+            if os.readlink(f"/proc/{pid}/fd/{fd}") not in pipes:
+                continue
+            with open(f"/proc/{pid}/fdinfo/{fd}", encoding="ascii") as f:
+                flags = next(line for line in f if line.startswith("flags:")).split()[1]
+            if int(flags, 8) & os.O_ACCMODE != os.O_RDONLY:
                 return True
     return False
