@@ -172,6 +172,31 @@ def test_a_refused_first_turn_is_not_kept(monty_player: GamePlayer) -> None:
     assert monty_player.handle("(play m1 1 wait nil)").body.startswith("(pick ")
 
 
+def test_withdrawing_the_turn_just_learned_restores_the_knowledge() -> None:
+    """Law, at every turn of a match: learn turn t, withdraw it, and the knowledge is as
+    before (so that turn t can be learned again); withdrawing any other turn changes
+    nothing."""
+    history = [(None, ()), ("wait", ()), ("(pick 2)", ()), ("wait", ("(opened 3)",))]
+    with StateMachine.from_file(MONTY) as sm:
+        knowledge = Knowledge()
+        for turn, (move, seen) in enumerate(history):
+            before = (knowledge.started, list(knowledge.history))
+            args = (
+                sm,
+                turn,
+                None if move is None else parse_kif_term(move),
+                tuple(parse_kif_term(p) for p in seen) if turn else None,
+            )
+            knowledge.learn(*args)
+            learned = (knowledge.started, list(knowledge.history))
+            for other in {turn - 1, turn + 1, turn + 5} - {-1}:
+                knowledge.withdraw(other)
+                assert (knowledge.started, knowledge.history) == learned
+            knowledge.withdraw(turn)
+            assert (knowledge.started, knowledge.history) == before
+            knowledge.learn(*args)
+
+
 def test_choose_move_weighs_each_state_by_its_probability() -> None:
     with StateMachine.from_file(MONTY) as sm:
         role = sm.term("contestant")

@@ -6,6 +6,7 @@ time is on the clock."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shlex
 import signal
@@ -17,6 +18,9 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 from prolog_env import require_prolog
 
 from gdl2pl.verify import engine as engine_module
@@ -240,3 +244,57 @@ def test_saved_results_name_steps_and_differences(tmp_path: Path) -> None:
     out.write_text(good.replace("2", '"2"', 1) + "\n{}\n", encoding="utf-8")
     with pytest.raises(ValueError, match="diverging_steps is not a count"):
         read_results(out)
+
+
+# -- laws of the reader ------------------------------------------------------------------------
+
+#: Prints the bytes of argv[1] (a file) in pieces of the sizes in argv[2:], flushing each.
+CHUNKED = (
+    "import sys\n"
+    "data = open(sys.argv[1], 'rb').read()\n"
+    "sizes = [int(x) for x in sys.argv[2:]] or [len(data) or 1]\n"
+    "i = k = 0\n"
+    "while i < len(data):\n"
+    "    n = sizes[k % len(sizes)]; k += 1\n"
+    "    sys.stdout.buffer.write(data[i : i + n]); sys.stdout.buffer.flush(); i += n\n"
+)
+
+line_kinds = st.one_of(
+    st.dictionaries(st.sampled_from(["a", "b", "step"]), st.integers(0, 9), max_size=3).map(
+        lambda d: json.dumps(d)
+    ),
+    st.text(alphabet='loading game.[]{}"xyz 0123456789', min_size=1, max_size=30),
+)
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    lines=st.lists(line_kinds, max_size=12),
+    sizes=st.lists(st.integers(1, 40), min_size=1, max_size=5),
+)
+def test_skipping_faults_keeps_exactly_the_records_in_order(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[str], sizes: list[int]
+) -> None:
+    """Law: with ``skip_faults``, the records are the lines that are JSON objects, in
+    order, and the faults are the other non-blank lines, however the output is cut into
+    pieces on its way."""
+    folder = tmp_path_factory.mktemp("chunked")
+    out = folder / "out.txt"
+    out.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    program = folder / "chunked.py"
+    program.write_text(CHUNKED, encoding="utf-8")
+    argv = [sys.executable, str(program), str(out), *map(str, sizes)]
+    run = run_engine(argv, [[["a"]] * 20], timeout=30, skip_faults=True)
+    expected, faults = [], 0
+    for line in lines:
+        try:
+            value = json.loads(line)
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            expected.append(value)
+        elif line.strip():
+            faults += 1
+    assert run.problem is None, run.problem
+    assert run.records == expected and run.received == len(expected)
+    assert len(run.faults) == faults and all(f.startswith("protocol fault") for f in run.faults)
