@@ -109,6 +109,9 @@ def max_records(matches: list[list[list[str]]]) -> int:
 
 #: How long a killed engine is waited for before its exit is left to the system.
 REAP_SECONDS = 5.0
+#: How long the output of an engine that exited in time may still be read past its
+#: deadline.
+DRAIN_SECONDS = 1.0
 #: Protocol faults (lines that are not records) kept for the report when they are skipped.
 MAX_FAULTS = 20
 
@@ -138,8 +141,9 @@ def run_engine(
     The engine gets ``timeout`` seconds of its own: the time ``on_record`` takes moves
     the deadline on. It runs in its own session. When it exits, or the time is up, or the run
     ends early, what it started is killed too (its process group and session), and
-    reading stops at the deadline even if a process that escaped both still holds its
-    output open (then the run has timed out)."""
+    reading stops at the deadline (``DRAIN_SECONDS`` later once the engine has exited)
+    even if a process that escaped both still holds its output open (then the run has
+    timed out)."""
     collected: list[Any] = []
 
     def collect(rec: Any) -> bool:
@@ -226,8 +230,8 @@ class _Session:
                 proc.stdin.close()
             sent = 0
             while self._reading(sel) and self.problem is None and not self.stopped:
-                self._notice_exit()
-                left = self.deadline - time.monotonic()
+                now = time.monotonic()
+                left = self._limit() - now
                 if left <= 0:
                     self.timed_out = True
                     return
@@ -254,6 +258,12 @@ class _Session:
                     return
                 time.sleep(0.01)
             proc.wait()
+
+    def _limit(self) -> float:
+        """Until when the output is read: the deadline, or a moment past it to drain
+        the output of an engine that exited (it is checked at the deadline at the
+        latest, so it exited in time)."""
+        return self.deadline + (DRAIN_SECONDS if self._notice_exit() else 0.0)
 
     @staticmethod
     def _reading(sel: selectors.BaseSelector) -> bool:

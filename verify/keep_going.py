@@ -18,6 +18,7 @@ engine's output that is no record is skipped and reported as a protocol fault.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from .engine import EngineRun
@@ -38,6 +39,8 @@ from .records import compare
 #: and listed without reasons, and past ``MAX_LISTED`` only counted.
 MAX_EXPLAINED = 20
 MAX_LISTED = 200
+#: Facts of one side of a difference kept for each listed divergence.
+MAX_FACTS = 100
 
 
 def kind_of(d: Difference) -> str:
@@ -71,7 +74,22 @@ class _Tally:
         for d in diffs:
             self.counts[kind_of(d)] = self.counts.get(kind_of(d), 0) + 1
         if len(self.found) < MAX_LISTED:
-            self.found.append((match, step, moves[:step], diffs, state, previous))
+            kept = [self._cut(match, step, d) for d in diffs]
+            self.found.append((match, step, moves[:step], kept, state, previous))
+
+    def _cut(self, match: int, step: int, d: Difference) -> Difference:
+        """``d`` with at most ``MAX_FACTS`` facts a side (a note says how many there
+        were): the listed divergences of an engine that prints huge states stay small."""
+        if len(d.only_gdl2pl) <= MAX_FACTS and len(d.only_engine) <= MAX_FACTS:
+            return d
+        self.note(
+            f"match {match} step {step}: {kind_of(d)} differs in {len(d.only_gdl2pl):,} "
+            f"facts only gdl2pl has and {len(d.only_engine):,} only the engine has; "
+            f"the first {MAX_FACTS} of each are listed"
+        )
+        return replace(
+            d, only_gdl2pl=d.only_gdl2pl[:MAX_FACTS], only_engine=d.only_engine[:MAX_FACTS]
+        )
 
     def reports(self, sm: StateMachine) -> list[dict[str, Any]]:
         """The listed divergences' reports, the first ``MAX_EXPLAINED`` with gdl2pl's
