@@ -121,6 +121,37 @@ def _shortest(walks: list[Walk], kind: str, keep: Any = None) -> Walk | None:
     return min(found, key=lambda w: len(w.moves), default=None)
 
 
+Refutation = tuple[list[list[str]], str] | None
+
+
+def _decided_by(
+    found: Refutation, walked: Refutation, shape: str | None, searched: str | None, unknown: str
+) -> dict:
+    """A property's verdict: refuted by the counterexample ``found`` in the state space
+    or else ``walked`` in a random match ((moves, why)), else proved by the game's
+    ``shape`` or by the whole ``searched`` space (why), else unknown (``unknown``: why)."""
+    for refutation in (found, walked):
+        if refutation is not None:
+            return _verdict(REFUTED, *refutation)
+    for proof in (shape, searched):
+        if proof is not None:
+            return _verdict(PROVED, None, proof)
+    return _verdict(UNKNOWN, None, unknown)
+
+
+def _stuck_roles(roles: list[str], space: StateSpace, state: int) -> str:
+    """The roles without a legal move in ``state``."""
+    return ", ".join(roles[i] for i, c in enumerate(space.counts[state]) if c == 0)
+
+
+def _mono_path(ex: Explorer, mono: Any) -> list[list[str]]:
+    """The moves to a monotonicity problem's state (and its step, if it has one)."""
+    path = ex.path_to(mono.state)
+    if mono.step is not None:
+        path.append(ex.joint_move(mono.state, mono.step))
+    return path
+
+
 def _report(
     sm: StateMachine,
     ex: Explorer,
@@ -136,72 +167,52 @@ def _report(
     def steps(path: list[tuple[int, int]]) -> list[list[str]]:
         return [ex.joint_move(s, j) for s, j in path]
 
+    unknown = _walk_note(walks, budget, space)
+
     # termination
     cycle = wf.find_cycle(space)
     cycle_walk = _shortest(walks, "cycle")
-    if cycle is not None:
-        props["termination"] = _verdict(REFUTED, steps(cycle), "a cycle of non-terminal states")
-    elif cycle_walk is not None:
-        props["termination"] = _verdict(
-            REFUTED, cycle_walk.moves, "a random match came back to an earlier state"
-        )
-    elif "termination" in shapes:
-        props["termination"] = _verdict(PROVED, None, shapes["termination"])
-    elif done:
-        props["termination"] = _verdict(PROVED, None, "no cycle in the reachable graph")
-    else:
-        props["termination"] = _verdict(UNKNOWN, None, _walk_note(walks, budget, space))
+    props["termination"] = _decided_by(
+        (steps(cycle), "a cycle of non-terminal states") if cycle is not None else None,
+        (cycle_walk.moves, "a random match came back to an earlier state") if cycle_walk else None,
+        shapes.get("termination"),
+        "no cycle in the reachable graph" if done else None,
+        unknown,
+    )
 
     # playability
     stuck = wf.stuck_states(space)
     stuck_walk = _shortest(walks, "stuck")
-    if stuck:
-        s = stuck[0]
-        who = [roles[i] for i, c in enumerate(space.counts[s]) if c == 0]
-        props["playability"] = _verdict(
-            REFUTED, ex.path_to(s), f"no legal move for {', '.join(who)}"
-        )
-    elif stuck_walk is not None:
-        props["playability"] = _verdict(
-            REFUTED, stuck_walk.moves, f"no legal move for {roles[stuck_walk.detail]}"
-        )
-    elif "playability" in shapes:
-        props["playability"] = _verdict(PROVED, None, shapes["playability"])
-    elif done:
-        props["playability"] = _verdict(PROVED, None, "every role can move in every state")
-    else:
-        props["playability"] = _verdict(UNKNOWN, None, _walk_note(walks, budget, space))
+    props["playability"] = _decided_by(
+        (ex.path_to(stuck[0]), f"no legal move for {_stuck_roles(roles, space, stuck[0])}")
+        if stuck
+        else None,
+        (stuck_walk.moves, f"no legal move for {roles[stuck_walk.detail]}") if stuck_walk else None,
+        shapes.get("playability"),
+        "every role can move in every state" if done else None,
+        unknown,
+    )
 
     # monotonicity
     mono = wf.monotonicity_problem(space, roles)
-    if mono is not None:
-        path = ex.path_to(mono.state)
-        if mono.step is not None:
-            path.append(ex.joint_move(mono.state, mono.step))
-        props["monotonicity"] = _verdict(REFUTED, path, mono.detail)
-    elif done:
-        props["monotonicity"] = _verdict(
-            PROVED, None, "one goal value per role in every state, never decreasing"
-        )
-    else:
-        props["monotonicity"] = _verdict(UNKNOWN, None, _walk_note(walks, budget, space))
+    props["monotonicity"] = _decided_by(
+        (_mono_path(ex, mono), mono.detail) if mono is not None else None,
+        None,
+        None,
+        "one goal value per role in every state, never decreasing" if done else None,
+        unknown,
+    )
 
     # goal definition
     bad = wf.bad_goal_states(space)
     bad_walk = _shortest(walks, "terminal", lambda w: not all(map(wf.good_goal, w.detail)))
-    if bad:
-        s = bad[0]
-        props["goal_definition"] = _verdict(
-            REFUTED, ex.path_to(s), _goal_problem(roles, space.terminal[s])
-        )
-    elif bad_walk is not None:
-        props["goal_definition"] = _verdict(
-            REFUTED, bad_walk.moves, _goal_problem(roles, bad_walk.detail)
-        )
-    elif done:
-        props["goal_definition"] = _verdict(PROVED, None, "one goal value per role")
-    else:
-        props["goal_definition"] = _verdict(UNKNOWN, None, _walk_note(walks, budget, space))
+    props["goal_definition"] = _decided_by(
+        (ex.path_to(bad[0]), _goal_problem(roles, space.terminal[bad[0]])) if bad else None,
+        (bad_walk.moves, _goal_problem(roles, bad_walk.detail)) if bad_walk else None,
+        None,
+        "one goal value per role" if done else None,
+        unknown,
+    )
 
     # weak winnability
     weak: dict[str, str] = {}
@@ -279,24 +290,23 @@ def _verdict(verdict: str, counterexample: list[list[str]] | None, note: str) ->
     return {"verdict": verdict, "counterexample": counterexample, "note": note}
 
 
+def _decided(verdicts: Any, one: str, every: str) -> str:
+    """``one`` if one verdict is, else ``every`` if all are (and there is one), else
+    unknown."""
+    vs = list(verdicts)
+    if one in vs:
+        return one
+    return every if vs and all(v == every for v in vs) else UNKNOWN
+
+
 def _combine(verdicts: Any) -> str:
     """For every: refuted if one is, proved if all are."""
-    vs = list(verdicts)
-    if REFUTED in vs:
-        return REFUTED
-    if vs and all(v == PROVED for v in vs):
-        return PROVED
-    return UNKNOWN
+    return _decided(verdicts, REFUTED, PROVED)
 
 
 def _some(verdicts: Any) -> str:
     """For some: proved if one is, refuted if all are."""
-    vs = list(verdicts)
-    if PROVED in vs:
-        return PROVED
-    if vs and all(v == REFUTED for v in vs):
-        return REFUTED
-    return UNKNOWN
+    return _decided(verdicts, PROVED, REFUTED)
 
 
 def _goal_problem(roles: list[str], goals: list[list[str]]) -> str:

@@ -88,13 +88,12 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         help='a ground atom in KIF, e.g. "(legal xplayer (mark 1 1))", or in infix for a '
         'game written in infix, e.g. "legal(xplayer,mark(1,1))"',
     )
-    where = s.add_mutually_exclusive_group()
-    where.add_argument(
-        "--moves",
-        help="JSON lines of joint moves (or {'moves': [...]}); the state they reach (atoms "
+    add_state_choice(
+        s,
+        "JSON lines of joint moves (or {'moves': [...]}); the state they reach (atoms "
         "that depend on does: the state before the last, and the last joint move)",
+        'the state as KIF fluents, e.g. "((cell 1 1 x) ...)"',
     )
-    where.add_argument("--state", help='the state as KIF fluents, e.g. "((cell 1 1 x) ...)"')
     s.add_argument("--depth", type=int, default=3, help="how deep to explain failures")
     s.add_argument(
         "--format",
@@ -121,13 +120,12 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
     s.add_argument("--inputs", help="input relations, comma-separated (default: undefined)")
     s.add_argument("--herbrand", action="store_true", help="the Herbrand universe and base")
     s.add_argument("--json", action="store_true")
-    where = s.add_mutually_exclusive_group()
-    where.add_argument(
-        "--moves",
-        help="for a game: JSON lines of joint moves; true is the state before the last one, "
+    add_state_choice(
+        s,
+        "for a game: JSON lines of joint moves; true is the state before the last one, "
         "does the last one",
+        "for a game: the state (true) as KIF fluents",
     )
-    where.add_argument("--state", help="for a game: the state (true) as KIF fluents")
     s.add_argument("--syntax", choices=SYNTAXES, default="auto")
     add_answer_syntax(s)
     return {
@@ -136,6 +134,14 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         "graph": _guarded("graph"),
         "model": _guarded("model"),
     }
+
+
+def add_state_choice(parser: argparse.ArgumentParser, moves: str, state: str) -> None:
+    """``--moves`` or ``--state`` (one at most): where a question is asked, as the moves
+    that lead there or as the state itself (``moves``, ``state``: their help)."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--moves", help=moves)
+    where.add_argument("--state", help=state)
 
 
 def add_answer_syntax(parser: argparse.ArgumentParser) -> None:

@@ -66,6 +66,18 @@ class ModelError(GdlError):
     """The program has no (computable) minimal model, or its input is ill-formed."""
 
 
+def model_error(e: Exception) -> ModelError:
+    """The error for Prolog's exception ``e`` while computing a model: too large (past
+    the inference limit or memory), or what Prolog raised."""
+    text = str(e)
+    if "inference_limit" in text or "resource_error(" in str(getattr(e, "term", "")):
+        return ModelError(
+            "the model is too large to compute (infinite, or beyond the inference "
+            "limit or Prolog's memory: a rule may join too many atoms)"
+        )
+    return ModelError(f"Prolog raised: {text}")
+
+
 Relation = tuple[str, int]
 
 
@@ -188,14 +200,7 @@ def evaluate(
                 inference_limit,
             )
     except janus.PrologError as e:
-        text = str(e)
-        raised = str(getattr(e, "term", ""))
-        if "inference_limit" in text or "resource_error(" in raised:
-            raise ModelError(
-                "the model is too large to compute (infinite, or beyond the inference "
-                "limit or Prolog's memory: a rule may join too many atoms)"
-            ) from None
-        raise ModelError(f"Prolog raised: {text}") from None
+        raise model_error(e) from None
     out: dict[Relation, list[str]] = {}
     for (name, arity), rows in zip(keys, answers, strict=True):
         atoms = [_atom(name, row, printer) for row in rows]

@@ -40,6 +40,7 @@ from .model import INFERENCE_LIMIT
 from .model import ModelError
 from .model import Relation
 from .model import _atoms
+from .model import model_error
 
 WFS_MODULE = "gdl_wfs"
 
@@ -98,13 +99,7 @@ def well_founded_model(
     try:
         answers = janus.apply_once(WFS_MODULE, "wfs_answers", arities, clauses, inference_limit)
     except janus.PrologError as e:
-        text, raised = str(e), str(getattr(e, "term", ""))
-        if "inference_limit" in text or "resource_error(" in raised:
-            raise ModelError(
-                "the model is too large to compute (infinite, or beyond the inference "
-                "limit or Prolog's memory: a rule may join too many atoms)"
-            ) from None
-        raise ModelError(f"Prolog raised: {text}") from None
+        raise model_error(e) from None
     found: dict[tuple[str, int], list[list[Any]]] = dict(zip(keys, answers, strict=True))
     true: dict[Relation, list[str]] = {}
     undefined: dict[Relation, list[str]] = {}

@@ -23,11 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from reference import DEFAULT_ANCHORS
-from reference import DEFAULT_GAMES_DIR
+from reference import add_set_options
+from reference import chosen
 from reference import game_path
-from reference import read_references
-from reference import select as select_games
 from report import markdown_table
 from sysinfo import header_markdown
 from sysinfo import machine_header
@@ -89,13 +87,11 @@ def measure_once(path: Path) -> list[float]:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--games", nargs="+", help="games of the set (default: all 20)")
     p.add_argument("--repeat", type=int, default=3, help="runs per game (median reported)")
     p.add_argument("--quick", action="store_true", help="one run per game")
-    p.add_argument("--anchors", type=Path, default=DEFAULT_ANCHORS, help="reference table")
-    p.add_argument("--games-dir", type=Path, default=DEFAULT_GAMES_DIR, help="KIF files")
+    add_set_options(p)
     args = p.parse_args(argv)
-    args.games = [g for item in args.games or [] for g in item.split(",") if g]
+    args.refs = chosen(p, args)
     if args.quick:
         args.repeat = 1
     return args
@@ -103,11 +99,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    try:
-        refs = select_games(read_references(args.anchors), args.games)
-    except (OSError, ValueError) as e:
-        print(f"load_time.py: {e}", file=sys.stderr)
-        return 2
+    refs = args.refs
     header = machine_header()
     rows: list[list[str]] = []
     totals = [0.0] * len(COLUMNS)

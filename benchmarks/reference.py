@@ -7,6 +7,7 @@ hard-coded but the location of that file and of the game files.
 
 from __future__ import annotations
 
+import argparse
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,3 +68,22 @@ def select(refs: list[Reference], names: list[str] | None) -> list[Reference]:
 def game_path(game: str, games_dir: Path = DEFAULT_GAMES_DIR) -> Path:
     """The KIF file of ``game``."""
     return games_dir / f"{game}.kif"
+
+
+def add_set_options(p: argparse.ArgumentParser) -> None:
+    """The options that choose the games of the set and where their figures and files
+    are: ``--games``, ``--anchors``, ``--games-dir``."""
+    p.add_argument("--games", nargs="+", help="games of the set (default: all 20)")
+    p.add_argument("--anchors", type=Path, default=DEFAULT_ANCHORS, help="reference table")
+    p.add_argument("--games-dir", type=Path, default=DEFAULT_GAMES_DIR, help="KIF files")
+
+
+def chosen(p: argparse.ArgumentParser, args: argparse.Namespace) -> list[Reference]:
+    """The references of the games ``args`` chose (``--games``, names split at commas
+    too); the parser's error (exit status 2) if the table cannot be read or a game is
+    not in the set."""
+    args.games = [g for item in args.games or [] for g in item.split(",") if g]
+    try:
+        return select(read_references(args.anchors), args.games)
+    except (OSError, ValueError) as e:
+        p.error(str(e))

@@ -31,11 +31,10 @@ from loops import in_prolog
 from loops import python_questions
 from loops import python_steps
 from reference import DEFAULT_ANCHORS
-from reference import DEFAULT_GAMES_DIR
 from reference import Reference
+from reference import add_set_options
+from reference import chosen
 from reference import game_path
-from reference import read_references
-from reference import select as select_games
 from report import csv_text
 from report import markdown_table
 from report import rate
@@ -262,7 +261,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    p.add_argument("--games", nargs="+", help="games of the set to run (default: all 20)")
     p.add_argument("--seconds", type=float, default=10.0, help="measured time per game and mode")
     p.add_argument("--warmup", type=float, default=2.0, help="warm-up time per game and mode")
     p.add_argument("--repeats", type=int, default=1, help="rounds over the set; median reported")
@@ -272,10 +270,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help="smoke run: 1 s per game and mode")
     p.add_argument("--seed", type=int, default=1, help="seed of the random moves")
     p.add_argument("--max-nodes", type=int, default=100_000, help="node cache bound (mode c)")
-    p.add_argument("--anchors", type=Path, default=DEFAULT_ANCHORS, help="reference table")
-    p.add_argument("--games-dir", type=Path, default=DEFAULT_GAMES_DIR, help="KIF files")
+    add_set_options(p)
     args = p.parse_args(argv)
-    args.games = [g for item in args.games or [] for g in item.split(",") if g]
+    args.refs = chosen(p, args)
     args.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     bad = [m for m in args.modes if m not in MODES]
     if bad or not args.modes:
@@ -289,11 +286,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    try:
-        refs = select_games(read_references(args.anchors), args.games)
-    except (OSError, ValueError) as e:
-        print(f"run.py: {e}", file=sys.stderr)
-        return 2
+    refs = args.refs
     header = machine_header()
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     args.out.mkdir(parents=True, exist_ok=True)

@@ -1,34 +1,33 @@
-"""Exceptions of the state machine, after ggp-base's (in Python naming)."""
+"""Exceptions of the Prolog reasoner (a query that raised, was interrupted, or asked a
+closed game), and the game's own exceptions (``gdl2pl.contract.errors``) re-exported."""
 
 from __future__ import annotations
 
 import re
 
+from gdl2pl.contract.errors import GameError
+from gdl2pl.contract.errors import GoalDefinitionError
+from gdl2pl.contract.errors import IllegalMoveError
+from gdl2pl.contract.errors import MoveDefinitionError
+from gdl2pl.contract.errors import NoConsistentStateError
+from gdl2pl.contract.errors import PlayoutDepthError
+from gdl2pl.contract.errors import TransitionDefinitionError
 from gdl2pl.errors import GdlError
 
-
-class GameError(GdlError):
-    """A question the game's rules cannot answer (the game, not gdl2pl, is at fault)."""
-
-
-class MoveDefinitionError(GameError):
-    """A role has no legal move in a non-terminal state."""
-
-
-class GoalDefinitionError(GameError):
-    """A role has no goal value, or several, in a state."""
-
-
-class TransitionDefinitionError(GameError):
-    """A joint move that cannot be applied: wrong length, or ill-formed."""
-
-
-class IllegalMoveError(TransitionDefinitionError):
-    """A joint move containing a move that is not legal for its role."""
-
-
-class PlayoutDepthError(GameError):
-    """A random playout reached its depth cap without a terminal state."""
+__all__ = [
+    "GameClosedError",
+    "GameError",
+    "GoalDefinitionError",
+    "IllegalMoveError",
+    "MoveDefinitionError",
+    "NoConsistentStateError",
+    "PlayoutDepthError",
+    "QueryInterrupted",
+    "ReasonerError",
+    "TransitionDefinitionError",
+    "prolog_message",
+    "reasoner_error",
+]
 
 
 class ReasonerError(GdlError):

@@ -28,6 +28,7 @@ from gdl2pl.depgraph import DependencyGraph
 from gdl2pl.depgraph import body_atoms
 from gdl2pl.depgraph import dependency_graph
 from gdl2pl.depgraph import negation_may_close
+from gdl2pl.depgraph import renamed_apart
 from gdl2pl.depgraph import unify
 from gdl2pl.flatten import disjunctive_normal_form
 from gdl2pl.source import without_cycle_collection
@@ -802,14 +803,6 @@ _CONSEQUENCE = {
 }
 
 
-def _renamed(t: Term, tag: str) -> Term:
-    if isinstance(t, Var):
-        return Var(f"{t.name}#{tag}")
-    if isinstance(t, Func):
-        return Func(t.name, tuple(_renamed(a, tag) for a in t.args))
-    return t
-
-
 def _functor(t: Term) -> tuple[str, int] | None:
     """The index key of a term: its name and arity (None for a variable)."""
     if isinstance(t, Var):
@@ -836,7 +829,7 @@ def _check_unproducible_inputs(d: Description) -> Iterator[Finding]:
         name = (_key(h.name), len(h.args))
         for target, producers in _PRODUCERS.items():
             if name in producers:
-                pattern = _renamed(Func("", h.args), "h")
+                pattern = renamed_apart(Func("", h.args), "h")
                 heads[target].setdefault(_functor(h.args[-1]), []).append(pattern)
     known: dict[tuple[str, Term], bool] = {}
 
@@ -860,7 +853,7 @@ def _check_unproducible_inputs(d: Description) -> Iterator[Finding]:
             candidates = [*index.get(None, ()), *index.get(_functor(args[-1]), ())]
             if args[-1].__class__ is Var:
                 candidates = [p for ps in index.values() for p in ps]
-            pattern = _renamed(Func("", args), "b")
+            pattern = renamed_apart(Func("", args), "b")
             cache_key = (target, pattern)
             if cache_key not in known:
                 budget -= len(candidates)

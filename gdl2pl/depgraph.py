@@ -335,11 +335,13 @@ def unify(a: Term, b: Term, s: Subst, key: Key = str.casefold) -> bool:
     return True
 
 
-def _rename(t: Term, tag: str) -> Term:
+def renamed_apart(t: Term, tag: str) -> Term:
+    """``t`` with every variable ``?x`` renamed ``?x#tag``: apart from the variables of
+    any term renamed with another tag (or not renamed)."""
     if isinstance(t, Var):
         return Var(f"{t.name}#{tag}")
     if isinstance(t, Func):
-        return Func(t.name, tuple(_rename(a, tag) for a in t.args))
+        return Func(t.name, tuple(renamed_apart(a, tag) for a in t.args))
     return t
 
 
@@ -385,8 +387,8 @@ def negation_may_close(graph: DependencyGraph, edge: Dependency, limit: int = 20
             group = rules.setdefault(e.head, [])
             if all(r is not e.rule for r in group):
                 group.append(e.rule)
-    target = _rename(edge.rule.head, "head")
-    start = _pattern(_rename(edge.atom, "atom"), {}, key)
+    target = renamed_apart(edge.rule.head, "head")
+    start = _pattern(renamed_apart(edge.atom, "atom"), {}, key)
     seen = {start}
     todo = [start]
     count = 0
@@ -400,13 +402,13 @@ def negation_may_close(graph: DependencyGraph, edge: Dependency, limit: int = 20
             count += 1
             tag = str(count)
             s: Subst = {}
-            if not unify(p, _rename(r.head, tag), s, key):
+            if not unify(p, renamed_apart(r.head, tag), s, key):
                 continue
             for lit in r.body:
                 for atom, _ in body_atoms(lit):
                     if key(atom.name) not in comp:
                         continue
-                    q = _pattern(_rename(atom, tag), s, key)
+                    q = _pattern(renamed_apart(atom, tag), s, key)
                     if q not in seen:
                         if len(seen) >= limit:
                             return True

@@ -47,6 +47,7 @@ from gdl2pl.syntax import Sentence
 from gdl2pl.syntax import Term
 from gdl2pl.syntax import Var
 from gdl2pl.translate import DOES
+from gdl2pl.translate import HOW_TO_READ
 from gdl2pl.translate import TRUE
 from gdl2pl.translate import Plan
 from gdl2pl.translate import PredKey
@@ -132,13 +133,7 @@ def standalone_names(keys: set[PredKey] | frozenset[PredKey]) -> dict[PredKey, s
     return names
 
 
-_HOW_TO_READ = """\
-%   How to read this module
-%   -----------------------
-%   Each clause below is one GDL rule, or one branch of a rule whose body has an
-%   'or' (the rule is then split into one clause per branch); the comment above a
-%   clause gives its source line, the branch, and the rule in KIF.
-%
+_HOW_TO_READ = HOW_TO_READ + """\
 %   The state is the set of true/1 facts and the joint move the set of does/2
 %   facts, as GDL writes them: both are dynamic, so you can assert and retract them
 %   yourself, or use the helpers below.

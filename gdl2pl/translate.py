@@ -342,13 +342,18 @@ def is_gdl_ii(roles: Iterable[str], relations: Iterable[PredKey]) -> bool:
 
 # -- emitting Prolog text -------------------------------------------------------------------
 
-_HEADER = """\
+#: The opening of the comment that says how to read a translated module (this one, and
+#: the standalone one of ``standalone.py``): clauses and rules.
+HOW_TO_READ = """\
 %   How to read this module
 %   -----------------------
 %   Each clause below is one GDL rule, or one branch of a rule whose body has an
 %   'or' (the rule is then split into one clause per branch); the comment above a
 %   clause gives its source line, the branch, and the rule in KIF.
 %
+"""
+
+_HEADER = HOW_TO_READ + """\
 %   :- set_module(base(system)): the module sees only SWI-Prolog's built-ins, not
 %      the user's predicates, so a game's relation can never call or clash with them.
 %   :- set_module(class(temporary)): the module is destroyed when the game is closed.

@@ -16,11 +16,13 @@ import random
 import time
 
 from gdl2pl.bridge.errors import GameError
-from gdl2pl.bridge.information import NoConsistentStateError
-from gdl2pl.bridge.information import Turn
 from gdl2pl.bridge.machine import MachineState
 from gdl2pl.bridge.machine import StateMachine
 from gdl2pl.errors import GdlError
+from gdl2pl.information import NoConsistentStateError
+from gdl2pl.information import Turn
+from gdl2pl.information import belief
+from gdl2pl.information import sample_states
 from gdl2pl.kif import kif_term
 from gdl2pl.syntax import Term
 
@@ -30,7 +32,7 @@ from .strategy import Strategy
 
 #: The most states searched for one move.
 SAMPLES = 8
-#: States the search for them may expand (``StateMachine.sample_states``'s budget).
+#: States the search for them may expand (``gdl2pl.information.sample_states``'s budget).
 SEARCH_BUDGET = 5_000
 #: Share of the move's time the search for states may take.
 SEARCH_SHARE = 0.5
@@ -85,12 +87,12 @@ def determinizations(
     it, or, past the search budget, found by ``sample_states`` (weight 1 each).
     ``NoConsistentStateError`` when no state agrees with the history."""
     try:
-        exact = sm.belief(knowledge.history, role, budget=SEARCH_BUDGET, deadline=deadline)
+        exact = belief(sm, knowledge.history, role, budget=SEARCH_BUDGET, deadline=deadline)
     except NoConsistentStateError as e:
         if e.exhausted:
             raise
-        found = sm.sample_states(
-            knowledge.history, role, SAMPLES, budget=SEARCH_BUDGET, rng=rng, deadline=deadline
+        found = sample_states(
+            sm, knowledge.history, role, SAMPLES, budget=SEARCH_BUDGET, rng=rng, deadline=deadline
         )
         return [(s, 1.0) for s in found]
     states = sorted(exact, key=str)

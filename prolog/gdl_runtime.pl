@@ -345,50 +345,51 @@ gdl_roles(M0, PyRoles) :-
 %   The sorted initial state (py form).
 
 gdl_initial_state(M0, State) :-
-    limited(M0, 1, gdl_initial_state_(M0, State)).
-
-gdl_initial_state_(M0, PyState) :-
-    game(M0, Module),
-    game_initial_state(Module, State),
-    maplist(to_py, State, PyState).
+    limited(M0, 1, py_answer(M0, game_initial_state, State)).
 
 %!  gdl_base(+Module, -Fluents) is det.
 %
 %   The sorted base propositions (py form).
 
 gdl_base(M0, Fluents) :-
-    limited(M0, 1, gdl_base_(M0, Fluents)).
-
-gdl_base_(M0, Py) :-
-    game(M0, Module),
-    game_base(Module, Fluents),
-    maplist(to_py, Fluents, Py).
+    limited(M0, 1, py_answer(M0, game_base, Fluents)).
 
 %!  gdl_input(+Module, +Role, -Moves) is det.
 %
 %   The sorted input moves of Role (py form).
 
 gdl_input(M0, Role, Moves) :-
-    limited(M0, 1, gdl_input_(M0, Role, Moves)).
-
-gdl_input_(M0, PyRole, Py) :-
-    game(M0, Module),
-    from_py(PyRole, Role),
-    game_input(Module, Role, Moves),
-    maplist(to_py, Moves, Py).
+    limited(M0, 1, py_role_answer(M0, game_input, Role, Moves)).
 
 %!  gdl_percept(+Module, +Role, -Percepts) is det.
 %
 %   The sorted percepts declared for Role (GDL-II's percept/2; py form).
 
 gdl_percept(M0, Role, Percepts) :-
-    limited(M0, 1, gdl_percept_(M0, Role, Percepts)).
+    limited(M0, 1, py_role_answer(M0, game_percepts, Role, Percepts)).
 
-gdl_percept_(M0, PyRole, Py) :-
+%   py_answer(+Module, :Question, -Py): the list of terms call(Question, Game, Terms)
+%   gives for the loaded game Module, in py form; py_role_answer/4 the same for
+%   call(Question, Game, Role, Terms) with Role given in py form.
+
+py_answer(M0, Question, Py) :-
+    game(M0, Module),
+    call(Question, Module, Terms),
+    maplist(to_py, Terms, Py).
+
+py_role_answer(M0, Question, PyRole, Py) :-
     game(M0, Module),
     from_py(PyRole, Role),
-    game_percepts(Module, Role, Percepts),
-    maplist(to_py, Percepts, Py).
+    call(Question, Module, Role, Terms),
+    maplist(to_py, Terms, Py).
+
+%   in_state(+Module, +PyState, :Question, -Py): the answer call(Question, Game, Py)
+%   gives with the state PyState installed in the loaded game Module.
+
+in_state(M0, PyState, Question, Py) :-
+    game(M0, Module),
+    install_py(Module, PyState),
+    call(Question, Module, Py).
 
 %!  gdl_legal(+Module, +State, +Role, -Moves) is det.
 %
@@ -409,12 +410,7 @@ gdl_legal_(M0, PyState, PyRole, PyMoves) :-
 %   One sorted list of legal moves per role, in role order (py form).
 
 gdl_legal_all(M0, State, PerRole) :-
-    limited(M0, 1, gdl_legal_all_(M0, State, PerRole)).
-
-gdl_legal_all_(M0, PyState, PyPerRole) :-
-    game(M0, Module),
-    install_py(Module, PyState),
-    legal_per_role(Module, PyPerRole).
+    limited(M0, 1, in_state(M0, State, legal_per_role, PerRole)).
 
 legal_per_role(Module, PyPerRole) :-
     state_legal_all(Module, PerRole),
@@ -681,12 +677,7 @@ forget_symbols(Module) :-
 %   Bool is true if State is terminal, false otherwise.
 
 gdl_terminal(M0, State, Bool) :-
-    limited(M0, 1, gdl_terminal_(M0, State, Bool)).
-
-gdl_terminal_(M0, PyState, Bool) :-
-    game(M0, Module),
-    install_py(Module, PyState),
-    terminal_bool(Module, Bool).
+    limited(M0, 1, in_state(M0, State, terminal_bool, Bool)).
 
 terminal_bool(Module, Bool) :-
     (   state_terminal(Module) -> Bool = true ; Bool = false ).
@@ -696,12 +687,7 @@ terminal_bool(Module, Bool) :-
 %   For each role (in order) the sorted list of its goal values in State.
 
 gdl_goals(M0, State, Values) :-
-    limited(M0, 1, gdl_goals_(M0, State, Values)).
-
-gdl_goals_(M0, PyState, PyValues) :-
-    game(M0, Module),
-    install_py(Module, PyState),
-    goals_per_role(Module, PyValues).
+    limited(M0, 1, in_state(M0, State, goals_per_role, Values)).
 
 goals_per_role(Module, PyValues) :-
     state_roles(Module, Roles),

@@ -36,6 +36,18 @@ def replay(capsys: pytest.CaptureFixture[str], game: str, moves: list, monkeypat
     return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
 
 
+def refuted(
+    capsys: pytest.CaptureFixture[str], monkeypatch, name: str, prop: str, *extra: str
+) -> tuple[dict, list[dict]]:
+    """Analyze the test game ``name``, check that it refutes ``prop`` (exit status 1), and
+    replay the counterexample: (the analysis, the replay's records)."""
+    game = str(GAMES / name)
+    code, r = analyze(capsys, game, *extra)
+    found = r["properties"][prop]
+    assert found["verdict"] == "refuted" and code == 1
+    return r, replay(capsys, game, found["counterexample"], monkeypatch)
+
+
 def test_tictactoe_exhaustive(capsys: pytest.CaptureFixture[str]) -> None:
     code, r = analyze(capsys, TICTACTOE)
     assert r["exhaustive"] is True
@@ -153,13 +165,9 @@ def test_buttons_is_strongly_winnable(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_cycle_refutes_termination(capsys, monkeypatch) -> None:
-    game = str(GAMES / "cycle.kif")
-    code, r = analyze(capsys, game)
-    term = r["properties"]["termination"]
-    assert term["verdict"] == "refuted" and code == 1
-    records = replay(capsys, game, term["counterexample"], monkeypatch)
+    r, records = refuted(capsys, monkeypatch, "cycle.kif", "termination")
     states = [rec["state"] for rec in records if "state" in rec]
-    assert len(states) == len(term["counterexample"]) + 1
+    assert len(states) == len(r["properties"]["termination"]["counterexample"]) + 1
     assert states[-1] in states[:-1]  # the last state occurred earlier on the path
     assert not any(rec.get("terminal") for rec in records)
     # the robot can still stop: winnable both ways, playable, goals defined
@@ -168,23 +176,15 @@ def test_cycle_refutes_termination(capsys, monkeypatch) -> None:
 
 
 def test_stuck_refutes_playability(capsys, monkeypatch) -> None:
-    game = str(GAMES / "stuck.kif")
-    code, r = analyze(capsys, game)
-    play = r["properties"]["playability"]
-    assert play["verdict"] == "refuted" and code == 1
-    assert play["counterexample"] == [["tick", "tick"]]
-    records = replay(capsys, game, play["counterexample"], monkeypatch)
+    r, records = refuted(capsys, monkeypatch, "stuck.kif", "playability")
+    assert r["properties"]["playability"]["counterexample"] == [["tick", "tick"]]
     last = records[-2]  # then the replay's own error: no legal move
     assert last["legal"]["blue"] == [] and not last["terminal"]
     assert "no legal move" in records[-1]["error"]
 
 
 def test_bad_goal_refutes_goal_definition(capsys, monkeypatch) -> None:
-    game = str(GAMES / "badgoal.kif")
-    code, r = analyze(capsys, game)
-    goal = r["properties"]["goal_definition"]
-    assert goal["verdict"] == "refuted" and code == 1
-    records = replay(capsys, game, goal["counterexample"], monkeypatch)
+    r, records = refuted(capsys, monkeypatch, "badgoal.kif", "goal_definition")
     assert records[-1]["terminal"] and records[-1]["goals"]["player"] is None
     assert r["properties"]["weak_winnability"]["roles"] == {"player": "refuted"}
 
@@ -204,12 +204,9 @@ def test_budget_partial_search_is_never_proved(capsys) -> None:
 
 
 def test_sampled_cycle_beyond_the_budget(capsys, monkeypatch) -> None:
-    game = str(GAMES / "latecycle.kif")
-    code, r = analyze(capsys, game, "--max-states", "10", "--walks", "3")
+    extra = ("--max-states", "10", "--walks", "3")
+    r, records = refuted(capsys, monkeypatch, "latecycle.kif", "termination", *extra)
     assert r["exhaustive"] is False
-    term = r["properties"]["termination"]
-    assert term["verdict"] == "refuted" and code == 1
-    records = replay(capsys, game, term["counterexample"], monkeypatch)
     states = [rec["state"] for rec in records if "state" in rec]
     assert states[-1] in states[:-1]
 

@@ -55,27 +55,24 @@ EXPECTED_ERRORS: dict[str, tuple[set[str], str]] = {
         {"variable-in-fact"},
         "ValidatorTest",
     ),
-    "conformance/gdl-validation/misplacedDatalogKeyword1.kif": (
-        {"misplaced-keyword", *MISSING},
-        "ValidatorTest; a single sentence, not a game",
-    ),
-    "conformance/gdl-validation/misplacedDatalogKeyword2.kif": (
-        {"misplaced-keyword", *MISSING},
-        "ValidatorTest; a single sentence, not a game",
-    ),
-    "conformance/gdl-validation/misplacedDatalogKeyword3.kif": (
-        {"misplaced-keyword", *MISSING},
-        "ValidatorTest; a single sentence, not a game",
-    ),
+    **{
+        f"conformance/gdl-validation/misplacedDatalogKeyword{i}.kif": (
+            {"misplaced-keyword", *MISSING},
+            "ValidatorTest; a single sentence, not a game",
+        )
+        for i in (1, 2, 3)
+    },
     "conformance/gdl-validation/commentEof.kif": (set(MISSING), "only a comment"),
-    "conformance/gdl-validation/formatter1After.kif": (set(MISSING), "formatter input"),
-    "conformance/gdl-validation/formatter1Before.kif": (set(MISSING), "formatter input"),
-    "conformance/gdl-validation/formatter2After.kif": (set(MISSING), "formatter input"),
-    "conformance/gdl-validation/formatter2Before.kif": (set(MISSING), "formatter input"),
+    **{
+        f"conformance/gdl-validation/formatter{i}{when}.kif": (set(MISSING), "formatter input")
+        for i in (1, 2)
+        for when in ("After", "Before")
+    },
     # ggp-base: StaticValidationTest expects a ValidatorException
-    "conformance/ggp-base/test_case_3b.kif": ({"unsafe-variable"}, "StaticValidationTest"),
-    "conformance/ggp-base/test_case_3e.kif": ({"unsafe-variable"}, "StaticValidationTest"),
-    "conformance/ggp-base/test_case_3f.kif": ({"unsafe-variable"}, "StaticValidationTest"),
+    **{
+        f"conformance/ggp-base/test_case_3{c}.kif": ({"unsafe-variable"}, "StaticValidationTest")
+        for c in "bef"
+    },
     "conformance/ggp-base/test_clean_not_distinct.kif": (
         {"negated-non-sentence"},
         "StaticValidationTest",

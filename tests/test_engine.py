@@ -29,33 +29,24 @@ def _fake_old_swipl(tmp: Path) -> Path:
     return bindir
 
 
+def run_program(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``PROGRAM`` run by a new Python process with ``env``, in ``cwd``."""
+    argv = [sys.executable, "-c", PROGRAM]
+    return subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
 def test_older_swipl_first_on_path_is_bypassed(tmp_path: Path) -> None:
     require_prolog()
     env = dict(os.environ, PATH=f"{_fake_old_swipl(tmp_path)}:{os.environ['PATH']}")
     env.pop("SWI_HOME_DIR", None)
-    done = subprocess.run(
-        [sys.executable, "-c", PROGRAM],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_program(env, tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "9"
 
 
 def test_wrong_swi_home_dir_is_a_clear_error(tmp_path: Path) -> None:
     require_prolog()
-    env = dict(os.environ, SWI_HOME_DIR=str(tmp_path))
-    done = subprocess.run(
-        [sys.executable, "-c", PROGRAM],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_program(dict(os.environ, SWI_HOME_DIR=str(tmp_path)), tmp_path)
     assert done.returncode != 0
     assert "SWI_HOME_DIR" in done.stderr and "janus-swi is built against" in done.stderr
     assert "Fatal" not in done.stderr

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
-
 import pytest
 from conftest import REPO
-from prolog_env import require_module
-from prolog_env import require_prolog
 from test_readme import _BLOCK
+from test_readme import check_example
 from test_readme import expected_lines
 
 PAGE = REPO / "docs" / "gdl2.md"
@@ -25,13 +21,5 @@ def test_the_page_has_annotated_examples() -> None:
 
 
 @pytest.mark.parametrize("index", range(len(blocks())))
-def test_example_prints_what_the_page_says(index: int, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    require_prolog()
-    block = blocks()[index]
-    if "gdl2pl.openspiel" in block:
-        require_module("pyspiel")
-    monkeypatch.chdir(REPO)
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(block, f"docs/gdl2.md python block {index + 1}", "exec"), {})
-    assert out.getvalue().splitlines() == expected_lines(block)
+def test_example_prints_what_the_page_says(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    check_example(blocks()[index], f"docs/gdl2.md python block {index + 1}", monkeypatch)

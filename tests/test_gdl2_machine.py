@@ -17,13 +17,14 @@ from hypothesis import strategies as st
 from prolog_env import require_prolog
 
 from gdl2pl import Const
+from gdl2pl import information
 from gdl2pl.bridge import GameError
 from gdl2pl.bridge import IllegalMoveError
 from gdl2pl.bridge import MachineState
 from gdl2pl.bridge import MoveDefinitionError
-from gdl2pl.bridge import NoConsistentStateError
 from gdl2pl.bridge import StateMachine
-from gdl2pl.bridge import Turn
+from gdl2pl.information import NoConsistentStateError
+from gdl2pl.information import Turn
 from gdl2pl.kif import parse_kif_term
 
 #: Chance rolls a four-sided die once; the player's goal is 25 times the roll.
@@ -152,14 +153,16 @@ def monty_history(pick: int, opened: int) -> list[Turn]:
 def test_the_belief_of_monty_halls_contestant_is_one_third_two_thirds(
     monty: StateMachine,
 ) -> None:
-    belief = monty.belief(monty_history(1, 3), "contestant")
+    belief = information.belief(monty, monty_history(1, 3), "contestant")
     by_car = {next(str(f) for f in s if f.name == "car"): p for s, p in belief.items()}
     assert by_car == {"(car 1)": Fraction(1, 3), "(car 2)": Fraction(2, 3)}
 
 
 def test_sampled_states_follow_the_belief(monty: StateMachine) -> None:
     # 600 draws of a 2/3 event: sd = sqrt(600 * 2/9) = 11.5; bound 5 sd around 400
-    states = monty.sample_states(monty_history(2, 1), "contestant", 600, rng=random.Random(4))
+    states = information.sample_states(
+        monty, monty_history(2, 1), "contestant", 600, rng=random.Random(4)
+    )
     cars = Counter(next(str(f) for f in s if f.name == "car") for s in states)
     assert set(cars) == {"(car 2)", "(car 3)"}
     assert abs(cars["(car 3)"] - 400) < 5 * 11.5
@@ -167,21 +170,21 @@ def test_sampled_states_follow_the_belief(monty: StateMachine) -> None:
 
 def test_an_impossible_history_is_refused(monty: StateMachine) -> None:
     with pytest.raises(NoConsistentStateError, match="cannot have happened") as e:
-        monty.sample_states(monty_history(1, 1), "contestant")
+        information.sample_states(monty, monty_history(1, 1), "contestant")
     assert e.value.exhausted
     with pytest.raises(NoConsistentStateError) as e2:
-        monty.sample_states([("(pick 1)", [])], "contestant")  # not legal at step 1
+        information.sample_states(monty, [("(pick 1)", [])], "contestant")  # not legal at step 1
     assert e2.value.exhausted
 
 
 def test_the_search_is_bounded_by_its_budget(monty: StateMachine) -> None:
     with pytest.raises(NoConsistentStateError, match="budget of 2 states") as e:
-        monty.sample_states(monty_history(1, 3), "contestant", 3, budget=2)
+        information.sample_states(monty, monty_history(1, 3), "contestant", 3, budget=2)
     assert not e.value.exhausted
     with pytest.raises(ValueError, match="budget"):
-        monty.sample_states(monty_history(1, 3), "contestant", budget=0)
+        information.sample_states(monty, monty_history(1, 3), "contestant", budget=0)
     with pytest.raises(GameError, match="no view"):
-        monty.sample_states([], "random")
+        information.sample_states(monty, [], "random")
 
 
 def test_past_the_exact_budget_the_search_still_finds_consistent_states(
@@ -195,12 +198,12 @@ def test_past_the_exact_budget_the_search_still_finds_consistent_states(
         Turn("(act check)", []),
         Turn("wait", ["(did second (act raise))"]),
     ]
-    exact = kuhn.belief(history, "first")
+    exact = information.belief(kuhn, history, "first")
     assert len(exact) == 2 and set(exact.values()) == {Fraction(1, 2)}
-    found = kuhn.sample_states(history, "first", 5, budget=4, rng=random.Random(1))
+    found = information.sample_states(kuhn, history, "first", 5, budget=4, rng=random.Random(1))
     assert found and all(s in exact for s in found)
     with pytest.raises(NoConsistentStateError):
-        kuhn.belief(history, "first", budget=4)
+        information.belief(kuhn, history, "first", budget=4)
 
 
 def replay(sm: StateMachine, rng: random.Random, role: str) -> tuple[MachineState, list[Turn]]:
@@ -222,7 +225,7 @@ def replay(sm: StateMachine, rng: random.Random, role: str) -> tuple[MachineStat
 def test_the_true_state_is_always_in_the_players_belief(seed: int, role: str) -> None:
     with StateMachine.from_file(EXAMPLES / "kuhnPoker.kif") as sm:
         state, history = replay(sm, random.Random(seed), role)
-        belief = sm.belief(history, role)
+        belief = information.belief(sm, history, role)
         assert state in belief
         assert sum(belief.values()) == 1
         # the other player's card is never known before a showdown, and the own card is
@@ -266,10 +269,10 @@ def test_hostile_percepts_from_outside_are_refused_before_prolog(
     from gdl2pl.bridge import TransitionDefinitionError
 
     with pytest.raises(TransitionDefinitionError, match=re.escape(error)):
-        monty.sample_states([("wait", [percept])], "contestant")
+        information.sample_states(monty, [("wait", [percept])], "contestant")
     with pytest.raises(TransitionDefinitionError, match=re.escape(error)):
         monty.consistent_successors(monty.initial_state, "contestant", "wait", [percept])
     # a well-formed term the game never perceives is data: it matches nothing
     with pytest.raises(NoConsistentStateError, match="cannot have happened"):
-        monty.sample_states([("wait", ["(halt)", "(shell (rm x))"])], "contestant")
+        information.sample_states(monty, [("wait", ["(halt)", "(shell (rm x))"])], "contestant")
     assert monty.chance_outcomes(monty.initial_state)  # the machine still answers

@@ -4,6 +4,7 @@ front end never touches SWI-Prolog, and no two modules import each other in a cy
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -13,17 +14,19 @@ from conftest import REPO
 #: of a lower level; nothing imports upwards or sideways.
 PACKAGES = {
     "gdl2pl": ("gdl2pl", 0),
-    "bridge": ("gdl2pl.bridge", 1),
-    "ggp": ("gdl2pl.ggp", 2),
-    "explain": ("gdl2pl.explain", 2),
-    "analysis": ("gdl2pl.analysis", 3),
-    "adapters": ("gdl2pl.adapters", 3),
-    "adapters/openspiel": ("gdl2pl.openspiel", 4),
-    "adapters/pettingzoo": ("gdl2pl.pettingzoo", 4),
-    "adapters/gymnasium": ("gdl2pl.gymnasium", 4),
-    "verify": ("gdl2pl.verify", 3),
-    "studio": ("gdl2pl.studio", 4),
-    "cli": ("gdl2pl.cli", 5),
+    "contract": ("gdl2pl.contract", 1),
+    "bridge": ("gdl2pl.bridge", 2),
+    "information": ("gdl2pl.information", 3),
+    "ggp": ("gdl2pl.ggp", 4),
+    "explain": ("gdl2pl.explain", 4),
+    "analysis": ("gdl2pl.analysis", 5),
+    "adapters": ("gdl2pl.adapters", 5),
+    "adapters/openspiel": ("gdl2pl.openspiel", 6),
+    "adapters/pettingzoo": ("gdl2pl.pettingzoo", 6),
+    "adapters/gymnasium": ("gdl2pl.gymnasium", 6),
+    "verify": ("gdl2pl.verify", 5),
+    "studio": ("gdl2pl.studio", 6),
+    "cli": ("gdl2pl.cli", 7),
 }
 _BY_NAME = {name: (folder, level) for folder, (name, level) in PACKAGES.items()}
 
@@ -70,9 +73,14 @@ def _module_level(tree: ast.Module) -> list[ast.AST]:
     return out
 
 
-def imports(path: Path, module: str, at_import_time: bool = False) -> set[str]:
+def imports(
+    path: Path, module: str, at_import_time: bool = False, known: Iterable[str] = ()
+) -> set[str]:
     """The modules ``path`` imports (relative imports resolved): anywhere in it, or only
-    those imported when it is itself imported."""
+    those imported when it is itself imported. ``from package import sub`` imports the
+    module ``sub`` when there is one (in ``known``, or the project's modules), its
+    package being imported first either way."""
+    modules = set(known) or MODULES.keys()
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = module if path.stem == "__init__" else module.rsplit(".", 1)[0]
     out: set[str] = set()
@@ -85,9 +93,32 @@ def imports(path: Path, module: str, at_import_time: bool = False) -> set[str]:
                 anchor = package.split(".")
                 anchor = anchor[: len(anchor) - (node.level - 1)]
                 base = ".".join([*anchor, base] if base else anchor)
-            out.add(base)
-            out.update(f"{base}.{a.name}" for a in node.names)
+            subs = {f"{base}.{a.name}" for a in node.names}
+            out.update(subs)
+            if not subs <= modules:
+                out.add(base)
     return out
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """A cycle of ``graph`` as the path that closes it (first node repeated last), or
+    None; depth-first, in sorted order."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(m: str, path: list[str]) -> list[str] | None:
+        state[m] = 1
+        for n in sorted(graph[m]):
+            if state.get(n) == 1:
+                return [*path[path.index(n) :], n]
+            if n not in state and (found := visit(n, [*path, n])):
+                return found
+        state[m] = 2
+        return None
+
+    for m in sorted(graph):
+        if m not in state and (found := visit(m, [m])):
+            return found
+    return None
 
 
 MODULES = modules()
@@ -120,18 +151,5 @@ def test_no_import_cycle() -> None:
         m: {i for i in imports(p, m, at_import_time=True) if i in MODULES and i != m}
         for m, p in MODULES.items()
     }
-    state: dict[str, int] = {}
-
-    def visit(m: str, path: list[str]) -> None:
-        state[m] = 1
-        for n in sorted(graph[m]):
-            if state.get(n) == 1:
-                cycle = [*path[path.index(n) :], n] if n in path else [m, n]
-                raise AssertionError("import cycle: " + " -> ".join(cycle))
-            if n not in state:
-                visit(n, [*path, n])
-        state[m] = 2
-
-    for m in sorted(graph):
-        if m not in state:
-            visit(m, [m])
+    cycle = find_cycle(graph)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])

@@ -27,6 +27,13 @@ def prolog() -> None:
     require_prolog()
 
 
+def written(folder: Path, name: str, text: str) -> str:
+    """The path of a new file ``name`` in ``folder`` holding ``text``."""
+    path = folder / name
+    path.write_text(text)
+    return str(path)
+
+
 def model_json(capsys, *argv: str) -> dict:
     assert main(["model", *argv, "--json"]) == 0
     return json.loads(capsys.readouterr().out)
@@ -79,53 +86,53 @@ def test_stratified_output_unchanged(capsys) -> None:
 
 
 def test_infix_answers(capsys, tmp_path) -> None:
-    program = tmp_path / "win.gdl"
-    program.write_text("move(a,b)\nmove(b,a)\nwin(X) :- move(X,Y) & ~win(Y)\n")
-    assert main(["model", str(program)]) == 0
+    program = written(tmp_path, "win.gdl", "move(a,b)\nmove(b,a)\nwin(X) :- move(X,Y) & ~win(Y)\n")
+    assert main(["model", program]) == 0
     out = capsys.readouterr().out
     assert "win(a)  % undefined" in out and "move(a,b)" in out
-    m = model_json(capsys, str(program), "--answer-syntax", "kif")
+    m = model_json(capsys, program, "--answer-syntax", "kif")
     assert m["undefined"]["win"] == ["(win a)", "(win b)"]
 
 
 def test_input_model_and_no_state_machine(capsys, tmp_path) -> None:
-    program = tmp_path / "win.kif"
-    program.write_text(WIN)
-    facts = tmp_path / "moves.kif"
-    facts.write_text("(move a b) (move b c)\n")
-    m = model_json(capsys, str(program), "--input", str(facts))
+    program = written(tmp_path, "win.kif", WIN)
+    facts = written(tmp_path, "moves.kif", "(move a b) (move b c)\n")
+    m = model_json(capsys, program, "--input", facts)
     assert m["true"] == {"win": ["(win b)"]} and m["undefined"] == {"win": []}
-    assert main(["model", str(program), "--state", "((cell a))"]) == 2
+    assert main(["model", program, "--state", "((cell a))"]) == 2
     assert "not stratified" in capsys.readouterr().err
 
 
 def test_unsafe_still_refused(capsys, tmp_path) -> None:
-    program = tmp_path / "bad.kif"
-    program.write_text("(move a b)\n(<= (win ?x) (move ?x ?y) (not (win ?z)))\n")
-    assert main(["model", str(program)]) == 2
+    program = written(
+        tmp_path, "bad.kif", "(move a b)\n(<= (win ?x) (move ?x ?y) (not (win ?z)))\n"
+    )
+    assert main(["model", program]) == 2
     err = capsys.readouterr().err
     assert "bad.kif:2:" in err and "unsafe" in err
 
 
 def test_infinite_program_is_bounded(capsys, tmp_path) -> None:
-    program = tmp_path / "nat.kif"
-    program.write_text(
+    program = written(
+        tmp_path,
+        "nat.kif",
         "(nat z)\n(<= (nat (s ?x)) (nat ?x) (not (odd ?x)))\n"
-        "(<= (odd ?x) (nat ?x) (not (odd ?x)))\n"
+        "(<= (odd ?x) (nat ?x) (not (odd ?x)))\n",
     )
-    assert main(["model", str(program)]) == 2
+    assert main(["model", program]) == 2
     assert "too large to compute" in capsys.readouterr().err
 
 
 def test_names_of_builtins_are_only_names(capsys, tmp_path) -> None:
     # relations named like Prolog builtins are data: nothing runs, the model is computed
-    program = tmp_path / "builtins.kif"
-    program.write_text(
+    program = written(
+        tmp_path,
+        "builtins.kif",
         "(halt a b) (halt b a) (halt b c)\n"
         "(<= (shell ?x) (halt ?x ?y) (not (shell ?y)))\n"
-        "(<= (tnot ?x) (halt ?x ?y) (not (tnot ?y)))\n"
+        "(<= (tnot ?x) (halt ?x ?y) (not (tnot ?y)))\n",
     )
-    m = model_json(capsys, str(program))
+    m = model_json(capsys, program)
     assert m["true"]["shell"] == ["(shell b)"] and m["undefined"]["shell"] == []
     assert m["true"]["tnot"] == ["(tnot b)"] and m["two_valued"] is True
 

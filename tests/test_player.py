@@ -13,6 +13,7 @@ from contextlib import contextmanager
 
 import pytest
 from conftest import EXAMPLES
+from conftest import REPO
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -492,13 +493,8 @@ def test_an_aborted_start_stops_compiling_at_once() -> None:
         p.close()
 
 
-DOUBLING = """(role xplayer)
-(init (c z))
-(<= (legal xplayer stay) (true (c ?x)))
-(<= (next (c (t ?x ?x))) (true (c ?x)) (does xplayer stay))
-(<= terminal (true (c stop)))
-(<= (goal xplayer 0) (true (c ?x)))
-"""
+#: A game whose one fluent doubles in size each step.
+DOUBLING = (REPO / "tests" / "games" / "doubling.kif").read_text(encoding="utf-8")
 
 
 def test_a_game_that_grows_a_term_ends_its_match_not_the_player() -> None:

@@ -31,14 +31,21 @@ def test_the_readme_has_annotated_examples() -> None:
     assert all(expected_lines(b) for b in blocks)
 
 
-@pytest.mark.parametrize("index", range(len(python_blocks())))
-def test_readme_example_prints_what_the_readme_says(index: int, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def check_example(block: str, where: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run a page's Python ``block`` (``where``: the page and block, for tracebacks) from
+    the repository's root and compare what it prints with its ``# ->`` notes."""
     require_prolog()
-    block = python_blocks()[index]
     if "gdl2pl.openspiel" in block:
         require_module("pyspiel")
     monkeypatch.chdir(REPO)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(block, f"README.md python block {index + 1}", "exec"), {})
+        exec(compile(block, where, "exec"), {})
     assert out.getvalue().splitlines() == expected_lines(block)
+
+
+@pytest.mark.parametrize("index", range(len(python_blocks())))
+def test_readme_example_prints_what_the_readme_says(
+    index: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    check_example(python_blocks()[index], f"README.md python block {index + 1}", monkeypatch)

@@ -14,9 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from gdl2pl.jsonline import loads_line
-from gdl2pl.kif import kif_term
 
 from . import judging
+from .divergence import divergence_at
+from .divergence import finish
+from .divergence import game_result
+from .divergence import out_of_place
+from .divergence import states_along
 from .engine import SAFE_PATH
 from .engine import EngineRun
 from .engine import engine_argv
@@ -24,7 +28,6 @@ from .engine import game_file_name
 from .engine import run_engine
 from .games import game_digest
 from .keep_going import EveryDivergence
-from .oracle_link import MachineState
 from .oracle_link import Record
 from .oracle_link import StateMachine
 from .oracle_link import load_machine
@@ -33,7 +36,6 @@ from .oracle_link import replay
 from .records import Difference
 from .records import MalformedRecord
 from .records import compare
-from .why import why_of
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,7 @@ class Job:
 
 def result(job: Job, verdict: str, **extra: Any) -> dict[str, Any]:
     """A per-game result object (the ``--json`` shape)."""
-    return judging.result(job.path, verdict, **extra)
+    return game_result(job.path, verdict, **extra)
 
 
 def run_verify(job: Job) -> dict[str, Any]:
@@ -202,7 +204,7 @@ class FirstDivergence(judging.Judge):
                 if other is judging.END:
                     self.missing = f"none for match {m} step {rec['step']}"
                     return True
-                self.problem = judging.misplaced(rec, other)
+                self.problem = out_of_place(rec, other)
                 if self.problem:
                     return True
                 try:
@@ -232,31 +234,7 @@ class FirstDivergence(judging.Judge):
                 )
             elif run.received > self.compared:
                 problem = f"the engine answered {run.received} records, {self.compared} expected"
-        return judging.finish(self.path, len(self.mine), self.compared, divergence, problem, run)
-
-
-#: The fields whose facts are terms of the game, reported in its spelling.
-SPELLED = frozenset({"state", "legal"})
-
-
-def _spelled(sm: StateMachine, fact: str) -> str:
-    """An engine's fact in the game's spelling (``(CELLHOLDS 1 1 WHITE)`` as the game
-    writes ``cellHolds``; symbols the game lacks as the engine wrote them), or as it came
-    if it is not a KIF term."""
-    try:
-        return kif_term(sm.term(fact))
-    except Exception:  # not a term: shown as the engine wrote it
-        return fact
-
-
-def states_along(
-    sm: StateMachine, moves: list[list[str]]
-) -> tuple[MachineState | None, MachineState]:
-    """(the state before the last, the last state) along ``moves`` from the initial state."""
-    previous, state = None, sm.initial_state
-    for jm in moves:
-        previous, state = state, sm.next_state(state, [sm.term(m) for m in jm])
-    return previous, state
+        return finish(self.path, len(self.mine), self.compared, divergence, problem, run)
 
 
 def _divergence(
@@ -269,40 +247,6 @@ def _divergence(
     step = int(rec["step"])
     previous, state = states_along(sm, moves[:step])
     return divergence_at(sm, match, step, moves[:step], diffs, state, previous)
-
-
-def divergence_at(
-    sm: StateMachine,
-    match: int,
-    step: int,
-    prefix: list[list[str]],
-    diffs: list[Difference],
-    state: MachineState,
-    previous: MachineState | None,
-    explain: bool = True,
-) -> dict[str, Any]:
-    """A divergence's report: where, the moves there, and each difference in the game's
-    spelling with gdl2pl's reason (as text and as proof trees) for its side, given the
-    step's ``state`` and the ``previous`` one gdl2pl judged it from (no reason unless
-    ``explain``)."""
-    last = prefix[-1] if prefix else None
-    out = []
-    for d in diffs:
-        shown = Difference(
-            d.field,
-            d.role,
-            d.only_gdl2pl,
-            [_spelled(sm, f) for f in d.only_engine] if d.field in SPELLED else d.only_engine,
-            "",
-            d.kind,
-        )
-        entry = shown.as_json()
-        if explain:
-            why = why_of(sm, shown, step, last, state, previous)
-            entry["why"] = why.text
-            entry["why_details"] = why.details
-        out.append(entry)
-    return {"match": match, "step": step, "moves": prefix, "differences": out}
 
 
 def run_trace(job: Job) -> dict[str, Any]:

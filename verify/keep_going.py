@@ -21,12 +21,14 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from .divergence import divergence_at
+from .divergence import finish
+from .divergence import out_of_place
+from .divergence import states_along
 from .engine import EngineRun
 from .judging import END
 from .judging import Judge
 from .judging import Steps
-from .judging import finish
-from .judging import misplaced
 from .oracle_link import MachineState
 from .oracle_link import Record
 from .oracle_link import StateMachine
@@ -94,8 +96,6 @@ class _Tally:
     def reports(self, sm: StateMachine) -> list[dict[str, Any]]:
         """The listed divergences' reports, the first ``MAX_EXPLAINED`` with gdl2pl's
         reasons."""
-        from .job import divergence_at
-
         return [
             divergence_at(sm, *found, explain=n < MAX_EXPLAINED)
             for n, found in enumerate(self.found)
@@ -158,8 +158,6 @@ class _Match:
         """(the state ``step`` was judged from, the state judged) for a step that
         diverged; before any divergence, gdl2pl's own states, replayed from the start."""
         if self.states is None:
-            from .job import states_along
-
             previous, state = states_along(self.sm, self.moves[:step])
             self.states = (state, state)
             return previous, state
@@ -217,7 +215,7 @@ class EveryDivergence(Judge):
                 if ahead and other["match"] > m:  # the engine ended this match early
                     tally.note(f"match {m}: the engine's records end at step {step - 1}")
                     break
-                self.problem = misplaced(rec, other)
+                self.problem = out_of_place(rec, other)
                 if self.problem:
                     return True
                 self.taken += 1

@@ -32,6 +32,7 @@ from gdl2pl.bridge import MachineState
 from gdl2pl.ggp.board import render_state
 from gdl2pl.kif import kif_term
 
+from .game_type import perfect_game_type
 from .state_text import Roles
 from .state_text import read_state
 from .state_text import replay
@@ -56,27 +57,7 @@ DEFAULT_PARAMS: dict[str, Any] = {
     "analysis_seconds": ANALYSIS_SECONDS,
 }
 
-_Dyn = pyspiel.GameType.Dynamics
 _Util = pyspiel.GameType.Utility
-
-
-def _game_type(short_name: str, sequential: bool, utility: Any, num_players: int) -> Any:
-    return pyspiel.GameType(
-        short_name=short_name,
-        long_name="GDL game (gdl2pl)",
-        dynamics=_Dyn.SEQUENTIAL if sequential else _Dyn.SIMULTANEOUS,
-        chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
-        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-        utility=utility,
-        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=num_players,
-        min_num_players=num_players,
-        provides_information_state_string=True,
-        provides_information_state_tensor=False,
-        provides_observation_string=True,
-        provides_observation_tensor=True,
-        parameter_specification=DEFAULT_PARAMS,
-    )
 
 
 def _missing_goal(value: Any) -> Any:
@@ -123,7 +104,9 @@ class GdlOpenSpielGame(pyspiel.Game):
             utility_sum=utility_sum,
             max_game_length=max(1, length),
         )
-        game_type = _game_type(SHORT_NAME, g.turn_taking, utility, g.num_roles)
+        game_type = perfect_game_type(
+            SHORT_NAME, g.turn_taking, utility, g.num_roles, DEFAULT_PARAMS
+        )
         super().__init__(game_type, info, {**p, "game": os.fspath(p["game"])})
 
     def gdl_metadata(self) -> dict[str, Any]:
@@ -257,7 +240,9 @@ def load_game(path: str | os.PathLike[str], **options: Any) -> Any:
     return GdlOpenSpielGame({**options, "game": os.fspath(path)})
 
 
-pyspiel.register_game(_game_type(SHORT_NAME, True, _Util.GENERAL_SUM, 2), GdlOpenSpielGame)
+pyspiel.register_game(
+    perfect_game_type(SHORT_NAME, True, _Util.GENERAL_SUM, 2, DEFAULT_PARAMS), GdlOpenSpielGame
+)
 
 # GDL-II games (chance, hidden information) are registered as "gdl_ii" there.
 from .imperfect import load_imperfect_game  # noqa: E402

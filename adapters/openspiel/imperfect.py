@@ -40,6 +40,7 @@ from gdl2pl.bridge import MachineState
 from gdl2pl.kif import kif_term
 from gdl2pl.syntax import Term
 
+from .game_type import imperfect_game_type
 from .state_text import Roles
 from .state_text import read_state
 from .state_text import replay
@@ -58,29 +59,6 @@ DEFAULT_PARAMS: dict[str, Any] = {
 _Util = pyspiel.GameType.Utility
 CHANCE = int(pyspiel.PlayerId.CHANCE)
 TERMINAL = int(pyspiel.PlayerId.TERMINAL)
-
-
-def _game_type(chance: bool, utility: Any, players: int, tensors: bool) -> Any:
-    return pyspiel.GameType(
-        short_name=SHORT_NAME,
-        long_name="GDL-II game (gdl2pl)",
-        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=(
-            pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
-            if chance
-            else pyspiel.GameType.ChanceMode.DETERMINISTIC
-        ),
-        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=utility,
-        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=players,
-        min_num_players=players,
-        provides_information_state_string=True,
-        provides_information_state_tensor=tensors,
-        provides_observation_string=True,
-        provides_observation_tensor=tensors,
-        parameter_specification=DEFAULT_PARAMS,
-    )
 
 
 class GdlImperfectGame(pyspiel.Game):
@@ -108,7 +86,9 @@ class GdlImperfectGame(pyspiel.Game):
             utility_sum=utility_sum,
             max_game_length=max(1, length),
         )
-        game_type = _game_type(t.chance_role >= 0, utility, len(t.player_roles), tensors)
+        game_type = imperfect_game_type(
+            SHORT_NAME, t.chance_role >= 0, utility, len(t.player_roles), tensors, DEFAULT_PARAMS
+        )
         super().__init__(game_type, info, {**p, "game": os.fspath(p["game"])})
 
     def new_initial_state(self) -> GdlImperfectState:
@@ -268,7 +248,10 @@ def load_imperfect_game(path: str | os.PathLike[str], **options: Any) -> Any:
     return GdlImperfectGame({**options, "game": os.fspath(path)})
 
 
-pyspiel.register_game(_game_type(True, _Util.GENERAL_SUM, 2, True), GdlImperfectGame)
+pyspiel.register_game(
+    imperfect_game_type(SHORT_NAME, True, _Util.GENERAL_SUM, 2, True, DEFAULT_PARAMS),
+    GdlImperfectGame,
+)
 
 __all__ = [
     "SHORT_NAME",

@@ -9,7 +9,7 @@ perceived exactly its percepts, turn by turn.
 How likely each of them is depends on how the others play. Here chance (``random``) picks
 uniformly, as GDL-II says, and so, for want of a model of them, do the other players: a
 joint move's weight is the product of ``1 / (number of legal moves)`` over the other roles
-(``StateMachine.consistent_successors``, one Prolog call per state expanded).
+(``GameMachine.consistent_successors``, one Prolog call per state expanded).
 
 - ``belief`` computes that distribution exactly, turn by turn (forward filtering), as long
   as it needs at most ``budget`` states expanded.
@@ -28,18 +28,15 @@ import time
 from collections.abc import Iterable
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING
 from typing import NamedTuple
 
+from gdl2pl.contract.errors import GameError
+from gdl2pl.contract.errors import IllegalMoveError
+from gdl2pl.contract.errors import NoConsistentStateError
+from gdl2pl.contract.game_machine import Consistent
+from gdl2pl.contract.game_machine import GameMachine
+from gdl2pl.contract.state import MachineState
 from gdl2pl.syntax import Term
-
-from .errors import GameError
-from .errors import IllegalMoveError
-
-if TYPE_CHECKING:
-    from .machine import Consistent
-    from .machine import MachineState
-    from .machine import StateMachine
 
 
 class Turn(NamedTuple):
@@ -52,29 +49,18 @@ class Turn(NamedTuple):
 History = Sequence[Turn | tuple[Term | str, Iterable[Term | str]]]
 
 
-class NoConsistentStateError(GameError):
-    """No state agrees with a role's history: the history is impossible (``exhausted``
-    is True: the whole tree was searched), or the search budget ran out first."""
-
-    def __init__(self, message: str, exhausted: bool) -> None:
-        super().__init__(message)
-        self.exhausted = exhausted
-
-
 def _whole(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{name} must be a whole number >= 1, not {value!r}")
     return value
 
 
-def _turns(sm: StateMachine, history: History, role: Term | str) -> list[Turn]:
+def _turns(sm: GameMachine, history: History, role: Term | str) -> list[Turn]:
     """The history with every move and percept checked (``TransitionDefinitionError`` for
     one that is not a ground term) and spelled as the game does."""
     if sm.is_random(role):
         raise GameError(f"{sm.name}: the random role has no view of the game")
-    return [
-        Turn(sm.term(move), tuple(sm.term(p) for p in percepts)) for move, percepts in history
-    ]
+    return [Turn(sm.term(move), tuple(sm.term(p) for p in percepts)) for move, percepts in history]
 
 
 class _Tree:
@@ -83,7 +69,7 @@ class _Tree:
 
     def __init__(
         self,
-        sm: StateMachine,
+        sm: GameMachine,
         role: Term | str,
         turns: list[Turn],
         budget: int,
@@ -109,16 +95,14 @@ class _Tree:
         kids: list[Consistent] = []
         if not self.sm.is_terminal(state):
             try:
-                kids = self.sm.consistent_successors(
-                    state, self.role, turn.move, turn.percepts
-                )
+                kids = self.sm.consistent_successors(state, self.role, turn.move, turn.percepts)
             except IllegalMoveError:  # the role's move is not legal here: no such state
                 kids = []
         self.known[key] = kids
         return kids
 
 
-def _none_found(sm: StateMachine, role: Term | str, turns: int, budget: int) -> Exception:
+def _none_found(sm: GameMachine, role: Term | str, turns: int, budget: int) -> Exception:
     return NoConsistentStateError(
         f"{sm.name}: no state consistent with the {turns} turn(s) of {role}'s history "
         f"was found within the budget of {budget:,} states expanded; pass a larger budget",
@@ -126,7 +110,7 @@ def _none_found(sm: StateMachine, role: Term | str, turns: int, budget: int) -> 
     )
 
 
-def _impossible(sm: StateMachine, role: Term | str, turns: int) -> Exception:
+def _impossible(sm: GameMachine, role: Term | str, turns: int) -> Exception:
     return NoConsistentStateError(
         f"{sm.name}: no state is consistent with the {turns} turn(s) of {role}'s history: "
         "its moves and percepts cannot have happened",
@@ -135,7 +119,7 @@ def _impossible(sm: StateMachine, role: Term | str, turns: int) -> Exception:
 
 
 def belief(
-    sm: StateMachine,
+    sm: GameMachine,
     history: History,
     role: Term | str,
     *,
@@ -165,7 +149,7 @@ def belief(
 
 
 def sample_states(
-    sm: StateMachine,
+    sm: GameMachine,
     history: History,
     role: Term | str,
     n: int = 1,

@@ -1,0 +1,233 @@
+"""A game state as every engine returns it, and the form its fluents are kept in.
+
+``MachineState`` is an immutable, hashable set of fluents, equal (and hashing equal) for
+equal fluents whichever engine made it. Its fluents are kept in their *form*: a string
+for a constant, a tuple ``(name, *args)`` for a compound (what janus gives back, frozen),
+so states hash and compare without building terms; ``TermCache`` turns forms into terms
+and back for one game, checking what comes from outside (``ground_term``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from collections.abc import Hashable
+from collections.abc import Iterable
+from collections.abc import Iterator
+from typing import Any
+
+from gdl2pl.errors import GdlError
+from gdl2pl.kif import kif_term
+from gdl2pl.kif import parse_kif_term
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Func
+from gdl2pl.syntax import Term
+from gdl2pl.syntax import Var
+
+from .errors import TransitionDefinitionError
+
+Form = Any  # str for a constant, tuple (name, *args) for a compound
+
+#: The deepest term that crosses between Python and an engine (as the Prolog runtime's
+#: max_term_depth/1): deeper ones are refused with a clear error on either side.
+MAX_TERM_DEPTH = 200
+
+_set = object.__setattr__
+
+
+class MachineState:
+    """A game state: an immutable set of fluents."""
+
+    __slots__ = ("_hash", "_key", "_known", "_terms")
+
+    _key: frozenset[Form]
+    _hash: int
+    _terms: TermCache | None
+    #: What a machine learnt of this state in passing (``GameMachine.step``):
+    #: (that machine's ``TermCache``, terminal, legal per role, goal values per role).
+    _known: tuple[TermCache, bool, tuple[tuple[Term, ...], ...], list[list[str]]] | None
+
+    def __init__(self, forms: Iterable[Form], terms: TermCache | None = None) -> None:
+        key = forms if isinstance(forms, frozenset) else frozenset(forms)
+        _set(self, "_key", key)
+        _set(self, "_hash", hash(key))
+        _set(self, "_terms", terms)
+        _set(self, "_known", None)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("MachineState is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("MachineState is immutable")
+
+    @classmethod
+    def from_fluents(cls, fluents: Iterable[Term | str]) -> MachineState:
+        """A state made of the given fluents (terms or KIF strings)."""
+        return cls([form_of(ground_term(f)) for f in fluents])
+
+    @property
+    def fluents(self) -> frozenset[Term]:
+        convert = self._terms.term if self._terms else term_of_form
+        return frozenset(convert(r) for r in self._key)
+
+    def __iter__(self) -> Iterator[Term]:
+        convert = self._terms.term if self._terms else term_of_form
+        return (convert(r) for r in self._key)
+
+    def __len__(self) -> int:
+        return len(self._key)
+
+    def __contains__(self, fluent: object) -> bool:
+        if isinstance(fluent, str):
+            fluent = parse_kif_term(fluent)
+        return isinstance(fluent, Const | Func) and form_of(fluent) in self._key
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MachineState) and self._key == other._key
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __str__(self) -> str:
+        return "(" + " ".join(sorted(kif_term(f) for f in self)) + ")"
+
+    def __repr__(self) -> str:
+        return f"MachineState({self})"
+
+
+def remember(
+    state: MachineState,
+    terms: TermCache,
+    terminal: bool,
+    legal: tuple[tuple[Term, ...], ...],
+    goals: list[list[str]],
+) -> None:
+    """Record on ``state`` what the machine owning ``terms`` learnt of it in passing."""
+    _set(state, "_known", (terms, terminal, legal, goals))
+
+
+def ground_term(x: Term | str) -> Term:
+    """A ground term from outside (a term, or KIF text), checked: ground, at most
+    ``MAX_TERM_DEPTH`` deep, and with names that are valid text (no lone surrogates);
+    ``TransitionDefinitionError`` otherwise."""
+    if isinstance(x, str):
+        _check_text(x)
+        try:
+            t = parse_kif_term(x)
+        except GdlError as e:
+            raise TransitionDefinitionError(f"not a GDL term: {shown(x)}: {e}") from None
+    else:
+        t = x
+    if not isinstance(t, Const | Func):
+        raise TransitionDefinitionError(f"not a ground GDL term: {shown(x)}")
+    todo: list[tuple[Term, int]] = [(t, 0)]
+    while todo:
+        node, depth = todo.pop()
+        if isinstance(node, Var):
+            raise TransitionDefinitionError(f"not a ground GDL term: {shown(x)}")
+        if not isinstance(node, Const | Func):
+            raise TransitionDefinitionError(f"not a GDL term: {shown(x)}")
+        _check_text(node.name)
+        if isinstance(node, Func):
+            if depth >= MAX_TERM_DEPTH:
+                raise TransitionDefinitionError(
+                    f"a term nested deeper than {MAX_TERM_DEPTH} levels is not accepted"
+                )
+            todo.extend((a, depth + 1) for a in node.args)
+    return t
+
+
+def _check_text(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise TransitionDefinitionError(
+            f"not valid text: {shown(text)} holds the lone surrogate U+{ord(text[e.start]):04X}"
+        ) from None
+
+
+def shown(x: object, width: int = 80) -> str:
+    """``x`` for a message: ASCII-escaped if text, cut to ``width`` characters."""
+    text = ascii(x) if isinstance(x, str) else repr(x)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def short(state: MachineState, width: int = 300) -> str:
+    """A state for a message, cut to ``width`` characters."""
+    text = str(state)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _name(x: Form) -> str:
+    return x if isinstance(x, str) else str(x).lower() if isinstance(x, bool) else str(x)
+
+
+def freeze(x: Any) -> Form:
+    """A term as janus returns it (nested lists) in the hashable form (nested tuples)."""
+    if x.__class__ is str:
+        return x
+    return tuple([e if e.__class__ is str else freeze(e) for e in x])
+
+
+def changed(key: frozenset[Form], added: list[Form], removed: list[Form]) -> frozenset[Form]:
+    """The fluents of a state (``key``) with ``removed`` taken out and ``added`` put in."""
+    if removed:
+        key = key.difference(removed)
+    return key.union(added) if added else key
+
+
+def term_of_form(form: Form) -> Term:
+    """The term a form stands for."""
+    if isinstance(form, tuple):
+        return Func(_name(form[0]), tuple(term_of_form(a) for a in form[1:]))
+    return Const(_name(form))
+
+
+def form_of(t: Term) -> Form:
+    """The form of a ground term."""
+    if isinstance(t, Func):
+        return (t.name, *(form_of(a) for a in t.args))
+    if isinstance(t, Const):
+        return t.name
+    raise TransitionDefinitionError(f"a variable is not a move or fluent: ?{t.name}")
+
+
+class TermCache:
+    """Interning cache between forms and terms for one game (bounded by its symbols)."""
+
+    def __init__(
+        self, canonical: Callable[[Term], Term], game: Hashable = None, name: str = ""
+    ) -> None:
+        #: What makes two machines' states interchangeable: equal for machines of one
+        #: game (same roles, fluent stores and case rule), unequal otherwise.
+        self.game = game
+        self.name = name  # the game's name, for messages
+        self._to_term: dict[Form, Term] = {}
+        self._to_form: dict[Term | str, Form] = {}
+        self._by_id: dict[int, Form] = {}  # terms made here (kept alive by _to_term)
+        self.canonical = canonical
+
+    def term(self, form: Any) -> Term:
+        """The term for a form (a string, a tuple, or a list for a compound as janus
+        gives it)."""
+        if form.__class__ is list:
+            form = freeze(form)
+        t = self._to_term.get(form)
+        if t is None:
+            t = self._to_term[form] = term_of_form(form)
+            self._by_id[id(t)] = form  # it came from the engine: already checked, canonical
+        return t
+
+    def form(self, x: Term | str) -> Form:
+        """The form of a term or KIF text from outside, checked (``ground_term``) and
+        spelled as the game does. Terms this game returned cost one lookup."""
+        r = self._by_id.get(id(x))
+        if r is not None:
+            return r
+        term = None if isinstance(x, str) else ground_term(x)  # checked first: safe to hash
+        key = x if term is None else term
+        r = self._to_form.get(key)
+        if r is None:
+            r = form_of(self.canonical(term if term is not None else ground_term(x)))
+            if len(self._to_form) < 100_000:
+                self._to_form[key] = r
+        return r
