@@ -257,7 +257,12 @@ _START_HINTS = {
     ":-": "':-' must follow a rule head on the same clause",
     "&": "'&' must join two literals of a rule body",
     "|": "'|' must join two alternatives of a rule body",
+    ",": "',' does not join literals in infix GDL: a rule body is written with '&' and "
+    "negation with '~' (Prolog's 'p :- q, \\+ r' is 'p :- q & ~r')",
 }
+
+#: What a Prolog habit that the grammar stops at is written as in infix GDL.
+_PROLOG_HINT = "infix GDL writes '&' for Prolog's ',' and '~' for 'not' and '\\+'"
 
 
 def _act_bad_start(s: str, loc: int, toks: pp.ParseResults) -> None:
@@ -368,6 +373,8 @@ def _syntax_error(e: pp.ParseBaseException, text: str, file: str | None) -> GdlS
     message = e.msg
     if message.startswith("Expected"):
         message = "expected " + message[len("Expected ") :] + ", found " + found
+    if found == repr("\\"):  # Prolog's negation '\+'
+        message += f" ({_PROLOG_HINT})"
     return GdlSyntaxError(message, _ctx.pos(loc), text)
 
 
@@ -423,6 +430,25 @@ def _newline_before(text: str, offset: int) -> bool:
     return False
 
 
+_PROLOG_NOT = re.compile(rf"(?<![A-Za-z0-9_'])not[{_WHITE}]*$")
+
+
+def _same_line_error(text: str, start: int) -> GdlSyntaxError:
+    """Why a clause cannot start at ``start``, just after an open rule body on its line:
+    Prolog's ``not q`` (read as the proposition ``not``, then a clause ``q``) is named,
+    at the ``not``."""
+    m = _PROLOG_NOT.search(text, 0, start)
+    if m:
+        message = f"'not' is not negation in infix GDL: write '~' ({_PROLOG_HINT})"
+        return GdlSyntaxError(message, _ctx.pos(m.start()), text)
+    return GdlSyntaxError(
+        "another clause follows a rule body on the same line: is an '&' missing? "
+        "(or end the rule with '.')",
+        _ctx.pos(start),
+        text,
+    )
+
+
 def parse_infix(text: str, file: str | None = None) -> Description:
     """Parse a whole infix game description. Raises ``GdlSyntaxError`` with its position."""
     with _lock:
@@ -432,12 +458,7 @@ def parse_infix(text: str, file: str | None = None) -> Description:
         for i in range(0, len(results), 3):
             start, (clause, dot) = results[i], results[i + 1]
             if open_rule and not _newline_before(text, start):
-                raise GdlSyntaxError(
-                    "another clause follows a rule body on the same line: is an '&' "
-                    "missing? (or end the rule with '.')",
-                    _ctx.pos(start),
-                    text,
-                )
+                raise _same_line_error(text, start)
             clauses.append(clause)
             open_rule = isinstance(clause, Rule) and not dot
         return Description(tuple(clauses), text)

@@ -70,6 +70,14 @@ class Knowledge:
         seen = tuple(sm.term(kif_term(p)) for p in percepts or ())
         self.history.append(Turn(move, seen))
 
+    def withdraw(self, turn: int) -> None:
+        """Forget ``turn`` if it is the last one learned: the play that brought it was
+        refused (no state agrees with it), so the manager may send that turn again."""
+        if turn == 0 and self.started and not self.history:
+            self.started = False
+        elif turn >= 1 and len(self.history) == turn:
+            self.history.pop()
+
 
 def determinizations(
     sm: StateMachine, role: Term, knowledge: Knowledge, deadline: float, rng: random.Random

@@ -530,9 +530,16 @@ class GamePlayer:
         if sm is None or role is None:
             raise GdlError("the game is not loaded")
         match.knowledge.learn(sm, msg.turn, msg.last_move, msg.percepts)
+        rng = random.Random(f"{match.id}:{match.steps + 1}")
+        try:
+            move = choose_move(
+                sm, role, match.knowledge, match.strategy, job.budget, job.offer, rng
+            )
+        except BaseException:
+            if job.offered is None and not match.late:  # the reply refuses the turn
+                match.knowledge.withdraw(msg.turn)
+            raise
         match.steps += 1
-        rng = random.Random(f"{match.id}:{match.steps}")
-        move = choose_move(sm, role, match.knowledge, match.strategy, job.budget, job.offer, rng)
         return "nil" if move is None else kif_term(move)
 
     def _end(self, msg: Stop | StopII | Abort) -> Reply:

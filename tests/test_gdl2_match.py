@@ -152,6 +152,51 @@ def test_hostile_gdl_ii_plays_are_refused(
     assert why in reply.body
 
 
+def test_a_refused_turn_is_not_kept(monty_player: GamePlayer) -> None:
+    """A play no state agrees with is refused and forgotten: the correct play of the same
+    turn that follows is taken (not refused as out of order), and the match goes on."""
+    assert monty_player.handle("(play m1 0 nil nil)").body == "wait"
+    assert monty_player.handle("(play m1 1 wait nil)").body.startswith("(pick ")
+    assert monty_player.handle("(play m1 2 (pick 2) ())").body == "wait"
+    refused = monty_player.handle("(play m1 3 wait ((opened 2)))")
+    assert refused.status == 400 and "cannot have happened" in refused.body
+    assert monty_player.handle("(play m1 3 wait ((opened 3)))").body == "switch"
+    assert monty_player.handle("(stop m1 4 switch ((car 1)))").body == "done"
+
+
+def test_a_refused_first_turn_is_not_kept(monty_player: GamePlayer) -> None:
+    refused = monty_player.handle("(play m1 1 (pick 9) nil)")
+    assert refused.status == 400 and "out of order" in refused.body
+    assert monty_player.handle("(play m1 0 nil nil)").body == "wait"
+    assert monty_player.handle("(play m1 1 (pick 9) nil)").status == 400
+    assert monty_player.handle("(play m1 1 wait nil)").body.startswith("(pick ")
+
+
+def test_withdrawing_the_turn_just_learned_restores_the_knowledge() -> None:
+    """Law, at every turn of a match: learn turn t, withdraw it, and the knowledge is as
+    before (so that turn t can be learned again); withdrawing any other turn changes
+    nothing."""
+    history = [(None, ()), ("wait", ()), ("(pick 2)", ()), ("wait", ("(opened 3)",))]
+    with StateMachine.from_file(MONTY) as sm:
+        knowledge = Knowledge()
+        for turn, (move, seen) in enumerate(history):
+            before = (knowledge.started, list(knowledge.history))
+            args = (
+                sm,
+                turn,
+                None if move is None else parse_kif_term(move),
+                tuple(parse_kif_term(p) for p in seen) if turn else None,
+            )
+            knowledge.learn(*args)
+            learned = (knowledge.started, list(knowledge.history))
+            for other in {turn - 1, turn + 1, turn + 5} - {-1}:
+                knowledge.withdraw(other)
+                assert (knowledge.started, knowledge.history) == learned
+            knowledge.withdraw(turn)
+            assert (knowledge.started, knowledge.history) == before
+            knowledge.learn(*args)
+
+
 def test_choose_move_weighs_each_state_by_its_probability() -> None:
     with StateMachine.from_file(MONTY) as sm:
         role = sm.term("contestant")

@@ -335,6 +335,12 @@ def error_of(text: str) -> GdlSyntaxError:
         ("p :- a & & b", 1, 10, "expected a literal"),
         ("q(a)\n  p)", 2, 4, "unbalanced ')'"),
         ("p :- a !=", 1, 10, "expected a term"),
+        # Prolog's habits: ',' between literals, 'not' and '\\+' for negation.
+        ("win(X) :- move(X,Y), not win(Y).", 1, 20, "with '&' and negation with '~'"),
+        ("win(X) :- move(X,Y) & not win(Y).", 1, 23, "'not' is not negation"),
+        ("p :- q &\n  not r", 2, 3, "write '~'"),
+        ("win(X) :- move(X,Y) & \\+ win(Y).", 1, 23, "'~' for 'not' and '\\+'"),
+        ("p :- cannot q", 1, 13, "'&' missing"),
     ],
 )
 def test_syntax_errors_say_where(text: str, line: int, column: int, words: str) -> None:

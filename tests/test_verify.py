@@ -825,9 +825,9 @@ def test_keep_going_finds_each_bug_once_where_it_happens(
     status, [r] = run_json(capsys, *argv, "--keep-going")
     assert status == 1 and r["verdict"] == "diverge"
     assert [d["step"] for d in r["divergences"]] == [3, 5, 7]
-    assert r["divergences_total"] == 3
+    assert r["diverging_steps"] == 3
     # step 3: the lost cell, and the move on it the engine no longer allows
-    assert r["divergence_counts"] == {"goals": 2, "legal": 2, "state": 1}
+    assert r["differences_by_kind"] == {"goals": 2, "legal": 2, "state": 1}
     assert r["first_divergence"] == r["divergences"][0]
     assert (first_only["steps_compared"], r["steps_compared"]) == (4, 8)  # steps 0-3, 0-7
     lost, _ = r["divergences"][0]["differences"]
@@ -871,7 +871,7 @@ def test_keep_going_with_an_engine_that_agrees_changes_nothing(
     argv = [TTT, "--engine", SELF, "--workers", "1", "--matches", "2"]
     _, [plain] = run_json(capsys, *argv)
     _, [going] = run_json(capsys, *argv, "--keep-going")
-    extra = {"divergences": [], "divergence_counts": {}, "divergences_total": 0}
+    extra = {"divergences": [], "differences_by_kind": {}, "diverging_steps": 0}
     assert without_time([going]) == without_time([{**plain, **extra}])
 
 
@@ -896,7 +896,7 @@ def test_keep_going_names_malformed_and_unsorted_records_and_goes_on(tmp_path: P
     command = f"{shlex.quote(sys.executable)} {engine} {{game}}"
     r = run_verify(Job(TTT, text, engine=command, matches=1, keep_going=True))
     assert r["verdict"] == "diverge"
-    assert r["divergence_counts"] == {"record (malformed)": 1, "state (unsorted)": 1}
+    assert r["differences_by_kind"] == {"record (malformed)": 1, "state (unsorted)": 1}
     assert [d["step"] for d in r["divergences"]] == [1, 2]
     plain = run_verify(Job(TTT, text, engine=command, matches=1))
     assert plain["verdict"] == "engine_error" and "malformed record" in plain["error"]

@@ -74,7 +74,7 @@ def test_ray_keep_going_finds_what_local_workers_find(
     local_status, local = results_of(capsys, [*args, "--workers", "1"])
     ray_status, remote = results_of(capsys, [*args, "--ray"])
     assert (ray_status, remote) == (local_status, local)
-    assert remote[0]["divergence_counts"] == {"goals": 2, "legal": 2, "state": 1}
+    assert remote[0]["differences_by_kind"] == {"goals": 2, "legal": 2, "state": 1}
 
 
 def test_ray_trace_all_equals_the_local_one(

@@ -80,9 +80,15 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         action="store_true",
         help="go on past a divergence to the end of every match and report them all, "
         "counted by kind; after one, each step is judged from the state the engine "
-        "reported before it, so a bug is reported once, where it happens",
+        "reported before it, so a bug is reported once, where it happens; a line of "
+        "the engine's output that is no record is skipped as a protocol fault",
     )
-    s.add_argument("--timeout", type=float, default=300.0, help="seconds per game for the engine")
+    s.add_argument(
+        "--timeout",
+        type=float,
+        default=300.0,
+        help="seconds per game for the engine, on the clock; then it and all it started are killed",
+    )
     s.add_argument("--json", action="store_true", help="one JSON object per game")
     s.add_argument("--out", metavar="FILE", help="save results here (JSON lines) as they arrive")
     s.add_argument("--resume", action="store_true", help="skip the games already in --out")

@@ -5,7 +5,6 @@ report (with gdl2pl's reasons), and a game's verdict. Shared by the plain compar
 from __future__ import annotations
 
 from typing import Any
-from typing import NamedTuple
 
 from gdl2pl.kif import kif_term
 
@@ -15,16 +14,6 @@ from .oracle_link import Record
 from .oracle_link import StateMachine
 from .records import Difference
 from .why import why_of
-
-
-class Comparison(NamedTuple):
-    """What a game's verdict compares: gdl2pl's records of each match (made by ``sm``),
-    the joint moves of each match, and what the engine answered for them."""
-
-    sm: StateMachine
-    mine: list[list[Record]]
-    move_lists: list[list[list[str]]]
-    run: EngineRun
 
 
 def game_result(game: str, verdict: str, **extra: Any) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from gdl2pl.jsonline import loads_line
 
-from .divergence import Comparison
+from . import judging
 from .divergence import divergence_at
 from .divergence import finish
 from .divergence import game_result
@@ -27,7 +27,7 @@ from .engine import engine_argv
 from .engine import game_file_name
 from .engine import run_engine
 from .games import game_digest
-from .keep_going import judge_all
+from .keep_going import EveryDivergence
 from .oracle_link import Record
 from .oracle_link import StateMachine
 from .oracle_link import load_machine
@@ -99,17 +99,32 @@ def _verify_loaded(job: Job, sm: StateMachine) -> dict[str, Any]:
             ours[: len(recs)] if recs and "error" not in recs[-1] and recs[-1].get("move") else ours
             for ours, recs in zip(mine, theirs_by_match, strict=True)
         ]
-        run = EngineRun([r for recs in theirs_by_match for r in recs])
+        judge = _judge(job, sm, mine, move_lists)
+        run = EngineRun()
+        for recs in theirs_by_match:
+            for rec in recs:
+                run.received += 1
+                judge.take(rec)
     else:
         rng = random.Random(job.seed)
         mine = [list(random_match(sm, rng, m, job.max_steps)) for m in range(job.matches)]
         move_lists = [[r["move"] for r in recs if r.get("move")] for recs in mine]
-        assert job.engine is not None
-        run = _run_engine_on(job, move_lists)
-    return _judge(job, Comparison(sm, mine, move_lists, run))
+        judge = _judge(job, sm, mine, move_lists)
+        run = _run_engine_on(job, move_lists, judge)
+    return judge.result(run)
 
 
-def _run_engine_on(job: Job, move_lists: list[list[list[str]]]) -> EngineRun:
+def _judge(
+    job: Job, sm: StateMachine, mine: list[list[Record]], move_lists: list[list[list[str]]]
+) -> FirstDivergence | EveryDivergence:
+    """The judge of the game's records: up to the first divergence, or every divergence
+    with ``keep_going`` (see ``keep_going.py``)."""
+    if job.keep_going:
+        return EveryDivergence(job.path, sm, mine, move_lists)
+    return FirstDivergence(job.path, sm, mine, move_lists)
+
+
+def _run_engine_on(job: Job, move_lists: list[list[list[str]]], judge: judging.Judge) -> EngineRun:
     """Run the engine on a private copy of the game's text under a fixed name that gdl2pl
     chose (see ``engine.game_file_name``): the game's own file name never reaches the
     engine's command line, however it is spelled."""
@@ -123,7 +138,14 @@ def _run_engine_on(job: Job, move_lists: list[list[list[str]]]) -> EngineRun:
             argv = engine_argv(job.engine, str(copy))
         except ValueError as e:
             return EngineRun(problem=str(e))
-        return run_engine(argv, move_lists, job.timeout, game=str(copy))
+        return run_engine(
+            argv,
+            move_lists,
+            job.timeout,
+            game=str(copy),
+            on_record=judge.take,
+            skip_faults=job.keep_going,
+        )
 
 
 def _safe_tmp() -> str:
@@ -156,42 +178,63 @@ def _trace_matches(text: str) -> list[list[Record]]:
     return [by_match[m] for m in sorted(by_match)]
 
 
-def _judge(job: Job, comparison: Comparison) -> dict[str, Any]:
-    """Compare gdl2pl's records with the engine's, match by match, in order, up to the
-    first divergence (every divergence with ``keep_going``: see ``keep_going.py``)."""
-    if job.keep_going:
-        return judge_all(job.path, comparison)
-    sm, mine, move_lists, run = comparison
-    theirs = iter(run.records)
-    compared = 0
-    problem = run.problem
-    for n, ours in enumerate(mine):
-        m = int(ours[0]["match"]) if ours else n
-        for rec in ours:
-            other = next(theirs, None)
-            if other is None:
-                if problem is None:
-                    problem = (
-                        f"the engine answered {len(run.records)} records, "
-                        f"{sum(map(len, mine))} expected (none for match {m} step {rec['step']})"
-                    )
-                return finish(job.path, len(mine), compared, None, problem, run)
-            misplaced = out_of_place(rec, other)
-            if misplaced:
-                problem = misplaced
-                return finish(job.path, len(mine), compared, None, problem, run)
-            try:
-                diffs = compare(rec, other)
-            except MalformedRecord as e:
-                problem = f"match {m} step {rec['step']}: malformed record: {e}"
-                return finish(job.path, len(mine), compared, None, problem, run)
-            compared += 1
-            if diffs:
-                divergence = _divergence(sm, m, rec, diffs, move_lists[n])
-                return finish(job.path, len(mine), compared, divergence, problem, run)
-    if problem is None and next(theirs, None) is not None:
-        problem = f"the engine answered {len(run.records)} records, {compared} expected"
-    return finish(job.path, len(mine), compared, None, problem, run)
+class FirstDivergence(judging.Judge):
+    """Compares the engine's records with gdl2pl's, match by match, in order, up to the
+    first divergence (then the engine may be stopped)."""
+
+    def __init__(
+        self,
+        path: str,
+        sm: StateMachine,
+        mine: list[list[Record]],
+        move_lists: list[list[list[str]]],
+    ) -> None:
+        self.path = path
+        self.sm = sm
+        self.move_lists = move_lists
+        self.diverged: tuple[int, Record, list[Difference], int] | None = None
+        self.missing: str | None = None  # where the engine's records ran out
+        super().__init__(mine)
+
+    def compare(self) -> judging.Steps:
+        for n, ours in enumerate(self.mine):
+            m = int(ours[0]["match"]) if ours else n
+            for rec in ours:
+                other = yield
+                if other is judging.END:
+                    self.missing = f"none for match {m} step {rec['step']}"
+                    return True
+                self.problem = out_of_place(rec, other)
+                if self.problem:
+                    return True
+                try:
+                    diffs = compare(rec, other)
+                except MalformedRecord as e:
+                    self.problem = f"match {m} step {rec['step']}: malformed record: {e}"
+                    return True
+                self.compared += 1
+                if diffs:
+                    self.diverged = (m, rec, diffs, n)
+                    return True
+        return False
+
+    def result(self, run: EngineRun) -> dict[str, Any]:
+        """The game's result, once the engine is done (``run``)."""
+        self.end()
+        divergence = None
+        if self.diverged is not None:
+            m, rec, diffs, n = self.diverged
+            divergence = _divergence(self.sm, m, rec, diffs, self.move_lists[n])
+        problem = self.problem or run.problem
+        if problem is None and divergence is None:
+            if self.missing is not None:
+                problem = (
+                    f"the engine answered {run.received} records, "
+                    f"{self.expected} expected ({self.missing})"
+                )
+            elif run.received > self.compared:
+                problem = f"the engine answered {run.received} records, {self.compared} expected"
+        return finish(self.path, len(self.mine), self.compared, divergence, problem, run)
 
 
 def _divergence(

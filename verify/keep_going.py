@@ -12,18 +12,23 @@ and the result says so in ``notes``.
 
 Steps before the first divergence of a match are compared with the records gdl2pl made
 when it played the match, as without ``--keep-going``: the flag costs nothing until
-something diverges.
+something diverges. Records are judged as they arrive (``judging.Judge``); a line of the
+engine's output that is no record is skipped and reported as a protocol fault.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from .divergence import Comparison
 from .divergence import divergence_at
 from .divergence import finish
 from .divergence import out_of_place
 from .divergence import states_along
+from .engine import EngineRun
+from .judging import END
+from .judging import Judge
+from .judging import Steps
 from .oracle_link import MachineState
 from .oracle_link import Record
 from .oracle_link import StateMachine
@@ -36,6 +41,8 @@ from .records import compare
 #: and listed without reasons, and past ``MAX_LISTED`` only counted.
 MAX_EXPLAINED = 20
 MAX_LISTED = 200
+#: Facts of one side of a difference kept for each listed divergence.
+MAX_FACTS = 100
 
 
 def kind_of(d: Difference) -> str:
@@ -49,14 +56,15 @@ class _Tally:
     """The divergences of one game as they are found."""
 
     def __init__(self) -> None:
-        self.found: list[dict[str, Any]] = []
+        #: What each listed divergence's report is made from (made at the end, so that
+        #: explaining them takes none of the engine's time).
+        self.found: list[tuple[int, int, list[list[str]], list[Difference], Any, Any]] = []
         self.counts: dict[str, int] = {}
         self.total = 0
         self.notes: list[str] = []
 
     def add(
         self,
-        sm: StateMachine,
         match: int,
         step: int,
         moves: list[list[str]],
@@ -68,10 +76,30 @@ class _Tally:
         for d in diffs:
             self.counts[kind_of(d)] = self.counts.get(kind_of(d), 0) + 1
         if len(self.found) < MAX_LISTED:
-            explain = len(self.found) < MAX_EXPLAINED
-            self.found.append(
-                divergence_at(sm, match, step, moves[:step], diffs, state, previous, explain)
-            )
+            kept = [self._cut(match, step, d) for d in diffs]
+            self.found.append((match, step, moves[:step], kept, state, previous))
+
+    def _cut(self, match: int, step: int, d: Difference) -> Difference:
+        """``d`` with at most ``MAX_FACTS`` facts a side (a note says how many there
+        were): the listed divergences of an engine that prints huge states stay small."""
+        if len(d.only_gdl2pl) <= MAX_FACTS and len(d.only_engine) <= MAX_FACTS:
+            return d
+        self.note(
+            f"match {match} step {step}: {kind_of(d)} differs in {len(d.only_gdl2pl):,} "
+            f"facts only gdl2pl has and {len(d.only_engine):,} only the engine has; "
+            f"the first {MAX_FACTS} of each are listed"
+        )
+        return replace(
+            d, only_gdl2pl=d.only_gdl2pl[:MAX_FACTS], only_engine=d.only_engine[:MAX_FACTS]
+        )
+
+    def reports(self, sm: StateMachine) -> list[dict[str, Any]]:
+        """The listed divergences' reports, the first ``MAX_EXPLAINED`` with gdl2pl's
+        reasons."""
+        return [
+            divergence_at(sm, *found, explain=n < MAX_EXPLAINED)
+            for n, found in enumerate(self.found)
+        ]
 
     def note(self, text: str) -> None:
         if text not in self.notes and len(self.notes) < 20:
@@ -153,66 +181,94 @@ class _Match:
             self.states = (own, engine)
 
 
-def judge_all(path: str, comparison: Comparison) -> dict[str, Any]:
-    """Compare every step of every match; the verdict (``divergence.finish``) on the game
-    file ``path`` with ``divergences`` (the first ``MAX_LISTED``), ``divergence_counts``
-    (differences by kind) and ``divergences_total`` (steps that diverged), and ``notes``
-    where gdl2pl judged a step from its own state."""
-    sm, mine, move_lists, run = comparison
-    theirs = run.records
-    i = 0
-    compared = 0
-    problem = run.problem
-    tally = _Tally()
+class EveryDivergence(Judge):
+    """Compares every step of every match as the engine's records arrive."""
 
-    def verdict() -> dict[str, Any]:
-        first = tally.found[0] if tally.found else None
+    def __init__(
+        self,
+        path: str,
+        sm: StateMachine,
+        mine: list[list[Record]],
+        move_lists: list[list[list[str]]],
+    ) -> None:
+        self.path = path
+        self.sm = sm
+        self.move_lists = move_lists
+        self.tally = _Tally()
+        self.taken = 0  # records matched to a step (or skipped as past a match's end)
+        self.missing: str | None = None  # where the engine's records ran out
+        self.surplus = False  # the engine printed records past the last match
+        super().__init__(mine)
+
+    def compare(self) -> Steps:
+        sm, tally = self.sm, self.tally
+        other = yield
+        for n, ours in enumerate(self.mine):
+            m = int(ours[0]["match"]) if ours else n
+            game = _Match(sm, m, self.move_lists[n])
+            for rec in ours:
+                step = int(rec["step"])
+                if other is END:
+                    self.missing = f"none for match {m} step {step}"
+                    return True
+                ahead = isinstance(other, dict) and isinstance(other.get("match"), int)
+                if ahead and other["match"] > m:  # the engine ended this match early
+                    tally.note(f"match {m}: the engine's records end at step {step - 1}")
+                    break
+                self.problem = out_of_place(rec, other)
+                if self.problem:
+                    return True
+                self.taken += 1
+                expected, basis = game.expected(rec, tally)
+                try:
+                    diffs = compare(expected, other)
+                except MalformedRecord as e:
+                    diffs = [Difference("record", None, [], [str(e)], kind="malformed")]
+                self.compared += 1
+                if diffs:
+                    previous, state = game.judged_at(step, basis)
+                    tally.add(m, step, self.move_lists[n], diffs, state, previous)
+                game.went_on_from(step, other, not diffs, tally)
+                ended = "error" in expected or "error" in other
+                other = yield
+                if ended:
+                    break  # a match ends at an error record, on either side
+            while other is not END and isinstance(other, dict) and other.get("match") == m:
+                tally.note(f"match {m}: the engine has records past the end of the match")
+                self.taken += 1
+                other = yield
+        self.surplus = other is not END
+        return False
+
+    def result(self, run: EngineRun) -> dict[str, Any]:
+        """The result of ``judging.finish`` with ``divergences`` (the first
+        ``MAX_LISTED``), ``diverging_steps`` (steps that diverged) and
+        ``differences_by_kind`` (their differences, counted by kind), ``notes`` where
+        gdl2pl judged a step from its own state, and ``protocol_faults``, the engine's
+        lines that were no records (skipped)."""
+        self.end()
+        problem = self.problem or run.problem
+        if problem is None and self.missing is not None:
+            problem = (
+                f"the engine answered {run.received} records, "
+                f"{self.expected} expected ({self.missing})"
+            )
+        elif problem is None and self.surplus:
+            problem = f"the engine answered {run.received} records, {self.taken} expected"
+        if problem is None and run.faults:
+            problem = (
+                f"{len(run.faults)} protocol fault(s), skipped (lines that are no records: "
+                "an engine prints only records on stdout; logs go to stderr)"
+            )
+        found = self.tally.reports(self.sm)
         extra: dict[str, Any] = {
-            "divergences": tally.found,
-            "divergence_counts": dict(sorted(tally.counts.items())),
-            "divergences_total": tally.total,
+            "divergences": found,
+            "diverging_steps": self.tally.total,
+            "differences_by_kind": dict(sorted(self.tally.counts.items())),
         }
-        if tally.notes:
-            extra["notes"] = tally.notes
-        return finish(path, len(mine), compared, first, problem, run, **extra)
-
-    for n, ours in enumerate(mine):
-        m = int(ours[0]["match"]) if ours else n
-        game = _Match(sm, m, move_lists[n])
-        for rec in ours:
-            step = int(rec["step"])
-            if i >= len(theirs):
-                if problem is None:
-                    problem = (
-                        f"the engine answered {len(theirs)} records, "
-                        f"{sum(map(len, mine))} expected (none for match {m} step {step})"
-                    )
-                return verdict()
-            other = theirs[i]
-            ahead = isinstance(other, dict) and isinstance(other.get("match"), int)
-            if ahead and other["match"] > m:  # the engine ended this match early
-                tally.note(f"match {m}: the engine's records end at step {step - 1}")
-                break
-            misplaced = out_of_place(rec, other)
-            if misplaced:
-                problem = misplaced
-                return verdict()
-            i += 1
-            expected, basis = game.expected(rec, tally)
-            try:
-                diffs = compare(expected, other)
-            except MalformedRecord as e:
-                diffs = [Difference("record", None, [], [str(e)], kind="malformed")]
-            compared += 1
-            if diffs:
-                previous, state = game.judged_at(step, basis)
-                tally.add(sm, m, step, move_lists[n], diffs, state, previous)
-            game.went_on_from(step, other, not diffs, tally)
-            if "error" in expected or "error" in other:
-                break  # a match ends at an error record, on either side
-        while i < len(theirs) and isinstance(theirs[i], dict) and theirs[i].get("match") == m:
-            tally.note(f"match {m}: the engine has records past the end of the match")
-            i += 1
-    if problem is None and i < len(theirs):
-        problem = f"the engine answered {len(theirs)} records, {i} expected"
-    return verdict()
+        if self.tally.notes:
+            extra["notes"] = self.tally.notes
+        if run.faults:
+            extra["protocol_faults"] = run.faults
+        first = found[0] if found else None
+        return finish(self.path, len(self.mine), self.compared, first, problem, run, **extra)

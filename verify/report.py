@@ -73,11 +73,14 @@ def result_problem(r: Any) -> str | None:
             problem = _divergence_problem(x, f"divergences[{n}]")
             if problem:
                 return problem
-    counts = r.get("divergence_counts", {})
+    counts = r.get("differences_by_kind", {})
     if not isinstance(counts, dict) or not all(
         isinstance(v, int) and not isinstance(v, bool) for v in counts.values()
     ):
-        return "divergence_counts is not a count per kind"
+        return "differences_by_kind is not a count per kind"
+    steps = r.get("diverging_steps", 0)
+    if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
+        return f"diverging_steps is not a count: {steps!r}"
     return None
 
 
@@ -142,9 +145,9 @@ def summary_table(results: list[Result]) -> str:
     lines = [f"{'game':<{width}}  {'verdict':<12}  {'matches':>7}  {'steps':>6}  first divergence"]
     for r in results:
         d = r.get("first_divergence")
-        kinds = r.get("divergence_counts")
+        kinds = r.get("differences_by_kind")
         where = (
-            f"{r.get('divergences_total', 0)} steps: "
+            f"{r.get('diverging_steps', 0)} steps: "
             + ", ".join(f"{kind} {n}" for kind, n in kinds.items())
             if kinds
             else f"match {d['match']} step {d['step']}: "
@@ -175,9 +178,14 @@ def details(r: Result) -> str:
         out.append(f"  error: {r['error']}")
     listed = r.get("divergences")
     if isinstance(listed, list):
-        total = r.get("divergences_total", len(listed))
-        counts = r.get("divergence_counts") or {}
-        out.append(f"  {total} steps diverge: " + ", ".join(f"{k} {n}" for k, n in counts.items()))
+        total = r.get("diverging_steps", len(listed))
+        counts = r.get("differences_by_kind") or {}
+        if total:
+            out.append(
+                f"  {total} steps diverge, with differences in: "
+                + ", ".join(f"{k} {n}" for k, n in counts.items())
+            )
+        out.extend(f"  {fault} (skipped)" for fault in r.get("protocol_faults", []))
         for d in listed:
             out.extend(_divergence_lines(d))
         if total > len(listed):

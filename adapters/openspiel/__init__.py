@@ -35,8 +35,13 @@ from gdl2pl.adapters import find_game
 from gdl2pl.adapters.domains import MAX_TERMS
 from gdl2pl.adapters.game import ANALYSIS_SECONDS
 from gdl2pl.bridge import MachineState
+from gdl2pl.kif import kif_term
 
 from .game_type import perfect_game_type
+from .state_text import Roles
+from .state_text import read_state
+from .state_text import replay
+from .state_text import write_state
 
 SHORT_NAME = "gdl"
 #: Game parameters: ``game`` (file, or a name found by ``gdl2pl.adapters.find_game``),
@@ -146,6 +151,17 @@ class GdlOpenSpielGame(pyspiel.Game):
     def new_initial_state(self) -> GdlOpenSpielState:
         return GdlOpenSpielState(self)
 
+    def state_roles(self) -> Roles:
+        """Each player's role and moves, as the state text writes them."""
+        return {p: (kif_term(r), self.gdl.moves[p]) for p, r in enumerate(self.gdl.roles)}
+
+    def deserialize_state(self, text: str) -> GdlOpenSpielState:
+        """The state ``text`` (from ``state.serialize()``) describes, parsed as data
+        (``state_text``); ``ValueError`` for a text that is not one of this game's."""
+        moves, fluents = read_state(text)
+        state = self.new_initial_state()
+        return replay(state, self.state_roles(), moves, fluents, lambda s: s.machine_state)
+
     def make_py_observer(
         self, iig_obs_type: Any = None, params: dict[str, Any] | None = None
     ) -> BaseObserver:
@@ -208,6 +224,12 @@ class GdlOpenSpielState(pyspiel.State):
 
     def information_state_string(self, player: int | None = None) -> str:
         return self.history_str()
+
+    def serialize(self) -> str:
+        """The state as text: its moves and fluents as KIF, no pickle (``state_text``)."""
+        game = self.get_game()
+        history = [(x.player, x.action) for x in self.full_history()]
+        return write_state(game.state_roles(), history, list(self.machine_state))
 
     def __str__(self) -> str:
         return self._gdl.draw(self.machine_state)

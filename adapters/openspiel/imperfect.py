@@ -41,6 +41,10 @@ from gdl2pl.kif import kif_term
 from gdl2pl.syntax import Term
 
 from .game_type import imperfect_game_type
+from .state_text import Roles
+from .state_text import read_state
+from .state_text import replay
+from .state_text import write_state
 
 SHORT_NAME = "gdl_ii"
 #: Game parameters: ``game`` (file, or a name found by ``gdl2pl.adapters.find_game``),
@@ -89,6 +93,24 @@ class GdlImperfectGame(pyspiel.Game):
 
     def new_initial_state(self) -> GdlImperfectState:
         return GdlImperfectState(self)
+
+    def state_roles(self) -> Roles:
+        """Each player's role and moves (chance's as CHANCE), as the state text writes
+        them."""
+        t = self.tables
+        roles: Roles = {
+            p: (kif_term(t.sm.roles[i]), t.moves[i]) for p, i in enumerate(t.player_roles)
+        }
+        if t.chance_role >= 0:
+            roles[CHANCE] = (kif_term(t.sm.roles[t.chance_role]), t.moves[t.chance_role])
+        return roles
+
+    def deserialize_state(self, text: str) -> GdlImperfectState:
+        """The state ``text`` (from ``state.serialize()``) describes, parsed as data
+        (``state_text``); ``ValueError`` for a text that is not one of this game's."""
+        moves, fluents = read_state(text)
+        state = self.new_initial_state()
+        return replay(state, self.state_roles(), moves, fluents, lambda s: s.machine_state)
 
     def make_py_observer(
         self, iig_obs_type: Any = None, params: dict[str, Any] | None = None
@@ -155,6 +177,13 @@ class GdlImperfectState(pyspiel.State):
 
     def rewards(self) -> list[float]:
         return self.returns()
+
+    def serialize(self) -> str:
+        """The play as text: its moves and the round's fluents as KIF, no pickle
+        (``state_text``)."""
+        game = self.get_game()
+        history = [(x.player, x.action) for x in self.full_history()]
+        return write_state(game.state_roles(), history, list(self.machine_state))
 
     def __str__(self) -> str:
         return str(self._n.state)
