@@ -58,6 +58,13 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         "(default 200000)",
     )
     s.add_argument("--seed", type=int, default=None, help="random seed of the strategy")
+    s.add_argument(
+        "--engine",
+        choices=("prolog", "compiled", "auto"),
+        default="prolog",
+        help="prolog (the reasoner, default); compiled or auto: the game's ground network, "
+        "grounded within a third of the start clock, else the reasoner (logged)",
+    )
     s.add_argument("--no-check", action="store_true", help="do not check the rules received")
     s.add_argument("-v", "--verbose", action="store_true", help="log every message")
 
@@ -83,6 +90,13 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         help="seconds allowed beyond each clock (default 1, as ggp-base)",
     )
     m.add_argument("--syntax", choices=SYNTAXES, default="auto")
+    m.add_argument(
+        "--engine",
+        choices=("prolog", "compiled", "auto"),
+        default="prolog",
+        help="the manager's own engine: prolog (the reasoner, default), compiled (the "
+        "game's ground network) or auto (compiled when grounding fits its budget)",
+    )
     m.add_argument("-v", "--verbose", action="store_true", help="log each step")
     return {"serve": serve, "match": match}
 
@@ -117,6 +131,7 @@ def serve(args: argparse.Namespace) -> int:
         margin_fraction=args.margin_fraction,
         check=not args.no_check,
         max_clock=args.max_clock,
+        engine=args.engine,
     )
     try:
         server = PlayerServer(player, args.host, args.port)
@@ -176,6 +191,7 @@ def _match(args: argparse.Namespace) -> int:
         seed=args.seed,
         match_id=args.match_id,
         grace=args.grace,
+        engine=args.engine,
     )
     if args.out:
         try:

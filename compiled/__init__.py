@@ -13,6 +13,7 @@ from .factory import EngineChoice
 from .factory import load_description
 from .factory import load_machine
 from .factory import machine_from_text
+from .factory import on_engine
 from .ground import GroundingBudget
 from .machine import CompiledMachine
 
@@ -26,4 +27,5 @@ __all__ = [
     "load_description",
     "load_machine",
     "machine_from_text",
+    "on_engine",
 ]

@@ -56,6 +56,24 @@ def load_description(
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     prolog = StateMachine(d, name=name, case_sensitive=case_sensitive)
+    return on_engine(prolog, d, engine, case_sensitive=case_sensitive, budget=budget)
+
+
+def on_engine(
+    prolog: StateMachine,
+    d: Description,
+    engine: Engine = "auto",
+    *,
+    case_sensitive: bool = False,
+    budget: GroundingBudget | None = None,
+) -> GameMachine:
+    """The game ``prolog`` loaded (from ``d``) on ``engine``: ``prolog`` itself, or the
+    compiled engine grounded from it (which closes ``prolog`` when it is closed). With
+    "compiled", ``CompileRefusedError`` (``prolog`` closed) when it cannot be compiled;
+    with "auto", ``prolog`` then, logging why."""
+    if engine not in ENGINES:
+        prolog.close()
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     if engine == "prolog":
         prolog.engine_choice = EngineChoice("prolog", "asked for")  # type: ignore[attr-defined]
         return prolog

@@ -54,6 +54,9 @@ from urllib.parse import urlsplit
 from gdl2pl.bridge.errors import GameError
 from gdl2pl.bridge.errors import MoveDefinitionError
 from gdl2pl.bridge.machine import StateMachine
+from gdl2pl.compiled import on_engine
+from gdl2pl.compiled.factory import Engine
+from gdl2pl.contract import GameMachine
 from gdl2pl.errors import GdlError
 from gdl2pl.ggp.protocol import Abort
 from gdl2pl.ggp.protocol import Info
@@ -190,17 +193,21 @@ def run_match(
     grace: float = 1.0,
     max_steps: int = 10_000,
     inference_limit: int = 100_000_000,
+    engine: Engine = "prolog",
 ) -> Record:
     """Play one match of ``game`` between the players at ``players`` (URLs, in role
     order) and return its record (see the module doc). ``ValueError`` if the number of
     players is not the number of roles. ``inference_limit`` bounds each of the manager's
-    own questions to the game (``StateMachine``)."""
+    own questions to the game (``StateMachine``); ``engine`` answers them ("compiled":
+    the game's network, "auto": that when grounding fits its budget, else the reasoner)."""
     from gdl2pl.bridge.swipl import attach_thread
 
     attach_thread()  # janus needs an engine in every thread that calls Prolog
     rng = random.Random(seed)
     try:
-        sm = StateMachine(game, name=game_name, inference_limit=inference_limit)
+        sm = on_engine(
+            StateMachine(game, name=game_name, inference_limit=inference_limit), game, engine
+        )
     except GdlError as e:
         log.error("the game cannot be loaded: %s", shown(str(e)))
         record = _new_record(match_id or "gdl2pl.unstarted", game_name, [], players, scramble)
@@ -233,7 +240,7 @@ def run_match(
 class _Match:
     def __init__(
         self,
-        sm: StateMachine,
+        sm: GameMachine,
         game: Description,
         urls: list[str],
         rng: random.Random,

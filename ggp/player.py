@@ -66,6 +66,10 @@ from gdl2pl.bridge.machine import MachineState
 from gdl2pl.bridge.machine import StateMachine
 from gdl2pl.check import format_finding
 from gdl2pl.check import has_errors
+from gdl2pl.compiled import GroundingBudget
+from gdl2pl.compiled import on_engine
+from gdl2pl.compiled.factory import Engine
+from gdl2pl.contract import GameMachine
 from gdl2pl.errors import GdlError
 from gdl2pl.ggp.cancel import CancellableWork
 from gdl2pl.ggp.cancel import give_memory_back
@@ -83,6 +87,7 @@ from gdl2pl.ggp.protocol import parse_message
 from gdl2pl.ggp.protocol import shown
 from gdl2pl.kif import kif_term
 from gdl2pl.pipeline import compile_game
+from gdl2pl.syntax import Description
 from gdl2pl.syntax import Term
 
 from .hidden import Knowledge
@@ -215,7 +220,7 @@ class _Match:
     expires: float  # time.monotonic() after which the match is dropped
     cancel: threading.Event = field(default_factory=threading.Event)
     loading: CancellableWork = field(default_factory=CancellableWork)  # the Python compile
-    sm: StateMachine | None = None
+    sm: GameMachine | None = None
     role: Term | None = None
     state: MachineState | None = None
     failed: str | None = None  # why the game could not be loaded
@@ -259,7 +264,12 @@ class GamePlayer:
         check: bool = True,
         expiry_clocks: float = 3.0,
         max_clock: int = 3600,
+        engine: Engine = "prolog",
     ) -> None:
+        """``engine``: the reasoner ("prolog"), or the compiled engine grounded within
+        part of the start clock ("compiled", "auto"); a game that cannot be compiled in
+        time is played on the reasoner either way (a player must play), and the log says
+        why."""
         if max_clock < 1:
             raise ValueError(f"max_clock must be at least 1 s, not {max_clock}")
         self.new_strategy = strategy
@@ -269,6 +279,7 @@ class GamePlayer:
         self.check = check
         self.expiry_clocks = expiry_clocks
         self.max_clock = max_clock
+        self.engine = engine
         self._lock = threading.Lock()
         self._match: _Match | None = None
         self._retiring: list[_Worker] = []
@@ -444,7 +455,11 @@ class GamePlayer:
                 raise GdlError(f"the rules are not valid GDL: {errors[0]}{more}")
             if match.cancel.is_set():
                 raise GdlError("the match ended before its game was loaded")
-            sm = StateMachine.from_description(d, name=label, compiling=match.loading.running())
+            sm: GameMachine = StateMachine.from_description(
+                d, name=label, compiling=match.loading.running()
+            )
+            if self.engine != "prolog":
+                sm = self._compiled(sm, d, budget)
             match.sm = sm
             role = sm.term(match.role_name)
             if role not in sm.roles:
@@ -455,6 +470,16 @@ class GamePlayer:
         except BaseException as e:
             match.failed = _reason(e)
             raise
+
+    def _compiled(self, sm: StateMachine, d: Description, budget: Budget) -> GameMachine:
+        """The compiled engine for the game ``sm`` loaded, grounded within a third of
+        the start clock left; ``sm`` itself when it cannot be (logged)."""
+        seconds = max(0.1, budget.remaining() / 3)
+        try:
+            return on_engine(sm, d, "auto", budget=GroundingBudget(seconds=seconds))
+        except Exception as e:  # the reasoner still plays: never lose a match to this
+            log.warning("%s: the compiled engine failed (%s); the reasoner plays", sm.name, e)
+            return sm
 
     def _play(self, msg: Play | PlayII, received: float) -> Reply:
         match = self._current(msg.match_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import socket
 import threading
 import time
@@ -69,12 +70,17 @@ def prolog_in_main_thread() -> None:
 
 
 @contextmanager
-def players(*kinds: str, margin: float = 1.0) -> Iterator[list[PlayerServer]]:
+def players(
+    *kinds: str, margin: float = 1.0, engine: str = "prolog"
+) -> Iterator[list[PlayerServer]]:
     servers = []
     try:
         for i, kind in enumerate(kinds):
             p = GamePlayer(
-                lambda k=kind, i=i: make_strategy(k, i), name=f"{kind}{i}", margin=margin
+                lambda k=kind, i=i: make_strategy(k, i),
+                name=f"{kind}{i}",
+                margin=margin,
+                engine=engine,  # type: ignore[arg-type]
             )
             servers.append(PlayerServer(p, "127.0.0.1", 0))
             servers[-1].start_in_thread()
@@ -119,6 +125,29 @@ def test_turn_taking_match_mcts_against_random() -> None:
     assert took < 1.2 * len(rec["moves"]) + 3
     json.dumps(rec)  # JSON-ready
     assert "result after" in summary(rec)
+
+
+def test_a_match_on_the_compiled_engine_is_a_match_of_the_game(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Players and manager on the compiled engine play tic-tac-toe to its end; the
+    reasoner replays every recorded move as legal and agrees on every state and goal."""
+    caplog.set_level(logging.INFO, logger="gdl2pl.compiled")
+    with players("mcts", "random", engine="auto") as (a, b):
+        rec = run_match(
+            read_game(TTT),
+            [a.url, b.url],
+            game_name="ticTacToe.kif",
+            start_clock=5,
+            play_clock=1,
+            seed=3,
+            engine="compiled",
+        )
+    assert rec["isCompleted"] and not rec["isAborted"]
+    assert all(e == ["", ""] for e in rec["errors"])
+    assert rec["goalValues"] == replay_is_legal(TTT, rec)
+    chosen = [r.getMessage() for r in caplog.records if r.name == "gdl2pl.compiled"]
+    assert len([m for m in chosen if "the compiled engine plays it" in m]) == 3, chosen
 
 
 def test_simultaneous_match() -> None:
