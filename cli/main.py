@@ -13,28 +13,17 @@ import sys
 from collections.abc import Callable
 from collections.abc import Sequence
 
+from gdl2pl.cli.engine_option import add_engine
 from gdl2pl.cli.errors import reason
 from gdl2pl.cli.errors import run_guarded
 from gdl2pl.command_checks import add_accept_errors
 from gdl2pl.command_checks import checked_game
-from gdl2pl.compiled.factory import ENGINES
 from gdl2pl.errors import GdlSyntaxError
 from gdl2pl.load import SYNTAXES
 from gdl2pl.syntax import Pos
 
 Command = Callable[[argparse.Namespace], int]
 _COMMANDS: dict[str, Command] = {}
-
-
-def add_engine(parser: argparse.ArgumentParser) -> None:
-    """The ``--engine`` option: the Prolog reasoner, the compiled network, or auto."""
-    parser.add_argument(
-        "--engine",
-        choices=ENGINES,
-        default="prolog",
-        help="prolog (the reasoner, default), compiled (the game's ground network, in C) or "
-        "auto (compiled when grounding fits its budget; says which on stderr)",
-    )
 
 
 def _command(name: str) -> Callable[[Command], Command]:

@@ -20,6 +20,7 @@ import re
 import sys
 from collections.abc import Callable
 
+from gdl2pl.cli.engine_option import add_engine
 from gdl2pl.cli.errors import run_guarded
 from gdl2pl.load import SYNTAXES
 
@@ -58,11 +59,9 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         "(default 200000)",
     )
     s.add_argument("--seed", type=int, default=None, help="random seed of the strategy")
-    s.add_argument(
-        "--engine",
-        choices=("prolog", "compiled", "auto"),
-        default="prolog",
-        help="prolog (the reasoner, default); compiled or auto: the game's ground network, "
+    add_engine(
+        s,
+        "prolog (the reasoner, default); compiled or auto: the game's ground network, "
         "grounded within a third of the start clock, else the reasoner (logged)",
     )
     s.add_argument("--no-check", action="store_true", help="do not check the rules received")
@@ -90,11 +89,9 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         help="seconds allowed beyond each clock (default 1, as ggp-base)",
     )
     m.add_argument("--syntax", choices=SYNTAXES, default="auto")
-    m.add_argument(
-        "--engine",
-        choices=("prolog", "compiled", "auto"),
-        default="prolog",
-        help="the manager's own engine: prolog (the reasoner, default), compiled (the "
+    add_engine(
+        m,
+        "the manager's own engine: prolog (the reasoner, default), compiled (the "
         "game's ground network) or auto (compiled when grounding fits its budget)",
     )
     m.add_argument("-v", "--verbose", action="store_true", help="log each step")
