@@ -407,28 +407,15 @@ state_arg(Network *self, PyObject *state, const uint8_t **bytes)
 
 /* ---- the step API ---------------------------------------------------------------- */
 
+static PyObject *legal_lists(Network *self);
+
 static PyObject *
 Network_legal(Network *self, PyObject *state)
 {
     const uint8_t *s;
     if (state_arg(self, state, &s) < 0) return NULL;
     install(self, s);
-    PyObject *out = PyList_New(self->n_roles);
-    if (!out) return NULL;
-    for (int r = 0; r < self->n_roles; r++) {
-        PyObject *ms = PyList_New(0);
-        if (!ms) { Py_DECREF(out); return NULL; }
-        for (int32_t i = self->legal_start[r]; i < self->legal_start[r + 1]; i++) {
-            if (!self->val[self->legal_atom[i]]) continue;
-            PyObject *m = PyLong_FromLong(self->legal_move[i]);
-            if (!m || PyList_Append(ms, m) < 0) {
-                Py_XDECREF(m); Py_DECREF(ms); Py_DECREF(out); return NULL;
-            }
-            Py_DECREF(m);
-        }
-        PyList_SET_ITEM(out, r, ms);
-    }
-    return out;
+    return legal_lists(self);
 }
 
 static PyObject *
