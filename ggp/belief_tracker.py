@@ -103,9 +103,7 @@ class BeliefTracker:
             children = self._reseed(deadline)
         self.states = self._thinned(children)
 
-    def _filter(
-        self, turn: Turn, deadline: float
-    ) -> tuple[dict[MachineState, float], bool]:
+    def _filter(self, turn: Turn, deadline: float) -> tuple[dict[MachineState, float], bool]:
         """The consistent children of the states held (weights multiplied), and whether
         every state was expanded before the deadline."""
         children: dict[MachineState, float] = {}

@@ -86,9 +86,7 @@ class Knowledge:
 Weighted = list[tuple[MachineState, float]]
 
 
-def _shared_moves(
-    sm: StateMachine, role: Term, states: Weighted
-) -> tuple[list[Term], Weighted]:
+def _shared_moves(sm: StateMachine, role: Term, states: Weighted) -> tuple[list[Term], Weighted]:
     """The moves legal for ``role`` in every state of ``states``, else (they disagree)
     the one legal in states of most weight; and the states in which they all are."""
     legal: dict[MachineState, list[Term]] = {s: sm.legal_moves(s, role) for s, _ in states}
