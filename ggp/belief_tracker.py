@@ -11,15 +11,18 @@ weighs them, replace it. So no turn costs more than one expansion per state held
 - Past that it is a set of *particles*: at most ``particles`` states drawn by weight
   (re-sampled whenever the filtered set grows beyond it). They are consistent, but their
   weights only approximate the belief.
-- When every particle dies (the true state was not among them) or an update runs out of
-  time before any child is found, the belief is re-seeded by ``sm.sample_states`` over
-  the whole history (randomized search from the initial state) within what is left of
-  the deadline; if that finds nothing either, the belief is *lost* until a later turn's
-  search succeeds.
+- When every particle dies (the true state was not among them), the states of the last
+  thinning left out of the particles (a reserve, the heaviest ``RESERVE`` per particle)
+  are filtered instead; if none of them agrees either, or an update runs out of time
+  before any child is found, the belief is re-seeded by ``sm.sample_states`` over the
+  whole history (randomized search from the initial state) with as many expansions as
+  fit in what is left of the deadline. If that finds nothing either, the belief is
+  *lost* until a later turn's search succeeds; meanwhile it follows the states *nearest*
+  to the history (reached by the role's moves, the percepts matched best).
 - A ``play`` message says the game goes on: terminal states are dropped from the belief.
 
 ``guess_moves`` serves when no consistent state is known: the moves legal for the role
-in states reached from the last belief by the role's move, percepts not considered.
+in the nearest states.
 """
 
 from __future__ import annotations
@@ -42,8 +45,15 @@ log = logging.getLogger("gdl2pl.player")
 EXACT_LIMIT = 1_000
 #: How many particles are kept once the belief is not exact.
 PARTICLES = 64
-#: States the re-seeding search may expand (the deadline bounds it too).
-RESEED_BUDGET = 1_000_000
+#: Share of an update's time the filtering of the states held may take; the rest is
+#: for the reserve and the search when they all die.
+FILTER_SHARE = 0.6
+#: Share of the time left after that the filtering of earlier turns' states may take.
+REFILTER_SHARE = 0.6
+#: States kept in reserve per particle, tried when the particles all die.
+RESERVE = 8
+#: Turns whose states (and reserve) are kept to filter again from when all die.
+POOLS = 6
 
 
 class BeliefTracker:
@@ -68,7 +78,17 @@ class BeliefTracker:
         self.history: list[Turn] = []
         self.states: dict[MachineState, float] = {sm.initial_state: 1.0}
         self.exact = True
-        self._last_known: dict[MachineState, float] = dict(self.states)
+        #: States of the last thinning left out of the particles.
+        self._reserve: dict[MachineState, float] = {}
+        #: The states held (with their reserve) after each of the last ``POOLS`` turns,
+        #: with the number of turns taken in: where to filter again from when all die.
+        self._pools: list[tuple[int, dict[MachineState, float]]] = [(0, dict(self.states))]
+        #: When lost: states nearest to the history (percepts matched best), for guesses.
+        self._nearest: dict[MachineState, float] = dict(self.states)
+        #: Seconds one expansion takes, as measured (sizes the search's budget).
+        self._cost = 0.002
+        #: Seconds the last update had: with ``_cost``, how many particles to keep.
+        self._span = 0.0
 
     @property
     def lost(self) -> bool:
@@ -79,37 +99,80 @@ class BeliefTracker:
         """Take in one more turn of the role (its move and what it perceived after it),
         expanding no state after ``deadline`` (``time.monotonic()``). The game goes on:
         terminal states are dropped. Never raises for a history no state fits: the
-        belief is then ``lost`` (and ``why`` logged)."""
+        belief is then ``lost`` (and why is logged)."""
         self.history.append(turn)
-        if self.states:
-            self._last_known = self.states
-            children, complete = self._filter(turn, deadline)
-            if children and not complete:
-                self.exact = False
-            if not children:
-                impossible = complete and self.exact
-                if impossible:
-                    log.warning(
-                        "%s: no state agrees with %s's %d turn(s): the history cannot have "
-                        "happened in this reading of the game",
-                        self.sm.name,
-                        self.role,
-                        len(self.history),
-                    )
-                    self.states = {}
-                    return
-                children = self._reseed(deadline)
-        else:
-            children = self._reseed(deadline)
-        self.states = self._thinned(children)
-
-    def _filter(self, turn: Turn, deadline: float) -> tuple[dict[MachineState, float], bool]:
-        """The consistent children of the states held (weights multiplied), and whether
-        every state was expanded before the deadline."""
+        start = time.monotonic()
+        self._span = max(0.0, deadline - start)
+        before = self.states or self._nearest
         children: dict[MachineState, float] = {}
-        heaviest = sorted(self.states.items(), key=lambda sw: -sw[1])
-        for state, weight in heaviest:
+        if self.states:
+            # the filter may take most of the time; what is left is for a fall-back
+            children, complete = self._filter(self.states, turn, start + FILTER_SHARE * self._span)
+            if not complete:
+                self.exact = False
+            if not children and complete and self.exact:
+                log.warning(
+                    "%s: no state agrees with %s's %d turn(s): the history cannot have "
+                    "happened in this reading of the game",
+                    self.sm.name,
+                    self.role,
+                    len(self.history),
+                )
+                self._lose(before, turn)
+                return
+        if not children:
+            # the pools may take most of what is left; the rest is for the search
+            now = time.monotonic()
+            pools_until = now + REFILTER_SHARE * max(0.0, deadline - now)
+            children = self._refiltered(pools_until, tried=set(self.states))
+        if not children:
+            children = self._reseed(deadline)
+        if not children:
+            self._lose(before, turn)
+            return
+        self.states = self._thinned(children)
+        self._nearest = self.states
+        self._pools = [
+            *self._pools[-POOLS + 1 :],
+            (len(self.history), {**self._reserve, **self.states}),
+        ]
+
+    def _refiltered(self, deadline: float, tried: set[MachineState]) -> dict[MachineState, float]:
+        """States consistent with the whole history, found by filtering the pools of
+        earlier turns again (the newest first, leaving out the states ``tried`` in the
+        last; twice ``_count()`` of each drawn by weight), down to ``_count()`` after each
+        turn; empty if none is found in time."""
+        self.exact = False
+        for i, (taken, pool) in enumerate(reversed(self._pools)):
+            left = {s: w for s, w in pool.items() if i or s not in tried}
+            states = self._drawn(left, 2 * self._count()) if left else {}
+            for turn in self.history[taken:]:
+                if not states or time.monotonic() > deadline:
+                    break
+                states, _ = self._filter(states, turn, deadline)
+                states = self._drawn(states, self._count())
+            else:
+                if states:
+                    return states
             if time.monotonic() > deadline:
+                break
+        return {}
+
+    def _lose(self, before: dict[MachineState, float], turn: Turn) -> None:
+        self.states, self.exact = {}, False
+        self._nearest = self._near_misses(before, turn)
+
+    def _filter(
+        self, states: dict[MachineState, float], turn: Turn, deadline: float
+    ) -> tuple[dict[MachineState, float], bool]:
+        """The consistent, non-terminal children of ``states`` (weights multiplied), and
+        whether every state was expanded before the deadline."""
+        children: dict[MachineState, float] = {}
+        order = {s: self.rng.random() for s in states}  # ties in a random order
+        heaviest = sorted(states.items(), key=lambda sw: (-sw[1], order[sw[0]]))
+        for state, weight in heaviest:
+            start = time.monotonic()
+            if start > deadline:
                 return children, False
             try:
                 kids = self.sm.consistent_successors(state, self.role, turn.move, turn.percepts)
@@ -119,44 +182,92 @@ class BeliefTracker:
                 if self.sm.is_terminal(kid.state):
                     continue
                 children[kid.state] = children.get(kid.state, 0.0) + weight * float(kid.weight)
+            self._cost = 0.9 * self._cost + 0.1 * (time.monotonic() - start)
         return children, True
 
     def _reseed(self, deadline: float) -> dict[MachineState, float]:
-        """States found by searching the whole history again (weight 1 each); empty when
-        the search finds none before the deadline."""
+        """States found by searching the whole history again (weight 1 each), with as
+        many expansions as fit before the deadline; empty when none is found."""
         self.exact = False
+        left = deadline - time.monotonic()
+        # sample_states spends its budget twice at most (exact belief, then search)
+        budget = max(1, int(left / max(self._cost, 1e-4) / 2))
         try:
             found = self.sm.sample_states(
                 self.history,
                 self.role,
                 self.particles,
-                budget=RESEED_BUDGET,
+                budget=budget,
                 rng=self.rng,
                 deadline=deadline,
             )
-        except NoConsistentStateError as e:
-            log.warning("%s: belief lost: %s", self.sm.name, e)
+        except NoConsistentStateError:
+            log.warning(
+                "%s: belief lost: a search of %d state(s) found none consistent with %s's "
+                "%d turn(s) in the %.2f s left",
+                self.sm.name,
+                budget,
+                self.role,
+                len(self.history),
+                max(0.0, left),
+            )
             return {}
-        live = Counter(s for s in found if not self.sm.is_terminal(s))
-        if not live:
-            log.warning("%s: belief lost: every state found is terminal", self.sm.name)
-        return {s: float(n) for s, n in live.items()}
+        return {s: float(n) for s, n in Counter(found).items() if not self.sm.is_terminal(s)}
+
+    def _near_misses(
+        self, before: dict[MachineState, float], turn: Turn, tries: int = 8, draws: int = 4
+    ) -> dict[MachineState, float]:
+        """States reached from the heaviest ``tries`` of ``before`` by the role's move
+        and ``draws`` random moves of the others, those whose percepts differ least from
+        the turn's: the nearest to the history when none agrees with it."""
+        wanted = set(map(str, turn.percepts))
+        scored: dict[MachineState, int] = {}
+        for state in sorted(before, key=lambda s: -before[s])[:tries]:
+            for _ in range(draws):
+                try:
+                    joint = self._joint(state, turn.move)
+                    seen = set(map(str, self.sm.percepts(state, joint, self.role)))
+                    child = self.sm.next_state(state, joint)
+                except GameError:
+                    break
+                if not self.sm.is_terminal(child):
+                    miss = len(seen ^ wanted)
+                    scored[child] = min(miss, scored.get(child, miss))
+        if not scored:
+            return before
+        best = min(scored.values())
+        near = [s for s, miss in scored.items() if miss == best]
+        return {s: 1.0 / len(near) for s in near}
+
+    def _count(self) -> int:
+        """How many particles to keep: as many as half the filtering time of the last
+        update can expand, at least ``particles``, at most ``exact_limit``."""
+        fit = int(FILTER_SHARE * self._span / max(self._cost, 1e-4) / 2)
+        return max(self.particles, min(self.exact_limit, fit))
+
+    def _drawn(self, states: dict[MachineState, float], k: int) -> dict[MachineState, float]:
+        """``states`` normalized, or ``k`` of them drawn by weight if there are more."""
+        total = sum(states.values())
+        if len(states) <= k:
+            return {s: w / total for s, w in states.items()}
+        ordered = sorted(states, key=str)
+        drawn = Counter(self.rng.choices(ordered, weights=[states[s] for s in ordered], k=k))
+        return {s: n / k for s, n in drawn.items()}
 
     def _thinned(self, states: dict[MachineState, float]) -> dict[MachineState, float]:
-        """``states`` normalized, re-sampled to ``particles`` when there are more than
-        the belief may hold (``exact_limit`` while exact)."""
-        total = sum(states.values())
-        if not total:
-            return {}
-        limit = self.exact_limit if self.exact else self.particles
-        if len(states) <= limit:
-            return {s: w / total for s, w in states.items()}
+        """``states`` normalized, re-sampled to ``_count()`` particles when there are more
+        than the belief may hold (``exact_limit`` while exact); the heaviest of the
+        others are kept in reserve."""
+        self._reserve = {}
+        if self.exact and len(states) <= self.exact_limit:
+            return self._drawn(states, len(states))
         self.exact = False
-        ordered = sorted(states, key=str)
-        drawn = Counter(
-            self.rng.choices(ordered, weights=[states[s] for s in ordered], k=self.particles)
-        )
-        return {s: n / self.particles for s, n in drawn.items()}
+        k = self._count()
+        held = self._drawn(states, k)
+        total = sum(states.values())
+        rest = sorted((s for s in states if s not in held), key=lambda s: -states[s])
+        self._reserve = {s: states[s] / total for s in rest[: RESERVE * k]}
+        return held
 
     def determinizations(self, n: int) -> list[tuple[MachineState, float]]:
         """States to search as if known, with weights: every state held, with its
@@ -170,26 +281,26 @@ class BeliefTracker:
 
     def guess_moves(self, move: Term | str | None = None, tries: int = 8) -> list[Term]:
         """Moves legal for the role, most often legal first, in the heaviest ``tries``
-        states held (or, when the belief is lost, the last ones held), each advanced by
-        the role's ``move``, if given, and random legal moves of the others, percepts not
-        considered: a guess for when no consistent state of this turn is known."""
-        held = self.states or self._last_known
+        states held (or, when the belief is lost, the nearest to the history), each
+        advanced by the role's ``move`` and random legal moves of the others if ``move``
+        is given: a guess for when no consistent state of this turn is known."""
+        held = self.states or self._nearest
         counts: Counter[Term] = Counter()
         for state in sorted(held, key=lambda s: -held[s])[:tries]:
             try:
                 if move is not None:
-                    state = self._advanced(state, move)
+                    state = self.sm.next_state(state, self._joint(state, move))
                 if not self.sm.is_terminal(state):
                     counts.update(self.sm.legal_moves(state, self.role))
             except GameError:
                 continue
         return [m for m, _ in counts.most_common()]
 
-    def _advanced(self, state: MachineState, move: Term | str) -> MachineState:
-        """The state after the role plays ``move`` (a random legal move if it is not
-        legal there) and the others random legal moves."""
+    def _joint(self, state: MachineState, move: Term | str) -> list[Term]:
+        """A joint move of ``state``: the role's ``move`` (a random legal move if it is
+        not legal there) and random legal moves of the others."""
         mine = self.sm.term(move)
         joint = []
         for r, moves in zip(self.sm.roles, self.sm.all_legal_moves(state), strict=True):
             joint.append(mine if r == self.role and mine in moves else self.rng.choice(moves))
-        return self.sm.next_state(state, joint)
+        return joint

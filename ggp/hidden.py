@@ -124,7 +124,7 @@ def choose_move(
             tracker.update(turn, deadline)
     states = tracker.determinizations(SAMPLES)
     if not states:
-        guess = tracker.guess_moves(tracker.history[-1].move if tracker.history else None)
+        guess = tracker.guess_moves()
         log.warning(
             "%s: no state consistent with %s's %d turn(s) is known: playing a guess, %s",
             sm.name,

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 import re
+import time
+from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES
@@ -288,3 +290,66 @@ def test_a_scrambled_gdl_ii_match_renames_percepts_too() -> None:
     assert "random" in spy.seen[1]  # the keyword stays: the player knows chance
     # the record speaks the game's own names
     assert [step[0] for step in rec["percepts"]][2][0].startswith("(opened ")
+
+
+# -- whole matches against a GameController-like manager: a legal move within the clock ---
+
+GDL2_GAMES = Path(__file__).parent / "games" / "gdl2"
+
+
+class _Clocked(_Spy):
+    """A player that records how long each reply to play took, and the reply."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.plays: list[tuple[str, str, float]] = []
+
+    def handle(self, text: str, received: float | None = None) -> Reply:
+        start = time.monotonic()
+        reply = super().handle(text, start)
+        if text.startswith("(play"):
+            self.plays.append((text, reply.body, time.monotonic() - start))
+        return reply
+
+
+def _all_replies_legal_and_in_time(rec: dict, players: list[_Clocked], clock: float) -> None:  # type: ignore[type-arg]
+    assert rec["isCompleted"], rec.get("abortReason")
+    seats = [i for i, url in enumerate(rec["playerURLs"]) if url is not None]
+    for step, errors in enumerate(rec["errors"]):
+        assert [errors[i] for i in seats] == [""] * len(seats), f"step {step}: {errors}"
+    for player in players:
+        assert len(player.plays) == len(rec["moves"])
+        for text, body, took in player.plays:
+            assert body != "nil" and not body.startswith("error"), (text, body)
+            assert took < clock, (text, body, took)
+
+
+@pytest.mark.parametrize(("seed", "kinds"), [(3, ("mcts", "random")), (4, ("random", "mcts"))])
+def test_blind_marks_matches_get_a_legal_move_every_turn_within_the_clock(
+    seed: int, kinds: tuple[str, str]
+) -> None:
+    """Blind marks on 5x5: the exact belief soon needs seconds a turn (thousands of
+    states); both players keep particles and answer within a 1 s clock all the same."""
+    players = [_Clocked(kinds[0]), _Clocked(kinds[1])]
+    rec = match(GDL2_GAMES / "blind_marks_5x5.kif", players, seed=seed)  # type: ignore[arg-type]
+    _all_replies_legal_and_in_time(rec, players, 1.0)
+    assert len(rec["moves"]) >= 6
+
+
+def test_dice_oracle_matches_get_a_legal_move_although_the_belief_held_an_end() -> None:
+    for seed in (1, 2):
+        player = _Clocked("mcts")
+        rec = match(GDL2_GAMES / "dice_oracle.kif", [player], seed=seed)  # type: ignore[arg-type]
+        _all_replies_legal_and_in_time(rec, [player], 1.0)
+
+
+def test_a_start_with_the_random_role_is_refused_at_start() -> None:
+    player = GamePlayer(lambda: make_strategy("random", 1), name="p", margin=0.2)
+    try:
+        reply = player.handle(f"(start m2 random ({rules(MONTY)}) 10 1)")
+        assert reply.status == 400
+        assert "random is the role of chance" in reply.body
+        assert not player.busy  # the match was not kept: plays of it are unknown
+        assert player.handle("(play m2 0 nil nil)").status == 404
+    finally:
+        player.close()
