@@ -33,6 +33,7 @@ import time
 from collections import Counter
 
 from gdl2pl.bridge.errors import GameError
+from gdl2pl.bridge.errors import QueryInterrupted
 from gdl2pl.bridge.information import NoConsistentStateError
 from gdl2pl.bridge.information import Turn
 from gdl2pl.bridge.machine import MachineState
@@ -104,13 +105,14 @@ class BeliefTracker:
         start = time.monotonic()
         self._span = max(0.0, deadline - start)
         before = self.states or self._nearest
-        children: dict[MachineState, float] = {}
+        held: dict[MachineState, float] = {}
         if self.states:
             # the filter may take most of the time; what is left is for a fall-back
             children, complete = self._filter(self.states, turn, start + FILTER_SHARE * self._span)
             if not complete:
                 self.exact = False
-            if not children and complete and self.exact:
+            held = self._live(self._thinned(children))
+            if not held and complete and self.exact:
                 log.warning(
                     "%s: no state agrees with %s's %d turn(s): the history cannot have "
                     "happened in this reading of the game",
@@ -118,39 +120,49 @@ class BeliefTracker:
                     self.role,
                     len(self.history),
                 )
-                self._lose(before, turn)
+                self._lose(before, turn, deadline)
                 return
-        if not children:
+        if not held:
             # the pools may take most of what is left; the rest is for the search
             now = time.monotonic()
             pools_until = now + REFILTER_SHARE * max(0.0, deadline - now)
-            children = self._refiltered(pools_until, tried=set(self.states))
-        if not children:
-            children = self._reseed(deadline)
-        if not children:
-            self._lose(before, turn)
+            held = self._live(self._thinned(self._refiltered(pools_until, set(self.states))))
+        if not held:
+            held = self._live(self._thinned(self._reseed(deadline)))
+        if not held:
+            self._lose(before, turn, deadline)
             return
-        self.states = self._thinned(children)
-        self._nearest = self.states
-        self._pools = [
-            *self._pools[-POOLS + 1 :],
-            (len(self.history), {**self._reserve, **self.states}),
-        ]
+        self.states = held
+        self._nearest = held
+        self._pools = [*self._pools[-POOLS + 1 :], (len(self.history), {**self._reserve, **held})]
+
+    def _terminal(self, state: MachineState) -> bool:
+        """``sm.is_terminal``, asked again if the deadline's interrupt stopped it."""
+        try:
+            return self.sm.is_terminal(state)
+        except QueryInterrupted:
+            return self.sm.is_terminal(state)
+
+    def _live(self, states: dict[MachineState, float]) -> dict[MachineState, float]:
+        """``states`` without the terminal ones, normalized."""
+        live = {s: w for s, w in states.items() if not self._terminal(s)}
+        total = sum(live.values())
+        return {s: w / total for s, w in live.items()} if total else {}
 
     def _refiltered(self, deadline: float, tried: set[MachineState]) -> dict[MachineState, float]:
         """States consistent with the whole history, found by filtering the pools of
         earlier turns again (the newest first, leaving out the states ``tried`` in the
-        last; twice ``_count()`` of each drawn by weight), down to ``_count()`` after each
-        turn; empty if none is found in time."""
+        last; twice ``_count()`` of each drawn by weight), down to ``_count()`` live
+        states after each turn; empty if none is found in time."""
         self.exact = False
         for i, (taken, pool) in enumerate(reversed(self._pools)):
             left = {s: w for s, w in pool.items() if i or s not in tried}
-            states = self._drawn(left, 2 * self._count()) if left else {}
+            states = self._live(self._drawn(left, 2 * self._count())) if left else {}
             for turn in self.history[taken:]:
                 if not states or time.monotonic() > deadline:
                     break
                 states, _ = self._filter(states, turn, deadline)
-                states = self._drawn(states, self._count())
+                states = self._live(self._drawn(states, self._count())) if states else {}
             else:
                 if states:
                     return states
@@ -158,15 +170,16 @@ class BeliefTracker:
                 break
         return {}
 
-    def _lose(self, before: dict[MachineState, float], turn: Turn) -> None:
+    def _lose(self, before: dict[MachineState, float], turn: Turn, deadline: float) -> None:
         self.states, self.exact = {}, False
-        self._nearest = self._near_misses(before, turn)
+        self._nearest = self._near_misses(before, turn, deadline)
 
     def _filter(
         self, states: dict[MachineState, float], turn: Turn, deadline: float
     ) -> tuple[dict[MachineState, float], bool]:
-        """The consistent, non-terminal children of ``states`` (weights multiplied), and
-        whether every state was expanded before the deadline."""
+        """The consistent children of ``states`` (weights multiplied; terminal ones
+        too, left out once thinned by ``_live``), and whether every state was expanded
+        before the deadline."""
         children: dict[MachineState, float] = {}
         order = {s: self.rng.random() for s in states}  # ties in a random order
         heaviest = sorted(states.items(), key=lambda sw: (-sw[1], order[sw[0]]))
@@ -178,9 +191,9 @@ class BeliefTracker:
                 kids = self.sm.consistent_successors(state, self.role, turn.move, turn.percepts)
             except GameError:  # the role's move is not legal there: no such state
                 continue
+            except QueryInterrupted:  # the deadline's interrupt (see hidden.choose_move)
+                return children, False
             for kid in kids:
-                if self.sm.is_terminal(kid.state):
-                    continue
                 children[kid.state] = children.get(kid.state, 0.0) + weight * float(kid.weight)
             self._cost = 0.9 * self._cost + 0.1 * (time.monotonic() - start)
         return children, True
@@ -201,7 +214,8 @@ class BeliefTracker:
                 rng=self.rng,
                 deadline=deadline,
             )
-        except NoConsistentStateError:
+            return {s: float(n) for s, n in Counter(found).items()}
+        except (NoConsistentStateError, QueryInterrupted):
             log.warning(
                 "%s: belief lost: a search of %d state(s) found none consistent with %s's "
                 "%d turn(s) in the %.2f s left",
@@ -212,27 +226,37 @@ class BeliefTracker:
                 max(0.0, left),
             )
             return {}
-        return {s: float(n) for s, n in Counter(found).items() if not self.sm.is_terminal(s)}
 
     def _near_misses(
-        self, before: dict[MachineState, float], turn: Turn, tries: int = 8, draws: int = 4
+        self,
+        before: dict[MachineState, float],
+        turn: Turn,
+        deadline: float,
+        tries: int = 8,
+        draws: int = 4,
     ) -> dict[MachineState, float]:
         """States reached from the heaviest ``tries`` of ``before`` by the role's move
         and ``draws`` random moves of the others, those whose percepts differ least from
-        the turn's: the nearest to the history when none agrees with it."""
+        the turn's: the nearest to the history when none agrees with it. Past the
+        deadline, only until one is found."""
         wanted = set(map(str, turn.percepts))
         scored: dict[MachineState, int] = {}
         for state in sorted(before, key=lambda s: -before[s])[:tries]:
             for _ in range(draws):
+                if scored and time.monotonic() > deadline:
+                    break
                 try:
                     joint = self._joint(state, turn.move)
                     seen = set(map(str, self.sm.percepts(state, joint, self.role)))
                     child = self.sm.next_state(state, joint)
+                    if self.sm.is_terminal(child):
+                        continue
                 except GameError:
                     break
-                if not self.sm.is_terminal(child):
-                    miss = len(seen ^ wanted)
-                    scored[child] = min(miss, scored.get(child, miss))
+                except QueryInterrupted:
+                    continue
+                miss = len(seen ^ wanted)
+                scored[child] = min(miss, scored.get(child, miss))
         if not scored:
             return before
         best = min(scored.values())
@@ -250,7 +274,7 @@ class BeliefTracker:
         total = sum(states.values())
         if len(states) <= k:
             return {s: w / total for s, w in states.items()}
-        ordered = sorted(states, key=str)
+        ordered = list(states)  # insertion order: the same from run to run
         drawn = Counter(self.rng.choices(ordered, weights=[states[s] for s in ordered], k=k))
         return {s: n / k for s, n in drawn.items()}
 
@@ -273,26 +297,31 @@ class BeliefTracker:
         """States to search as if known, with weights: every state held, with its
         weight, when there are at most ``n``; else ``n`` drawn by weight (weight 1 each).
         Empty when the belief is lost."""
-        states = sorted(self.states, key=str)
+        states = list(self.states)
         if len(states) <= n:
             return [(s, self.states[s]) for s in states]
         drawn = self.rng.choices(states, weights=[self.states[s] for s in states], k=n)
         return [(s, 1.0) for s in drawn]
 
-    def guess_moves(self, move: Term | str | None = None, tries: int = 8) -> list[Term]:
+    def guess_moves(
+        self, move: Term | str | None = None, tries: int = 8, deadline: float | None = None
+    ) -> list[Term]:
         """Moves legal for the role, most often legal first, in the heaviest ``tries``
         states held (or, when the belief is lost, the nearest to the history), each
         advanced by the role's ``move`` and random legal moves of the others if ``move``
-        is given: a guess for when no consistent state of this turn is known."""
+        is given: a guess for when no consistent state of this turn is known. Past
+        ``deadline``, if given, only until one state gave moves."""
         held = self.states or self._nearest
         counts: Counter[Term] = Counter()
         for state in sorted(held, key=lambda s: -held[s])[:tries]:
+            if counts and deadline is not None and time.monotonic() > deadline:
+                break
             try:
                 if move is not None:
                     state = self.sm.next_state(state, self._joint(state, move))
                 if not self.sm.is_terminal(state):
                     counts.update(self.sm.legal_moves(state, self.role))
-            except GameError:
+            except (GameError, QueryInterrupted):
                 continue
         return [m for m, _ in counts.most_common()]
 

@@ -24,6 +24,7 @@ from gdl2pl.bridge.errors import GameError
 from gdl2pl.bridge.information import Turn
 from gdl2pl.bridge.machine import MachineState
 from gdl2pl.bridge.machine import StateMachine
+from gdl2pl.bridge.swipl import interrupt_after
 from gdl2pl.errors import GdlError
 from gdl2pl.kif import kif_term
 from gdl2pl.syntax import Term
@@ -37,6 +38,8 @@ log = logging.getLogger("gdl2pl.player")
 
 #: The most states searched for one move.
 SAMPLES = 8
+#: Seconds after the update's deadline at which a Prolog call still running is interrupted.
+INTERRUPT_GRACE = 0.05
 #: Share of the move's time the update of the belief may take.
 SEARCH_SHARE = 0.5
 
@@ -120,11 +123,13 @@ def choose_move(
         if guess:
             offer(guess[0])  # sent if the update does not end in time
         deadline = time.monotonic() + SEARCH_SHARE * budget.remaining()
-        for turn in knowledge.history[len(tracker.history) :]:
-            tracker.update(turn, deadline)
+        # one Prolog call may take long: the interrupt ends it at the deadline
+        with interrupt_after(max(0.0, deadline - time.monotonic()) + INTERRUPT_GRACE):
+            for turn in knowledge.history[len(tracker.history) :]:
+                tracker.update(turn, deadline)
     states = tracker.determinizations(SAMPLES)
     if not states:
-        guess = tracker.guess_moves()
+        guess = tracker.guess_moves(deadline=budget.deadline)
         log.warning(
             "%s: no state consistent with %s's %d turn(s) is known: playing a guess, %s",
             sm.name,
