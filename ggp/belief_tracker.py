@@ -96,11 +96,13 @@ class BeliefTracker:
         """No state consistent with the history is known."""
         return not self.states
 
-    def update(self, turn: Turn, deadline: float) -> None:
+    def update(self, turn: Turn, deadline: float, last_resort: float | None = None) -> None:
         """Take in one more turn of the role (its move and what it perceived after it),
-        expanding no state after ``deadline`` (``time.monotonic()``). The game goes on:
-        terminal states are dropped. Never raises for a history no state fits: the
-        belief is then ``lost`` (and why is logged)."""
+        expanding no state after ``deadline`` (``time.monotonic()``), or, when the
+        states held all die, after ``last_resort`` (later than ``deadline``, if given:
+        finding a consistent state at all is worth more than searching for a good
+        move). The game goes on: terminal states are dropped. Never raises for a
+        history no state fits: the belief is then ``lost`` (and why is logged)."""
         self.history.append(turn)
         start = time.monotonic()
         self._span = max(0.0, deadline - start)
@@ -124,6 +126,7 @@ class BeliefTracker:
                 return
         if not held:
             # the pools may take most of what is left; the rest is for the search
+            deadline = max(deadline, last_resort or deadline)
             now = time.monotonic()
             pools_until = now + REFILTER_SHARE * max(0.0, deadline - now)
             held = self._live(self._thinned(self._refiltered(pools_until, set(self.states))))

@@ -42,6 +42,8 @@ SAMPLES = 8
 INTERRUPT_GRACE = 0.05
 #: Share of the move's time the update of the belief may take.
 SEARCH_SHARE = 0.5
+#: Share it may take when the states held all die and it must search for others.
+LAST_RESORT_SHARE = 0.85
 
 
 class Knowledge:
@@ -122,11 +124,12 @@ def choose_move(
         guess = tracker.guess_moves(turn.move, tries=1)
         if guess:
             offer(guess[0])  # sent if the update does not end in time
-        deadline = time.monotonic() + SEARCH_SHARE * budget.remaining()
-        # one Prolog call may take long: the interrupt ends it at the deadline
-        with interrupt_after(max(0.0, deadline - time.monotonic()) + INTERRUPT_GRACE):
+        now, left = time.monotonic(), budget.remaining()
+        deadline, last_resort = now + SEARCH_SHARE * left, now + LAST_RESORT_SHARE * left
+        # one Prolog call may take long: the interrupt ends it at the last resort
+        with interrupt_after(max(0.0, last_resort - now) + INTERRUPT_GRACE):
             for turn in knowledge.history[len(tracker.history) :]:
-                tracker.update(turn, deadline)
+                tracker.update(turn, deadline, last_resort)
     states = tracker.determinizations(SAMPLES)
     if not states:
         guess = tracker.guess_moves(deadline=budget.deadline)

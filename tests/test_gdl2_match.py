@@ -315,7 +315,7 @@ class _Clocked(_Spy):
 def _all_replies_legal_and_in_time(rec: dict, players: list[_Clocked], clock: float) -> None:  # type: ignore[type-arg]
     assert rec["isCompleted"], rec.get("abortReason")
     seats = [i for i, url in enumerate(rec["playerURLs"]) if url is not None]
-    for step, errors in enumerate(rec["errors"]):
+    for step, errors in enumerate(rec["errors"][1:], 1):  # [0]: the start, per player
         assert [errors[i] for i in seats] == [""] * len(seats), f"step {step}: {errors}"
     for player in players:
         assert len(player.plays) == len(rec["moves"])
