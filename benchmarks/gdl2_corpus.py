@@ -59,7 +59,9 @@ def is_gdl_ii_text(text: str) -> bool:
     return "(sees " in low or "(role random)" in low or "percept" in low
 
 
-def _cell(text: str, width: int = 160) -> str:
+def _cell(text: str, root: Path, width: int = 160) -> str:
+    """``text`` fit for a table cell: one line, paths relative to ``root``, cut."""
+    text = text.replace(str(root).rstrip("/") + "/", "")
     one = " ".join(text.split()).replace("|", "\\|")
     return one if len(one) <= width else one[: width - 3] + "..."
 
@@ -71,14 +73,14 @@ def examine(path: Path, root: Path, play_clock: int, start_clock: int, max_steps
         compiled = compile_game(path, check=True, translate=False)
     except (GdlError, OSError, RecursionError) as e:
         row.check = "refused"
-        row.note = _cell(f"does not read: {e}")
+        row.note = _cell(f"does not read: {e}", root)
         return row
     errors = [f for f in compiled.findings if f.is_error]
     dialects = sorted({f.code for f in compiled.findings if f.code in DIALECTS})
     if errors:
         codes = sorted({f.code for f in errors})
         row.check = f"refused ({len(errors)} error(s): {', '.join(codes)})"
-        row.note = _cell(format_finding(errors[0], row.file))
+        row.note = _cell(format_finding(errors[0], row.file), root)
         return row
     row.check = "ok" + (f" (read as: {', '.join(dialects)})" if dialects else "")
     try:
@@ -87,7 +89,7 @@ def examine(path: Path, root: Path, play_clock: int, start_clock: int, max_steps
             gdl_ii = sm.gdl_ii
     except GdlError as e:
         row.loads = "no"
-        row.note = _cell(str(e))
+        row.note = _cell(str(e), root)
         return row
     row.loads = "yes"
     if not gdl_ii:
@@ -127,10 +129,10 @@ def examine(path: Path, root: Path, play_clock: int, start_clock: int, max_steps
         row.note = f"{done}, {steps} turns, {time.monotonic() - started:.0f} s"
         if bad:
             t, error = bad[0]
-            row.note += _cell(f"; {len(bad)} bad repl(ies), first at turn {t}: {error}")
+            row.note += _cell(f"; {len(bad)} bad repl(ies), first at turn {t}: {error}", root)
     else:
         row.plays = "no"
-        row.note = _cell(f"aborted after {steps} turns: {rec.get('abortReason')}")
+        row.note = _cell(f"aborted after {steps} turns: {rec.get('abortReason')}", root)
     return row
 
 

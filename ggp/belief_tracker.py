@@ -8,21 +8,26 @@ weighs them, replace it. So no turn costs more than one expansion per state held
 
 - The belief is *exact* while it holds every consistent state, at most ``exact_limit``
   of them, and each update expanded them all before its deadline.
-- Past that it is a set of *particles*: at most ``particles`` states drawn by weight
-  (re-sampled whenever the filtered set grows beyond it). They are consistent, but their
-  weights only approximate the belief.
-- When every particle dies (the true state was not among them), the states of the last
-  thinning left out of the particles (a reserve, the heaviest ``RESERVE`` per particle)
-  are filtered instead; if none of them agrees either, or an update runs out of time
-  before any child is found, the belief is re-seeded by ``sm.sample_states`` over the
-  whole history (randomized search from the initial state) with as many expansions as
-  fit in what is left of the deadline. If that finds nothing either, the belief is
-  *lost* until a later turn's search succeeds; meanwhile it follows the states *nearest*
-  to the history (reached by the role's moves, the percepts matched best).
+- Past that it is a set of *particles*: states drawn by weight, as many as half the
+  filtering time can expand (``_count``: at least ``particles``, at most
+  ``exact_limit``), re-sampled whenever the filtered set grows beyond that. They are
+  consistent, but their weights only approximate the belief. The heaviest of the states
+  left out (``RESERVE`` per particle) are kept with them for ``POOLS`` turns.
+- When every particle dies (the true state was not among them), those pools are
+  filtered again, the newest first, through the turns since; if none gives a state
+  either, or an update runs out of time before any child is found, the belief is
+  re-seeded by ``sm.sample_states`` over the whole history (randomized search from the
+  initial state) with as many expansions as fit in the time left. These fall-backs may
+  run until ``last_resort``, later than the update's own deadline. If they find nothing,
+  the belief is *lost* until a later turn's search succeeds; meanwhile it follows the
+  states *nearest* to the history (reached by the role's moves, the percepts matched
+  best).
 - A ``play`` message says the game goes on: terminal states are dropped from the belief.
+- Prolog calls past the deadline are cut short by an interrupt (``hidden.choose_move``
+  runs ``update`` under ``interrupt_after``): ``QueryInterrupted`` counts as out of time.
 
 ``guess_moves`` serves when no consistent state is known: the moves legal for the role
-in the nearest states.
+in the nearest states, but those the manager did not take on the last turns (``refuse``).
 """
 
 from __future__ import annotations
@@ -55,6 +60,8 @@ REFILTER_SHARE = 0.6
 RESERVE = 8
 #: Turns whose states (and reserve) are kept to filter again from when all die.
 POOLS = 6
+#: Turns a move the manager did not take stays out of guesses.
+REFUSED_TURNS = 4
 
 
 class BeliefTracker:
@@ -88,6 +95,9 @@ class BeliefTracker:
         self._nearest: dict[MachineState, float] = dict(self.states)
         #: Seconds one expansion takes, as measured (sizes the search's budget).
         self._cost = 0.002
+        #: Moves the manager did not take from the role (it played others), and the
+        #: turn: left out of guesses for ``REFUSED_TURNS`` turns.
+        self._refused: dict[Term, int] = {}
         #: Seconds the last update had: with ``_cost``, how many particles to keep.
         self._span = 0.0
 
@@ -306,6 +316,11 @@ class BeliefTracker:
         drawn = self.rng.choices(states, weights=[self.states[s] for s in states], k=n)
         return [(s, 1.0) for s in drawn]
 
+    def refuse(self, move: Term) -> None:
+        """The manager did not take ``move`` on the last turn: leave it out of guesses
+        for a few turns."""
+        self._refused[move] = len(self.history)
+
     def guess_moves(
         self, move: Term | str | None = None, tries: int = 8, deadline: float | None = None
     ) -> list[Term]:
@@ -326,7 +341,9 @@ class BeliefTracker:
                     counts.update(self.sm.legal_moves(state, self.role))
             except (GameError, QueryInterrupted):
                 continue
-        return [m for m, _ in counts.most_common()]
+        moves = [m for m, _ in counts.most_common()]
+        recent = {m for m, t in self._refused.items() if len(self.history) - t < REFUSED_TURNS}
+        return [m for m in moves if m not in recent] or moves
 
     def _joint(self, state: MachineState, move: Term | str) -> list[Term]:
         """A joint move of ``state``: the role's ``move`` (a random legal move if it is

@@ -48,12 +48,13 @@ LAST_RESORT_SHARE = 0.85
 
 class Knowledge:
     """What one role knows of a GDL-II match: its move and percepts of each turn, and
-    its belief (``belief``, made at turn 0 by ``learn``)."""
+    its belief (``belief``, made on first use by ``tracker``)."""
 
     def __init__(self) -> None:
         self.history: list[Turn] = []
         self.started = False  # turn 0 was seen
         self.belief: BeliefTracker | None = None
+        self.replied: Term | None = None  # the move chosen on the turn before
 
     def learn(
         self,
@@ -93,7 +94,8 @@ Weighted = list[tuple[MachineState, float]]
 
 def _shared_moves(sm: StateMachine, role: Term, states: Weighted) -> tuple[list[Term], Weighted]:
     """The moves legal for ``role`` in every state of ``states``, else (they disagree)
-    the one legal in states of most weight; and the states in which they all are."""
+    the one legal in states of most weight; and the states in which they all are. Empty
+    if no state gives the role a move."""
     legal: dict[MachineState, list[Term]] = {s: sm.legal_moves(s, role) for s, _ in states}
     shared = [m for m in legal[states[0][0]] if all(m in ms for ms in legal.values())]
     if not shared:
@@ -101,6 +103,8 @@ def _shared_moves(sm: StateMachine, role: Term, states: Weighted) -> tuple[list[
         for s, w in states:
             for m in legal[s]:
                 weight[m] = weight.get(m, 0.0) + w
+        if not weight:
+            return [], []
         shared = [max(sorted(weight, key=str), key=weight.__getitem__)]
     return shared, [(s, w) for s, w in states if all(m in legal[s] for m in shared)]
 
@@ -117,10 +121,34 @@ def choose_move(
     """A move for ``role`` by determinized sampling (see the module doc), after taking
     in the last turn learned (within ``SEARCH_SHARE`` of the budget): the move with the
     most weight among those the strategy chooses in each determinization; a guess when
-    no consistent state is known; None only when not even a guess has a legal move."""
+    no consistent state is known (leaving out the moves the manager did not take from
+    it on the last turns); None only when not even a guess has a legal move."""
+    move = _choose(sm, role, knowledge, strategy, budget, offer, rng)
+    knowledge.replied = move
+    return move
+
+
+def _choose(
+    sm: StateMachine,
+    role: Term,
+    knowledge: Knowledge,
+    strategy: Strategy,
+    budget: Budget,
+    offer: Offer,
+    rng: random.Random,
+) -> Term | None:
     tracker = knowledge.tracker(sm, role, rng)
     if len(tracker.history) < len(knowledge.history):
         turn = knowledge.history[-1]
+        if knowledge.replied is not None and turn.move != knowledge.replied:
+            log.warning(
+                "%s: the manager played %s for %s instead of %s: taken as not legal",
+                sm.name,
+                turn.move,
+                role,
+                knowledge.replied,
+            )
+            tracker.refuse(knowledge.replied)
         guess = tracker.guess_moves(turn.move, tries=1)
         if guess:
             offer(guess[0])  # sent if the update does not end in time
@@ -130,8 +158,11 @@ def choose_move(
         with interrupt_after(max(0.0, last_resort - now) + INTERRUPT_GRACE):
             for turn in knowledge.history[len(tracker.history) :]:
                 tracker.update(turn, deadline, last_resort)
-    states = tracker.determinizations(SAMPLES)
-    if not states:
+    legal: list[Term] = []
+    states: Weighted = []
+    if tracker.states:
+        legal, states = _shared_moves(sm, role, tracker.determinizations(SAMPLES))
+    if not legal:
         guess = tracker.guess_moves(deadline=budget.deadline)
         log.warning(
             "%s: no state consistent with %s's %d turn(s) is known: playing a guess, %s",
@@ -141,7 +172,6 @@ def choose_move(
             guess[0] if guess else "none found",
         )
         return guess[0] if guess else None
-    legal, states = _shared_moves(sm, role, states)
     offer(legal[0])
     if len(legal) == 1:
         return legal[0]

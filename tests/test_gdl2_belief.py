@@ -136,3 +136,16 @@ def test_a_lost_belief_still_gives_a_guess_legal_in_the_nearest_state() -> None:
         after = sm.next_state(sm.initial_state, ["(try 1 1)", "noop"])
         assert [str(m) for m in tracker.guess_moves()] == ["noop"]
         assert [str(m) for m in sm.legal_moves(after, white)] == ["noop"]
+
+
+def test_a_guess_leaves_out_the_moves_the_manager_did_not_take() -> None:
+    with StateMachine.from_file(MARKS) as sm:
+        black = sm.term("black")
+        tracker = BeliefTracker(sm, black, random.Random(0))
+        # white's first try always marks a cell and black is told so: silence cannot be
+        tracker.update(Turn(sm.term("noop"), ()), time.monotonic() + 5)
+        assert tracker.lost
+        guesses = [str(m) for m in tracker.guess_moves()]
+        assert len(guesses) == 25 and "(try 1 1)" in guesses
+        tracker.refuse(parse_kif_term("(try 1 1)"))
+        assert [str(m) for m in tracker.guess_moves()] == [g for g in guesses if g != "(try 1 1)"]
