@@ -250,14 +250,17 @@ class BeliefTracker:
     ) -> dict[MachineState, float]:
         """States reached from the heaviest ``tries`` of ``before`` by the role's move
         and ``draws`` random moves of the others, those whose percepts differ least from
-        the turn's: the nearest to the history when none agrees with it. Past the
-        deadline, only until one is found."""
+        the turn's: the nearest to the history when none agrees with it (``before``
+        itself if none is found). Past the deadline, one draw at most."""
         wanted = set(map(str, turn.percepts))
         scored: dict[MachineState, int] = {}
+        late = 0  # draws after the deadline: one at most
         for state in sorted(before, key=lambda s: -before[s])[:tries]:
             for _ in range(draws):
-                if scored and time.monotonic() > deadline:
-                    break
+                if time.monotonic() > deadline:
+                    late += 1
+                    if scored or late > 1:
+                        break
                 try:
                     joint = self._joint(state, turn.move)
                     seen = set(map(str, self.sm.percepts(state, joint, self.role)))
@@ -328,11 +331,11 @@ class BeliefTracker:
         states held (or, when the belief is lost, the nearest to the history), each
         advanced by the role's ``move`` and random legal moves of the others if ``move``
         is given: a guess for when no consistent state of this turn is known. Past
-        ``deadline``, if given, only until one state gave moves."""
+        ``deadline``, if given, no state after the first."""
         held = self.states or self._nearest
         counts: Counter[Term] = Counter()
-        for state in sorted(held, key=lambda s: -held[s])[:tries]:
-            if counts and deadline is not None and time.monotonic() > deadline:
+        for i, state in enumerate(sorted(held, key=lambda s: -held[s])[:tries]):
+            if i and deadline is not None and time.monotonic() > deadline:
                 break
             try:
                 if move is not None:

@@ -11,7 +11,9 @@ move of most weight among those legal in every such state.
 
 A ``play`` message always gets a move: when no consistent state is known (the search
 ran out of time, or the history cannot have happened in this reading of the game), the
-move is a guess (``BeliefTracker.guess_moves``), and the log says why.
+move is a guess (``BeliefTracker.guess_moves``), and the log says why. A move whose
+work starts too late to take in its turn (the turn before ran over) is a guess too, and
+the turn is taken in with the next.
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ INTERRUPT_GRACE = 0.05
 SEARCH_SHARE = 0.5
 #: Share it may take when the states held all die and it must search for others.
 LAST_RESORT_SHARE = 0.85
+#: Seconds a turn's update needs at least: with less, the turn is taken in on the next.
+MIN_UPDATE = 0.05
 
 
 class Knowledge:
@@ -138,8 +142,9 @@ def _choose(
     rng: random.Random,
 ) -> Term | None:
     tracker = knowledge.tracker(sm, role, rng)
-    if len(tracker.history) < len(knowledge.history):
-        turn = knowledge.history[-1]
+    pending = knowledge.history[len(tracker.history) :]
+    if pending:
+        turn = pending[-1]
         if knowledge.replied is not None and turn.move != knowledge.replied:
             log.warning(
                 "%s: the manager played %s for %s instead of %s: taken as not legal",
@@ -153,11 +158,21 @@ def _choose(
         if guess:
             offer(guess[0])  # sent if the update does not end in time
         now, left = time.monotonic(), budget.remaining()
-        deadline, last_resort = now + SEARCH_SHARE * left, now + LAST_RESORT_SHARE * left
+        if left < MIN_UPDATE * len(pending):
+            # started too late (the turn before ran over): take the turn in next time
+            log.warning(
+                "%s: %.2f s left: %d turn(s) of %s taken in on the next play; a guess now",
+                sm.name,
+                left,
+                len(pending),
+                role,
+            )
+            return guess[0] if guess else None
         # one Prolog call may take long: the interrupt ends it at the last resort
-        with interrupt_after(max(0.0, last_resort - now) + INTERRUPT_GRACE):
-            for turn in knowledge.history[len(tracker.history) :]:
-                tracker.update(turn, deadline, last_resort)
+        with interrupt_after(LAST_RESORT_SHARE * left + INTERRUPT_GRACE):
+            for i, turn in enumerate(pending, 1):  # the turns not taken in share the time
+                share = i / len(pending) * left
+                tracker.update(turn, now + SEARCH_SHARE * share, now + LAST_RESORT_SHARE * share)
     legal: list[Term] = []
     states: Weighted = []
     if tracker.states:
