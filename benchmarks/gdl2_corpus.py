@@ -26,6 +26,7 @@ import argparse
 import logging
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,12 +37,26 @@ from gdl2pl.errors import GdlError
 from gdl2pl.ggp.manager import run_match
 from gdl2pl.ggp.player import GamePlayer
 from gdl2pl.ggp.server import PlayerServer
+from gdl2pl.ggp.strategy import Strategy
 from gdl2pl.ggp.strategy import make_strategy
 from gdl2pl.pipeline import compile_game
 
 SECTION = "## GDL-II corpus"
 #: Warnings that say a dialect was read (the other warnings are not listed).
 DIALECTS = ("does-in-percept", "sees-random", "next-in-sees", "pre-gdl-ii")
+
+
+#: Why a check error refuses a game, for the summary under the table.
+WHY = {
+    "unsafe-variable": "a variable of the head or of a negation that no positive literal "
+    "of the body binds: the rule stands for infinitely many facts (GDL's safety rule)",
+    "keyword-as-function": "a keyword (legal, role, does outside a percept) used as a "
+    "function term, often with a parenthesis misplaced",
+    "misplaced-keyword": "a connective (distinct, not) used as a term",
+    "sees-in-body": "a goal or terminal rule that depends on a percept, which belongs to "
+    "the next state's turn: the goal of a state is then undefined",
+    "syntax": "not GDL's syntax (e.g. a variable in a function's place)",
+}
 
 
 @dataclass
@@ -64,6 +79,11 @@ def _cell(text: str, root: Path, width: int = 160) -> str:
     text = text.replace(str(root).rstrip("/") + "/", "")
     one = " ".join(text.split()).replace("|", "\\|")
     return one if len(one) <= width else one[: width - 3] + "..."
+
+
+def _random_player(seed: int) -> Callable[[], Strategy]:
+    """Random players with seeds of their own (with one seed, they mirror each other)."""
+    return lambda: make_strategy("random", seed)
 
 
 def examine(path: Path, root: Path, play_clock: int, start_clock: int, max_steps: int) -> Row:
@@ -96,10 +116,7 @@ def examine(path: Path, root: Path, play_clock: int, start_clock: int, max_steps
         row.plays = "-"
         row.note = "not GDL-II after all"
         return row
-    players = [
-        GamePlayer(lambda: make_strategy("random", 1), name=f"p{i}", margin=0.3)
-        for i in range(seats)
-    ]
+    players = [GamePlayer(_random_player(i + 1), name=f"p{i}", margin=0.3) for i in range(seats)]
     servers = [PlayerServer(p, "127.0.0.1", 0) for p in players]
     for s in servers:
         s.start_in_thread()
@@ -146,6 +163,17 @@ def section(rows: list[Row], source: str, settings: str) -> str:
     checked = sum(r.check.startswith("ok") for r in rows)
     loaded = sum(r.loads == "yes" for r in rows)
     played = sum(r.plays == "yes" for r in rows)
+    codes: dict[str, int] = {}
+    for r in rows:
+        if r.check.startswith("refused ("):
+            for code in r.check.split(": ", 1)[1].rstrip(")").split(", "):
+                codes[code] = codes.get(code, 0) + 1
+        elif r.check == "refused":
+            codes["syntax"] = codes.get("syntax", 0) + 1
+    why = "".join(
+        f"- `{code}` ({n} file(s)): {WHY.get(code, 'see the note')}\n"
+        for code, n in sorted(codes.items())
+    )
     return (
         f"{SECTION}\n\n"
         f"Produced by `python benchmarks/gdl2_corpus.py FOLDER {settings}` "
@@ -154,6 +182,7 @@ def section(rows: list[Row], source: str, settings: str) -> str:
         f"- {len(rows)} GDL-II files: {checked} pass the check, {loaded} load, "
         f"{played} play (every reply a legal move in time)\n\n"
         f"{table(rows)}\n"
+        + (f"\nWhy the refused files are refused (`gdl2pl check`'s codes):\n\n{why}" if why else "")
     )
 
 

@@ -96,11 +96,19 @@ class Knowledge:
 Weighted = list[tuple[MachineState, float]]
 
 
-def _shared_moves(sm: StateMachine, role: Term, states: Weighted) -> tuple[list[Term], Weighted]:
-    """The moves legal for ``role`` in every state of ``states``, else (they disagree)
-    the one legal in states of most weight; and the states in which they all are. Empty
-    if no state gives the role a move."""
-    legal: dict[MachineState, list[Term]] = {s: sm.legal_moves(s, role) for s, _ in states}
+def _shared_moves(
+    sm: StateMachine, role: Term, states: Weighted, deadline: float
+) -> tuple[list[Term], Weighted]:
+    """The moves legal for ``role`` in every state of ``states`` (those asked before the
+    deadline, the first at least), else (they disagree) the one legal in states of most
+    weight; and the states in which they all are. Empty if no state gives the role a
+    move."""
+    legal: dict[MachineState, list[Term]] = {}
+    for s, _ in states:
+        if legal and time.monotonic() > deadline:
+            break
+        legal[s] = sm.legal_moves(s, role)
+    states = [(s, w) for s, w in states if s in legal]
     shared = [m for m in legal[states[0][0]] if all(m in ms for ms in legal.values())]
     if not shared:
         weight: dict[Term, float] = {}
@@ -176,7 +184,8 @@ def _choose(
     legal: list[Term] = []
     states: Weighted = []
     if tracker.states:
-        legal, states = _shared_moves(sm, role, tracker.determinizations(SAMPLES))
+        states = tracker.determinizations(SAMPLES)
+        legal, states = _shared_moves(sm, role, states, budget.deadline)
     if not legal:
         guess = tracker.guess_moves(deadline=budget.deadline)
         log.warning(

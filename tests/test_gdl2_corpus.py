@@ -75,8 +75,8 @@ def test_sees_in_a_goal_rule_is_still_refused_with_its_place() -> None:
 class _Clocked(GamePlayer):
     """A gdl2pl player that records each play message, its reply and how long it took."""
 
-    def __init__(self, kind: str) -> None:
-        super().__init__(lambda: make_strategy(kind, 7), name=kind, margin=0.2)
+    def __init__(self, kind: str, seed: int) -> None:
+        super().__init__(lambda: make_strategy(kind, seed), name=kind, margin=0.2)
         self.plays: list[tuple[str, str, float]] = []
 
     def handle(self, text: str, received: float | None = None) -> Reply:
@@ -106,7 +106,7 @@ def test_matches_get_a_legal_move_every_turn_within_the_clock(
     path = game(name)
     require_prolog()
     engine.attach_thread()
-    players = [_Clocked(k) for k in kinds]
+    players = [_Clocked(k, seed) for seed, k in enumerate(kinds, 7)]
     servers = [PlayerServer(p, "127.0.0.1", 0) for p in players]
     for s in servers:
         s.start_in_thread()

@@ -187,9 +187,7 @@ def test_choose_move_weighs_each_state_by_its_probability() -> None:
         for turn, (move, seen) in enumerate(
             [("wait", ()), ("(pick 1)", ()), ("wait", ("(opened 2)",))], 1
         ):
-            knowledge.learn(
-                sm, turn, parse_kif_term(move), tuple(parse_kif_term(p) for p in seen)
-            )
+            knowledge.learn(sm, turn, parse_kif_term(move), tuple(parse_kif_term(p) for p in seen))
         strategy = make_strategy("mcts", 3)
         strategy.metagame(sm, role, Budget.seconds(1))
         offered: list[object] = []
@@ -206,8 +204,8 @@ def test_choose_move_weighs_each_state_by_its_probability() -> None:
 class _Spy(GamePlayer):
     """A player that records the messages it gets."""
 
-    def __init__(self, kind: str = "random") -> None:
-        super().__init__(lambda: make_strategy(kind, 5), name="spy", margin=0.2)
+    def __init__(self, kind: str = "random", seed: int = 5) -> None:
+        super().__init__(lambda: make_strategy(kind, seed), name="spy", margin=0.2)
         self.seen: list[str] = []
 
     def handle(self, text: str, received: float | None = None) -> Reply:
@@ -215,7 +213,7 @@ class _Spy(GamePlayer):
         return super().handle(text, received)
 
 
-def match(path, spies: list[_Spy], seed: int, scramble: bool = False):  # type: ignore[no-untyped-def]
+def match(path, spies: list[_Spy], seed: int, scramble: bool = False, play_clock: int = 1):  # type: ignore[no-untyped-def]
     servers = [PlayerServer(s, "127.0.0.1", 0) for s in spies]
     for s in servers:
         s.start_in_thread()
@@ -224,7 +222,7 @@ def match(path, spies: list[_Spy], seed: int, scramble: bool = False):  # type: 
             read_game(path),
             [s.url for s in servers],
             start_clock=5,
-            play_clock=1,
+            play_clock=play_clock,
             seed=seed,
             scramble=scramble,
         )
@@ -300,8 +298,8 @@ GDL2_GAMES = Path(__file__).parent / "games" / "gdl2"
 class _Clocked(_Spy):
     """A player that records how long each reply to play took, and the reply."""
 
-    def __init__(self, kind: str) -> None:
-        super().__init__(kind)
+    def __init__(self, kind: str, seed: int = 5) -> None:
+        super().__init__(kind, seed)
         self.plays: list[tuple[str, str, float]] = []
 
     def handle(self, text: str, received: float | None = None) -> Reply:
@@ -329,10 +327,11 @@ def test_blind_marks_matches_get_a_legal_move_every_turn_within_the_clock(
     seed: int, kinds: tuple[str, str]
 ) -> None:
     """Blind marks on 5x5: the exact belief soon needs seconds a turn (thousands of
-    states); both players keep particles and answer within a 1 s clock all the same."""
-    players = [_Clocked(kinds[0]), _Clocked(kinds[1])]
-    rec = match(GDL2_GAMES / "blind_marks_5x5.kif", players, seed=seed)  # type: ignore[arg-type]
-    _all_replies_legal_and_in_time(rec, players, 1.0)
+    states); both players keep particles and answer within a 3 s clock all the same."""
+    players = [_Clocked(kinds[0], 1), _Clocked(kinds[1], 2)]
+    path = GDL2_GAMES / "blind_marks_5x5.kif"
+    rec = match(path, players, seed=seed, play_clock=3)  # type: ignore[arg-type]
+    _all_replies_legal_and_in_time(rec, players, 3.0)
     assert len(rec["moves"]) >= 6
 
 
