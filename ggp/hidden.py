@@ -93,6 +93,7 @@ class Knowledge:
         return self.belief
 
 
+#: States with their weights, as determinizations come.
 Weighted = list[tuple[MachineState, float]]
 
 
@@ -131,7 +132,8 @@ def choose_move(
     rng: random.Random,
 ) -> Term | None:
     """A move for ``role`` by determinized sampling (see the module doc), after taking
-    in the last turn learned (within ``SEARCH_SHARE`` of the budget): the move with the
+    in the last turn learned (within ``SEARCH_SHARE`` of the budget, ``LAST_RESORT_SHARE``
+    for a strategy that does not search or a belief whose states all died): the move with the
     most weight among those the strategy chooses in each determinization; a guess when
     no consistent state is known (leaving out the moves the manager did not take from
     it on the last turns); None only when not even a guess has a legal move."""
@@ -166,6 +168,8 @@ def _choose(
         if guess:
             offer(guess[0])  # sent if the update does not end in time
         now, left = time.monotonic(), budget.remaining()
+        # a strategy that does not search leaves its time to the belief
+        soft = SEARCH_SHARE if strategy.searches else LAST_RESORT_SHARE
         if left < MIN_UPDATE * len(pending):
             # started too late (the turn before ran over): take the turn in next time
             log.warning(
@@ -180,7 +184,7 @@ def _choose(
         with interrupt_after(LAST_RESORT_SHARE * left + INTERRUPT_GRACE):
             for i, turn in enumerate(pending, 1):  # the turns not taken in share the time
                 share = i / len(pending) * left
-                tracker.update(turn, now + SEARCH_SHARE * share, now + LAST_RESORT_SHARE * share)
+                tracker.update(turn, now + soft * share, now + LAST_RESORT_SHARE * share)
     legal: list[Term] = []
     states: Weighted = []
     if tracker.states:
