@@ -28,7 +28,7 @@ test: $(VENV)/.tools
 test-fast: $(VENV)/.tools
 	@swipl_bin="$$(scripts/install-swipl | tail -n 1)"; \
 	export PATH="$$swipl_bin:$$PATH"; \
-	$(VENV)/bin/tox run -e py -- -m "not slow"
+	$(VENV)/bin/tox run -e py -- -m "not slow and not external_corpus"
 
 $(VENV)/bin/python:
 	python3 -m venv $(VENV)

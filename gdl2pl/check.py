@@ -218,6 +218,19 @@ def _show(s: Sentence | Term | Literal) -> str:
 # -- the shape of clauses ---------------------------------------------------------------
 
 
+def _is_sees_rule(c: Clause) -> bool:
+    """``c`` is a rule for GDL-II's ``sees/2``."""
+    return isinstance(c, Rule) and _key(c.head.name) == "sees" and _arity(c.head) == 2
+
+
+def _percept_terms(c: Clause) -> set[int]:
+    """The ids of the terms inside the percept (second argument) of a ``sees/2`` head."""
+    head = c.head
+    if not (isinstance(head, Func) and _key(head.name) == "sees" and len(head.args) == 2):
+        return set()
+    return {id(t) for t in _subterms(head.args[1])}
+
+
 def _check_clause_shape(c: Clause) -> Iterator[Finding]:
     """Misplaced connectives and keywords, zero-arity relations and functions, empty
     bodies, empty disjunctions, negated non-sentences, rules for input relations, ``next``
@@ -256,7 +269,16 @@ def _check_clause_shape(c: Clause) -> Iterator[Finding]:
                 _where(s, c),
                 c,
             )
-        if name == "next" and s is not c.head:
+        if name == "next" and s is not c.head and _is_sees_rule(c):
+            yield _warning(
+                "next-in-sees",
+                "next in a sees rule is read as what the role sees of the next state (the "
+                "state this turn's joint move leads to), as older GDL-II games mean it; a "
+                "strict reader refuses next in any rule body",
+                _where(s, c),
+                c,
+            )
+        elif name == "next" and s is not c.head:
             yield _error(
                 "next-in-body",
                 "next must not occur in a rule body: it only defines the next state",
@@ -271,6 +293,7 @@ def _check_clause_shape(c: Clause) -> Iterator[Finding]:
                 _where(s, c),
                 c,
             )
+    percept = _percept_terms(c)
     for t in _terms(c):
         if isinstance(t, Var):
             continue
@@ -280,6 +303,15 @@ def _check_clause_shape(c: Clause) -> Iterator[Finding]:
             yield _error(
                 "misplaced-keyword",
                 f"'{t.name}' is a logical keyword and cannot be used as a {kind}",
+                _where(t, c),
+                c,
+            )
+        elif isinstance(t, Func) and name == "does" and id(t) in percept:
+            yield _warning(
+                "does-in-percept",
+                f"the percept {_show(t)} names a move with the keyword does, as older "
+                "GDL-II games write it: read as the term it is (the role perceives it "
+                "written so); a strict reader refuses a keyword used as a function",
                 _where(t, c),
                 c,
             )
@@ -599,8 +631,9 @@ def _check_essentials(d: Description) -> Iterator[Finding]:
 
 
 def _check_random(d: Description) -> Iterator[Finding]:
-    """GDL-II's role ``random`` is chance, not a player: it perceives nothing (``sees`` or
-    ``percept`` for it is an error), its goal values mean nothing (warning), and a game
+    """GDL-II's role ``random`` is chance, not a player: it perceives nothing (``percept``
+    for it is an error; ``sees`` for it a warning, as older games write it harmlessly),
+    its goal values mean nothing (warning), and a game
     that declares it must give it legal moves (error when no ``legal`` rule can)."""
     declared: Clause | None = None
     has_legal = False
@@ -616,7 +649,15 @@ def _check_random(d: Description) -> Iterator[Finding]:
             continue
         elif name == "legal" and (is_random or isinstance(who, Var)):
             has_legal = True
-        elif name in ("sees", "percept") and is_random:
+        elif name == "sees" and is_random:
+            yield _warning(
+                "sees-random",
+                f"{_show(head)}: the random role is chance and perceives nothing: the rule "
+                "is read as it stands but no player is told of it (a strict reader refuses it)",
+                _where(who, c),
+                c,
+            )
+        elif name == "percept" and is_random:
             yield _error(
                 f"{name}-random",
                 f"{_show(head)}: the random role is chance, not a player, and perceives "

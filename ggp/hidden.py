@@ -3,47 +3,62 @@
 In a GDL-II match a player is never told the state nor the others' moves: each
 ``(play ID TURN LASTMOVE PERCEPTS)`` gives only its own move of the turn before and what
 it perceived after it. ``Knowledge`` keeps that history, checking that the turns come in
-order. ``choose_move`` plays by determinized sampling: it takes states consistent with the
-history (``determinizations``: the exact belief, weighted, where it is small and fits the
-budget; else states drawn from it or found by search), lets the match's strategy choose a
+order, and the states it cannot tell apart, filtered turn by turn
+(``gdl2pl.ggp.belief_tracker``). ``choose_move`` plays by determinized sampling: it takes
+states of that belief (``SAMPLES`` at most, weighted), lets the match's strategy choose a
 move in each as if the state were known, with an equal share of the time, and plays the
 move of most weight among those legal in every such state.
+
+A ``play`` message always gets a move: when no consistent state is known (the search
+ran out of time, or the history cannot have happened in this reading of the game), the
+move is a guess (``BeliefTracker.guess_moves``), and the log says why. A move whose
+work starts too late to take in its turn (the turn before ran over) is a guess too, and
+the turn is taken in with the next.
 """
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 
 from gdl2pl.bridge.errors import GameError
 from gdl2pl.bridge.machine import MachineState
 from gdl2pl.bridge.machine import StateMachine
+from gdl2pl.bridge.swipl import interrupt_after
 from gdl2pl.errors import GdlError
-from gdl2pl.information import NoConsistentStateError
 from gdl2pl.information import Turn
-from gdl2pl.information import belief
-from gdl2pl.information import sample_states
 from gdl2pl.kif import kif_term
 from gdl2pl.syntax import Term
 
+from .belief_tracker import BeliefTracker
 from .strategy import Budget
 from .strategy import Offer
 from .strategy import Strategy
 
+log = logging.getLogger("gdl2pl.player")
+
 #: The most states searched for one move.
 SAMPLES = 8
-#: States the search for them may expand (``gdl2pl.information.sample_states``'s budget).
-SEARCH_BUDGET = 5_000
-#: Share of the move's time the search for states may take.
+#: Seconds after the update's deadline at which a Prolog call still running is interrupted.
+INTERRUPT_GRACE = 0.05
+#: Share of the move's time the update of the belief may take.
 SEARCH_SHARE = 0.5
+#: Share it may take when the states held all die and it must search for others.
+LAST_RESORT_SHARE = 0.85
+#: Seconds a turn's update needs at least: with less, the turn is taken in on the next.
+MIN_UPDATE = 0.05
 
 
 class Knowledge:
-    """What one role knows of a GDL-II match: its move and percepts of each turn."""
+    """What one role knows of a GDL-II match: its move and percepts of each turn, and
+    its belief (``belief``, made on first use by ``tracker``)."""
 
     def __init__(self) -> None:
         self.history: list[Turn] = []
         self.started = False  # turn 0 was seen
+        self.belief: BeliefTracker | None = None
+        self.replied: Term | None = None  # the move chosen on the turn before
 
     def learn(
         self,
@@ -51,11 +66,11 @@ class Knowledge:
         turn: int,
         last_move: Term | None,
         percepts: tuple[Term, ...] | None,
-    ) -> None:
+    ) -> Turn | None:
         """Take in one ``play``/``stop`` message of the GDL-II protocol: turn 0 with
         ``nil`` and ``nil`` first, then turn t >= 1 with the move of turn t and what came
-        of it. ``GdlError`` for a turn out of order or a missing move; names are spelled
-        as the game does (``sm.term``)."""
+        of it, which is returned (None for turn 0). ``GdlError`` for a turn out of order
+        or a missing move; names are spelled as the game does (``sm.term``)."""
         expected = len(self.history) + 1 if self.started else 0
         if turn != expected:
             raise GdlError(f"turn {turn} out of order: expected turn {expected}")
@@ -63,12 +78,19 @@ class Knowledge:
             if last_move is not None or percepts:
                 raise GdlError("turn 0 has no last move and no percepts (nil nil)")
             self.started = True
-            return
+            return None
         if last_move is None:
             raise GdlError(f"turn {turn} must say the move made on the turn before")
         move = sm.term(kif_term(last_move))
         seen = tuple(sm.term(kif_term(p)) for p in percepts or ())
         self.history.append(Turn(move, seen))
+        return self.history[-1]
+
+    def tracker(self, sm: StateMachine, role: Term, rng: random.Random) -> BeliefTracker:
+        """The belief of ``role``, made on first use."""
+        if self.belief is None:
+            self.belief = BeliefTracker(sm, role, rng)
+        return self.belief
 
     def withdraw(self, turn: int) -> None:
         """Forget ``turn`` if it is the last one learned: the play that brought it was
@@ -79,27 +101,33 @@ class Knowledge:
             self.history.pop()
 
 
-def determinizations(
-    sm: StateMachine, role: Term, knowledge: Knowledge, deadline: float, rng: random.Random
-) -> list[tuple[MachineState, float]]:
-    """States to search as if known, with weights: every state of the exact belief with
-    its probability when there are at most ``SAMPLES``, else ``SAMPLES`` states drawn from
-    it, or, past the search budget, found by ``sample_states`` (weight 1 each).
-    ``NoConsistentStateError`` when no state agrees with the history."""
-    try:
-        exact = belief(sm, knowledge.history, role, budget=SEARCH_BUDGET, deadline=deadline)
-    except NoConsistentStateError as e:
-        if e.exhausted:
-            raise
-        found = sample_states(
-            sm, knowledge.history, role, SAMPLES, budget=SEARCH_BUDGET, rng=rng, deadline=deadline
-        )
-        return [(s, 1.0) for s in found]
-    states = sorted(exact, key=str)
-    if len(states) <= SAMPLES:
-        return [(s, float(exact[s])) for s in states]
-    drawn = rng.choices(states, weights=[float(exact[s]) for s in states], k=SAMPLES)
-    return [(s, 1.0) for s in drawn]
+#: States with their weights, as determinizations come.
+Weighted = list[tuple[MachineState, float]]
+
+
+def _shared_moves(
+    sm: StateMachine, role: Term, states: Weighted, deadline: float
+) -> tuple[list[Term], Weighted]:
+    """The moves legal for ``role`` in every state of ``states`` (those asked before the
+    deadline, the first at least), else (they disagree) the one legal in states of most
+    weight; and the states in which they all are. Empty if no state gives the role a
+    move."""
+    legal: dict[MachineState, list[Term]] = {}
+    for s, _ in states:
+        if legal and time.monotonic() > deadline:
+            break
+        legal[s] = sm.legal_moves(s, role)
+    states = [(s, w) for s, w in states if s in legal]
+    shared = [m for m in legal[states[0][0]] if all(m in ms for ms in legal.values())]
+    if not shared:
+        weight: dict[Term, float] = {}
+        for s, w in states:
+            for m in legal[s]:
+                weight[m] = weight.get(m, 0.0) + w
+        if not weight:
+            return [], []
+        shared = [max(sorted(weight, key=str), key=weight.__getitem__)]
+    return shared, [(s, w) for s, w in states if all(m in legal[s] for m in shared)]
 
 
 def choose_move(
@@ -111,20 +139,75 @@ def choose_move(
     offer: Offer,
     rng: random.Random,
 ) -> Term | None:
-    """A move for ``role`` by determinized sampling (see the module doc): the move with
-    the most weight among those the strategy chooses in each determinization, or None
-    when they are terminal or share no legal move. ``NoConsistentStateError`` when no
-    state agrees with the history."""
-    deadline = time.monotonic() + SEARCH_SHARE * budget.remaining()
-    states = determinizations(sm, role, knowledge, deadline, rng)
-    legal: list[Term] | None = None
-    for s, _ in states:
-        if sm.is_terminal(s):
-            return None
-        moves = sm.legal_moves(s, role)
-        legal = moves if legal is None else [m for m in legal if m in moves]
+    """A move for ``role`` by determinized sampling (see the module doc), after taking
+    in the last turn learned (within ``SEARCH_SHARE`` of the budget, ``LAST_RESORT_SHARE``
+    for a strategy that does not search or a belief whose states all died): the move with the
+    most weight among those the strategy chooses in each determinization; a guess when
+    no consistent state is known (leaving out the moves the manager did not take from
+    it on the last turns); None only when not even a guess has a legal move."""
+    move = _choose(sm, role, knowledge, strategy, budget, offer, rng)
+    knowledge.replied = move
+    return move
+
+
+def _choose(
+    sm: StateMachine,
+    role: Term,
+    knowledge: Knowledge,
+    strategy: Strategy,
+    budget: Budget,
+    offer: Offer,
+    rng: random.Random,
+) -> Term | None:
+    tracker = knowledge.tracker(sm, role, rng)
+    pending = knowledge.history[len(tracker.history) :]
+    if pending:
+        turn = pending[-1]
+        if knowledge.replied is not None and turn.move != knowledge.replied:
+            log.warning(
+                "%s: the manager played %s for %s instead of %s: taken as not legal",
+                sm.name,
+                turn.move,
+                role,
+                knowledge.replied,
+            )
+            tracker.refuse(knowledge.replied)
+        guess = tracker.guess_moves(turn.move, tries=1)
+        if guess:
+            offer(guess[0])  # sent if the update does not end in time
+        now, left = time.monotonic(), budget.remaining()
+        # a strategy that does not search leaves its time to the belief
+        soft = SEARCH_SHARE if strategy.searches else LAST_RESORT_SHARE
+        if left < MIN_UPDATE * len(pending):
+            # started too late (the turn before ran over): take the turn in next time
+            log.warning(
+                "%s: %.2f s left: %d turn(s) of %s taken in on the next play; a guess now",
+                sm.name,
+                left,
+                len(pending),
+                role,
+            )
+            return guess[0] if guess else None
+        # one Prolog call may take long: the interrupt ends it at the last resort
+        with interrupt_after(LAST_RESORT_SHARE * left + INTERRUPT_GRACE):
+            for i, turn in enumerate(pending, 1):  # the turns not taken in share the time
+                share = i / len(pending) * left
+                tracker.update(turn, now + soft * share, now + LAST_RESORT_SHARE * share)
+    legal: list[Term] = []
+    states: Weighted = []
+    if tracker.states:
+        states = tracker.determinizations(SAMPLES)
+        legal, states = _shared_moves(sm, role, states, budget.deadline)
     if not legal:
-        return None
+        guess = tracker.guess_moves(deadline=budget.deadline)
+        log.warning(
+            "%s: no state consistent with %s's %d turn(s) is known: playing a guess, %s",
+            sm.name,
+            role,
+            len(tracker.history),
+            guess[0] if guess else "none found",
+        )
+        return guess[0] if guess else None
     offer(legal[0])
     if len(legal) == 1:
         return legal[0]

@@ -6,7 +6,8 @@
 ``(info)``         ``((name NAME) (status available))``, or ``busy`` during a match
 ``(preview ...)``  ``ready`` (nothing is done with it)
 ``(start ...)``    ``ready`` once the game is loaded (``busy`` if a match is running;
-                   ``error: ...`` if the rules do not parse, check or load)
+                   ``error: ...`` if the rules do not parse, check or load, or the role
+                   given is GDL-II's ``random``, which the manager plays)
 ``(play ...)``     the chosen move in KIF (``nil`` if the game gives no move)
 ``(stop ...)``     ``done``
 ``(abort ...)``    ``aborted``
@@ -17,8 +18,11 @@ that exact word will not recognise ggp-base's form (ggp-base's managers, and
 ``gdl2pl.ggp.protocol.parse_info_reply``, read both).
 
 GDL-II games (chance, hidden information) come with ``(play ID TURN LASTMOVE PERCEPTS)``:
-the player keeps its own moves and percepts and plays by determinized sampling
-(``gdl2pl.ggp.hidden``), with the match's strategy choosing in each sampled state.
+the player keeps its own moves and percepts and the states it cannot tell apart, turn by
+turn, and plays by determinized sampling (``gdl2pl.ggp.hidden``), with the match's
+strategy choosing in each sampled state. Every such ``play`` is answered with a move, also
+when the belief is lost or the history cannot have happened (a guess, logged), never with
+an error text: managers read a reply to ``play`` as a move whatever its status.
 
 Replies carry an HTTP-like status: 200, or 400 for a malformed message, illegal moves or
 rules that cannot be loaded, 404 for a match id that is not the current match's.
@@ -464,6 +468,11 @@ class GamePlayer:
             role = sm.term(match.role_name)
             if role not in sm.roles:
                 raise GdlError(f"{match.role_name} is not a role of the game")
+            if sm.is_random(role):
+                raise GdlError(
+                    "random is the role of chance, which the game manager plays: "
+                    "a player cannot be given it"
+                )
             match.role = role
             match.state = sm.initial_state
             match.strategy.metagame(sm, role, budget)

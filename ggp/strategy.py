@@ -52,6 +52,9 @@ class Strategy(ABC):
     """A way of choosing moves for one role in one match (see the module doc)."""
 
     name = "strategy"
+    #: It uses the time it is given to search; a GDL-II player leaves the time of one
+    #: that does not (``legal``, ``random``) to keeping its belief.
+    searches = True
 
     def metagame(self, sm: StateMachine, role: Term, budget: Budget) -> None:
         """Called once the game is loaded; ``role`` is spelled as in ``sm.roles``."""
@@ -72,6 +75,7 @@ class LegalStrategy(Strategy):
     """Always the first legal move (moves are sorted): ggp-base's legal player."""
 
     name = "legal"
+    searches = False
 
     def __init__(self, seed: int | None = None) -> None:
         del seed  # nothing random here
@@ -86,6 +90,7 @@ class RandomStrategy(Strategy):
     """A uniformly random legal move."""
 
     name = "random"
+    searches = False
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)

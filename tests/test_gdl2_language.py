@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import EXAMPLES
+from prolog_env import require_prolog
 
 from gdl2pl.check import Finding
 from gdl2pl.check import check_description
@@ -83,12 +84,62 @@ def test_a_relation_that_depends_on_a_percept_is_refused_where_legal_uses_it() -
     assert (f.pos.line, f.pos.column) == (20, 26)  # type: ignore[union-attr]
 
 
-def test_sees_for_the_random_role_is_an_error() -> None:
+def test_sees_for_the_random_role_is_read_with_a_warning_and_percept_for_it_refused() -> None:
     f = coded("(<= (sees random (coin ?s)) (true (coin ?s)))\n", "sees-random")
-    assert f.is_error
+    assert not f.is_error
     assert (f.pos.line, f.pos.column) == (20, 11)  # type: ignore[union-attr]
-    assert "perceives nothing" in f.message
+    assert "perceives nothing" in f.message and "strict reader refuses" in f.message
     assert coded("(percept random x)\n", "percept-random").is_error
+
+
+# -- the older GDL-II dialects, read as their authors meant ----------------------------
+
+
+def test_a_percept_written_with_does_is_read_as_that_term_with_a_warning() -> None:
+    extra = "(<= (sees guesser (does guesser ?m)) (does guesser ?m))\n"
+    found = [f for f in findings(extra) if f.code == "does-in-percept"]
+    assert [(f.severity, f.pos.line, f.pos.column) for f in found] == [  # type: ignore[union-attr]
+        ("warning", 20, 19)
+    ]
+    assert "strict reader refuses" in found[0].message
+    assert not any(f.is_error for f in findings(extra))
+
+
+def test_does_as_a_function_outside_a_percept_is_still_refused() -> None:
+    f = coded("(<= (next (did (does guesser wait))) (true (round 0)))\n", "keyword-as-function")
+    assert f.is_error
+
+
+def test_next_in_a_sees_rule_is_what_the_role_sees_of_the_next_state() -> None:
+    extra = "(<= (sees guesser (coin ?s)) (next (coin ?s)))\n"
+    f = coded(extra, "next-in-sees")
+    assert not f.is_error and (f.pos.line, f.pos.column) == (20, 30)  # type: ignore[union-attr]
+    assert "next state" in f.message and "strict reader refuses" in f.message
+    assert not any(x.is_error for x in findings(extra))
+
+
+def test_next_in_another_body_and_sees_in_a_goal_are_still_errors() -> None:
+    assert coded("(<= (warned ?s) (next (coin ?s)))\n", "next-in-body").is_error
+    f = coded("(<= (goal guesser 50) (sees guesser (coin heads)))\n", "sees-in-body")
+    assert f.is_error and (f.pos.line, f.pos.column) == (20, 23)  # type: ignore[union-attr]
+
+
+def test_the_dialect_readings_play_as_meant() -> None:
+    """A percept written with does is perceived as written; next in a sees body reads the
+    state the joint move leads to."""
+    require_prolog()
+    from gdl2pl.bridge import StateMachine
+
+    old = COIN.replace(
+        "(<= (sees guesser (coin ?s)) (true (round 1)) (true (coin ?s)))",
+        "(<= (sees guesser (coin ?s)) (true (round 0)) (next (coin ?s)))\n"
+        "(<= (sees guesser (does guesser ?m)) (does guesser ?m))\n"
+        "(<= (sees random (coin ?s)) (next (coin ?s)))",
+    )
+    with StateMachine(parse_kif(old, "old.kif")) as sm:
+        s = sm.initial_state
+        seen = sm.percepts(s, ["wait", "(flip tails)"], "guesser")
+        assert [str(p) for p in seen] == ["(coin tails)", "(does guesser wait)"]
 
 
 def test_a_goal_for_random_is_a_warning() -> None:

@@ -1,0 +1,358 @@
+"""A GDL-II player's belief, kept from turn to turn within the clock.
+
+``BeliefTracker`` holds weighted states consistent with one role's history (its moves and
+percepts so far). Each ``play`` message adds a turn, and ``update`` filters the states
+held by it: every state is expanded once (``StateMachine.consistent_successors``, the
+heaviest first) and its consistent children, weighted as ``gdl2pl.information``
+weighs them, replace it. So no turn costs more than one expansion per state held.
+
+- The belief is *exact* while it holds every consistent state, at most ``exact_limit``
+  of them, and each update expanded them all before its deadline.
+- Past that it is a set of *particles*: states drawn by weight, as many as half the
+  filtering time can expand (``_count``: at least ``particles``, at most
+  ``exact_limit``), re-sampled whenever the filtered set grows beyond that. They are
+  consistent, but their weights only approximate the belief. The heaviest of the states
+  left out (``RESERVE`` per particle) are kept with them for ``POOLS`` turns.
+- When every particle dies (the true state was not among them), those pools are
+  filtered again, the newest first, through the turns since; if none gives a state
+  either, or an update runs out of time before any child is found, the belief is
+  re-seeded by ``sm.sample_states`` over the whole history (randomized search from the
+  initial state) with as many expansions as fit in the time left. These fall-backs may
+  run until ``last_resort``, later than the update's own deadline. If they find nothing,
+  the belief is *lost* until a later turn's search succeeds; meanwhile it follows the
+  states *nearest* to the history (reached by the role's moves, the percepts matched
+  best).
+- A ``play`` message says the game goes on: terminal states are dropped from the belief.
+- Prolog calls past the deadline are cut short by an interrupt (``hidden.choose_move``
+  runs ``update`` under ``interrupt_after``): ``QueryInterrupted`` counts as out of time.
+
+``guess_moves`` serves when no consistent state is known: the moves legal for the role
+in the nearest states, but those the manager did not take on the last turns (``refuse``).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections import Counter
+
+from gdl2pl.bridge.errors import GameError
+from gdl2pl.bridge.errors import QueryInterrupted
+from gdl2pl.bridge.machine import MachineState
+from gdl2pl.bridge.machine import StateMachine
+from gdl2pl.information import NoConsistentStateError
+from gdl2pl.information import Turn
+from gdl2pl.syntax import Term
+
+log = logging.getLogger("gdl2pl.player")
+
+#: The most states an exact belief may hold before it becomes particles.
+EXACT_LIMIT = 1_000
+#: How many particles are kept once the belief is not exact.
+PARTICLES = 64
+#: Share of an update's time the filtering of the states held may take; the rest is
+#: for the reserve and the search when they all die.
+FILTER_SHARE = 0.6
+#: Share of the time left after that the filtering of earlier turns' states may take.
+REFILTER_SHARE = 0.6
+#: States kept in reserve per particle, tried when the particles all die.
+RESERVE = 8
+#: Turns whose states (and reserve) are kept to filter again from when all die.
+POOLS = 6
+#: Turns a move the manager did not take stays out of guesses.
+REFUSED_TURNS = 4
+
+
+class BeliefTracker:
+    """Weighted states ``role`` cannot tell apart, filtered turn by turn (module doc)."""
+
+    def __init__(
+        self,
+        sm: StateMachine,
+        role: Term,
+        rng: random.Random,
+        *,
+        exact_limit: int = EXACT_LIMIT,
+        particles: int = PARTICLES,
+    ) -> None:
+        if exact_limit < 1 or particles < 1:
+            raise ValueError("exact_limit and particles must be at least 1")
+        self.sm = sm
+        self.role = role
+        self.rng = rng
+        self.exact_limit = exact_limit
+        self.particles = particles
+        self.history: list[Turn] = []
+        self.states: dict[MachineState, float] = {sm.initial_state: 1.0}
+        self.exact = True
+        #: States of the last thinning left out of the particles.
+        self._reserve: dict[MachineState, float] = {}
+        #: The states held (with their reserve) after each of the last ``POOLS`` turns,
+        #: with the number of turns taken in: where to filter again from when all die.
+        self._pools: list[tuple[int, dict[MachineState, float]]] = [(0, dict(self.states))]
+        #: When lost: states nearest to the history (percepts matched best), for guesses.
+        self._nearest: dict[MachineState, float] = dict(self.states)
+        #: Seconds one expansion takes, as measured (sizes the search's budget).
+        self._cost = 0.002
+        #: Moves the manager did not take from the role (it played others), and the
+        #: turn: left out of guesses for ``REFUSED_TURNS`` turns.
+        self._refused: dict[Term, int] = {}
+        #: Seconds the last update had: with ``_cost``, how many particles to keep.
+        self._span = 0.0
+
+    @property
+    def lost(self) -> bool:
+        """No state consistent with the history is known."""
+        return not self.states
+
+    def update(self, turn: Turn, deadline: float, last_resort: float | None = None) -> None:
+        """Take in one more turn of the role (its move and what it perceived after it),
+        expanding no state after ``deadline`` (``time.monotonic()``), or, when the
+        states held all die, after ``last_resort`` (later than ``deadline``, if given:
+        finding a consistent state at all is worth more than searching for a good
+        move). The game goes on: terminal states are dropped. Never raises for a
+        history no state fits: the belief is then ``lost`` (and why is logged)."""
+        self.history.append(turn)
+        start = time.monotonic()
+        self._span = max(0.0, deadline - start)
+        before = self.states or self._nearest
+        held: dict[MachineState, float] = {}
+        if self.states:
+            # the filter may take most of the time; what is left is for a fall-back
+            children, complete = self._filter(self.states, turn, start + FILTER_SHARE * self._span)
+            if not complete:
+                self.exact = False
+            held = self._live(self._thinned(children))
+            if not held and complete and self.exact:
+                log.warning(
+                    "%s: no state agrees with %s's %d turn(s): the history cannot have "
+                    "happened in this reading of the game",
+                    self.sm.name,
+                    self.role,
+                    len(self.history),
+                )
+                self._lose(before, turn, deadline)
+                return
+        if not held:
+            # the pools may take most of what is left; the rest is for the search
+            deadline = max(deadline, last_resort or deadline)
+            now = time.monotonic()
+            pools_until = now + REFILTER_SHARE * max(0.0, deadline - now)
+            held = self._live(self._thinned(self._refiltered(pools_until, set(self.states))))
+        if not held:
+            held = self._live(self._thinned(self._reseed(deadline)))
+        if not held:
+            self._lose(before, turn, deadline)
+            return
+        self.states = held
+        self._nearest = held
+        self._pools = [*self._pools[-POOLS + 1 :], (len(self.history), {**self._reserve, **held})]
+
+    def _terminal(self, state: MachineState) -> bool:
+        """``sm.is_terminal``, asked again if the deadline's interrupt stopped it."""
+        try:
+            return self.sm.is_terminal(state)
+        except QueryInterrupted:
+            return self.sm.is_terminal(state)
+
+    def _live(self, states: dict[MachineState, float]) -> dict[MachineState, float]:
+        """``states`` without the terminal ones, normalized."""
+        live = {s: w for s, w in states.items() if not self._terminal(s)}
+        total = sum(live.values())
+        return {s: w / total for s, w in live.items()} if total else {}
+
+    def _refiltered(self, deadline: float, tried: set[MachineState]) -> dict[MachineState, float]:
+        """States consistent with the whole history, found by filtering the pools of
+        earlier turns again (the newest first, leaving out the states ``tried`` in the
+        last; twice ``_count()`` of each drawn by weight), down to ``_count()`` live
+        states after each turn; empty if none is found in time."""
+        self.exact = False
+        for i, (taken, pool) in enumerate(reversed(self._pools)):
+            left = {s: w for s, w in pool.items() if i or s not in tried}
+            states = self._live(self._drawn(left, 2 * self._count())) if left else {}
+            for turn in self.history[taken:]:
+                if not states or time.monotonic() > deadline:
+                    break
+                states, _ = self._filter(states, turn, deadline)
+                states = self._live(self._drawn(states, self._count())) if states else {}
+            else:
+                if states:
+                    return states
+            if time.monotonic() > deadline:
+                break
+        return {}
+
+    def _lose(self, before: dict[MachineState, float], turn: Turn, deadline: float) -> None:
+        self.states, self.exact = {}, False
+        self._nearest = self._near_misses(before, turn, deadline)
+
+    def _filter(
+        self, states: dict[MachineState, float], turn: Turn, deadline: float
+    ) -> tuple[dict[MachineState, float], bool]:
+        """The consistent children of ``states`` (weights multiplied; terminal ones
+        too, left out once thinned by ``_live``), and whether every state was expanded
+        before the deadline."""
+        children: dict[MachineState, float] = {}
+        order = {s: self.rng.random() for s in states}  # ties in a random order
+        heaviest = sorted(states.items(), key=lambda sw: (-sw[1], order[sw[0]]))
+        for state, weight in heaviest:
+            start = time.monotonic()
+            if start > deadline:
+                return children, False
+            try:
+                kids = self.sm.consistent_successors(state, self.role, turn.move, turn.percepts)
+            except GameError:  # the role's move is not legal there: no such state
+                continue
+            except QueryInterrupted:  # the deadline's interrupt (see hidden.choose_move)
+                return children, False
+            for kid in kids:
+                children[kid.state] = children.get(kid.state, 0.0) + weight * float(kid.weight)
+            self._cost = 0.9 * self._cost + 0.1 * (time.monotonic() - start)
+        return children, True
+
+    def _reseed(self, deadline: float) -> dict[MachineState, float]:
+        """States found by searching the whole history again (weight 1 each), with as
+        many expansions as fit before the deadline; empty when none is found."""
+        self.exact = False
+        left = deadline - time.monotonic()
+        # sample_states spends its budget twice at most (exact belief, then search)
+        budget = max(1, int(left / max(self._cost, 1e-4) / 2))
+        try:
+            found = self.sm.sample_states(
+                self.history,
+                self.role,
+                self.particles,
+                budget=budget,
+                rng=self.rng,
+                deadline=deadline,
+            )
+            return {s: float(n) for s, n in Counter(found).items()}
+        except (NoConsistentStateError, QueryInterrupted):
+            log.warning(
+                "%s: belief lost: a search of %d state(s) found none consistent with %s's "
+                "%d turn(s) in the %.2f s left",
+                self.sm.name,
+                budget,
+                self.role,
+                len(self.history),
+                max(0.0, left),
+            )
+            return {}
+
+    def _near_misses(
+        self,
+        before: dict[MachineState, float],
+        turn: Turn,
+        deadline: float,
+        tries: int = 8,
+        draws: int = 4,
+    ) -> dict[MachineState, float]:
+        """States reached from the heaviest ``tries`` of ``before`` by the role's move
+        and ``draws`` random moves of the others, those whose percepts differ least from
+        the turn's: the nearest to the history when none agrees with it (``before``
+        itself if none is found). Past the deadline, one draw at most."""
+        wanted = set(map(str, turn.percepts))
+        scored: dict[MachineState, int] = {}
+        late = 0  # draws after the deadline: one at most
+        for state in sorted(before, key=lambda s: -before[s])[:tries]:
+            for _ in range(draws):
+                if time.monotonic() > deadline:
+                    late += 1
+                    if scored or late > 1:
+                        break
+                try:
+                    joint = self._joint(state, turn.move)
+                    seen = set(map(str, self.sm.percepts(state, joint, self.role)))
+                    child = self.sm.next_state(state, joint)
+                    if self.sm.is_terminal(child):
+                        continue
+                except GameError:
+                    break
+                except QueryInterrupted:
+                    continue
+                miss = len(seen ^ wanted)
+                scored[child] = min(miss, scored.get(child, miss))
+        if not scored:
+            return before
+        best = min(scored.values())
+        near = [s for s, miss in scored.items() if miss == best]
+        return {s: 1.0 / len(near) for s in near}
+
+    def _count(self) -> int:
+        """How many particles to keep: as many as half the filtering time of the last
+        update can expand, at least ``particles``, at most ``exact_limit``."""
+        fit = int(FILTER_SHARE * self._span / max(self._cost, 1e-4) / 2)
+        return max(self.particles, min(self.exact_limit, fit))
+
+    def _drawn(self, states: dict[MachineState, float], k: int) -> dict[MachineState, float]:
+        """``states`` normalized, or ``k`` of them drawn by weight if there are more."""
+        total = sum(states.values())
+        if len(states) <= k:
+            return {s: w / total for s, w in states.items()}
+        ordered = list(states)  # insertion order: the same from run to run
+        drawn = Counter(self.rng.choices(ordered, weights=[states[s] for s in ordered], k=k))
+        return {s: n / k for s, n in drawn.items()}
+
+    def _thinned(self, states: dict[MachineState, float]) -> dict[MachineState, float]:
+        """``states`` normalized, re-sampled to ``_count()`` particles when there are more
+        than the belief may hold (``exact_limit`` while exact); the heaviest of the
+        others are kept in reserve."""
+        self._reserve = {}
+        if self.exact and len(states) <= self.exact_limit:
+            return self._drawn(states, len(states))
+        self.exact = False
+        k = self._count()
+        held = self._drawn(states, k)
+        total = sum(states.values())
+        rest = sorted((s for s in states if s not in held), key=lambda s: -states[s])
+        self._reserve = {s: states[s] / total for s in rest[: RESERVE * k]}
+        return held
+
+    def determinizations(self, n: int) -> list[tuple[MachineState, float]]:
+        """States to search as if known, with weights: every state held, with its
+        weight, when there are at most ``n``; else ``n`` drawn by weight (weight 1 each).
+        Empty when the belief is lost."""
+        states = list(self.states)
+        if len(states) <= n:
+            return [(s, self.states[s]) for s in states]
+        drawn = self.rng.choices(states, weights=[self.states[s] for s in states], k=n)
+        return [(s, 1.0) for s in drawn]
+
+    def refuse(self, move: Term) -> None:
+        """The manager did not take ``move`` on the last turn: leave it out of guesses
+        for a few turns."""
+        self._refused[move] = len(self.history)
+
+    def guess_moves(
+        self, move: Term | str | None = None, tries: int = 8, deadline: float | None = None
+    ) -> list[Term]:
+        """Moves legal for the role, most often legal first, in the heaviest ``tries``
+        states held (or, when the belief is lost, the nearest to the history), each
+        advanced by the role's ``move`` and random legal moves of the others if ``move``
+        is given: a guess for when no consistent state of this turn is known. Past
+        ``deadline``, if given, no state after the first."""
+        held = self.states or self._nearest
+        counts: Counter[Term] = Counter()
+        for i, state in enumerate(sorted(held, key=lambda s: -held[s])[:tries]):
+            if i and deadline is not None and time.monotonic() > deadline:
+                break
+            try:
+                if move is not None:
+                    state = self.sm.next_state(state, self._joint(state, move))
+                if not self.sm.is_terminal(state):
+                    counts.update(self.sm.legal_moves(state, self.role))
+            except (GameError, QueryInterrupted):
+                continue
+        moves = [m for m, _ in counts.most_common()]
+        recent = {m for m, t in self._refused.items() if len(self.history) - t < REFUSED_TURNS}
+        return [m for m in moves if m not in recent] or moves
+
+    def _joint(self, state: MachineState, move: Term | str) -> list[Term]:
+        """A joint move of ``state``: the role's ``move`` (a random legal move if it is
+        not legal there) and random legal moves of the others."""
+        mine = self.sm.term(move)
+        joint = []
+        for r, moves in zip(self.sm.roles, self.sm.all_legal_moves(state), strict=True):
+            joint.append(mine if r == self.role and mine in moves else self.rng.choice(moves))
+        return joint

@@ -1,0 +1,151 @@
+"""A GDL-II player's belief kept from turn to turn (``gdl2pl.ggp.belief_tracker``): every
+state it holds agrees with the history, it never holds a terminal state while the game
+goes on, it stays within its size and deadline, and it finds its way back by search when
+its particles all die."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import pytest
+from prolog_env import require_prolog
+
+from gdl2pl.bridge import StateMachine
+from gdl2pl.bridge import Turn
+from gdl2pl.bridge import swipl as engine
+from gdl2pl.ggp.belief_tracker import BeliefTracker
+from gdl2pl.ggp.hidden import Knowledge
+from gdl2pl.ggp.hidden import choose_move
+from gdl2pl.ggp.strategy import Budget
+from gdl2pl.ggp.strategy import make_strategy
+from gdl2pl.kif import parse_kif_term
+
+GAMES = Path(__file__).parent / "games" / "gdl2"
+MARKS = GAMES / "blind_marks_5x5.kif"
+ORACLE = GAMES / "dice_oracle.kif"
+
+
+@pytest.fixture(autouse=True)
+def _needs_prolog() -> None:
+    require_prolog()
+    engine.attach_thread()
+
+
+def played(sm: StateMachine, role: str, turns: int, seed: int) -> list[Turn]:
+    """``role``'s history of a match of random moves, at most ``turns`` long, stopping
+    before a terminal state (a play message would not come after it)."""
+    rng = random.Random(seed)
+    state, history = sm.initial_state, []
+    index = [str(r) for r in sm.roles].index(role)
+    for _ in range(turns):
+        joint = [rng.choice(ms) for ms in sm.all_legal_moves(state)]
+        seen = sm.percepts(state, joint, role)
+        state = sm.next_state(state, joint)
+        if sm.is_terminal(state):
+            break
+        history.append(Turn(joint[index], tuple(seen)))
+    return history
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_particles_hold_only_states_of_the_exact_belief(
+    seed: int,
+) -> None:
+    with StateMachine.from_file(MARKS) as sm:
+        role = sm.term("white")
+        history = played(sm, "white", 7, seed)
+        tracker = BeliefTracker(sm, role, random.Random(seed), exact_limit=4, particles=2)
+        for n, turn in enumerate(history, 1):
+            tracker.update(turn, time.monotonic() + 30)
+            exact = sm.belief(history[:n], role, budget=20_000)
+            assert tracker.states, f"lost at turn {n}"
+            assert set(tracker.states) <= set(exact), f"turn {n}"
+            assert len(tracker.states) <= 4
+            assert abs(sum(tracker.states.values()) - 1.0) < 1e-9
+        assert not tracker.exact  # the belief outgrew 4 states
+
+
+def test_an_exact_belief_is_the_belief_while_it_fits() -> None:
+    with StateMachine.from_file(MARKS) as sm:
+        role = sm.term("black")
+        history = played(sm, "black", 5, 4)
+        tracker = BeliefTracker(sm, role, random.Random(0), exact_limit=10_000)
+        for turn in history:
+            tracker.update(turn, time.monotonic() + 30)
+        exact = sm.belief(history, role, budget=20_000)
+        assert tracker.exact
+        assert tracker.states.keys() == exact.keys()
+        for s, p in exact.items():
+            assert tracker.states[s] == pytest.approx(float(p))
+
+
+def test_an_update_with_no_time_loses_the_belief_and_the_next_finds_it_again() -> None:
+    with StateMachine.from_file(MARKS) as sm:
+        role = sm.term("white")
+        history = played(sm, "white", 7, 1)
+        assert len(history) == 7
+        tracker = BeliefTracker(sm, role, random.Random(1), exact_limit=10_000)
+        for turn in history[:5]:
+            tracker.update(turn, time.monotonic() + 30)
+        start = time.monotonic()
+        tracker.update(history[5], start)  # no time at all: nothing may be expanded
+        assert time.monotonic() - start < 2.0
+        assert tracker.lost and not tracker.exact
+        tracker.update(history[6], time.monotonic() + 30)  # searched again from the start
+        assert tracker.states
+        assert set(tracker.states) <= set(sm.belief(history, role, budget=50_000))
+
+
+def test_terminal_states_leave_the_belief_of_a_game_that_goes_on() -> None:
+    with StateMachine.from_file(ORACLE) as sm:
+        seer = sm.term("seer")
+        tracker = BeliefTracker(sm, seer, random.Random(0))
+        tracker.update(Turn(parse_kif_term("(call 2)"), ()), time.monotonic() + 30)
+        # the call was right (a terminal state) or chance threw 1, 3 or 4 (one state)
+        assert len(sm.belief([("(call 2)", ())], seer)) == 2
+        assert [str(s) for s in tracker.states] == ["((turn 2))"]
+        assert sum(tracker.states.values()) == pytest.approx(1.0)
+
+
+def test_a_move_is_chosen_when_the_belief_held_terminal_states() -> None:
+    """The player's move is legal although one state the history allows has ended."""
+    with StateMachine.from_file(ORACLE) as sm:
+        seer = sm.term("seer")
+        knowledge = Knowledge()
+        knowledge.learn(sm, 0, None, None)
+        strategy = make_strategy("mcts", 1)
+        strategy.metagame(sm, seer, Budget.seconds(1))
+        for turn in (1, 2, 3):
+            knowledge.learn(sm, turn, parse_kif_term("(call 1)"), ())
+            move = choose_move(
+                sm, seer, knowledge, strategy, Budget.seconds(0.3), lambda m: None, random.Random(1)
+            )
+            assert move is not None and str(move).startswith("(call ")
+
+
+def test_a_lost_belief_still_gives_a_guess_legal_in_the_nearest_state() -> None:
+    with StateMachine.from_file(MARKS) as sm:
+        white = sm.term("white")
+        tracker = BeliefTracker(sm, white, random.Random(0))
+        # white's first try cannot be taken: nothing is marked yet
+        tracker.update(Turn(parse_kif_term("(try 1 1)"), ("(taken 1 1)",)), time.monotonic() + 5)
+        assert tracker.lost
+        # nearest: the try marked the cell, and black has the turn
+        after = sm.next_state(sm.initial_state, ["(try 1 1)", "noop"])
+        assert [str(m) for m in tracker.guess_moves()] == ["noop"]
+        assert [str(m) for m in sm.legal_moves(after, white)] == ["noop"]
+
+
+def test_a_guess_leaves_out_the_moves_the_manager_did_not_take() -> None:
+    with StateMachine.from_file(MARKS) as sm:
+        black = sm.term("black")
+        tracker = BeliefTracker(sm, black, random.Random(0))
+        # white's first try always marks a cell and black is told so: silence cannot be
+        tracker.update(Turn(sm.term("noop"), ()), time.monotonic() + 5)
+        assert tracker.lost
+        guesses = [str(m) for m in tracker.guess_moves()]
+        assert len(guesses) == 25 and "(try 1 1)" in guesses
+        tracker.refuse(parse_kif_term("(try 1 1)"))
+        assert [str(m) for m in tracker.guess_moves()] == [g for g in guesses if g != "(try 1 1)"]
