@@ -16,6 +16,7 @@ import weakref
 from gdl2pl.board import BoardGeometry
 from gdl2pl.board import board_geometry
 from gdl2pl.bridge import StateMachine
+from gdl2pl.contract import GameMachine
 from gdl2pl.errors import GdlError
 from gdl2pl.syntax import Term
 
@@ -30,7 +31,7 @@ _KNOWN: weakref.WeakKeyDictionary[StateMachine, BoardGeometry | None] = (
 )
 
 
-def game_geometry(sm: StateMachine) -> BoardGeometry | None:
+def game_geometry(sm: GameMachine) -> BoardGeometry | None:
     """The board every state of ``sm`` is drawn on, or None (computed once per game)."""
     if sm in _KNOWN:
         return _KNOWN[sm]
@@ -39,7 +40,7 @@ def game_geometry(sm: StateMachine) -> BoardGeometry | None:
     return geometry
 
 
-def _fluents(sm: StateMachine) -> list[Term]:
+def _fluents(sm: GameMachine) -> list[Term]:
     try:
         base = sm.base_propositions
     except GdlError:

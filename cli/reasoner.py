@@ -85,7 +85,7 @@ def play_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _goals_or_none(sm: StateMachine, state: object) -> list[str]:
+def _goals_or_none(sm: GameMachine, state: object) -> list[str]:
     _, _, goals = sm.state_info(state)  # type: ignore[arg-type]
     return [str(vs[0]) if len(vs) == 1 else "none" if not vs else "several" for vs in goals]
 

@@ -40,7 +40,7 @@ from collections import Counter
 from gdl2pl.bridge.errors import GameError
 from gdl2pl.bridge.errors import QueryInterrupted
 from gdl2pl.bridge.machine import MachineState
-from gdl2pl.bridge.machine import StateMachine
+from gdl2pl.contract import GameMachine
 from gdl2pl.information import NoConsistentStateError
 from gdl2pl.information import Turn
 from gdl2pl.syntax import Term
@@ -69,7 +69,7 @@ class BeliefTracker:
 
     def __init__(
         self,
-        sm: StateMachine,
+        sm: GameMachine,
         role: Term,
         rng: random.Random,
         *,

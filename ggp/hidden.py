@@ -24,8 +24,8 @@ import time
 
 from gdl2pl.bridge.errors import GameError
 from gdl2pl.bridge.machine import MachineState
-from gdl2pl.bridge.machine import StateMachine
 from gdl2pl.bridge.swipl import interrupt_after
+from gdl2pl.contract import GameMachine
 from gdl2pl.errors import GdlError
 from gdl2pl.information import Turn
 from gdl2pl.kif import kif_term
@@ -62,7 +62,7 @@ class Knowledge:
 
     def learn(
         self,
-        sm: StateMachine,
+        sm: GameMachine,
         turn: int,
         last_move: Term | None,
         percepts: tuple[Term, ...] | None,
@@ -86,7 +86,7 @@ class Knowledge:
         self.history.append(Turn(move, seen))
         return self.history[-1]
 
-    def tracker(self, sm: StateMachine, role: Term, rng: random.Random) -> BeliefTracker:
+    def tracker(self, sm: GameMachine, role: Term, rng: random.Random) -> BeliefTracker:
         """The belief of ``role``, made on first use."""
         if self.belief is None:
             self.belief = BeliefTracker(sm, role, rng)
@@ -106,7 +106,7 @@ Weighted = list[tuple[MachineState, float]]
 
 
 def _shared_moves(
-    sm: StateMachine, role: Term, states: Weighted, deadline: float
+    sm: GameMachine, role: Term, states: Weighted, deadline: float
 ) -> tuple[list[Term], Weighted]:
     """The moves legal for ``role`` in every state of ``states`` (those asked before the
     deadline, the first at least), else (they disagree) the one legal in states of most
@@ -131,7 +131,7 @@ def _shared_moves(
 
 
 def choose_move(
-    sm: StateMachine,
+    sm: GameMachine,
     role: Term,
     knowledge: Knowledge,
     strategy: Strategy,
@@ -151,7 +151,7 @@ def choose_move(
 
 
 def _choose(
-    sm: StateMachine,
+    sm: GameMachine,
     role: Term,
     knowledge: Knowledge,
     strategy: Strategy,

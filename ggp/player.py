@@ -480,7 +480,7 @@ class GamePlayer:
             match.failed = _reason(e)
             raise
 
-    def _compiled(self, sm: StateMachine, d: Description, budget: Budget) -> GameMachine:
+    def _compiled(self, sm: GameMachine, d: Description, budget: Budget) -> GameMachine:
         """The compiled engine for the game ``sm`` loaded, grounded within a third of
         the start clock left; ``sm`` itself when it cannot be (logged)."""
         seconds = max(0.1, budget.remaining() / 3)

@@ -20,14 +20,14 @@ from typing import Any
 
 from gdl2pl.bridge.errors import GameError
 from gdl2pl.bridge.machine import MachineState
-from gdl2pl.bridge.machine import StateMachine
+from gdl2pl.contract import GameMachine
 from gdl2pl.kif import kif_term
 
 Record = dict[str, Any]
 NO_LEGAL_MOVE = "non-terminal state with a role that has no legal move"
 
 
-def state_record(sm: StateMachine, state: MachineState, match: int, step: int) -> Record:
+def state_record(sm: GameMachine, state: MachineState, match: int, step: int) -> Record:
     """The record of one state (without its ``move``)."""
     terminal, legal, goals = sm.state_info(state)
     roles = [str(r) for r in sm.roles]
@@ -54,7 +54,7 @@ def _order(kif: str) -> tuple[str, str]:
 
 
 def replay(
-    sm: StateMachine, joint_moves: Sequence[Sequence[str]], match: int = 0
+    sm: GameMachine, joint_moves: Sequence[Sequence[str]], match: int = 0
 ) -> Iterator[Record]:
     """Follow ``joint_moves`` (KIF strings, role order) from the initial state."""
     state = sm.initial_state
@@ -82,7 +82,7 @@ def replay(
 
 
 def random_match(
-    sm: StateMachine, rng: random.Random, match: int = 0, max_steps: int = 10_000
+    sm: GameMachine, rng: random.Random, match: int = 0, max_steps: int = 10_000
 ) -> Iterator[Record]:
     """Play uniformly random joint moves until a terminal state (or ``max_steps``)."""
     state = sm.initial_state

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gdl2pl.bridge.machine import MachineState
-from gdl2pl.bridge.machine import StateMachine
+from gdl2pl.contract import GameMachine
 from gdl2pl.syntax import Term
 
 Offer = Callable[[Term], None]
@@ -56,7 +56,7 @@ class Strategy(ABC):
     #: that does not (``legal``, ``random``) to keeping its belief.
     searches = True
 
-    def metagame(self, sm: StateMachine, role: Term, budget: Budget) -> None:
+    def metagame(self, sm: GameMachine, role: Term, budget: Budget) -> None:
         """Called once the game is loaded; ``role`` is spelled as in ``sm.roles``."""
         self.sm = sm
         self.role = role

@@ -13,13 +13,13 @@ import pytest
 from prolog_env import require_prolog
 
 from gdl2pl.bridge import StateMachine
-from gdl2pl.bridge import Turn
 from gdl2pl.bridge import swipl as engine
 from gdl2pl.ggp.belief_tracker import BeliefTracker
 from gdl2pl.ggp.hidden import Knowledge
 from gdl2pl.ggp.hidden import choose_move
 from gdl2pl.ggp.strategy import Budget
 from gdl2pl.ggp.strategy import make_strategy
+from gdl2pl.information import Turn
 from gdl2pl.kif import parse_kif_term
 
 GAMES = Path(__file__).parent / "games" / "gdl2"
