@@ -25,58 +25,31 @@
 %   call them (safe: a negation or distinct comes after the literals binding its
 %   variables). Answers holds, per relation, a sorted list of [Args, Truth] with
 %   Truth "true" or "undefined". Raises gdl_wfs(inference_limit) past Limit
-%   inferences, gdl_wfs(too_many) past max_answers/1 answers in all, and
-%   resource errors past the memory of bounded/2: the tables may take at most
-%   max_table_space/1 bytes, the stacks max_stack/1 (of this thread, for the
-%   call). It can be interrupted (gdl_runtime:gdl_interrupt/0, from another
-%   thread). Its tables are freed afterwards, whatever the outcome.
+%   inferences and gdl_wfs(too_many) past max_answers/1 answers in all. It can
+%   be interrupted (gdl_runtime:gdl_interrupt/0, from another thread: the
+%   memory guard of analysis/wellfounded.py uses it). Its tables are freed
+%   afterwards, whatever the outcome.
 
 wfs_answers(Arities, Clauses, Limit, Answers) :-
     setup_call_cleanup(
         nb_linkval('$gdl_busy', true),          % gdl_runtime:gdl_interrupt/0 stops it
         in_temporary_module(M,
                             true,
-                            bounded(setup_call_cleanup(true,
-                                                       gdl_wfs:limited(M, Arities,
-                                                                       Clauses, Limit,
-                                                                       Answers),
-                                                       abolish_module_tables(M)))),
-        ( nb_linkval('$gdl_busy', false),
-          trim_heap                             % give the tables' memory back
-        )).
+                            setup_call_cleanup(true,
+                                               gdl_wfs:limited(M, Arities,
+                                                               Clauses, Limit,
+                                                               Answers),
+                                               abolish_module_tables(M))),
+        nb_linkval('$gdl_busy', false)).
 
-%!  max_table_space(-Bytes) is det.
-%!  max_stack(-Bytes) is det.
 %!  max_answers(-Count) is det.
 %
-%   The bounds of one evaluation: its tables (256 MB, as the static relations of
-%   a game), its stacks and the answers it collects (a million, as a game's
-%   static relation).
+%   The answers one evaluation may collect (a million, as a game's static
+%   relation). Its memory is bounded from Python (interrupt_past_memory): lowering
+%   this thread's table_space and stack_limit flags for the call made the process
+%   abort now and then in later evaluations.
 
-max_table_space(268435456).
-max_stack(536870912).
 max_answers(1000000).
-
-%!  bounded(:Goal) is semidet.
-%
-%   Goal with this thread's table space and stack limit lowered to at most
-%   max_table_space/1 and max_stack/1, restored afterwards (both flags are
-%   per thread).
-
-bounded(Goal) :-
-    current_prolog_flag(table_space, Space),
-    current_prolog_flag(stack_limit, Stack),
-    max_table_space(MaxSpace),
-    max_stack(MaxStack),
-    Space1 is min(Space, MaxSpace),
-    Stack1 is min(Stack, MaxStack),
-    setup_call_cleanup(( set_prolog_flag(table_space, Space1),
-                         set_prolog_flag(stack_limit, Stack1)
-                       ),
-                       Goal,
-                       ( set_prolog_flag(table_space, Space),
-                         set_prolog_flag(stack_limit, Stack)
-                       )).
 
 limited(M, Arities, Clauses, Limit, Answers) :-
     call_with_inference_limit(evaluate(M, Arities, Clauses, Answers), Limit, R),
