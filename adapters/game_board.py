@@ -15,7 +15,6 @@ import weakref
 
 from gdl2pl.board import BoardGeometry
 from gdl2pl.board import board_geometry
-from gdl2pl.bridge import StateMachine
 from gdl2pl.contract import GameMachine
 from gdl2pl.errors import GdlError
 from gdl2pl.syntax import Term
@@ -26,7 +25,7 @@ from .domains import rule_domains
 #: (beyond it: the initial state's fluents).
 MAX_BOARD_TERMS = 2_000
 
-_KNOWN: weakref.WeakKeyDictionary[StateMachine, BoardGeometry | None] = (
+_KNOWN: weakref.WeakKeyDictionary[GameMachine, BoardGeometry | None] = (
     weakref.WeakKeyDictionary()
 )
 

@@ -82,13 +82,13 @@ def _evaluator(net: Network, kind: str) -> Any:
     if kind == "python":
         return PyEvaluator(net)
     try:
-        from . import _network  # type: ignore[attr-defined]
+        from ._network import Network as CNetwork  # type: ignore[import-not-found]
     except ImportError as e:
         raise CompiledUnavailableError(
             f"the compiled engine's C extension is not built in this installation ({e}); "
             "reinstall gdl2pl with a C compiler at hand (pip install -e .)"
         ) from None
-    return _network.Network(
+    return CNetwork(
         net.n_atoms,
         net.n_fluents,
         net.n_moves,

@@ -16,7 +16,8 @@ weighs them, replace it. So no turn costs more than one expansion per state held
 - When every particle dies (the true state was not among them), those pools are
   filtered again, the newest first, through the turns since; if none gives a state
   either, or an update runs out of time before any child is found, the belief is
-  re-seeded by ``sm.sample_states`` over the whole history (randomized search from the
+  re-seeded by ``gdl2pl.information.sample_states`` over the whole history (randomized
+  search from the
   initial state) with as many expansions as fit in the time left. These fall-backs may
   run until ``last_resort``, later than the update's own deadline. If they find nothing,
   the belief is *lost* until a later turn's search succeeds; meanwhile it follows the
@@ -43,6 +44,7 @@ from gdl2pl.bridge.machine import MachineState
 from gdl2pl.contract import GameMachine
 from gdl2pl.information import NoConsistentStateError
 from gdl2pl.information import Turn
+from gdl2pl.information import sample_states
 from gdl2pl.syntax import Term
 
 log = logging.getLogger("gdl2pl.player")
@@ -219,7 +221,8 @@ class BeliefTracker:
         # sample_states spends its budget twice at most (exact belief, then search)
         budget = max(1, int(left / max(self._cost, 1e-4) / 2))
         try:
-            found = self.sm.sample_states(
+            found = sample_states(
+                self.sm,
                 self.history,
                 self.role,
                 self.particles,

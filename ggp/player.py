@@ -459,11 +459,10 @@ class GamePlayer:
                 raise GdlError(f"the rules are not valid GDL: {errors[0]}{more}")
             if match.cancel.is_set():
                 raise GdlError("the match ended before its game was loaded")
-            sm: GameMachine = StateMachine.from_description(
+            prolog = StateMachine.from_description(
                 d, name=label, compiling=match.loading.running()
             )
-            if self.engine != "prolog":
-                sm = self._compiled(sm, d, budget)
+            sm = prolog if self.engine == "prolog" else self._compiled(prolog, d, budget)
             match.sm = sm
             role = sm.term(match.role_name)
             if role not in sm.roles:
@@ -480,7 +479,7 @@ class GamePlayer:
             match.failed = _reason(e)
             raise
 
-    def _compiled(self, sm: GameMachine, d: Description, budget: Budget) -> GameMachine:
+    def _compiled(self, sm: StateMachine, d: Description, budget: Budget) -> GameMachine:
         """The compiled engine for the game ``sm`` loaded, grounded within a third of
         the start clock left; ``sm`` itself when it cannot be (logged)."""
         seconds = max(0.1, budget.remaining() / 3)

@@ -20,6 +20,7 @@ from gdl2pl.ggp.hidden import choose_move
 from gdl2pl.ggp.strategy import Budget
 from gdl2pl.ggp.strategy import make_strategy
 from gdl2pl.information import Turn
+from gdl2pl.information import belief
 from gdl2pl.kif import parse_kif_term
 
 GAMES = Path(__file__).parent / "games" / "gdl2"
@@ -59,7 +60,7 @@ def test_particles_hold_only_states_of_the_exact_belief(
         tracker = BeliefTracker(sm, role, random.Random(seed), exact_limit=4, particles=2)
         for n, turn in enumerate(history, 1):
             tracker.update(turn, time.monotonic() + 30)
-            exact = sm.belief(history[:n], role, budget=20_000)
+            exact = belief(sm, history[:n], role, budget=20_000)
             assert tracker.states, f"lost at turn {n}"
             assert set(tracker.states) <= set(exact), f"turn {n}"
             assert len(tracker.states) <= 4
@@ -74,7 +75,7 @@ def test_an_exact_belief_is_the_belief_while_it_fits() -> None:
         tracker = BeliefTracker(sm, role, random.Random(0), exact_limit=10_000)
         for turn in history:
             tracker.update(turn, time.monotonic() + 30)
-        exact = sm.belief(history, role, budget=20_000)
+        exact = belief(sm, history, role, budget=20_000)
         assert tracker.exact
         assert tracker.states.keys() == exact.keys()
         for s, p in exact.items():
@@ -95,7 +96,7 @@ def test_an_update_with_no_time_loses_the_belief_and_the_next_finds_it_again() -
         assert tracker.lost and not tracker.exact
         tracker.update(history[6], time.monotonic() + 30)  # searched again from the start
         assert tracker.states
-        assert set(tracker.states) <= set(sm.belief(history, role, budget=50_000))
+        assert set(tracker.states) <= set(belief(sm, history, role, budget=50_000))
 
 
 def test_terminal_states_leave_the_belief_of_a_game_that_goes_on() -> None:
@@ -104,7 +105,7 @@ def test_terminal_states_leave_the_belief_of_a_game_that_goes_on() -> None:
         tracker = BeliefTracker(sm, seer, random.Random(0))
         tracker.update(Turn(parse_kif_term("(call 2)"), ()), time.monotonic() + 30)
         # the call was right (a terminal state) or chance threw 1, 3 or 4 (one state)
-        assert len(sm.belief([("(call 2)", ())], seer)) == 2
+        assert len(belief(sm, [("(call 2)", ())], seer)) == 2
         assert [str(s) for s in tracker.states] == ["((turn 2))"]
         assert sum(tracker.states.values()) == pytest.approx(1.0)
 
