@@ -17,9 +17,10 @@ weighs them, replace it. So no turn costs more than one expansion per state held
   filtered again, the newest first, through the turns since; if none gives a state
   either, or an update runs out of time before any child is found, the belief is
   re-seeded by ``gdl2pl.information.sample_states`` over the whole history (randomized
-  search from the initial state) with as many expansions as fit in the time left. These fall-backs may
-  run until ``last_resort``, later than the update's own deadline. If they find nothing,
-  the belief is *lost* until a later turn's search succeeds; meanwhile it follows the
+  search from the initial state) with as many expansions as fit in the time left. These
+  fall-backs may run until ``last_resort``, later than the update's own deadline. If
+  they find nothing, the belief is *lost* until a later turn's search succeeds; meanwhile
+  it follows the
   states *nearest* to the history (reached by the role's moves, the percepts matched
   best).
 - A ``play`` message says the game goes on: terminal states are dropped from the belief.
