@@ -20,9 +20,8 @@ weighs them, replace it. So no turn costs more than one expansion per state held
   search from the initial state) with as many expansions as fit in the time left. These
   fall-backs may run until ``last_resort``, later than the update's own deadline. If
   they find nothing, the belief is *lost* until a later turn's search succeeds; meanwhile
-  it follows the
-  states *nearest* to the history (reached by the role's moves, the percepts matched
-  best).
+  it follows the states *nearest* to the history (reached by the role's moves, the
+  percepts matched best).
 - A ``play`` message says the game goes on: terminal states are dropped from the belief.
 - Prolog calls past the deadline are cut short by an interrupt (``hidden.choose_move``
   runs ``update`` under ``interrupt_after``): ``QueryInterrupted`` counts as out of time.
