@@ -20,13 +20,9 @@
 % kind_search(+Module, +MaxStates, +MaxEdges, +MaxSteps, +Seed, +Limit, +Missing, -Result)
 :- use_module(library(lists)).
 :- use_module(library(apply)).
-:- import(gdl_runtime:state_roles/2).    % the runtime is loaded first (bridge.runtime())
-:- import(gdl_runtime:state_install/2).
-:- import(gdl_runtime:state_current/2).
-:- import(gdl_runtime:state_legal/3).
-:- import(gdl_runtime:state_terminal/1).
-:- import(gdl_runtime:state_goals/3).
-:- import(gdl_runtime:state_next/3).
+% The runtime's questions (state_roles/2, state_legal/3, ...), from the file the
+% bridge loaded it from before this one (bridge.runtime()).
+:- module_property(gdl_runtime, file(Runtime)), use_module(Runtime).
 :- import(gdl_semantics:state_forget/1).  % after an interrupt: tables, facts unknown
 
 %!  kind_search(+Module, +MaxStates, +MaxEdges, +MaxSteps, +Seed, +Limit, +Missing,

@@ -36,7 +36,7 @@ from gdl2pl.check import format_finding
 from gdl2pl.errors import GdlError
 from gdl2pl.ggp.manager import run_match
 from gdl2pl.ggp.player import GamePlayer
-from gdl2pl.ggp.server import PlayerServer
+from gdl2pl.ggp.server import serving
 from gdl2pl.ggp.strategy import Strategy
 from gdl2pl.ggp.strategy import make_strategy
 from gdl2pl.pipeline import compile_game
@@ -117,11 +117,8 @@ def examine(path: Path, root: Path, play_clock: int, start_clock: int, max_steps
         row.note = "not GDL-II after all"
         return row
     players = [GamePlayer(_random_player(i + 1), name=f"p{i}", margin=0.3) for i in range(seats)]
-    servers = [PlayerServer(p, "127.0.0.1", 0) for p in players]
-    for s in servers:
-        s.start_in_thread()
-    started = time.monotonic()
-    try:
+    with serving(players) as servers:
+        started = time.monotonic()
         rec = run_match(
             compiled.description,
             [s.url for s in servers],
@@ -131,9 +128,6 @@ def examine(path: Path, root: Path, play_clock: int, start_clock: int, max_steps
             seed=1,
             max_steps=max_steps,
         )
-    finally:
-        for s in servers:
-            s.close()
     steps = len(rec["moves"])
     seated = [i for i, url in enumerate(rec["playerURLs"]) if url is not None]
     bad = [

@@ -34,6 +34,14 @@ def _command(name: str) -> Callable[[Command], Command]:
     return register
 
 
+def _add_game_reading(s: argparse.ArgumentParser) -> None:
+    """The options of a command that plays a game: how to read it (--syntax), the engine
+    that runs it (--engine) and whether its static errors are let through."""
+    s.add_argument("--syntax", choices=SYNTAXES, default="auto")
+    add_engine(s)
+    add_accept_errors(s)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="gdl2pl", description="GDL reasoner on SWI-Prolog.")
     p.add_argument("--version", action="version", version=f"gdl2pl {_version()}")
@@ -65,9 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("game")
     s.add_argument("--seed", type=int)
     s.add_argument("--max-steps", type=_positive, default=1000)
-    s.add_argument("--syntax", choices=SYNTAXES, default="auto")
-    add_engine(s)
-    add_accept_errors(s)
+    _add_game_reading(s)
 
     s = sub.add_parser("simulate", help="random playouts inside the engine; prints playouts/s")
     s.add_argument("game")
@@ -79,24 +85,18 @@ def _parser() -> argparse.ArgumentParser:
         help="steps after which a playout is cut short (default 5000)",
     )
     s.add_argument("--seed", type=int)
-    s.add_argument("--syntax", choices=SYNTAXES, default="auto")
-    add_engine(s)
-    add_accept_errors(s)
+    _add_game_reading(s)
 
     s = sub.add_parser("trace", help="random matches as JSON lines (the reference format)")
     s.add_argument("game")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("-n", type=_positive, default=1, help="number of matches (>= 1)")
     s.add_argument("--max-steps", type=_positive, default=10_000)
-    s.add_argument("--syntax", choices=SYNTAXES, default="auto")
-    add_engine(s)
-    add_accept_errors(s)
+    _add_game_reading(s)
 
     s = sub.add_parser("replay", help='replay matches read from stdin ({"moves": [[...]]} lines)')
     s.add_argument("game")
-    s.add_argument("--syntax", choices=SYNTAXES, default="auto")
-    add_engine(s)
-    add_accept_errors(s)
+    _add_game_reading(s)
 
     for plugin in (
         "gdl2pl.cli.network",

@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gdl2pl.depgraph import strongly_connected_components
+
 from .errors import CompileRefusedError
 from .ground import GroundGame
 
@@ -63,52 +65,6 @@ class Network:
     @property
     def n_rules(self) -> int:
         return len(self.lit_start) - 1
-
-
-def _components(nodes: list[int], deps: dict[int, list[int]]) -> list[list[int]]:
-    """Strongly connected components, each after those it depends on (Tarjan's
-    algorithm, without recursion)."""
-    index: dict[int, int] = {}
-    low: dict[int, int] = {}
-    stack: list[int] = []
-    on: set[int] = set()
-    out: list[list[int]] = []
-    counter = 0
-    for root in nodes:
-        if root in index:
-            continue
-        work = [(root, 0)]
-        while work:
-            v, i = work.pop()
-            if i == 0:
-                index[v] = low[v] = counter
-                counter += 1
-                stack.append(v)
-                on.add(v)
-            children = deps.get(v, [])
-            for j in range(i, len(children)):
-                w = children[j]
-                if w not in index:
-                    work.append((v, j + 1))
-                    work.append((w, 0))
-                    break
-                if w in on:
-                    low[v] = min(low[v], index[w])
-            else:
-                if low[v] == index[v]:
-                    comp = []
-                    while True:
-                        w = stack.pop()
-                        on.discard(w)
-                        comp.append(w)
-                        if w == v:
-                            break
-                    out.append(comp)
-                if work:
-                    parent = work[-1][0]
-                    low[parent] = min(low[parent], low[v])
-                continue
-    return out
 
 
 def build_network(g: GroundGame, game: str) -> Network:
@@ -170,7 +126,8 @@ def _build(g: GroundGame, game: str) -> Network:
             body.update(neg)
         body_of[a] = body
     deps = {a: sorted(b for b in body_of[a] if not is_input[b]) for a in derived}
-    order = _components(derived, deps)
+    # each component after those it depends on; its atoms in ascending order
+    order = [sorted(c) for c in strongly_connected_components(derived, deps)]
     # network ids, by grounding id
     nid = [false] * len(g.atoms)
     for a, (kind, x) in enumerate(g.atoms):

@@ -129,9 +129,10 @@ class Stop:
 
 
 @dataclass(frozen=True)
-class PlayII:
-    """``(play ID TURN LASTMOVE PERCEPTS)`` (GDL-II): the player's own move of the turn
-    before and its percepts after it (``None`` for ``nil``, as on turn 0); reply a move."""
+class _TurnII:
+    """The fields of a GDL-II turn message, ``(KIND ID TURN LASTMOVE PERCEPTS)``: the
+    player's own move of the turn before and its percepts after it (``None`` for
+    ``nil``, as on turn 0). A play and a stop are told apart by their class."""
 
     match_id: str
     turn: int
@@ -140,14 +141,13 @@ class PlayII:
 
 
 @dataclass(frozen=True)
-class StopII:
-    """``(stop ID TURN LASTMOVE PERCEPTS)`` (GDL-II): the match is over; the fields as in
-    ``PlayII``."""
+class PlayII(_TurnII):
+    """``(play ID TURN LASTMOVE PERCEPTS)`` (GDL-II): reply a move."""
 
-    match_id: str
-    turn: int
-    last_move: Term | None
-    percepts: tuple[Term, ...] | None
+
+@dataclass(frozen=True)
+class StopII(_TurnII):
+    """``(stop ID TURN LASTMOVE PERCEPTS)`` (GDL-II): the match is over."""
 
 
 @dataclass(frozen=True)
@@ -232,12 +232,14 @@ def _atom(x: _Atom | _List, what: str) -> str:
     raise ProtocolError(f"{what} must be a symbol, found a list")
 
 
-def _moves(x: _Atom | _List) -> tuple[Term, ...] | None:
+def _terms_or_nil(x: _Atom | _List, what: str, items: str, each: str) -> tuple[Term, ...] | None:
+    """``nil`` as None, or the list ``x`` of terms; ``what`` names the list in errors,
+    ``items`` what it must hold, ``each`` one of them."""
     if isinstance(x, _Atom):
         if x.text.lower() == "nil":
             return None
-        raise ProtocolError(f"moves must be nil or a list of moves, found {x.text}")
-    return tuple(_term(m, "a move") for m in x.items)
+        raise ProtocolError(f"{what} must be nil or a list of {items}, found {x.text[:40]}")
+    return tuple(_term(m, each) for m in x.items)
 
 
 def _turn(x: _Atom | _List) -> int:
@@ -251,14 +253,6 @@ def _last_move(x: _Atom | _List) -> Term | None:
     if isinstance(x, _Atom) and x.text.lower() == "nil":
         return None
     return _term(x, "the last move")
-
-
-def _percepts(x: _Atom | _List) -> tuple[Term, ...] | None:
-    if isinstance(x, _Atom):
-        if x.text.lower() == "nil":
-            return None
-        raise ProtocolError(f"percepts must be nil or a list of terms, found {x.text[:40]}")
-    return tuple(_term(p, "a percept") for p in x.items)
 
 
 _ARITY = {"info": 0, "preview": 2, "start": 5, "play": 2, "stop": 2, "abort": 1}
@@ -292,7 +286,7 @@ def parse_message(text: str) -> Message:
             _atom(args[0], "the match id"),
             _turn(args[1]),
             _last_move(args[2]),
-            _percepts(args[3]),
+            _terms_or_nil(args[3], "percepts", "terms", "a percept"),
         )
     if len(args) < n or (len(args) > n and kind != "start"):  # start may grow new fields
         also = f" (or {_GDL_II_ARITY[kind]} in GDL-II)" if kind in _GDL_II_ARITY else ""
@@ -303,7 +297,9 @@ def parse_message(text: str) -> Message:
         return Abort(_atom(args[0], "the match id"))
     if kind in ("play", "stop"):
         cls = Play if kind == "play" else Stop
-        return cls(_atom(args[0], "the match id"), _moves(args[1]))
+        return cls(
+            _atom(args[0], "the match id"), _terms_or_nil(args[1], "moves", "moves", "a move")
+        )
     if kind == "preview":
         return Preview(_rules(text, args[0]), _clock(args[1], "the preview clock"))
     return Start(

@@ -20,6 +20,9 @@ import logging
 import sys
 import threading
 import time
+from collections.abc import Iterable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler
 from http.server import ThreadingHTTPServer
 from typing import Any
@@ -184,3 +187,19 @@ class PlayerServer(ThreadingHTTPServer):
             self.shutdown()
         self.server_close()
         self.player.close()
+
+
+@contextmanager
+def serving(players: Iterable[GamePlayer], host: str = "127.0.0.1") -> Iterator[list[PlayerServer]]:
+    """Each of ``players`` served on ``host`` at a free port, from its own thread, for
+    the ``with`` block (in the players' order; their ``url`` names them to a manager);
+    every server started is closed at the end, its player with it, even after an error."""
+    servers: list[PlayerServer] = []
+    try:
+        for p in players:
+            servers.append(PlayerServer(p, host, 0))
+            servers[-1].start_in_thread()
+        yield servers
+    finally:
+        for s in servers:
+            s.close()

@@ -427,15 +427,26 @@ gdl_next(M0, State, Joint, Result) :-
     limited(M0, 1, gdl_next_(M0, State, Joint, Result)).
 
 gdl_next_(M0, PyState, PyJoint, Result) :-
+    advanced(M0, PyState, PyJoint, _Module, Add, Del, Check),
+    (   Check == ok
+    ->  maplist(to_py, Add, PyAdd),
+        maplist(to_py, Del, PyDel),
+        Result = [next, PyAdd, PyDel]
+    ;   Result = Check
+    ).
+
+%   advanced(+M0, +PyState, +PyJoint, -Module, -Added, -Removed, -Check): installs
+%   PyState in the game M0 names (Module) and, when Check (as checked_joint/4 gives it)
+%   is ok, plays PyJoint: the fluents the successor adds to and removes from PyState
+%   (the successor is then installed); Added and Removed stay unbound otherwise.
+
+advanced(M0, PyState, PyJoint, Module, Add, Del, Check) :-
     game(M0, Module),
     install_py(Module, PyState),
     checked_joint(Module, PyJoint, Joint, Check),
     (   Check == ok
-    ->  state_advance(Module, Joint, Add, Del),
-        maplist(to_py, Add, PyAdd),
-        maplist(to_py, Del, PyDel),
-        Result = [next, PyAdd, PyDel]
-    ;   Result = Check
+    ->  state_advance(Module, Joint, Add, Del)
+    ;   true
     ).
 
 %   checked_joint(+Module, +PyJoint, -Joint, -Check): Joint is the joint move
@@ -462,12 +473,9 @@ gdl_step(M0, State, Joint, Result) :-
     limited(M0, 1, gdl_step_(M0, State, Joint, Result)).
 
 gdl_step_(M0, PyState, PyJoint, Result) :-
-    game(M0, Module),
-    install_py(Module, PyState),
-    checked_joint(Module, PyJoint, Joint, Check),
+    advanced(M0, PyState, PyJoint, Module, Add, Del, Check),
     (   Check == ok
-    ->  state_advance(Module, Joint, Add, Del),
-        state_info(Module, Terminal, Legal, Goals),
+    ->  state_info(Module, Terminal, Legal, Goals),
         symbols(Module, Symbols),
         child_py(Module, Symbols, child(Add, Del, Terminal, Legal, Goals), Py),
         Result = [next|Py]

@@ -210,37 +210,40 @@ def test_a_plain_chain_is_proved_to_its_length(length: int) -> None:
     assert step_counter_bound(parse_game(_counter_game(facts, length))) == (length, "step")
 
 
-def test_moves_legal_in_every_state() -> None:
-    game = (
+ALWAYS_LEGAL_CASES = [
+    # a move legal in every state, from a fact or from a rule over role/1
+    (
         "(role a) (role b) (legal a pass) (<= (legal ?r (wait 1)) (role ?r))"
-        " (<= (legal b hit) (true (ready b)))"
-    )
-    assert always_legal(parse_game(game)) == {"a": "pass", "b": "(wait 1)"}
-    conditional = "(role a) (<= (legal a go) (true (ready a)))"
-    assert always_legal(parse_game(conditional)) == {}
-    changing = "(role a) (<= (legal ?r ?m) (role ?r) (move ?m)) (<= (move x) (true (ready)))"
-    assert always_legal(parse_game(changing)) == {}  # move/1 depends on the state
-
-
-def test_moves_from_facts_no_state_changes() -> None:
-    """A legal rule whose body needs only facts (never true or does) gives a move in
-    every state: lightsOut's ``(switch ?x ?y)`` over ``coord``, with distinct and the
-    negation of facts taken once their terms are bound."""
-    lights = (
-        "(role player) (<= (legal player (switch ?x ?y)) (coord ?x) (coord ?y)) (coord 1) (coord 2)"
-    )
-    assert always_legal(parse_game(lights)) == {"player": "(switch 1 1)"}
-    tests = (
+        " (<= (legal b hit) (true (ready b)))",
+        {"a": "pass", "b": "(wait 1)"},
+    ),
+    ("(role a) (<= (legal a go) (true (ready a)))", {}),  # only in some states
+    # move/1 depends on the state
+    ("(role a) (<= (legal ?r ?m) (role ?r) (move ?m)) (<= (move x) (true (ready)))", {}),
+    # a legal rule whose body needs only facts (never true or does) gives a move in every
+    # state: lightsOut's (switch ?x ?y) over coord ...
+    (
+        "(role player) (<= (legal player (switch ?x ?y)) (coord ?x) (coord ?y))"
+        " (coord 1) (coord 2)",
+        {"player": "(switch 1 1)"},
+    ),
+    # ... with distinct and the negation of facts taken once their terms are bound
+    (
         "(role a) (role b) (<= (legal ?r (m ?x)) (role ?r) (n ?x) (distinct ?x ?r)"
-        " (not (bad ?x))) (n a) (n b) (n c) (bad c)"
-    )
-    assert always_legal(parse_game(tests)) == {"a": "(m b)", "b": "(m a)"}
-    none_fits = "(role a) (<= (legal a (m ?x)) (n ?x) (not (bad ?x))) (n c) (bad c)"
-    assert always_legal(parse_game(none_fits)) == {}
-    unbound = "(role a) (<= (legal a (m ?x)) (distinct ?x c))"
-    assert always_legal(parse_game(unbound)) == {}  # unsafe: nothing binds ?x
-    ruled = "(role a) (<= (legal a (m ?x)) (n ?x)) (n c) (<= (n d) (true (on)))"
-    assert always_legal(parse_game(ruled)) == {}  # n/1 also has a rule
+        " (not (bad ?x))) (n a) (n b) (n c) (bad c)",
+        {"a": "(m b)", "b": "(m a)"},
+    ),
+    ("(role a) (<= (legal a (m ?x)) (n ?x) (not (bad ?x))) (n c) (bad c)", {}),  # none fits
+    ("(role a) (<= (legal a (m ?x)) (distinct ?x c))", {}),  # unsafe: nothing binds ?x
+    ("(role a) (<= (legal a (m ?x)) (n ?x)) (n c) (<= (n d) (true (on)))", {}),  # n/1 has a rule
+]
+
+
+@pytest.mark.parametrize(("game", "expected"), ALWAYS_LEGAL_CASES)
+def test_moves_legal_in_every_state(game: str, expected: dict[str, str]) -> None:
+    """``always_legal`` names a move per role that is legal in every state, and no move
+    where the legal rules depend on the state or cannot be proved from facts alone."""
+    assert always_legal(parse_game(game)) == expected
 
 
 @st.composite

@@ -272,26 +272,31 @@ def test_a_growing_term_game_stops_at_the_budget_and_auto_falls_back() -> None:
         assert m.legal_moves(m.initial_state, "counter")
 
 
-def test_too_many_ground_rules_stops_at_the_budget() -> None:
-    budget = GroundingBudget(rules=5_000)
-    with pytest.raises(
-        GroundingBudgetError,
-        match=r"breakthrough\.kif: grounding needs more "
-        r"than 5,000 ground rules",
-    ):
-        load_machine(repository("breakthrough"), "compiled", budget=budget)
+@pytest.mark.parametrize(
+    ("game", "budget", "said"),
+    [
+        (
+            "breakthrough",
+            GroundingBudget(rules=5_000),
+            r"breakthrough\.kif: grounding needs more than 5,000 ground rules",
+        ),
+        (
+            "amazons_10x10",
+            GroundingBudget(seconds=0.5),
+            r"amazons_10x10.kif: grounding (took more than its budget of 0.5 s|needs)",
+        ),
+    ],
+    ids=["too-many-ground-rules", "short-time-budget"],
+)
+def test_a_big_game_stops_at_the_grounding_budget(
+    game: str, budget: GroundingBudget, said: str
+) -> None:
+    """Grounding past its rule or time budget refuses the game, saying which and why,
+    and a second attempt refuses it again."""
+    with pytest.raises(GroundingBudgetError, match=said):
+        load_machine(repository(game), "compiled", budget=budget)
     with pytest.raises(CompileRefusedError):
-        load_machine(repository("breakthrough"), "compiled", budget=budget)
-
-
-def test_a_short_time_budget_stops_a_big_game() -> None:
-    budget = GroundingBudget(seconds=0.5)
-    with pytest.raises(
-        GroundingBudgetError,
-        match=r"amazons_10x10.kif: grounding (took more "
-        r"than its budget of 0.5 s|needs)",
-    ):
-        load_machine(repository("amazons_10x10"), "compiled", budget=budget)
+        load_machine(repository(game), "compiled", budget=budget)
 
 
 def test_the_command_line_takes_an_engine(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -27,7 +27,7 @@ from gdl2pl.check import check_description
 from gdl2pl.ggp.manager import run_match
 from gdl2pl.ggp.player import GamePlayer
 from gdl2pl.ggp.player import Reply
-from gdl2pl.ggp.server import PlayerServer
+from gdl2pl.ggp.server import serving
 from gdl2pl.ggp.strategy import make_strategy
 from gdl2pl.load import read_game
 
@@ -112,10 +112,7 @@ def test_matches_get_a_legal_move_every_turn_within_the_clock(
     require_prolog()
     engine.attach_thread()
     players = [_Clocked(k, seed) for seed, k in enumerate(kinds, 7)]
-    servers = [PlayerServer(p, "127.0.0.1", 0) for p in players]
-    for s in servers:
-        s.start_in_thread()
-    try:
+    with serving(players) as servers:
         rec = run_match(
             read_game(path),
             [s.url for s in servers],
@@ -124,9 +121,6 @@ def test_matches_get_a_legal_move_every_turn_within_the_clock(
             seed=2,
             max_steps=steps,
         )
-    finally:
-        for s in servers:
-            s.close()
     cut = f"no terminal state after {steps} steps"
     assert rec["isCompleted"] or rec.get("abortReason") == cut, rec.get("abortReason")
     seats = [i for i, url in enumerate(rec["playerURLs"]) if url is not None]

@@ -28,7 +28,7 @@ from gdl2pl.ggp.protocol import Stop
 from gdl2pl.ggp.protocol import StopII
 from gdl2pl.ggp.protocol import format_message
 from gdl2pl.ggp.protocol import parse_message
-from gdl2pl.ggp.server import PlayerServer
+from gdl2pl.ggp.server import serving
 from gdl2pl.ggp.strategy import Budget
 from gdl2pl.ggp.strategy import make_strategy
 from gdl2pl.kif import parse_kif_term
@@ -247,10 +247,7 @@ class _Spy(GamePlayer):
 
 
 def match(path, spies: list[_Spy], seed: int, scramble: bool = False, play_clock: int = 1):  # type: ignore[no-untyped-def]
-    servers = [PlayerServer(s, "127.0.0.1", 0) for s in spies]
-    for s in servers:
-        s.start_in_thread()
-    try:
+    with serving(spies) as servers:
         return run_match(
             read_game(path),
             [s.url for s in servers],
@@ -259,9 +256,6 @@ def match(path, spies: list[_Spy], seed: int, scramble: bool = False, play_clock
             seed=seed,
             scramble=scramble,
         )
-    finally:
-        for s in servers:
-            s.close()
 
 
 def test_a_monty_hall_match_the_manager_plays_chance() -> None:

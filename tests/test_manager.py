@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler
 from http.server import ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import EXAMPLES
@@ -23,6 +24,7 @@ from prolog_env import require_prolog
 from gdl2pl.bridge import StateMachine
 from gdl2pl.bridge import swipl as engine
 from gdl2pl.cli.network import add_subcommands
+from gdl2pl.ggp.manager import Record
 from gdl2pl.ggp.manager import run_match
 from gdl2pl.ggp.manager import summary
 from gdl2pl.ggp.player import GamePlayer
@@ -31,6 +33,7 @@ from gdl2pl.ggp.protocol import Play
 from gdl2pl.ggp.protocol import Start
 from gdl2pl.ggp.protocol import parse_message
 from gdl2pl.ggp.server import PlayerServer
+from gdl2pl.ggp.server import serving
 from gdl2pl.ggp.strategy import make_strategy
 from gdl2pl.load import read_game
 
@@ -73,21 +76,29 @@ def prolog_in_main_thread() -> None:
 def players(
     *kinds: str, margin: float = 1.0, engine: str = "prolog"
 ) -> Iterator[list[PlayerServer]]:
-    servers = []
-    try:
-        for i, kind in enumerate(kinds):
-            p = GamePlayer(
-                lambda k=kind, i=i: make_strategy(k, i),
-                name=f"{kind}{i}",
-                margin=margin,
-                engine=engine,  # type: ignore[arg-type]
-            )
-            servers.append(PlayerServer(p, "127.0.0.1", 0))
-            servers[-1].start_in_thread()
+    with serving(
+        GamePlayer(
+            lambda k=kind, i=i: make_strategy(k, i),
+            name=f"{kind}{i}",
+            margin=margin,
+            engine=engine,  # type: ignore[arg-type]
+        )
+        for i, kind in enumerate(kinds)
+    ) as servers:
         yield servers
-    finally:
-        for s in servers:
-            s.close()
+
+
+def ttt_match(urls: list[str], seed: int, **options: Any) -> Record:
+    """A tic-tac-toe match between the players at ``urls`` (5 s to start, 1 s a move)."""
+    return run_match(
+        read_game(TTT),
+        urls,
+        game_name="ticTacToe.kif",
+        start_clock=5,
+        play_clock=1,
+        seed=seed,
+        **options,
+    )
 
 
 def replay_is_legal(path: Path, record: dict) -> list[int]:
@@ -105,14 +116,7 @@ def replay_is_legal(path: Path, record: dict) -> list[int]:
 def test_turn_taking_match_mcts_against_random() -> None:
     with players("mcts", "random") as (a, b):
         t0 = time.monotonic()
-        rec = run_match(
-            read_game(TTT),
-            [a.url, b.url],
-            game_name="ticTacToe.kif",
-            start_clock=5,
-            play_clock=1,
-            seed=1,
-        )
+        rec = ttt_match([a.url, b.url], seed=1)
         took = time.monotonic() - t0
     assert rec.keys() >= GGP_FIELDS
     assert rec["isCompleted"] and not rec["isAborted"]
@@ -134,15 +138,7 @@ def test_a_match_on_the_compiled_engine_is_a_match_of_the_game(
     reasoner replays every recorded move as legal and agrees on every state and goal."""
     caplog.set_level(logging.INFO, logger="gdl2pl.compiled")
     with players("mcts", "random", engine="auto") as (a, b):
-        rec = run_match(
-            read_game(TTT),
-            [a.url, b.url],
-            game_name="ticTacToe.kif",
-            start_clock=5,
-            play_clock=1,
-            seed=3,
-            engine="compiled",
-        )
+        rec = ttt_match([a.url, b.url], seed=3, engine="compiled")
     assert rec["isCompleted"] and not rec["isAborted"]
     assert all(e == ["", ""] for e in rec["errors"])
     assert rec["goalValues"] == replay_is_legal(TTT, rec)
@@ -180,21 +176,8 @@ class _Spy(GamePlayer):
 
 def test_scrambled_match_translates_moves_both_ways() -> None:
     spies = [_Spy(), _Spy()]
-    servers = [PlayerServer(s, "127.0.0.1", 0) for s in spies]
-    for s in servers:
-        s.start_in_thread()
-    try:
-        rec = run_match(
-            read_game(TTT),
-            [s.url for s in servers],
-            start_clock=5,
-            play_clock=1,
-            scramble=True,
-            seed=3,
-        )
-    finally:
-        for s in servers:
-            s.close()
+    with serving(spies) as servers:
+        rec = ttt_match([s.url for s in servers], seed=3, scramble=True)
     assert rec["isCompleted"] and rec["scrambled"]
     assert all(e == ["", ""] for e in rec["errors"])  # every scrambled reply was understood
     start = parse_message(spies[0].seen[1])
@@ -251,9 +234,7 @@ def fake(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
 
 def test_late_garbage_and_illegal_moves_are_replaced_and_recorded() -> None:
     with players("legal") as (good,), fake(_Faulty) as bad:
-        rec = run_match(
-            read_game(TTT), [bad, good.url], start_clock=5, play_clock=1, seed=4, grace=0.3
-        )
+        rec = ttt_match([bad, good.url], seed=4, grace=0.3)
     assert rec["isCompleted"]
     bad_errors = [e[0] for e in rec["errors"][1:]]
     assert bad_errors[0] == "TO"

@@ -583,18 +583,18 @@ print(json.dumps(writes))
 """
 
 
-def test_the_server_writes_no_file(tmp_path: Any) -> None:
-    """Every endpoint answers without writing a file anywhere (Python's audit events)."""
-    import json
+def _assert_writes_nothing(tmp_path: Any, script: str, given: str) -> None:
+    """Run ``script`` in a fresh Python with ``given`` on its stdin, its home and temporary
+    folder in the empty ``tmp_path``: it must end well, report no audited write, and leave
+    ``tmp_path`` empty."""
     import os
     import subprocess
     import sys
 
-    _client()  # what it needs is there
     env = {**os.environ, "TMPDIR": str(tmp_path), "HOME": str(tmp_path)}
     done = subprocess.run(
-        [sys.executable, "-c", _NO_WRITES],
-        input=TTT,
+        [sys.executable, "-c", script],
+        input=given,
         capture_output=True,
         text=True,
         cwd=tmp_path,
@@ -604,6 +604,12 @@ def test_the_server_writes_no_file(tmp_path: Any) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout.splitlines()[-1]) == []
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_server_writes_no_file(tmp_path: Any) -> None:
+    """Every endpoint answers without writing a file anywhere (Python's audit events)."""
+    _client()  # what it needs is there
+    _assert_writes_nothing(tmp_path, _NO_WRITES, TTT)
     # the front end's questions are answered in worker processes: audit one too
     questions = [
         {"op": op, "text": TTT, "syntax": "auto", "to": "infix"}
@@ -620,15 +626,4 @@ def test_the_server_writes_no_file(tmp_path: Any) -> None:
         "assert all('answer' in json.loads(line) for line in ''.join(out).splitlines())\n"
         "print(json.dumps(writes))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", worker],
-        input="".join(json.dumps(q) + "\n" for q in questions),
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert json.loads(done.stdout.splitlines()[-1]) == []
-    assert list(tmp_path.iterdir()) == []
+    _assert_writes_nothing(tmp_path, worker, "".join(json.dumps(q) + "\n" for q in questions))

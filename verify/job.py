@@ -178,23 +178,12 @@ def _trace_matches(text: str) -> list[list[Record]]:
     return [by_match[m] for m in sorted(by_match)]
 
 
-class FirstDivergence(judging.Judge):
+class FirstDivergence(judging.GameJudge):
     """Compares the engine's records with gdl2pl's, match by match, in order, up to the
     first divergence (then the engine may be stopped)."""
 
-    def __init__(
-        self,
-        path: str,
-        sm: StateMachine,
-        mine: list[list[Record]],
-        move_lists: list[list[list[str]]],
-    ) -> None:
-        self.path = path
-        self.sm = sm
-        self.move_lists = move_lists
+    def begin(self) -> None:
         self.diverged: tuple[int, Record, list[Difference], int] | None = None
-        self.missing: str | None = None  # where the engine's records ran out
-        super().__init__(mine)
 
     def compare(self) -> judging.Steps:
         for n, ours in enumerate(self.mine):

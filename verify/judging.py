@@ -15,6 +15,7 @@ from collections.abc import Generator
 from typing import Any
 
 from .oracle_link import Record
+from .oracle_link import StateMachine
 
 #: What a judge receives after the engine's last record.
 END: Any = object()
@@ -61,3 +62,27 @@ class Judge:
             self._done = True
             with contextlib.suppress(StopIteration):
                 self._steps.send(END)
+
+
+class GameJudge(Judge):
+    """A ``Judge`` of one game's records: the game's ``path``, gdl2pl's machine ``sm``,
+    the joint moves of each match (``move_lists``), and ``missing``, where the engine's
+    records ran out (None while they have not). A subclass sets its own fields in
+    ``begin``, called before ``compare`` starts."""
+
+    def __init__(
+        self,
+        path: str,
+        sm: StateMachine,
+        mine: list[list[Record]],
+        move_lists: list[list[list[str]]],
+    ) -> None:
+        self.path = path
+        self.sm = sm
+        self.move_lists = move_lists
+        self.missing: str | None = None
+        self.begin()
+        super().__init__(mine)
+
+    def begin(self) -> None:
+        """Set the subclass's own fields (called once, before ``compare`` starts)."""

@@ -27,7 +27,7 @@ from .divergence import out_of_place
 from .divergence import states_along
 from .engine import EngineRun
 from .judging import END
-from .judging import Judge
+from .judging import GameJudge
 from .judging import Steps
 from .oracle_link import MachineState
 from .oracle_link import Record
@@ -181,24 +181,13 @@ class _Match:
             self.states = (own, engine)
 
 
-class EveryDivergence(Judge):
+class EveryDivergence(GameJudge):
     """Compares every step of every match as the engine's records arrive."""
 
-    def __init__(
-        self,
-        path: str,
-        sm: StateMachine,
-        mine: list[list[Record]],
-        move_lists: list[list[list[str]]],
-    ) -> None:
-        self.path = path
-        self.sm = sm
-        self.move_lists = move_lists
+    def begin(self) -> None:
         self.tally = _Tally()
         self.taken = 0  # records matched to a step (or skipped as past a match's end)
-        self.missing: str | None = None  # where the engine's records ran out
         self.surplus = False  # the engine printed records past the last match
-        super().__init__(mine)
 
     def compare(self) -> Steps:
         sm, tally = self.sm, self.tally

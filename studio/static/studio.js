@@ -208,13 +208,23 @@ function hasErrors() {
 
 // -- Prolog, linked to the rules ------------------------------------------------------------
 
-async function loadProlog() {
+// The answer of `op` about the game text as it is now, the view `view` then marked as
+// showing this version; null when the game has errors (`refusal` says so), the request
+// failed, or the text changed while it was asked.
+async function answerForView(op, view, refusal) {
   const version = textVersion;
-  if (hasErrors()) { say("fix the errors first: the game cannot be translated"); return; }
+  if (hasErrors()) { say(refusal); return null; }
   let answer;
-  try { answer = await post("translate", game()); } catch (err) { failed(err); return; }
-  if (version !== textVersion) return;
-  shown.prolog = version;
+  try { answer = await post(op, game()); } catch (err) { failed(err); return null; }
+  if (version !== textVersion) return null;
+  shown[view] = version;
+  return answer;
+}
+
+async function loadProlog() {
+  const answer = await answerForView(
+    "translate", "prolog", "fix the errors first: the game cannot be translated");
+  if (!answer) return;
   S.clauses = answer.clauses;
   const lines = answer.prolog.split("\n");
   const byStart = new Map(answer.clauses.map((c, i) => [c.prolog_start, i]));
@@ -294,12 +304,9 @@ function cleanSvg(text) {
 }
 
 async function loadGraph() {
-  const version = textVersion;
-  if (hasErrors()) { say("fix the errors first: the graph needs a readable game"); return; }
-  let answer;
-  try { answer = await post("graph", game()); } catch (err) { failed(err); return; }
-  if (version !== textVersion) return;
-  shown.graph = version;
+  const answer = await answerForView(
+    "graph", "graph", "fix the errors first: the graph needs a readable game");
+  if (!answer) return;
   const box = $("graph");
   box.replaceChildren();
   $("graph-note").hidden = !answer.note;
