@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from typing import Literal
+from typing import cast
 
 from gdl2pl.board import render_state
 from gdl2pl.bridge import MachineState
@@ -47,6 +48,7 @@ from gdl2pl.bridge.pyform import goal_values
 from gdl2pl.bridge.pyform import term_of_py
 from gdl2pl.bridge.swipl import interrupt_after
 from gdl2pl.bridge.swipl import runtime_with
+from gdl2pl.compiled import CompiledMachine
 from gdl2pl.compiled import EngineChoice
 from gdl2pl.compiled import load_description
 from gdl2pl.compiled.factory import Engine
@@ -224,7 +226,9 @@ class GdlGame:
         except ValueError as e:  # an engine that is none of ENGINES
             raise AdapterError(f"{self.name}: {e}") from None
         #: The Prolog reasoner: what the analyses (``gdl_kind.pl``) query, either engine.
-        self.reasoner: StateMachine = getattr(self.sm, "prolog", self.sm)
+        self.reasoner: StateMachine = (
+            self.sm.prolog if isinstance(self.sm, CompiledMachine) else cast(StateMachine, self.sm)
+        )
         #: Which engine steps the game, and why (``gdl2pl.compiled.EngineChoice``).
         self.engine_choice: EngineChoice = self.sm.engine_choice  # type: ignore[attr-defined]
         if missing_goal is None:
