@@ -59,6 +59,7 @@ REFUSALS = (
     (re.compile(r"cannot be compiled", re.I), "refused"),
 )
 #: The temporary file name verify gives the game, as engines' messages begin.
+TEMP_FILE = re.compile(r"\S*gdl2pl-verify-\w+/game\.\w+")
 TEMP_PREFIX = re.compile(r"^\S*gdl2pl-verify-\w+/game\.\w+: (error: )?(game\.\w+: )?")
 
 
@@ -178,10 +179,10 @@ def outcome(r: dict) -> tuple[str, str]:
         where = f"match {d.get('match')} step {d.get('step')}" if d else ""
         return "diverge", f"{where}: {_first_line(error or json.dumps(d)[:300])}"
     if verdict == "engine_error":
-        said = engine_said(error)
+        said = TEMP_FILE.sub(os.path.basename(r["game"]), engine_said(error))
         for pattern, reason in REFUSALS:
             if pattern.search(said):
-                return "not compiled", f"{reason}: {said}"
+                return "not compiled", said if said.startswith(reason) else f"{reason}: {said}"
         prolog = r.get("prolog_engine")
         if prolog and prolog["status"] != 0 and engine_said(prolog["stderr"]) == said:
             return "both engines refuse", said
