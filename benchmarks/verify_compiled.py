@@ -184,7 +184,7 @@ def outcome(r: dict) -> tuple[str, str]:
             if pattern.search(said):
                 return "not compiled", said if said.startswith(reason) else f"{reason}: {said}"
         prolog = r.get("prolog_engine")
-        if prolog and prolog["status"] != 0 and engine_said(prolog["stderr"]) == said:
+        if prolog and prolog["status"] != 0 and said in engine_said(prolog["stderr"]):
             return "both engines refuse", said
         return "engine error", said
     if verdict == "gdl2pl_error":
