@@ -17,6 +17,11 @@ an observation vector, returns, and whether it is turn-taking.
   every state it sees as ``node`` does. Any game may be loaded as simultaneous.
 - ``gdl_metadata()``: each claim with how it is known (proved, declared, assumed, chosen).
 - Pickling: a game as its file and options, a position as its game and fluents.
+- Engine: ``engine="prolog"`` (the default) steps the game with the reasoner,
+  ``"compiled"`` with its compiled network (``gdl2pl.compiled``; a game it cannot compile
+  raises ``CompileRefusedError``), ``"auto"`` the compiled one when grounding fits its
+  budget. The analyses (``gdl_kind.pl``, ``reach.py``) always ask the reasoner
+  (``reasoner``); ``engine_choice`` says which engine steps the game and why.
 
 What the reasoner answers about a state is cached per state (``node``: terminal flag,
 then the legal moves, or the goals of a terminal state); successors per (state, joint
@@ -33,6 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from typing import Literal
+from typing import cast
 
 from gdl2pl.board import render_state
 from gdl2pl.bridge import MachineState
@@ -42,6 +48,11 @@ from gdl2pl.bridge.pyform import goal_values
 from gdl2pl.bridge.pyform import term_of_py
 from gdl2pl.bridge.swipl import interrupt_after
 from gdl2pl.bridge.swipl import runtime_with
+from gdl2pl.compiled import CompiledMachine
+from gdl2pl.compiled import EngineChoice
+from gdl2pl.compiled import load_description
+from gdl2pl.compiled.factory import Engine
+from gdl2pl.contract import GameMachine
 from gdl2pl.kif import kif_term
 from gdl2pl.load import read_game
 from gdl2pl.rule_shapes import goal_sum
@@ -191,6 +202,7 @@ class GdlGame:
         missing_goal: MissingGoal = "assume",
         cache_size: int = 200_000,
         seed: int = 0,
+        engine: Engine = "prolog",
     ) -> None:
         self.path = os.fspath(path)
         self.name = os.path.basename(self.path)
@@ -200,6 +212,7 @@ class GdlGame:
             "analysis_seconds": analysis_seconds,
             "max_terms": max_terms, "num_distinct_actions": num_distinct_actions,
             "missing_goal": missing_goal, "cache_size": cache_size, "seed": seed,
+            "engine": engine,
         }
         if utility not in ("auto", "zero_sum", "general_sum"):
             raise AdapterError(
@@ -207,7 +220,17 @@ class GdlGame:
                 f"not {utility!r}"
             )
         description = read_game(self.path)
-        self.sm = StateMachine(description, name=self.name)
+        try:
+            #: The machine play steps through: the reasoner, or the compiled network.
+            self.sm: GameMachine = load_description(description, engine, name=self.name)
+        except ValueError as e:  # an engine that is none of ENGINES
+            raise AdapterError(f"{self.name}: {e}") from None
+        #: The Prolog reasoner: what the analyses (``gdl_kind.pl``) query, either engine.
+        self.reasoner: StateMachine = (
+            self.sm.prolog if isinstance(self.sm, CompiledMachine) else cast(StateMachine, self.sm)
+        )
+        #: Which engine steps the game, and why (``gdl2pl.compiled.EngineChoice``).
+        self.engine_choice: EngineChoice = self.sm.engine_choice  # type: ignore[attr-defined]
         if missing_goal is None:
             missing_goal = "error"
         if not (isinstance(missing_goal, int) or missing_goal in ("assume", "error")):
@@ -230,7 +253,7 @@ class GdlGame:
         try:
             if any(
                 isinstance(r.head, Func) and r.head.name == "sees" and len(r.head.args) == 2
-                for _, r in self.sm.translation.origins
+                for _, r in self.reasoner.translation.origins
             ):
                 raise AdapterError(
                     f"{self.name}: a GDL-II game with hidden information (sees): its "
@@ -667,11 +690,11 @@ class GdlGame:
         if max_states <= 0:
             return Kind(False, False, 0, 0, frozenset())
         janus = kind_runtime()
-        with interrupt_after(self.analysis_seconds), self.sm.using():
+        with interrupt_after(self.analysis_seconds), self.reasoner.using():
             verdict, states, max_depth, sums, bad, missed = janus.apply_once(
                 KIND_MODULE,
                 "kind_search",
-                self.sm.module,
+                self.reasoner.module,
                 max_states,
                 max_edges,
                 max_steps,

@@ -28,6 +28,14 @@ checkers, loaded with default options: chess's goal-less end at move 200 gets th
 resident set of a fresh process that loads the game, less that of one that only imports
 the adapter), and the raw, OpenSpiel and PettingZoo loops as above.
 
+Then OpenSpiel's random loop (the ``openspiel`` loop above) on GDL tic-tac-toe through
+the adapter on each engine (``prolog``, ``compiled``) beside OpenSpiel's native C++
+``tic_tac_toe`` in the same run, interleaved rounds as above: steps/s and the ratio of the
+native rate to each (issue 34's target: within 2x). ``--ttt-only`` runs only this.
+
+``--engine prolog|compiled|auto`` chooses the engine of every other loop (the raw step
+API loads the game with ``gdl2pl.compiled.load_machine``; the adapters take ``engine=``).
+
 Then OpenSpiel's ``MCTSBot`` (UCT c = 2, random-rollout evaluator with one rollout,
 ``--simulations`` per search) searches from the initial state of GDL tic-tac-toe and of
 OpenSpiel's native C++ ``tic_tac_toe``: simulations per second, the first search (cold
@@ -145,21 +153,23 @@ def run_for(steps: Steps, seconds: float, count: Count) -> None:
     count.seconds += clock() - t0
 
 
-def open_loops(path: Path, seed: int) -> tuple[dict[str, Steps | str], list[Any]]:
-    """Every loop that applies to the game (an adapter that refuses the game: its error
-    message instead), and what to close at the end."""
-    from gdl2pl.bridge import StateMachine
+def open_loops(
+    path: Path, seed: int, engine: str = "prolog"
+) -> tuple[dict[str, Steps | str], list[Any]]:
+    """Every loop that applies to the game on ``engine`` (an adapter that refuses the
+    game: its error message instead), and what to close at the end."""
+    from gdl2pl.compiled import load_machine
 
     loops: dict[str, Steps | str] = {}
     closing: list[Any] = []
-    sm = StateMachine.from_file(path)
+    sm = load_machine(path, engine)  # type: ignore[arg-type]
     closing.append(sm)
     loops["raw"] = raw_steps(sm, random.Random(seed))
     for name in ADAPTERS:
         if name == "gymnasium" and len(sm.roles) != 1:
             continue
         try:
-            loops[name], gdl = open_adapter(name, path, random.Random(seed))
+            loops[name], gdl = open_adapter(name, path, random.Random(seed), engine=engine)
             closing.append(gdl)
         except Exception as e:  # a game an adapter refuses: its error is the result
             loops[name] = f"{type(e).__name__}: {e}"
@@ -182,17 +192,17 @@ def open_adapter(
         return pettingzoo_steps(e, rng), e.unwrapped.gdl
     from gdl2pl.gymnasium import GdlEnv
 
-    g = GdlEnv(path)
+    g = GdlEnv(path, **options)
     return gymnasium_steps(g, rng), g.gdl
 
 
 def measure_game(
-    path: Path, warmup: float, seconds: float, rounds: int, seed: int
+    path: Path, warmup: float, seconds: float, rounds: int, seed: int, engine: str = "prolog"
 ) -> dict[str, Count | str]:
     """steps/s of every loop on one game: after a warm-up of each, ``rounds`` rounds in
     which every loop runs ``seconds / rounds`` in turn (so a noisy moment of the machine
     hits them all alike); a match in progress carries over to the next round."""
-    loops, closing = open_loops(path, seed)
+    loops, closing = open_loops(path, seed, engine)
     results: dict[str, Count | str] = {k: v for k, v in loops.items() if isinstance(v, str)}
     live = {k: v for k, v in loops.items() if not isinstance(v, str)}
     counts = {k: Count() for k in live}
@@ -249,13 +259,15 @@ def load_cost(path: Path, adapter: str) -> tuple[float, float]:
     return out["1"][0], (out["1"][1] - out["0"][1]) / 1024
 
 
-def flagship_rows(names: list[str], games_dir: Path, seconds: float, seed: int) -> list[list[str]]:
+def flagship_rows(
+    names: list[str], games_dir: Path, seconds: float, seed: int, engine: str = "prolog"
+) -> list[list[str]]:
     """Per flagship game: load seconds and added MiB per adapter, and loop steps/s (raw
     step API, OpenSpiel, PettingZoo)."""
     import warnings
 
     from gdl2pl.adapters.errors import MissingGoalWarning
-    from gdl2pl.bridge import StateMachine
+    from gdl2pl.compiled import load_machine
 
     warnings.simplefilter("ignore", MissingGoalWarning)  # chess's is expected, once a load
     rows = []
@@ -266,12 +278,12 @@ def flagship_rows(names: list[str], games_dir: Path, seconds: float, seed: int) 
         for adapter in ("openspiel", "pettingzoo"):
             t, mib = load_cost(path, adapter)
             cells.append(f"{t:.1f} s, {mib:.0f} MiB")
-        with StateMachine.from_file(path) as sm:
+        with load_machine(path, engine) as sm:  # type: ignore[arg-type]
             count = Count()
             run_for(raw_steps(sm, random.Random(seed)), seconds, count)
             cells.append(rate(count.states_per_s))
         for adapter in ("openspiel", "pettingzoo"):
-            steps, gdl = open_adapter(adapter, path, random.Random(seed))
+            steps, gdl = open_adapter(adapter, path, random.Random(seed), engine=engine)
             count = Count()
             try:
                 run_for(steps, seconds, count)
@@ -302,6 +314,51 @@ def mcts_rates(
     return rates[0], statistics.median(rates[1:])
 
 
+NATIVE = "OpenSpiel native tic_tac_toe (C++)"
+
+
+def native_ttt_rows(
+    games_dir: Path, warmup: float, seconds: float, rounds: int, seed: int
+) -> list[list[str]]:
+    """OpenSpiel's random loop on native ``tic_tac_toe`` and on GDL tic-tac-toe through
+    the adapter on each engine, in interleaved rounds: steps/s, playouts/s, and how many
+    times faster the native game runs."""
+    import pyspiel
+
+    from gdl2pl.openspiel import load_game
+
+    ttt = game_path("ticTacToe", games_dir)
+    loops = {NATIVE: openspiel_steps(pyspiel.load_game("tic_tac_toe"), random.Random(seed))}
+    games = []
+    for engine in ("prolog", "compiled"):
+        game = load_game(ttt, engine=engine)
+        assert game.gdl.engine_choice.engine == engine, game.gdl.engine_choice
+        games.append(game)
+        loops[f"GDL ticTacToe.kif, {engine} engine"] = openspiel_steps(game, random.Random(seed))
+    counts = {k: Count() for k in loops}
+    try:
+        for steps in loops.values():
+            run_for(steps, warmup, Count())
+        for _ in range(rounds):
+            for k, steps in loops.items():
+                run_for(steps, seconds / rounds, counts[k])
+    finally:
+        for g in games:
+            g.gdl.close()
+    native = counts[NATIVE].states_per_s
+    return [
+        [k, rate(c.states_per_s), rate(c.playouts_per_s),
+         "1x" if k == NATIVE else f"{native / c.states_per_s:.2f}x"]
+        for k, c in counts.items()
+    ]  # fmt: skip
+
+
+def native_ttt_table(rows: list[list[str]]) -> str:
+    return markdown_table(
+        ["loop", "steps/s", "playouts/s", "native steps/s ÷ this (target ≤ 2x)"], rows
+    )
+
+
 def ratio_cell(adapter: Count | str | None, raw: Count) -> tuple[str, float | None]:
     if adapter is None:
         return "", None
@@ -326,9 +383,29 @@ def main(argv: list[str] | None = None) -> int:
                     help="games without input/base: load cost and loops")
     ap.add_argument("--quick", action="store_true", help="1 s per loop, no warm-up")
     ap.add_argument("--out", type=Path, help="write the Markdown report here")
+    ap.add_argument("--engine", choices=("prolog", "compiled", "auto"), default="prolog",
+                    help="the engine of the loops (default: the Prolog reasoner)")
+    ap.add_argument("--ttt-only", action="store_true",
+                    help="only the native tic_tac_toe comparison")
     args = ap.parse_args(argv)
     if args.quick:
         args.seconds, args.warmup, args.searches, args.rounds = 1.0, 0.0, 2, 1
+    native_rows = native_ttt_rows(
+        args.games_dir, args.warmup, args.seconds, args.rounds, args.seed
+    )
+    if args.ttt_only:
+        load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+        report = "\n\n".join([
+            header_markdown(machine_header()),
+            f"OpenSpiel random loop, {args.warmup:g} s warm-up each, then {args.seconds:g} s "
+            f"each in {args.rounds} interleaved rounds, seed {args.seed}. Load average at "
+            f"the end: {load}.",
+            native_ttt_table(native_rows),
+        ])  # fmt: skip
+        print(report)
+        if args.out:
+            args.out.write_text(report + "\n", encoding="utf-8")
+        return 0
 
     refs = select(read_references(args.anchors), args.games)
     rows, errors = [], []
@@ -336,7 +413,9 @@ def main(argv: list[str] | None = None) -> int:
     for ref in refs:
         path = game_path(ref.game, args.games_dir)
         print(f"{ref.game} ...", file=sys.stderr, flush=True)
-        result = measure_game(path, args.warmup, args.seconds, args.rounds, args.seed)
+        result = measure_game(
+            path, args.warmup, args.seconds, args.rounds, args.seed, args.engine
+        )
         raw = result["raw"]
         if isinstance(raw, str):  # the raw machine cannot play the game: no comparison
             errors.append(f"- {ref.game}, raw step API: {raw}")
@@ -366,7 +445,7 @@ def main(argv: list[str] | None = None) -> int:
     flagship_table = markdown_table(
         ["game", "OpenSpiel load (time, memory)", "PettingZoo load (time, memory)",
          "raw step API steps/s", "OpenSpiel steps/s", "PettingZoo AEC `env` steps/s"],
-        flagship_rows(args.flagships, args.games_dir, args.seconds, args.seed),
+        flagship_rows(args.flagships, args.games_dir, args.seconds, args.seed, args.engine),
     )
 
     import pyspiel
@@ -374,7 +453,7 @@ def main(argv: list[str] | None = None) -> int:
     from gdl2pl.openspiel import load_game
 
     ttt = game_path("ticTacToe", args.games_dir)
-    gdl_game = load_game(ttt)
+    gdl_game = load_game(ttt, engine=args.engine)
     gdl_first, gdl_rate = mcts_rates(gdl_game, args.simulations, args.searches, args.seed)
     gdl_game.gdl.close()
     nat_first, nat_rate = mcts_rates(
@@ -396,7 +475,8 @@ def main(argv: list[str] | None = None) -> int:
             f"Loops: {args.warmup:g} s warm-up each, then {args.seconds:g} s each in "
             f"{args.rounds} interleaved rounds, seed "
             f"{args.seed}; MCTS: {args.simulations} simulations per search, UCT c = 2, "
-            f"one random rollout per simulation. Load average at the end: {load}.",
+            f"one random rollout per simulation. Engine: {args.engine}. Load average at "
+            f"the end: {load}.",
             "## Steps per second through each adapter (ratio to the raw step API)",
             table,
             "\n".join(["Errors (a game or state an adapter refuses):", *errors])
@@ -404,6 +484,8 @@ def main(argv: list[str] | None = None) -> int:
             else "",
             "## Games without input or base: load cost and loops",
             flagship_table,
+            "## OpenSpiel's random loop: GDL tic-tac-toe on each engine beside native",
+            native_ttt_table(native_rows),
             "## OpenSpiel MCTSBot on tic-tac-toe",
             mcts_table,
         ]

@@ -31,6 +31,7 @@ from gdl2pl.syntax import Not
 from gdl2pl.syntax import Sentence
 from gdl2pl.syntax import Term
 from gdl2pl.syntax import Var
+from gdl2pl.syntax import variables as variables_of
 from gdl2pl.vocabulary import INPUT_RELATIONS
 
 from .errors import CompileRefusedError
@@ -136,11 +137,36 @@ def _encode(rules: list[FlatRule], names: _Names, dynamic: set[str]) -> list[lis
 
     out = []
     for r in rules:
+        _check_safe(r)
         variables: dict[str, int] = {}
         head = names.relation(r.head, variables)
         body = [literal(b, variables) for b in r.body]
         out.append(["d" if r.head.name in dynamic else "s", head, body])
     return out
+
+
+def _check_safe(r: FlatRule) -> None:
+    """Refuse a rule with a variable that no positive literal of its body binds (in its
+    head, a negation or a ``distinct``): the grounder needs every instance ground. Such a
+    game fails ``gdl2pl check``; it reaches here only when run anyway."""
+    bound = {
+        v.name
+        for lit in r.body
+        if not isinstance(lit, (Not, Distinct))
+        for v in variables_of(lit)  # type: ignore[arg-type]
+    }
+    places = [("the head", r.head), *(("a negation or distinct", b) for b in r.body)]
+    for where, node in places:
+        if where != "the head" and not isinstance(node, (Not, Distinct)):
+            continue
+        for v in variables_of(node):  # type: ignore[arg-type]
+            if v.name not in bound:
+                pos = getattr(v, "pos", None) or r.source.pos
+                at = f" at {pos}" if pos else ""
+                raise CompileRefusedError(
+                    f"an unsafe rule{at}: the variable ?{v.name} in {where} occurs in no "
+                    "positive literal of the body"
+                )
 
 
 def ground_game(

@@ -299,6 +299,30 @@ def test_a_big_game_stops_at_the_grounding_budget(
         load_machine(repository(game), "compiled", budget=budget)
 
 
+#: ggp-base's test_case_3e: a role variable bound by no positive literal (unsafe; gdl2pl
+#: check refuses it, ``--accept-errors`` runs it on the reasoner).
+UNSAFE = """(role xplayer)
+(cell 1 1)
+(<= terminal (cell 1 1))
+(<= (legal ?p ?p) (cell 1 1))
+(<= (goal ?p 100) (cell 1 1))
+"""
+
+
+def test_an_unsafe_rule_is_refused_by_place_and_auto_falls_back() -> None:
+    # Found by benchmarks/verify_compiled.py: the grounder failed with Prolog's
+    # instantiation error instead of saying which rule it cannot ground.
+    with pytest.raises(
+        CompileRefusedError,
+        match=r"unsafe: cannot be compiled: an unsafe rule at unsafe:4:\d+: the variable \?p "
+        "in the head occurs in no positive literal of the body",
+    ):
+        machine_from_text(UNSAFE, "compiled", name="unsafe")
+    with machine_from_text(UNSAFE, "auto", name="unsafe") as m:
+        assert m.engine_choice.engine == "prolog"  # type: ignore[attr-defined]
+        assert "an unsafe rule" in m.engine_choice.reason  # type: ignore[attr-defined]
+
+
 def test_the_command_line_takes_an_engine(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from gdl2pl.cli import main
 

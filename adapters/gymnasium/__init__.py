@@ -8,7 +8,8 @@ Importing this module registers ``gdl2pl/Gdl-v0``:
 then gdl2pl's examples). Observation: one 0/1 entry per base proposition (int8). Action:
 ``Discrete`` over the role's move table; ``info["action_mask"]`` marks the legal ones.
 Reward 0 until the end, then ``(goal - 50) / 50``. An illegal action ends the episode
-(``terminated``) with reward -1 and ``info["illegal_action"] = True``.
+(``terminated``) with reward -1 and ``info["illegal_action"] = True``. Other options are
+``GdlGame``'s, e.g. ``engine="compiled"`` (the game's compiled network; default: the reasoner).
 """
 
 from __future__ import annotations

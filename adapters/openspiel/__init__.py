@@ -53,7 +53,9 @@ SHORT_NAME = "gdl"
 #: is an error; -2: 50 is assumed, with a ``MissingGoalWarning``), ``analysis_seconds``
 #: (the time the game-kind search may take at load), ``utility`` (auto, zero_sum,
 #: general_sum: ``GdlGame``'s), ``observation`` (planes: the board's planes where there
-#: is one; flat: one entry per base proposition).
+#: is one; flat: one entry per base proposition), ``engine`` (prolog: the reasoner steps
+#: the game; compiled: its compiled network; auto: compiled when grounding fits its budget;
+#: ``GdlGame``'s).
 DEFAULT_PARAMS: dict[str, Any] = {
     "game": "ticTacToe.kif",
     "dynamics": "auto",
@@ -64,6 +66,7 @@ DEFAULT_PARAMS: dict[str, Any] = {
     "num_distinct_actions": 0,
     "missing_goal": -2,
     "analysis_seconds": ANALYSIS_SECONDS,
+    "engine": "prolog",
 }
 
 _Util = pyspiel.GameType.Utility
@@ -97,6 +100,7 @@ class GdlOpenSpielGame(pyspiel.Game):
             num_distinct_actions=int(p["num_distinct_actions"]) or None,
             missing_goal=_missing_goal(p["missing_goal"]),
             analysis_seconds=float(p["analysis_seconds"]),
+            engine=str(p["engine"]),  # type: ignore[arg-type]
         )
         g = self.gdl
         if g.zero_sum:
@@ -268,8 +272,8 @@ class BaseObserver:
 def load_game(path: str | os.PathLike[str], **options: Any) -> Any:
     """The GDL game in ``path`` as a ``pyspiel.Game`` (options: ``dynamics``, ``utility``,
     ``observation``, ``max_game_length``, ``max_terms``, ``num_distinct_actions``,
-    ``missing_goal``, ``analysis_seconds``; see ``DEFAULT_PARAMS``). Registered as ``gdl``
-    once this module is imported: ``pyspiel.load_game("gdl", {"game": path})``."""
+    ``missing_goal``, ``analysis_seconds``, ``engine``; see ``DEFAULT_PARAMS``). Registered
+    as ``gdl`` once this module is imported: ``pyspiel.load_game("gdl", {"game": path})``."""
     return GdlOpenSpielGame({**options, "game": os.fspath(path)})
 
 

@@ -12,7 +12,8 @@ is to act) and, where the fluents form a board (``gdl2pl.adapters.planes``), ``b
 (int8 planes ``[channels, rows, cols]``); read-only arrays. Action spaces are
 ``Discrete`` over the role's move table.
 Rewards come at the end: ``(goal - 50) / 50``. ``render_mode="ansi"``: ``render()``
-returns the board.
+returns the board. Options are ``GdlGame``'s, e.g. ``engine="compiled"`` to step the game
+with its compiled network (default: the reasoner).
 Shimmy's OpenSpiel wrapper is not used: it puts the mask in ``infos`` rather than the
 observation, has no ParallelEnv, and prints instead of returning the ansi board.
 """
