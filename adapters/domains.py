@@ -42,6 +42,34 @@ _FEEDS_TRUE = (("init", 1), ("next", 1))
 MAX_TERMS = 100_000
 #: How many candidate sentences the exact (relaxed) model may try before giving up.
 JOIN_BUDGET = 300_000
+#: The most nodes a term of the analysis may have as a tree (as the runtime's cap on a
+#: fluent): rules that grow a term without bound (doubling it each step) are refused
+#: before the term is ever hashed, which would take time exponential in its depth.
+MAX_TERM_NODES = 100_000
+
+
+def _check_size(terms: Iterable[Term], game: str) -> None:
+    """``DomainExplosionError`` if a term of ``terms`` is larger than ``MAX_TERM_NODES``
+    as a tree (counted over its shared subterms once each, so the check is linear)."""
+    sizes: dict[int, int] = {}
+    for term in terms:
+        todo: list[tuple[Term, bool]] = [(term, False)]
+        while todo:
+            node, ready = todo.pop()
+            if id(node) in sizes:
+                continue
+            args = node.args if isinstance(node, Func) else ()
+            if not ready:
+                todo.append((node, True))
+                todo.extend((a, False) for a in args if id(a) not in sizes)
+                continue
+            size = 1 + sum(sizes[id(a)] for a in args)
+            if size > MAX_TERM_NODES:
+                raise DomainExplosionError(
+                    f"{game}: the rules make a term of more than {MAX_TERM_NODES:,} nodes: "
+                    "the static analysis cannot bound it"
+                )
+            sizes[id(node)] = size
 
 
 @dataclass(frozen=True)
@@ -121,6 +149,8 @@ class _Model:
         return self.domain.setdefault(pos, set())
 
     def add(self, pos: Position, terms: Iterable[Term]) -> bool:
+        terms = list(terms)
+        _check_size(terms, self.game)
         target = self.values(pos)
         before = len(target)
         target.update(terms)
@@ -217,6 +247,7 @@ class _AtomModel:
         self.index: dict[tuple[tuple[str, int], int, Term], list[tuple[Term, ...]]] = {}
 
     def add(self, key: tuple[str, int], atom: tuple[Term, ...]) -> bool:
+        _check_size(atom, self.game)
         target = self.atoms.setdefault(key, set())
         if atom in target:
             return False
