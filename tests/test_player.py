@@ -479,7 +479,9 @@ def test_an_aborted_start_stops_compiling_at_once() -> None:
         rules = _big_game(150_000)  # several seconds of compiling in Python
         before = set(threading.enumerate())  # other tests' workers may still be stopping
         t0 = time.monotonic()
-        assert p.handle(f"(start big xplayer ({rules}) 1 1)", received=t0).body == "ready"
+        # a play clock of 5 s keeps the match from expiring (3 clocks) while a busy machine
+        # still parses the 150,000 facts of the message; the start clock stays 1 s
+        assert p.handle(f"(start big xplayer ({rules}) 1 5)", received=t0).body == "ready"
         assert p.handle("(abort big)").body == "aborted"
         aborted = time.monotonic()
         while any(
