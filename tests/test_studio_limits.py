@@ -200,7 +200,8 @@ def test_front_end_work_past_the_limit_is_stopped_with_its_dot(monkeypatch) -> N
 
 
 def _processes_in_sessions(sessions: list[int]) -> list[str]:
-    """The processes (``pid name``) whose session is one of ``sessions``."""
+    """The live processes (``pid name``) whose session is one of ``sessions``: a killed
+    one that its new parent has not reaped yet (a zombie, state Z) runs no more."""
     out = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
@@ -209,7 +210,7 @@ def _processes_in_sessions(sessions: list[int]) -> list[str]:
             continue
         name = text[text.index("(") + 1 : text.rindex(")")]
         fields = text[text.rindex(")") + 2 :].split()
-        if int(fields[3]) in sessions:  # state, ppid, pgrp, session
+        if int(fields[3]) in sessions and fields[0] != "Z":  # state, ppid, pgrp, session
             out.append(f"{stat.parent.name} {name}")
     return out
 
