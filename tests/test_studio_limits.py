@@ -154,7 +154,7 @@ def test_a_flood_of_front_end_requests_leaves_tic_tac_toe_its_turn() -> None:
 
 
 def test_one_page_is_refused_past_its_share_at_once() -> None:
-    lim = _limits(seconds=2.0)
+    lim = _limits(seconds=0.5)  # short: every translation of or_game runs into it
     slow = or_game()  # each request runs to the limit: all twelve are in flight at once
     with running(lim) as url:
         import httpx
