@@ -2,10 +2,17 @@
     `gdl2pl model` on programs whose negation is not stratified.
 
     The program arrives as terms, never as text: relation I is the predicate
-    r<I> of a temporary module, every relation is tabled, and a negated literal
-    is tnot/1 (tabled negation under the well-founded semantics). An answer
-    without delayed literals is true; one that keeps delays after completion is
-    undefined; an atom with no answer is false.
+    r<I> of a temporary module. The model is computed as the alternating
+    fixpoint (Van Gelder): Gamma(J) is the least model of the program in which
+    a negated literal `not A` holds exactly when A is not in the set J.
+    Starting from the empty set, True(k+1) = Gamma(Gamma(True(k))) grows to the
+    true atoms; Gamma of those is every atom that is not false, so the atoms it
+    adds are the undefined ones. Each Gamma is a positive program: its
+    relations are tabled (recursion terminates) and `not A` is a lookup of the
+    fact j<I>(Args) holding J. SWI-Prolog's own tnot/1 is not used: on 9.2 its
+    answers for the same program now and then differed between runs of one
+    process (an undefined atom that is true), which a model for students may
+    never do.
 
     Terms in py form: an atom (a constant), an integer (the variable of that
     number in its clause), or a list [Functor, Arg...] (a compound term).
@@ -15,6 +22,8 @@
 :- use_module(library(apply)).
 :- use_module(library(lists)).
 :- use_module(library(modules)).
+:- use_module(library(ordsets)).
+:- use_module(library(tables)).
 
 %!  wfs_answers(+Arities, +Clauses, +Limit, -Answers) is det.
 %
@@ -25,10 +34,10 @@
 %   call them (safe: a negation or distinct comes after the literals binding its
 %   variables). Answers holds, per relation, a sorted list of [Args, Truth] with
 %   Truth "true" or "undefined". Raises gdl_wfs(inference_limit) past Limit
-%   inferences and gdl_wfs(too_many) past max_answers/1 answers in all. It can
-%   be interrupted (gdl_runtime:gdl_interrupt/0, from another thread: the
-%   memory guard of analysis/wellfounded.py uses it). Its tables are freed
-%   afterwards, whatever the outcome.
+%   inferences and gdl_wfs(too_many) past max_answers/1 answers in one step of
+%   the fixpoint. It can be interrupted (gdl_runtime:gdl_interrupt/0, from
+%   another thread: the memory guard of analysis/wellfounded.py uses it). Its
+%   tables are freed afterwards, whatever the outcome.
 
 wfs_answers(Arities, Clauses, Limit, Answers) :-
     setup_call_cleanup(
@@ -44,8 +53,8 @@ wfs_answers(Arities, Clauses, Limit, Answers) :-
 
 %!  max_answers(-Count) is det.
 %
-%   The answers one evaluation may collect (a million, as a game's static
-%   relation). Its memory is bounded from Python (interrupt_past_memory): lowering
+%   The answers one step of the fixpoint may collect (a million, as a game's
+%   static relation). Its memory is bounded from Python (interrupt_past_memory): lowering
 %   this thread's table_space and stack_limit flags for the call made the process
 %   abort now and then in later evaluations.
 
@@ -61,17 +70,65 @@ limited(M, Arities, Clauses, Limit, Answers) :-
 evaluate(M, Arities, Clauses, Answers) :-
     foldl(declare(M), Arities, 0, _),
     maplist(add_clause(M), Clauses),
+    length(Arities, N),
+    length(Nothing, N),
+    maplist(=([]), Nothing),
+    alternate(M, Arities, Nothing, True, Possible),
+    maplist(truths, Possible, True, Answers).
+
+%   alternate(+M, +Arities, +True0, -True, -Possible): from the atoms known true
+%   (True0, per relation a sorted list of argument lists), the fixpoint True of
+%   True = Gamma(Gamma(True)) and Possible = Gamma(True), the atoms not false.
+
+alternate(M, Arities, True0, True, Possible) :-
+    gamma(M, Arities, True0, Possible0),
+    gamma(M, Arities, Possible0, True1),
+    (   True1 == True0
+    ->  True = True0,
+        Possible = Possible0
+    ;   alternate(M, Arities, True1, True, Possible)
+    ).
+
+%   gamma(+M, +Arities, +J, -Model): the least model of the program with `not A`
+%   true exactly when A is not in J (both per relation, sorted argument lists).
+
+gamma(M, Arities, J, Model) :-
+    abolish_module_tables(M),
+    foldl(assume(M), Arities, J, 0, _),
     max_answers(Max),
-    foldl(answers(M), Arities, Answers, 0-Max, _).
+    foldl(answers(M), Arities, Model, 0-Max, _).
+
+assume(M, Arity, Atoms, I, I1) :-
+    I1 is I + 1,
+    negated(I, Name),
+    functor(Head, Name, Arity),
+    retractall(M:Head),
+    forall(member(Args, Atoms),
+           ( G =.. [Name|Args], assertz(M:G) )).
+
+truths(Possible, True, Answers) :-
+    maplist(truth(True), Possible, Answers).
+
+truth(True, Args, [PyArgs, Truth]) :-
+    (   ord_memberchk(Args, True)
+    ->  Truth = "true"
+    ;   Truth = "undefined"
+    ),
+    maplist(py, Args, PyArgs).
 
 declare(M, Arity, I, I1) :-
     I1 is I + 1,
     relation(I, Name),
     M:table(Name/Arity),
-    M:dynamic(Name/Arity).
+    M:dynamic(Name/Arity),
+    negated(I, Assumed),
+    M:dynamic(Assumed/Arity).
 
 relation(I, Name) :-
     atom_concat(r, I, Name).
+
+negated(I, Name) :-
+    atom_concat(j, I, Name).
 
 add_clause(M, [[I, PyArgs], Body]) :-
     empty_assoc(Vs0),
@@ -86,8 +143,10 @@ literal([Kind0|Parts], G, Vs0, Vs) :-
 
 literal(pos, [I, PyArgs], G, Vs0, Vs) :-
     goal(I, PyArgs, G, Vs0, Vs).
-literal(neg, [I, PyArgs], tnot(G), Vs0, Vs) :-
-    goal(I, PyArgs, G, Vs0, Vs).
+literal(neg, [I, PyArgs], \+ G, Vs0, Vs) :-
+    negated(I, Name),
+    foldl(term, PyArgs, Args, Vs0, Vs),
+    G =.. [Name|Args].
 literal(distinct, [A, B], X \== Y, Vs0, Vs) :-
     term(A, X, Vs0, Vs1),
     term(B, Y, Vs1, Vs).
@@ -122,31 +181,21 @@ term([F0|Py], T, Vs0, Vs) :-
 term(S, A, Vs, Vs) :-
     atom_string(A, S).
 
-%   answers(+M, +Arity, -Sorted, +I-Left0, -I1-Left): the answers of relation I,
-%   at most Left0 of them (gdl_wfs(too_many) past it); Left are left for the rest.
-%   The answers are all collected before they are counted: cutting call_delays/2 off
-%   in the middle (limit/2) gave wrong truth values in later evaluations.
+%   answers(+M, +Arity, -Sorted, +I-Left0, -I1-Left): the argument lists of the
+%   answers of relation I, sorted, at most Left0 of them (gdl_wfs(too_many) past
+%   it); Left are left for the other relations.
 
 answers(M, Arity, Sorted, I-Left0, I1-Left) :-
     I1 is I + 1,
     relation(I, Name),
     functor(G, Name, Arity),
-    findall([Args, Truth],
-            ( call_delays(M:G, Delays),
-              truth(Delays, Truth),
-              G =.. [_|As],
-              maplist(py, As, Args)
-            ),
-            All),
+    findall(Args, ( M:G, G =.. [_|Args] ), All),
     length(All, N),
     (   N > Left0
     ->  throw(gdl_wfs(too_many))
     ;   Left is Left0 - N
     ),
     sort(All, Sorted).
-
-truth(true, "true") :- !.
-truth(_, "undefined").
 
 py(A, S) :-
     atomic(A),

@@ -9,9 +9,11 @@ cycle through negation (``win a`` when ``a`` and ``b`` move to each other) are
 program's unique stable model (and, for a stratified program, its stratified model).
 
 ``well_founded_model(d)`` sends the program to ``analysis/gdl_wfs.pl`` as data (relation
-numbers, constants and variable numbers, never Prolog text), which evaluates it with
-SWI-Prolog's tabling under the well-founded semantics (``tnot/1``), within an inference
-limit.
+numbers, constants and variable numbers, never Prolog text), which computes it as the
+alternating fixpoint: the true atoms grow as the least model of the program read with
+``not A`` true exactly when ``A`` is not among the atoms that may still hold, and the atoms
+that may hold shrink in turn, until neither changes (each step a positive program,
+evaluated with SWI-Prolog's tabling), within an inference limit.
 """
 
 from __future__ import annotations
@@ -44,10 +46,10 @@ from .model import _atoms
 from .model import model_error
 
 WFS_MODULE = "gdl_wfs"
-#: The most memory (megabytes) an evaluation may add to the process: tabling under the
-#: well-founded semantics holds about ten times its table space in worklists and
-#: suspended negations, which no Prolog limit counts (as the stratified path, which
-#: stops at its table space, it keeps the process near 600 MB).
+#: The most memory (megabytes) an evaluation may add to the process: besides its tables,
+#: each step of the fixpoint holds its answers as lists and as the facts the next step
+#: reads, which no Prolog limit counts (as the stratified path, which stops at its table
+#: space, it keeps the process near 600 MB).
 MEGABYTES = 512
 
 #: How an atom is written: a term printer (``kif_term`` or ``infix_term``).

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -167,6 +168,8 @@ def _game_values(edges: list[tuple[int, int]]) -> tuple[set[str], set[str]]:
 
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=12))
+@example([(0, 1), (0, 3), (0, 4), (1, 0), (2, 1), (4, 4)])  # tnot/1 once made (win n2) undefined
+@example([(0, 0), (0, 4), (0, 2), (3, 1), (4, 4), (0, 1), (1, 0)])
 def test_win_is_the_game_value(edges: list[tuple[int, int]]) -> None:
     """The law behind the course's example: in the well-founded model of win/move, win
     is true exactly at won positions, undefined exactly at drawn ones."""
