@@ -63,6 +63,11 @@ RESERVE = 8
 POOLS = 6
 #: Turns a move the manager did not take stays out of guesses.
 REFUSED_TURNS = 4
+#: Share of a failed update's time (at most ``NEAR_DRAWS`` expansions) kept for finding
+#: the states nearest to the history, which the guesses of a lost belief come from.
+NEAR_SHARE = 0.25
+#: Expansions ``_near_misses`` makes at most: ``tries`` states times ``draws`` each.
+NEAR_DRAWS = 32
 
 
 class BeliefTracker:
@@ -136,13 +141,15 @@ class BeliefTracker:
                 self._lose(before, turn, deadline)
                 return
         if not held:
-            # the pools may take most of what is left; the rest is for the search
+            # the pools may take most of what is left, the search the rest but the
+            # slice kept for the nearest states, should both fail
             deadline = max(deadline, last_resort or deadline)
             now = time.monotonic()
-            pools_until = now + REFILTER_SHARE * max(0.0, deadline - now)
+            near_until = deadline - min(NEAR_SHARE * (deadline - now), NEAR_DRAWS * self._cost)
+            pools_until = now + REFILTER_SHARE * max(0.0, near_until - now)
             held = self._live(self._thinned(self._refiltered(pools_until, set(self.states))))
-        if not held:
-            held = self._live(self._thinned(self._reseed(deadline)))
+            if not held:
+                held = self._live(self._thinned(self._reseed(near_until)))
         if not held:
             self._lose(before, turn, deadline)
             return
@@ -253,8 +260,11 @@ class BeliefTracker:
         """States reached from the heaviest ``tries`` of ``before`` by the role's move
         and ``draws`` random moves of the others, those whose percepts differ least from
         the turn's: the nearest to the history when none agrees with it (``before``
-        itself if none is found). Past the deadline, one draw at most."""
+        itself if none is found). A state where the role's move is not legal is farther
+        than any difference of percepts: the manager took that move, so the true state
+        allows it. Past the deadline, one draw at most."""
         wanted = set(map(str, turn.percepts))
+        illegal = len(wanted) + 1
         scored: dict[MachineState, int] = {}
         late = 0  # draws after the deadline: one at most
         for state in sorted(before, key=lambda s: -before[s])[:tries]:
@@ -273,7 +283,8 @@ class BeliefTracker:
                     break
                 except QueryInterrupted:
                     continue
-                miss = len(seen ^ wanted)
+                played = joint[self.sm.roles.index(self.role)] == self.sm.term(turn.move)
+                miss = len(seen ^ wanted) + (0 if played else illegal)
                 scored[child] = min(miss, scored.get(child, miss))
         if not scored:
             return before

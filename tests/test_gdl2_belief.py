@@ -150,3 +150,20 @@ def test_a_guess_leaves_out_the_moves_the_manager_did_not_take() -> None:
         assert len(guesses) == 25 and "(try 1 1)" in guesses
         tracker.refuse(parse_kif_term("(try 1 1)"))
         assert [str(m) for m in tracker.guess_moves()] == [g for g in guesses if g != "(try 1 1)"]
+
+
+def test_the_nearest_states_of_a_lost_belief_allow_the_move_the_role_played() -> None:
+    """The manager took the role's move, so the true state allows it: a state where it is
+    not legal is farther from the history than any difference of percepts."""
+    with StateMachine.from_file(MARKS) as sm:
+        black = sm.term("black")
+        start = sm.initial_state  # white's turn: black's try is not legal
+        marked = sm.next_state(start, ["(try 1 1)", "noop"])  # black's turn, (1 1) white's
+        tracker = BeliefTracker(sm, black, random.Random(0))
+        tracker.states = {start: 0.5, marked: 0.5}
+        # no state agrees: from `marked` black is told (taken 1 1), from `start` yourturn
+        tracker.update(Turn(sm.term("(try 1 1)"), ("(ok 1 1)",)), time.monotonic() + 5)
+        assert tracker.lost
+        # the nearest came from `marked`: black tried (1 1) there and may not try it again
+        guesses = [str(m) for m in tracker.guess_moves()]
+        assert guesses and "(try 1 1)" not in guesses and "noop" not in guesses
