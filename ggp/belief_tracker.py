@@ -99,6 +99,8 @@ class BeliefTracker:
         self._pools: list[tuple[int, dict[MachineState, float]]] = [(0, dict(self.states))]
         #: When lost: states nearest to the history (percepts matched best), for guesses.
         self._nearest: dict[MachineState, float] = dict(self.states)
+        #: How many turns of the history the nearest states have taken in.
+        self._nearest_taken = 0
         #: Seconds one expansion takes, as measured (sizes the search's budget).
         self._cost = 0.002
         #: Moves the manager did not take from the role (it played others), and the
@@ -123,6 +125,7 @@ class BeliefTracker:
         start = time.monotonic()
         self._span = max(0.0, deadline - start)
         before = self.states or self._nearest
+        before_taken = len(self.history) - 1 if self.states else self._nearest_taken
         held: dict[MachineState, float] = {}
         if self.states:
             # the filter may take most of the time; what is left is for a fall-back
@@ -138,7 +141,7 @@ class BeliefTracker:
                     self.role,
                     len(self.history),
                 )
-                self._lose(before, turn, deadline)
+                self._lose(before, before_taken, turn, deadline)
                 return
         if not held:
             # the pools may take most of what is left, the search the rest but the
@@ -151,10 +154,10 @@ class BeliefTracker:
             if not held:
                 held = self._live(self._thinned(self._reseed(near_until)))
         if not held:
-            self._lose(before, turn, deadline)
+            self._lose(before, before_taken, turn, deadline)
             return
         self.states = held
-        self._nearest = held
+        self._nearest, self._nearest_taken = held, len(self.history)
         self._pools = [*self._pools[-POOLS + 1 :], (len(self.history), {**self._reserve, **held})]
 
     def _terminal(self, state: MachineState) -> bool:
@@ -191,9 +194,15 @@ class BeliefTracker:
                 break
         return {}
 
-    def _lose(self, before: dict[MachineState, float], turn: Turn, deadline: float) -> None:
+    def _lose(
+        self, before: dict[MachineState, float], taken: int, turn: Turn, deadline: float
+    ) -> None:
+        """No state is consistent: hold none, and the nearest states of this turn (or,
+        if none was reached, ``before``, which has taken in ``taken`` turns)."""
         self.states, self.exact = {}, False
-        self._nearest = self._near_misses(before, turn, deadline)
+        near = self._near_misses(before, turn, deadline)
+        self._nearest = near or before
+        self._nearest_taken = len(self.history) if near else taken
 
     def _filter(
         self, states: dict[MachineState, float], turn: Turn, deadline: float
@@ -259,19 +268,20 @@ class BeliefTracker:
     ) -> dict[MachineState, float]:
         """States reached from the heaviest ``tries`` of ``before`` by the role's move
         and ``draws`` random moves of the others, those whose percepts differ least from
-        the turn's: the nearest to the history when none agrees with it (``before``
-        itself if none is found). A state where the role's move is not legal is farther
+        the turn's: the nearest to the history when none agrees with it (empty if none
+        is found). A state where the role's move is not legal is farther
         than any difference of percepts: the manager took that move, so the true state
-        allows it. Past the deadline, one draw at most."""
+        allows it. Past the deadline, draws go on only until one child is scored (at
+        most ``tries``)."""
         wanted = set(map(str, turn.percepts))
         illegal = len(wanted) + 1
         scored: dict[MachineState, int] = {}
-        late = 0  # draws after the deadline: one at most
+        late = 0  # draws after the deadline: one per state, until one is scored
         for state in sorted(before, key=lambda s: -before[s])[:tries]:
             for _ in range(draws):
                 if time.monotonic() > deadline:
                     late += 1
-                    if scored or late > 1:
+                    if scored or late > tries:
                         break
                 try:
                     joint = self._joint(state, turn.move)
@@ -287,7 +297,7 @@ class BeliefTracker:
                 miss = len(seen ^ wanted) + (0 if played else illegal)
                 scored[child] = min(miss, scored.get(child, miss))
         if not scored:
-            return before
+            return {}
         best = min(scored.values())
         near = [s for s, miss in scored.items() if miss == best]
         return {s: 1.0 / len(near) for s in near}
@@ -343,16 +353,21 @@ class BeliefTracker:
         """Moves legal for the role, most often legal first, in the heaviest ``tries``
         states held (or, when the belief is lost, the nearest to the history), each
         advanced by the role's ``move`` and random legal moves of the others if ``move``
-        is given: a guess for when no consistent state of this turn is known. Past
-        ``deadline``, if given, no state after the first."""
+        is given: a guess for when no consistent state of this turn is known. Nearest
+        states of an earlier turn (none of this turn was reached in time) are first
+        advanced by the role's moves since, so that the guess is for this turn (whose
+        turn it is changes from turn to turn). Past ``deadline``, if given, no state
+        after the first."""
         held = self.states or self._nearest
+        behind = [] if self.states else [t.move for t in self.history[self._nearest_taken :]]
+        moves_since = behind + ([move] if move is not None else [])
         counts: Counter[Term] = Counter()
         for i, state in enumerate(sorted(held, key=lambda s: -held[s])[:tries]):
             if i and deadline is not None and time.monotonic() > deadline:
                 break
             try:
-                if move is not None:
-                    state = self.sm.next_state(state, self._joint(state, move))
+                for mine in moves_since:
+                    state = self.sm.next_state(state, self._joint(state, mine))
                 if not self.sm.is_terminal(state):
                     counts.update(self.sm.legal_moves(state, self.role))
             except (GameError, QueryInterrupted):

@@ -168,3 +168,17 @@ def test_the_nearest_states_of_a_lost_belief_allow_the_move_the_role_played() ->
         # the nearest came from `marked`: black tried (1 1) there and may not try it again
         guesses = [str(m) for m in tracker.guess_moves()]
         assert guesses and "(try 1 1)" not in guesses and "noop" not in guesses
+
+
+def test_a_guess_is_for_this_turn_when_no_nearest_state_was_reached(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """When not even a near miss of this turn was reached in time, the guess comes from
+    the last turn's states advanced by the role's move, not from them as they are (at
+    tic-tac-toe-like turns, the last turn's legal moves are exactly the wrong ones)."""
+    with StateMachine.from_file(MARKS) as sm:
+        white = sm.term("white")
+        tracker = BeliefTracker(sm, white, random.Random(0))
+        monkeypatch.setattr(tracker, "_near_misses", lambda *args: {})
+        tracker.update(Turn(parse_kif_term("(try 1 1)"), ("(taken 1 1)",)), time.monotonic() + 5)
+        assert tracker.lost
+        # the initial state, where white may try any cell, advanced by white's try
+        assert [str(m) for m in tracker.guess_moves()] == ["noop"]
