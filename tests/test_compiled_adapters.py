@@ -67,7 +67,7 @@ def _trajectory(game, actions: list[int] | None, seed: int) -> tuple[list[tuple]
 
 @pytest.mark.parametrize("name", GAMES)
 @settings(
-    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(seed=st.integers(0, 2**31 - 1))
 def test_openspiel_random_matches_agree(pyspiel, name, seed):
