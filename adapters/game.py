@@ -31,6 +31,7 @@ move) in a bounded cache.
 from __future__ import annotations
 
 import os
+import threading
 import warnings
 import weakref
 from collections import OrderedDict
@@ -690,18 +691,34 @@ class GdlGame:
         if max_states <= 0:
             return Kind(False, False, 0, 0, frozenset())
         janus = kind_runtime()
-        with interrupt_after(self.analysis_seconds), self.reasoner.using():
-            verdict, states, max_depth, sums, bad, missed = janus.apply_once(
-                KIND_MODULE,
-                "kind_search",
-                self.reasoner.module,
-                max_states,
-                max_edges,
-                max_steps,
-                seed % 2_147_483_648,
-                ANALYSIS_INFERENCES,
-                "none" if self.missing_goal is None else int(self.missing_goal),
-            )
+        # In a thread of its own: a deadline that strikes inside tabling can leave the
+        # thread's tabling state broken (SWI-Prolog 9.2: later questions of that game
+        # fail with "Tabling dependency error"); the worker's engine goes with it.
+        box: dict[str, Any] = {}
+
+        def search() -> None:
+            try:
+                with interrupt_after(self.analysis_seconds), self.reasoner.using():
+                    box["answer"] = janus.apply_once(
+                        KIND_MODULE,
+                        "kind_search",
+                        self.reasoner.module,
+                        max_states,
+                        max_edges,
+                        max_steps,
+                        seed % 2_147_483_648,
+                        ANALYSIS_INFERENCES,
+                        "none" if self.missing_goal is None else int(self.missing_goal),
+                    )
+            except BaseException as e:  # raised in the caller's thread below
+                box["error"] = e
+
+        worker = threading.Thread(target=search, name="gdl2pl-kind-search", daemon=True)
+        worker.start()
+        worker.join()
+        if "error" in box:
+            raise box["error"]
+        verdict, states, max_depth, sums, bad, missed = box["answer"]
         if missed:
             met = MachineState.from_fluents(py_term(f) for f in missed)
             self._met_missing_goal(_short(met), None)

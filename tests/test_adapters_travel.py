@@ -205,3 +205,26 @@ def test_a_closed_game_is_not_shared():
         assert h is not g and h.node(h.initial_state).legal
     finally:
         h.close()
+
+
+def test_a_kind_search_stopped_at_its_deadline_leaves_the_game_answering() -> None:
+    """The game-kind search runs under ``analysis_seconds``; its deadline strikes inside
+    tabling at any point. The game's questions go on being answered after it (they
+    failed with "Tabling dependency error" when the search ran in the caller's thread)."""
+    import random
+    import warnings
+
+    rng = random.Random(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        game = GdlGame(repository_game("chess"), analysis_seconds=0.5)
+    try:
+        for seed in range(20):
+            game.analysis_seconds = rng.uniform(0.01, 1.0)
+            game.analyse(10**6, 10**7, 10**6, seed)
+            s = game.initial_state
+            moves = game.sm.all_legal_moves(s)
+            after = game.sm.next_state(s, [ms[0] for ms in moves])
+            assert game.sm.all_legal_moves(after)
+    finally:
+        game.close()
