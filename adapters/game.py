@@ -31,7 +31,6 @@ move) in a bounded cache.
 from __future__ import annotations
 
 import os
-import threading
 import warnings
 import weakref
 from collections import OrderedDict
@@ -48,6 +47,7 @@ from gdl2pl.bridge import SymbolStep
 from gdl2pl.bridge.pyform import goal_values
 from gdl2pl.bridge.pyform import term_of_py
 from gdl2pl.bridge.swipl import interrupt_after
+from gdl2pl.bridge.swipl import run_interruptibly
 from gdl2pl.bridge.swipl import runtime_with
 from gdl2pl.compiled import CompiledMachine
 from gdl2pl.compiled import EngineChoice
@@ -694,31 +694,21 @@ class GdlGame:
         # In a thread of its own: a deadline that strikes inside tabling can leave the
         # thread's tabling state broken (SWI-Prolog 9.2: later questions of that game
         # fail with "Tabling dependency error"); the worker's engine goes with it.
-        box: dict[str, Any] = {}
+        def search() -> Any:
+            with interrupt_after(self.analysis_seconds), self.reasoner.using():
+                return janus.apply_once(
+                    KIND_MODULE,
+                    "kind_search",
+                    self.reasoner.module,
+                    max_states,
+                    max_edges,
+                    max_steps,
+                    seed % 2_147_483_648,
+                    ANALYSIS_INFERENCES,
+                    "none" if self.missing_goal is None else int(self.missing_goal),
+                )
 
-        def search() -> None:
-            try:
-                with interrupt_after(self.analysis_seconds), self.reasoner.using():
-                    box["answer"] = janus.apply_once(
-                        KIND_MODULE,
-                        "kind_search",
-                        self.reasoner.module,
-                        max_states,
-                        max_edges,
-                        max_steps,
-                        seed % 2_147_483_648,
-                        ANALYSIS_INFERENCES,
-                        "none" if self.missing_goal is None else int(self.missing_goal),
-                    )
-            except BaseException as e:  # raised in the caller's thread below
-                box["error"] = e
-
-        worker = threading.Thread(target=search, name="gdl2pl-kind-search", daemon=True)
-        worker.start()
-        worker.join()
-        if "error" in box:
-            raise box["error"]
-        verdict, states, max_depth, sums, bad, missed = box["answer"]
+        verdict, states, max_depth, sums, bad, missed = run_interruptibly(search)
         if missed:
             met = MachineState.from_fluents(py_term(f) for f in missed)
             self._met_missing_goal(_short(met), None)
