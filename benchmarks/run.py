@@ -15,6 +15,9 @@ with the compiled engine each game's note says how long grounding took and how b
 network is.
 With ``--repeats R`` the whole set is run R times, round after round (so that a noisy
 minute does not hit every run of one game), and each game and mode reports its median run.
+With ``--process-per-game`` each game of each round runs in a fresh Python process (as a
+player loads one game per process): in one long process that has loaded many games,
+later games run slower, so the two ways are reported side by side in RESULTS.md.
 """
 
 from __future__ import annotations
@@ -22,9 +25,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime
+import json
 import random
 import shlex
 import statistics
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -152,6 +157,39 @@ def run_game(ref: Reference, args: argparse.Namespace) -> list[Row]:
     return rows
 
 
+def run_game_in_process(ref: Reference, args: argparse.Namespace, argv: list[str]) -> list[Row]:
+    """``run_game`` in a fresh Python process (this script with ``--worker``), its rows
+    read back from the JSON it prints; a process that fails gives error rows."""
+    command = [sys.executable, str(Path(__file__).resolve()), *argv, "--worker", ref.game]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    sys.stderr.write(done.stderr)
+    try:
+        data = json.loads(done.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        why = f"worker process failed (exit {done.returncode})"
+        return [Row(ref, m, error=why, engine=e) for e in args.engines for m in args.modes]
+    rows = []
+    for d in data:
+        count = Count(**d["count"]) if d["count"] is not None else None
+        rows.append(Row(ref, d["mode"], count, d["error"], d["engine"]))
+    return rows
+
+
+def worker_json(rows: list[Row]) -> str:
+    """The rows of one game as one line of JSON (``--worker``'s answer)."""
+    return json.dumps(
+        [
+            {
+                "mode": r.mode,
+                "engine": r.engine,
+                "error": r.error,
+                "count": None if r.count is None else dataclasses.asdict(r.count),
+            }
+            for r in rows
+        ]
+    )
+
+
 def run_engine(ref: Reference, args: argparse.Namespace, engine: str) -> list[Row]:
     """Every requested mode on one game and engine; the machine is closed afterwards."""
     rows = [Row(ref, m, engine=engine) for m in args.modes]
@@ -262,6 +300,8 @@ def render(header: list[tuple[str, str]], rows: list[Row], args: argparse.Namesp
     )
     if args.repeats > 1:
         settings += f"; median of {args.repeats} rounds over the set"
+    if args.process_per_game:
+        settings += "; each game in a fresh Python process"
 
     return (
         "\n\n".join(
@@ -323,6 +363,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default="prolog",
         help="the engine; both: the Prolog engine then the compiled one, game by game",
     )
+    p.add_argument(
+        "--process-per-game",
+        action="store_true",
+        help="run each game (each round) in a fresh Python process",
+    )
+    p.add_argument("--worker", metavar="GAME", help=argparse.SUPPRESS)
     add_set_options(p)
     args = p.parse_args(argv)
     args.refs = chosen(p, args)
@@ -340,6 +386,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    given = sys.argv[1:] if argv is None else argv
+    if args.worker:
+        (ref,) = [r for r in args.refs if r.game == args.worker]
+        print(worker_json(run_game(ref, args)))
+        return 0
+    if args.process_per_game:
+        worker_argv = [a for a in given if a != "--process-per-game"]
+        worker_argv += ["--repeats", "1", "--out", str(args.out)]
     refs = args.refs
     header = machine_header()
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -353,7 +407,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"-- round {n + 1} of {args.repeats}", file=sys.stderr, flush=True)
         rows: list[Row] = []
         for ref in refs:
-            rows += run_game(ref, args)
+            if args.process_per_game:
+                rows += run_game_in_process(ref, args, worker_argv)
+            else:
+                rows += run_game(ref, args)
             if not rounds:  # rewritten as it goes: an interrupted run leaves its table
                 write_tables(md_path, csv_path, render(header, rows, args), rows)
         rounds.append(rows)
@@ -366,7 +423,6 @@ def main(argv: list[str] | None = None) -> int:
     print(f"({time.perf_counter() - started:.0f} s) written: {md_path}, {csv_path}")
     if args.results:
         previous = args.results.read_text(encoding="utf-8") if args.results.exists() else ""
-        given = sys.argv[1:] if argv is None else argv
         command = shlex.join(["python", "benchmarks/run.py", *given])
         args.results.write_text(results_document(report, command, previous), encoding="utf-8")
         print(f"written: {args.results}")

@@ -115,3 +115,29 @@ def test_a_short_run_writes_its_tables_and_results(shared: Path, tmp_path: Path)
     text = results.read_text(encoding="utf-8")
     assert text.endswith(f"{run.HAND_WRITTEN}\n\nkept by hand\n")
     assert "--repeats 2" in text and "| ticTacToe |" in text
+
+
+def test_a_run_with_a_process_per_game_reads_each_game_back(shared: Path, tmp_path: Path) -> None:
+    argv = ["--games", "ticTacToe", "--engine", "both", "--modes", "a,b", "--seconds", "0.3"]
+    argv += ["--warmup", "0.05", "--out", str(tmp_path / "out"), "--process-per-game"]
+    assert run.main(argv) == 0
+    [md] = (tmp_path / "out").glob("run-*.md")
+    table = md.read_text(encoding="utf-8")
+    assert "each game in a fresh Python process" in table
+    for mode in ("a (in-Prolog playouts)", "b (Python step API)"):
+        assert f"| ticTacToe | {mode} |" in table
+        assert f"| ticTacToe | {mode}, compiled |" in table
+    assert "| error |" not in table
+
+
+def test_a_worker_process_that_fails_gives_error_rows(shared: Path) -> None:
+    args = run.parse_args(["--games", "ticTacToe", "--modes", "a,b", "--engine", "both"])
+    ref = args.refs[0]
+    rows = run.run_game_in_process(ref, args, ["--games", "no-such-game"])
+    assert [(r.engine, r.mode) for r in rows] == [
+        ("prolog", "a"),
+        ("prolog", "b"),
+        ("compiled", "a"),
+        ("compiled", "b"),
+    ]
+    assert all(r.count is None and "worker process failed" in r.error for r in rows)
