@@ -47,6 +47,7 @@ typedef struct {
     int32_t *choice;       /* scratch: legal moves of one role */
     int32_t *joint;        /* scratch: one move per role */
     uint64_t rng;
+    PyObject *move_objects;  /* NULL, or a tuple: the object that stands for each move */
 } Network;
 
 static void *
@@ -126,6 +127,7 @@ Network_dealloc(Network *self)
                       self->mc_head, self->sc_stamp, self->mc_stamp, self->move_legal,
                       self->move_role};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) PyMem_Free(arrays[i]);
+    Py_CLEAR(self->move_objects);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -496,16 +498,59 @@ legal_lists(Network *self)
     return out;
 }
 
+/* Per role, a tuple of the objects (set_moves) standing for its legal moves. */
+static PyObject *
+legal_objects(Network *self)
+{
+    PyObject *out = PyTuple_New(self->n_roles);
+    if (!out) return NULL;
+    for (int r = 0; r < self->n_roles; r++) {
+        Py_ssize_t k = 0;
+        for (int32_t i = self->legal_start[r]; i < self->legal_start[r + 1]; i++)
+            k += self->val[self->legal_atom[i]] != 0;
+        PyObject *ms = PyTuple_New(k);
+        if (!ms) { Py_DECREF(out); return NULL; }
+        k = 0;
+        for (int32_t i = self->legal_start[r]; i < self->legal_start[r + 1]; i++) {
+            if (!self->val[self->legal_atom[i]]) continue;
+            PyObject *m = PyTuple_GET_ITEM(self->move_objects, self->legal_move[i]);
+            Py_INCREF(m);
+            PyTuple_SET_ITEM(ms, k++, m);
+        }
+        PyTuple_SET_ITEM(out, r, ms);
+    }
+    return out;
+}
+
+/* set_moves(objects): the tuple of objects, one per move index, that step(..., 2)
+   answers legal moves with. */
+static PyObject *
+Network_set_moves(Network *self, PyObject *objects)
+{
+    if (!PyTuple_Check(objects) || PyTuple_GET_SIZE(objects) != self->n_moves) {
+        PyErr_SetString(PyExc_ValueError, "set_moves takes a tuple of one object per move");
+        return NULL;
+    }
+    Py_INCREF(objects);
+    Py_XSETREF(self->move_objects, objects);
+    Py_RETURN_NONE;
+}
+
 /* step(state, joint, full) -> ("illegal", role) for the first role whose move (an
    index, -1 for one the network does not know) is not legal; else the next state,
-   and with full also its terminal flag and legal moves: (state, terminal, legal). */
+   and with full also its terminal flag and legal moves: (state, terminal, legal),
+   legal as lists of move indices (full 1) or tuples of set_moves' objects (full 2). */
 static PyObject *
 Network_step(Network *self, PyObject *args)
 {
     PyObject *state, *moves;
     int full;
     const uint8_t *s;
-    if (!PyArg_ParseTuple(args, "OOp", &state, &moves, &full)) return NULL;
+    if (!PyArg_ParseTuple(args, "OOi", &state, &moves, &full)) return NULL;
+    if (full == 2 && !self->move_objects) {
+        PyErr_SetString(PyExc_ValueError, "step(..., 2) needs set_moves first");
+        return NULL;
+    }
     if (state_arg(self, state, &s) < 0) return NULL;
     Py_ssize_t n;
     int32_t *joint = ints(moves, &n, "a joint move");
@@ -531,7 +576,7 @@ Network_step(Network *self, PyObject *args)
     successor(self, (uint8_t *)PyBytes_AS_STRING(out));
     if (!full) return out;
     install(self, (const uint8_t *)PyBytes_AS_STRING(out));
-    PyObject *legal = legal_lists(self);
+    PyObject *legal = full == 2 ? legal_objects(self) : legal_lists(self);
     if (!legal) { Py_DECREF(out); return NULL; }
     return Py_BuildValue("(NON)", out, self->val[self->terminal] ? Py_True : Py_False, legal);
 }
@@ -757,7 +802,10 @@ Network_tune(Network *self, PyObject *args)
 
 static PyMethodDef Network_methods[] = {
     {"step", (PyCFunction)Network_step, METH_VARARGS,
-     "step(state, joint, full) -> ('illegal', role) | state | (state, terminal, legal)"},
+     "step(state, joint, full) -> ('illegal', role) | state | (state, terminal, legal); "
+     "full 2: legal moves as set_moves' objects"},
+    {"set_moves", (PyCFunction)Network_set_moves, METH_O,
+     "set_moves(objects): the tuple of objects standing for the moves, by index"},
     {"tune", (PyCFunction)Network_tune, METH_VARARGS,
      "tune(state, steps, max_depth) -> steps played: let each rule watch its rarest "
      "literal"},

@@ -181,6 +181,25 @@ def test_expand_and_step_agree_with_the_reasoner() -> None:
         assert c.next_state_map(s) == p.next_state_map(s)
 
 
+def test_a_step_hands_out_the_machines_own_move_terms() -> None:
+    """``step``'s legal moves are the very terms ``all_legal_moves`` gives (the network
+    answers with them), so a search passes them back without any lookup by value."""
+    with load_machine(repository("ticTacToe"), "compiled") as c:
+        rng = random.Random(3)
+        s = c.initial_state
+        legal = c.all_legal_moves(s)
+        while True:
+            step = c.step(s, [rng.choice(ms) for ms in legal])
+            s = step.state
+            again = c.all_legal_moves(s)
+            assert [list(ms) for ms in step.legal] == again
+            for mine, theirs in zip(step.legal, again, strict=True):
+                assert all(a is b for a, b in zip(mine, theirs, strict=True))
+            if step.terminal:
+                break
+            legal = step.legal
+
+
 def test_the_errors_are_the_reasoners() -> None:
     with load_machine(repository("ticTacToe"), "compiled") as c:
         p = c.prolog
