@@ -15,9 +15,8 @@ with the compiled engine each game's note says how long grounding took and how b
 network is.
 With ``--repeats R`` the whole set is run R times, round after round (so that a noisy
 minute does not hit every run of one game), and each game and mode reports its median run.
-With ``--process-per-game`` each game of each round runs in a fresh Python process (as a
-player loads one game per process): in one long process that has loaded many games,
-later games run slower, so the two ways are reported side by side in RESULTS.md.
+With ``--process-per-game`` each game of each round runs in a fresh Python process, as a
+player loads one game per process (nothing of the games before it in the process).
 """
 
 from __future__ import annotations
