@@ -7,6 +7,7 @@ except in CI (``CI=true``), where a missing corpus is a failure.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,11 @@ SLOW = (
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    shard = os.environ.get("GDL2PL_TEST_SHARD")  # "k/n": every n-th test from the k-th
+    if shard:
+        k, n = (int(x) for x in shard.split("/"))
+        config.hook.pytest_deselected(items=[t for i, t in enumerate(items) if i % n != k])
+        items[:] = [t for i, t in enumerate(items) if i % n == k]
     for item in items:
         name = item.path.stem
         for stage, prefixes in STAGES.items():
