@@ -354,29 +354,18 @@ class CompiledMachine(GameMachine):
     def step(self, state: MachineState, joint_move: Sequence[Term | str]) -> Step:
         """The state after ``joint_move``, whether it is terminal, every role's legal
         moves there and, if terminal, the goals (as ``StateMachine.step``), in one call
-        of the network. A search's hot path: a state of this machine and moves it
-        handed out take the shortest way."""
-        bits: bytes | None
-        if state.__class__ is CompiledState and state._table is self._fluents:
-            bits = state._bits  # type: ignore[attr-defined]
-        else:
-            bits = self._bits(state)
+        of the network, which answers the legal moves as the machine's own terms."""
+        bits = self._bits(state)
         if bits is None:
             return self.prolog.step(state, joint_move)
         ids = self._ids(joint_move)
-        if self.prolog._closed:
-            self.prolog._enter()  # raises GameClosedError
+        self._check_open()
         result = self._net.step(bits, ids, 2)  # legal moves as terms (set_moves)
         if len(result) == 2:  # ("illegal", role)
             raise self._illegal(state, joint_move, result[1])
         new, terminal, legal = result
         goals = tuple(goal_value(vs) for vs in self._goal_lists(new)) if terminal else None
-        child = object.__new__(CompiledState)
-        _set(child, "_bits", new)
-        _set(child, "_table", self._fluents)
-        _set(child, "_terms", self._terms)
-        _set(child, "_known", None)
-        return Step(child, terminal, legal, goals)
+        return Step(self._state(new), terminal, legal, goals)
 
     def step_symbols(self, state: MachineState, joint_move: Sequence[Term | str]) -> SymbolStep:
         """``step`` in symbol ids: fluent i of the network is id i, move j is id
