@@ -6,6 +6,8 @@ from __future__ import annotations
 import copy
 import multiprocessing
 import pickle
+import random
+import warnings
 
 import pytest
 from adapters_support import OWN_GAMES
@@ -211,9 +213,6 @@ def test_a_kind_search_stopped_at_its_deadline_leaves_the_game_answering() -> No
     """The game-kind search runs under ``analysis_seconds``; its deadline strikes inside
     tabling at any point. The game's questions go on being answered after it (they
     failed with "Tabling dependency error" when the search ran in the caller's thread)."""
-    import random
-    import warnings
-
     rng = random.Random(1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
