@@ -55,6 +55,8 @@ def test_flagship_games_play_in_the_aec_loop(name, options):
     warnings.simplefilter("ignore", MissingGoalWarning)  # chess's end at move 200
     e = env(repository_game(name), **options)
     e.reset(seed=0)
+    for i, agent in enumerate(e.possible_agents):  # PettingZoo leaves this to the user
+        e.action_space(agent).seed(i)
     steps = 0
     for agent in e.agent_iter(max_iter=40):
         obs, _, terminated, truncated, _ = e.last()
@@ -62,7 +64,9 @@ def test_flagship_games_play_in_the_aec_loop(name, options):
         assert mask.any() or terminated or truncated
         e.step(None if terminated or truncated else e.action_space(agent).sample(mask))
         steps += 1
-    assert steps == 40
+    # Random checkers may end inside 40 turns (one run in ten does); then every agent has
+    # been stepped out of the loop.
+    assert steps == 40 or not e.agents
     e.close()
 
 
