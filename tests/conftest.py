@@ -11,11 +11,18 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from prolog_env import unavailable
 
 from gdl2pl.syntax import Clause
 from gdl2pl.syntax import Description
 from gdl2pl.visitor import Renamer
+
+# In CI the property tests draw the same examples on every run (Hypothesis's advice for CI),
+# so a run's verdict is the revision's, not the draw's; locally each run draws afresh.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI") == "true":
+    settings.load_profile("ci")
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
