@@ -453,3 +453,28 @@ def test_a_game_without_base_or_input_has_none() -> None:
     with StateMachine.from_text(game) as sm:
         assert sm.base_propositions == []
         assert sm.input_moves("a") == []
+
+
+def _table_space() -> int:
+    import janus_swi as janus
+
+    return int(janus.query_once("statistics(table_space_used, X)")["X"])
+
+
+def test_closing_a_game_gives_back_its_tables() -> None:
+    """A process that loads game after game (a player, the studio) does not grow by each
+    game's tables: a recursive relation's many subgoals are gone once the game is closed."""
+    numbers = " ".join(f"(succ {i} {i + 1})" for i in range(120))
+    game = f"""(role p) (init (at 0)) {numbers}
+        (<= (less ?x ?y) (succ ?x ?y))
+        (<= (less ?x ?z) (succ ?x ?y) (less ?y ?z))
+        (<= (legal p (go ?y)) (true (at ?x)) (less ?x ?y))
+        (<= (next (at ?y)) (does p (go ?y)))
+        (<= terminal (true (at 120))) (goal p 100)"""
+    with StateMachine.from_text(game) as warm:  # the runtime's own first-use allocations
+        warm.legal_moves(warm.initial_state, "p")
+    before = _table_space()
+    for _ in range(3):
+        with StateMachine.from_text(game) as sm:
+            assert len(sm.legal_moves(sm.initial_state, "p")) == 120
+    assert _table_space() - before < 64 * 1024
