@@ -23,7 +23,7 @@
     ground atoms. Every ground atom gets a number.
 
     Budgets: an inference limit, a cap on ground rules, and gdl_interrupt/0 (the
-    bridge's timer). Tables are abolished afterwards, whatever happened.
+    bridge's timer). This thread's tables are abolished afterwards, whatever happened.
 */
 
 :- module(gdl_ground, [ ground_game/4 ]).
@@ -72,7 +72,8 @@ forget :-
     retractall(drule(_, _)),
     retractall(keyword(_, _)),
     retractall(out_rule(_, _, _)),
-    abolish_module_tables(gdl_ground).
+    abolish_module_tables(gdl_ground),
+    abolish_private_tables.     % the subgoals' nodes too (see gdl_semantics:game_release/1)
 
 load_rules(Rules, [Init, Next, Legal, Terminal, Goal, Sees]) :-
     forget,
@@ -189,6 +190,7 @@ run(MaxRules, [ok, Base, Moves, Atoms, Rules]) :-
     sort(Ms0, Ms),
     maplist(py_move, Ms, Moves),
     findall([Id, Py], ( trie_gen(Trie, K, Id), py_key(K, Py) ), Atoms),
+    trie_destroy(Trie),             % now, not at the next atom garbage collection
     findall([H, P, N], out_rule(H, P, N), Rules).
 
 %   The keyword atoms that hold in every state: rules with an empty body.
