@@ -141,3 +141,17 @@ def test_a_worker_process_that_fails_gives_error_rows(shared: Path) -> None:
         ("compiled", "b"),
     ]
     assert all(r.count is None and "worker process failed" in r.error for r in rows)
+
+
+def test_memory_over_loads_samples_every_load_and_judges_the_growth(capsys) -> None:
+    import memory
+    from conftest import EXAMPLES
+
+    status = memory.main(["--game", str(EXAMPLES / "ticTacToe.kif"), "--loads", "3",
+                          "--every", "1", "--threshold-mb", "100"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "| loads | RSS MB |" in out and "ticTacToe.kif, 3 loads" in out
+    assert [line.split("|")[1].strip() for line in out.splitlines()
+            if line.startswith("| ") and line[2].isdigit()] == ["0", "1", "2", "3"]
+    assert "to the last (3): " in out and "PASS" in out
