@@ -154,9 +154,8 @@ class CompiledMachine(GameMachine):
         if initial is None:  # init is part of the relaxation: cannot happen
             raise CompileRefusedError(f"{self.name}: the initial state is not in the network")
         self._initial = self._state(initial)
-        if hasattr(self._net, "set_moves"):  # step answers legal moves as these terms
-            self._net.set_moves(tuple(self._move_terms))
-        if hasattr(self._net, "tune"):  # measured: see the README's compiled engine
+        self._net.set_moves(tuple(self._move_terms))  # step answers legal moves as these
+        if hasattr(self._net, "tune"):  # C only; measured: see the README's compiled engine
             self._net.tune(initial, TUNE_STEPS, 200)
         self.engine_choice = "compiled"
 

@@ -219,6 +219,9 @@ class PyEvaluator:
         self.val = bytearray(net.n_atoms)
         self.current: bytes | None = None
         self.rng = random.Random(0)
+        #: move index -> (its role, the atom saying it is legal)
+        self.move_legal = {m: (r, a) for r, ms in enumerate(net.legal) for a, m in ms}
+        self.move_objects: tuple[Any, ...] | None = None
 
     def _atom(self, a: int) -> int:
         val, lits, ls = self.val, self.net.lits, self.net.lit_start
@@ -286,6 +289,36 @@ class PyEvaluator:
             if val[a]:
                 out[f] = 1
         return bytes(out)
+
+    def set_moves(self, objects: tuple[Any, ...]) -> None:
+        """The objects, one per move index, that ``step(..., 2)`` answers legal moves with."""
+        if not isinstance(objects, tuple) or len(objects) != self.net.n_moves:
+            raise ValueError("set_moves takes a tuple of one object per move")
+        self.move_objects = objects
+
+    def step(self, state: bytes, moves: Sequence[int], full: int) -> Any:
+        """``("illegal", role)`` for the first role whose move is not legal; else the next
+        state, and with ``full`` also whether it is terminal and the legal moves there:
+        ``(state, terminal, legal)``, legal as move indices (1) or ``set_moves``' objects
+        (2)."""
+        if full == 2 and self.move_objects is None:
+            raise ValueError("step(..., 2) needs set_moves first")
+        if len(moves) != len(self.net.legal):
+            raise ValueError("a joint move is one move index per role")
+        self._state(state)
+        for r, m in enumerate(moves):
+            role, atom = self.move_legal.get(m, (-1, -1))
+            if role != r or not self.val[atom]:
+                return ("illegal", r)
+        new = self.next(state, moves)
+        if not full:
+            return new
+        legal: Any = self.legal(new)
+        if full == 2:
+            objects = self.move_objects
+            assert objects is not None
+            legal = tuple(tuple(objects[m] for m in ms) for ms in legal)
+        return new, self.terminal(new), legal
 
     def seed(self, seed: int) -> None:
         self.rng.seed(seed)

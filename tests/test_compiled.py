@@ -238,6 +238,25 @@ def test_the_python_evaluator_is_the_c_one() -> None:
             s = c.random_next_state(s, rng)
 
 
+def test_a_machine_on_the_python_evaluator_plays_as_on_the_c_one() -> None:
+    """``evaluator="python"`` (the reference) serves the whole contract: the same steps,
+    the same legal-move terms and the same error for an illegal move."""
+    path = repository("ticTacToe")
+    with load_machine(path, "compiled") as c, StateMachine.from_file(path) as p:
+        py = CompiledMachine(p, read_game(path), evaluator="python")
+        rng = random.Random(5)
+        s = c.initial_state
+        while not c.is_terminal(s):
+            joint = [rng.choice(ms) for ms in c.all_legal_moves(s)]
+            want, got = c.step(s, joint), py.step(s, joint)
+            assert (got.state, got.terminal, got.legal, got.goals) == (
+                want.state, want.terminal, want.legal, want.goals)
+            assert py.next_state(s, joint) == want.state
+            s = want.state
+        with pytest.raises(IllegalMoveError):
+            py.next_state(py.initial_state, ["(mark 1 1)", "(mark 2 2)"])
+
+
 HOSTILE = ["x'y", 'a"b', "c\\d", "e*/f", "/*g", "h\ni", "j%k", "l\u2028m", "n\x00o"]
 
 
