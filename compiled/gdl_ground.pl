@@ -72,8 +72,7 @@ forget :-
     retractall(drule(_, _)),
     retractall(keyword(_, _)),
     retractall(out_rule(_, _, _)),
-    abolish_module_tables(gdl_ground),
-    abolish_private_tables.     % the subgoals' nodes too (see gdl_semantics:game_release/1)
+    abolish_private_tables.     % with their subgoals' nodes (gdl_semantics:game_release/1)
 
 load_rules(Rules, [Init, Next, Legal, Terminal, Goal, Sees]) :-
     forget,

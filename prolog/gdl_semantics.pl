@@ -110,18 +110,18 @@ game_prepare(Module) :-
 %   Forget what this module recorded about Module, its tables and this thread's
 %   state of it. The caller removes the module itself.
 %
-%   All of this thread's tables go, not only Module's: abolish_module_tables/1
-%   empties a game's tables but leaves the nodes of this thread's table of
-%   subgoals they had, so a process that loads game after game grew by every
-%   game's subgoals (gt_two_thirds_4p: 19 MB a load). The tables of another game
-%   loaded in this thread are computed again when next asked.
+%   All of this thread's tables go (games' tables are private), not only
+%   Module's: abolish_module_tables/1 empties a game's tables but leaves the
+%   nodes of this thread's table of subgoals they had, so a process that loads
+%   game after game grew by every game's subgoals (gt_two_thirds_4p: 19 MB a
+%   load). The tables of another game loaded in this thread are computed again
+%   when next asked.
 
 game_release(Module) :-
     retractall(loaded_roles(Module, _)),
     retractall(kept_rules(Module, _)),
     forall(retract(game_tables(Module, _, _, Flag)), nb_delete(Flag)),
     retractall(game_query_flags(Module, _, _)),
-    catch(abolish_module_tables(Module), _, true),
     catch(abolish_private_tables, _, true),
     state_key(Module, Key),
     nb_delete(Key),
@@ -145,8 +145,7 @@ game_release(Module) :-
 
 materialize(Module) :-
     forall(Module:gdl_static(Facts, Rules), materialize(Module, Facts, Rules)),
-    abolish_module_tables(Module),
-    abolish_private_tables.             % and their subgoals' nodes (game_release/1)
+    abolish_private_tables.             % with their subgoals' nodes (game_release/1)
 
 materialize(Module, Facts, Rules) :-
     (   unsafe_rules(Module, Rules)
