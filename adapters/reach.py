@@ -187,7 +187,9 @@ def relaxed_game(d: Description, coarse: bool = False) -> Description:
     clauses = tuple(r.clause(c) for c in d.clauses) + extra
     graph = dependency_graph(Description(clauses))
     needed = graph.depends_on("base") | graph.depends_on("input") | {"role", "base", "input"}
-    return Description(tuple(c for c in clauses if fold(c.head.name) in needed), d.source)
+    return Description(
+        tuple(c for c in clauses if fold(c.head.name) in needed), d.source, d.syntax
+    )
 
 
 def reachable_domains(

@@ -252,7 +252,9 @@ def model(args: argparse.Namespace) -> int:
         except m.ModelError as e:
             raise InputError(str(e)) from None
         clauses += facts.clauses
-    whole = compile_game(Description(tuple(clauses), program.source), translate=False).normalized
+    whole = compile_game(
+        Description(tuple(clauses), program.source, program.syntax), translate=False
+    ).normalized
     inputs = m.input_relations(program, named) if (args.input or named) else frozenset()
     if args.herbrand:
         return _print_herbrand(m.herbrand(whole), args.json)

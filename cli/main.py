@@ -21,6 +21,7 @@ from gdl2pl.command_checks import checked_game
 from gdl2pl.errors import GdlSyntaxError
 from gdl2pl.load import SYNTAXES
 from gdl2pl.syntax import Pos
+from gdl2pl.written import ANSWER_SYNTAXES
 
 Command = Callable[[argparse.Namespace], int]
 _COMMANDS: dict[str, Command] = {}
@@ -42,6 +43,15 @@ def _add_game_reading(s: argparse.ArgumentParser) -> None:
     add_accept_errors(s)
 
 
+def _add_answer_syntax(s: argparse.ArgumentParser, what: str) -> None:
+    """``--answer-syntax``: the syntax the output quotes the game in (``what`` it does)."""
+    s.add_argument(
+        "--answer-syntax",
+        choices=ANSWER_SYNTAXES,
+        help=f"{what} (default: the syntax each game is written in)",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="gdl2pl", description="GDL reasoner on SWI-Prolog.")
     p.add_argument("--version", action="version", version=f"gdl2pl {_version()}")
@@ -50,6 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("check", help="parse a game and report static errors and warnings")
     s.add_argument("game", nargs="+", help="game file(s) (.kif or infix .gdl/.hrf)")
     s.add_argument("--syntax", choices=SYNTAXES, default="auto")
+    _add_answer_syntax(s, "quote terms and rules in this syntax")
 
     s = sub.add_parser("convert", help="print a game in the other syntax")
     s.add_argument("game")
@@ -140,7 +151,12 @@ def _check(args: argparse.Namespace) -> int:
     for path in args.game:
         try:
             compiled = compile_game(
-                path, syntax=args.syntax, name=path, check=True, translate=False
+                path,
+                syntax=args.syntax,
+                name=path,
+                check=True,
+                translate=False,
+                answer_syntax=args.answer_syntax,
             )
             findings = list(compiled.findings)
         except GdlSyntaxError as e:

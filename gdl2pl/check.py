@@ -6,6 +6,10 @@ or is so likely mistyped that a validator rejects it) or a warning (legal but su
 or outside the letter of GDL while still playable). Symbols are compared case-insensitively
 (``str.casefold``), so the checker runs on raw or on case-normalized descriptions alike.
 
+Findings quote the game (terms, variables, the rule concerned, always whole) in the syntax
+it was read in, or in the one ``check_description`` is given: KIF ``(<= (p ?x) (q ?x))`` or
+infix ``p(X) :- q(X)``.
+
 Stratified negation is checked on the ground level where the names alone do not settle it:
 a cycle through ``not`` in the dependency graph of relation names is an error only if some
 ground atom may depend on its own negation (see ``gdl2pl.depgraph.negation_may_close``);
@@ -21,6 +25,7 @@ from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Mapping
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 
@@ -48,8 +53,6 @@ from gdl2pl.syntax import Sentence
 from gdl2pl.syntax import Term
 from gdl2pl.syntax import Var
 from gdl2pl.syntax import children
-from gdl2pl.syntax import clause_line
-from gdl2pl.syntax import kif_term
 from gdl2pl.syntax import variables
 from gdl2pl.syntax import walk
 from gdl2pl.vocabulary import CONNECTIVES
@@ -59,12 +62,19 @@ from gdl2pl.vocabulary import GDL_II_RELATIONS
 from gdl2pl.vocabulary import INPUT_RELATIONS
 from gdl2pl.vocabulary import KEYWORD_RELATIONS
 from gdl2pl.vocabulary import RANDOM_ROLE
+from gdl2pl.written import answer_syntax
+from gdl2pl.written import clause_text as written_clause
+from gdl2pl.written import term_text
+from gdl2pl.written import variable_text
 
 #: The arity of each GDL keyword relation (kept as a name for existing callers).
 KEYWORD_ARITY = KEYWORD_RELATIONS
 
-_RULE_TEXT_WIDTH = 100
 _MAX_ALTERNATIVES = 256
+
+#: The syntax the findings being made quote the game in: set by ``check_description`` for
+#: one check (a context variable, so a check in another thread keeps its own).
+_SYNTAX: ContextVar[str] = ContextVar("gdl2pl_check_syntax", default="kif")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +83,8 @@ class Finding:
 
     ``severity`` is ``"error"`` or ``"warning"``; ``code`` a stable identifier such as
     ``"unsafe-variable"``; ``pos`` where it is (None for what concerns the whole game);
-    ``rule`` the KIF text of the clause concerned, shortened ("" for the whole game).
+    ``rule`` the text of the clause concerned, whole, in the syntax of the message ("" for
+    the whole game).
     """
 
     severity: str
@@ -103,11 +114,18 @@ def has_errors(findings: Iterable[Finding]) -> bool:
     return any(f.is_error for f in findings)
 
 
-def check_description(d: Description, file: str | None = None) -> list[Finding]:
+def check_description(
+    d: Description, file: str | None = None, syntax: str | None = None
+) -> list[Finding]:
     """Every finding on ``d``, ordered by position (whole-game findings first). ``file``
-    names the source where positions carry no file name."""
-    with without_cycle_collection():
-        return _check(d, file)
+    names the source where positions carry no file name; messages quote the game in
+    ``syntax`` (``kif`` or ``infix``; default: the syntax ``d`` was read in)."""
+    token = _SYNTAX.set(answer_syntax(d, syntax))
+    try:
+        with without_cycle_collection():
+            return _check(d, file)
+    finally:
+        _SYNTAX.reset(token)
 
 
 def _check(d: Description, file: str | None) -> list[Finding]:
@@ -149,9 +167,9 @@ def _key(name: str) -> str:
     return name.casefold()
 
 
-def clause_text(c: Clause, width: int = _RULE_TEXT_WIDTH) -> str:
-    """One-line KIF text of a clause, cut to ``width`` characters with ``...``."""
-    return clause_line(c, width)
+def clause_text(c: Clause) -> str:
+    """A clause as the findings quote it: whole, on one line, in their syntax."""
+    return written_clause(c, _SYNTAX.get())
 
 
 def _error(code: str, message: str, pos: Pos | None, c: Clause | None) -> Finding:
@@ -212,7 +230,16 @@ def _arity(s: Sentence) -> int:
 
 
 def _show(s: Sentence | Term | Literal) -> str:
-    return kif_term(s)
+    return term_text(s, _SYNTAX.get())
+
+
+def _var(v: Var, c: Clause) -> str:
+    """The variable ``v`` of ``c`` as the findings' syntax writes it in ``c``."""
+    return variable_text(v.name, _SYNTAX.get(), c)
+
+
+def _infix() -> bool:
+    return _SYNTAX.get() == "infix"
 
 
 # -- the shape of clauses ---------------------------------------------------------------
@@ -236,10 +263,11 @@ def _check_clause_shape(c: Clause) -> Iterator[Finding]:
     bodies, empty disjunctions, negated non-sentences, rules for input relations, ``next``
     in a body."""
     if isinstance(c, Rule) and not c.body:
+        neck = "':-'" if _infix() else "'<='"
         yield _warning(
             "zero-arity-rule",
-            f"(<= {_show(c.head)}) is a rule with an empty body: if it always holds, "
-            "write it as a fact (drop the '<='); otherwise check the parentheses",
+            f"{clause_text(c)} is a rule with an empty body: if it always holds, "
+            f"write it as a fact (drop the {neck}); otherwise check the parentheses",
             c.pos,
             c,
         )
@@ -264,8 +292,8 @@ def _check_clause_shape(c: Clause) -> Iterator[Finding]:
         elif isinstance(s, Func) and not s.args:
             yield _warning(
                 "zero-arity-relation",
-                f"({s.name}) is written as a relation with no arguments: write it as the "
-                f"proposition {s.name} (drop the parentheses)",
+                f"{_show(s)} is written as a relation with no arguments: write it as the "
+                f"proposition {_show(Const(s.name))} (drop the parentheses)",
                 _where(s, c),
                 c,
             )
@@ -326,8 +354,8 @@ def _check_clause_shape(c: Clause) -> Iterator[Finding]:
         elif isinstance(t, Func) and not t.args:
             yield _warning(
                 "zero-arity-function",
-                f"({t.name}) is written as a function with no arguments: write it as the "
-                f"constant {t.name} (drop the parentheses)",
+                f"{_show(t)} is written as a function with no arguments: write it as the "
+                f"constant {_show(Const(t.name))} (drop the parentheses)",
                 _where(t, c),
                 c,
             )
@@ -382,7 +410,7 @@ def _check_safety(c: Clause) -> Iterator[Finding]:
         for v in variables(c.head):
             yield _error(
                 "variable-in-fact",
-                f"the fact {_show(c.head)} contains the variable ?{v.name}: facts must be "
+                f"the fact {_show(c.head)} contains the variable {_var(v, c)}: facts must be "
                 "ground (or write a rule that binds it)",
                 _where(v, c),
                 c,
@@ -411,7 +439,7 @@ def _check_safety(c: Clause) -> Iterator[Finding]:
                 reported.add(v.name)
                 yield _error(
                     "unsafe-variable",
-                    f"unsafe rule: the variable ?{v.name} in {where} does not occur in a "
+                    f"unsafe rule: the variable {_var(v, c)} in {where} does not occur in a "
                     "positive sentence of the body",
                     _where(v, c),
                     c,

@@ -461,7 +461,7 @@ def parse_infix(text: str, file: str | None = None) -> Description:
                 raise _same_line_error(text, start)
             clauses.append(clause)
             open_rule = isinstance(clause, Rule) and not dot
-        return Description(tuple(clauses), text)
+        return Description(tuple(clauses), text, "infix")
 
 
 def parse_infix_term(text: str) -> Term:
@@ -541,7 +541,8 @@ class _Printer:
         raise TypeError(f"not a GDL literal: {lit!r}")
 
 
-def _clause_names(c: Clause) -> dict[str, str]:
+def clause_variable_names(c: Clause) -> dict[str, str]:
+    """Each variable of ``c`` by the infix name its printing gives it (see module doc)."""
     found = [v.name for v in variables(c.head)]
     if isinstance(c, Rule):
         for b in c.body:
@@ -556,7 +557,7 @@ def infix_term(t: Term | Literal) -> str:
 
 def infix_clause(c: Clause, width: int = 80) -> str:
     """Infix text of one clause; a rule longer than ``width`` gets one literal per line."""
-    p = _Printer(_clause_names(c))
+    p = _Printer(clause_variable_names(c))
     head = p.sentence(c.head)
     if isinstance(c, Fact):
         return head

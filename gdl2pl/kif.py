@@ -151,7 +151,7 @@ class _Reader:
         if first is not None:  # the only item: the description in one pair of parens
             assert isinstance(first, _List)
             clauses = [self.clause(i) for i in first.items]
-        return Description(tuple(clauses), self.text)
+        return Description(tuple(clauses), self.text, "kif")
 
     def clause(self, x: _SExpr) -> Clause:
         if (

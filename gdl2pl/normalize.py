@@ -101,7 +101,9 @@ def _clause(c: Clause, sym: Callable[[str], str]) -> Clause:
 def normalize_case(d: Description) -> Description:
     """``d`` with one spelling per symbol and per variable of a clause (see module doc)."""
     table = symbol_table(d)
-    return Description(tuple(_clause(c, table.spelling) for c in d.clauses), d.source)
+    return Description(
+        tuple(_clause(c, table.spelling) for c in d.clauses), d.source, d.syntax
+    )
 
 
 def normalize_keywords(d: Description) -> Description:

@@ -80,13 +80,15 @@ def compile_game(
     case_sensitive: bool = False,
     check: bool = False,
     translate: bool = True,
+    answer_syntax: str | None = None,
 ) -> CompiledGame:
     """Compile a game given as a ``Description``, a file path, or its ``text``.
 
     ``name`` names it in messages and comments (default: the file's name, else "game").
     With ``check`` the findings are returned (an error does not stop the compilation: the
     caller decides). Without ``translate`` only reading, normalizing and checking run
-    (the translation is then an empty module).
+    (the translation is then an empty module). Findings and the comments of the module
+    quote the game in ``answer_syntax`` (default: the syntax it was read in).
 
     Raises ``OSError`` (file), ``GdlSyntaxError`` (text) or ``TranslationError``."""
     if text is not None:
@@ -100,7 +102,7 @@ def compile_game(
         name = name or Path(game).name
     label = name or "game"
     n, symbols = normalized(d, case_sensitive)
-    findings = tuple(check_description(d, name)) if check else ()
+    findings = tuple(check_description(d, name, answer_syntax)) if check else ()
     rules = flatten_rules(n) if translate else []
     translation = (
         emit(plan(rules), module, label) if translate else Translation(module, "", ())

@@ -148,10 +148,13 @@ Clause = Fact | Rule
 
 @dataclass(frozen=True, slots=True)
 class Description:
-    """A whole game description: its clauses in source order."""
+    """A whole game description: its clauses in source order, the text they were read
+    from and that text's syntax (``"kif"`` or ``"infix"``; None for one built in code),
+    in which answers about the description are written by default."""
 
     clauses: tuple[Clause, ...]
     source: str | None = field(default=None, compare=False)
+    syntax: str | None = field(default=None, compare=False)
 
 
 # -- traversal: the one place that knows which nodes a node contains ----------------------

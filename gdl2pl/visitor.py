@@ -51,7 +51,7 @@ class Transformer:
         return getattr(self, method)(node)
 
     def description(self, d: Description) -> Description:
-        return Description(tuple(self(c) for c in d.clauses), d.source)
+        return Description(tuple(self(c) for c in d.clauses), d.source, d.syntax)
 
     def const(self, node: Const) -> Any:
         return node

@@ -380,7 +380,9 @@ def model(
                 facts = _parse(input_text, "auto", "input")
                 m.check_input(facts, inputs, "input")
                 clauses += facts.clauses
-            whole = compile_game(Description(tuple(clauses), program.source), translate=False)
+            whole = compile_game(
+                Description(tuple(clauses), program.source, program.syntax), translate=False
+            )
             rels = m.relations(whole.normalized)
         if not stratified:
             return _well_founded(whole.normalized, rels, inputs, limits)

@@ -106,3 +106,80 @@ def test_bad_infix_atom_says_where(capsys, infix_ttt) -> None:
     assert main(["explain", infix_ttt, "legal(xplayer, mark(2,2)"]) == 2
     err = capsys.readouterr().err
     assert "not an infix atom" in err and "Traceback" not in err
+
+
+# -- check: findings quote the game as it is written -----------------------------------------
+
+#: The issue's robot: ``X`` occurs only under ``~``, so the rule is unsafe.
+UNSAFE_INFIX = """\
+role(robot)
+init(at(1))
+legal(robot,go)
+next(at(X)) :- does(robot,go) & ~true(at(X))
+terminal :- true(at(2))
+goal(robot,100)
+"""
+
+
+def test_check_answers_an_infix_game_in_infix(capsys, tmp_path) -> None:
+    game = tmp_path / "robot.gdl"
+    game.write_text(UNSAFE_INFIX, encoding="utf-8")
+    status = main(["check", str(game)])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert out == (
+        f"{game}:4:9: error: unsafe rule: the variable X in the head does not occur in a "
+        "positive sentence of the body [rule: next(at(X)) :- does(robot,go) & ~true(at(X))]\n"
+    )
+
+
+def test_check_answers_in_kif_on_request(capsys, tmp_path) -> None:
+    game = tmp_path / "robot.gdl"
+    game.write_text(UNSAFE_INFIX, encoding="utf-8")
+    assert main(["check", str(game), "--answer-syntax", "kif"]) == 1
+    out = capsys.readouterr().out
+    assert "the variable ?X in the head" in out
+    assert "[rule: (<= (next (at ?X)) (does robot go) (not (true (at ?X))))]" in out
+
+
+def test_check_answers_a_kif_game_in_infix_on_request(capsys) -> None:
+    unsafe = ROOT / "tests/games/analysis/unsafe.kif"
+    assert main(["check", str(unsafe), "--answer-syntax", "infix"]) == 1
+    out = capsys.readouterr().out
+    assert "the variable Y in a negation" in out and "[rule: r(X) :- p(X) & ~q(Y)]" in out
+    assert "?" not in out and "(<=" not in out
+
+
+def test_infix_findings_name_every_construct_in_infix() -> None:
+    """Each finding that quotes a term or a rule writes it in the game's syntax: no KIF
+    parenthesis, '?' or '<=' reaches a student who wrote infix."""
+    from gdl2pl.check import check_description
+    from gdl2pl.infix import parse_infix
+
+    text = """\
+role(robot)
+p() :- .
+q(X) :- r(f(), Y)
+legal(robot,go) :- true(lamp(W)) & ~s(W, Z)
+goal(robot, 200)
+terminal
+"""
+    found = check_description(parse_infix(text))
+    assert found
+    for f in found:
+        for part in (f.message, f.rule):
+            assert "?" not in part and "(<=" not in part, f
+            assert "'<='" not in part, f
+    messages = " | ".join(f.message for f in found)
+    assert "p() :- . is a rule with an empty body" in messages and "drop the ':-'" in messages
+    assert "goal value 200" in messages and "the variable Z in a negation" in messages
+
+
+def test_a_long_infix_rule_is_quoted_whole(capsys, tmp_path) -> None:
+    body = " & ".join(f"true(cell(X{i},Y{i},b))" for i in range(12))
+    rule = f"next(at(Z)) :- {body}"
+    game = tmp_path / "long.gdl"
+    game.write_text(UNSAFE_INFIX + rule + "\n", encoding="utf-8")
+    main(["check", str(game)])
+    out = capsys.readouterr().out
+    assert f"[rule: {rule}]" in out and len(rule) > 200
