@@ -78,6 +78,7 @@ def _parser() -> argparse.ArgumentParser:
         "true/1 and does/2 as dynamic facts, and helpers to play (see its header)",
     )
     s.add_argument("-o", "--output", metavar="OUT", help="write the module to OUT, not stdout")
+    _add_answer_syntax(s, "quote each rule in the comment above its clause in this syntax")
     add_accept_errors(s)
 
     s = sub.add_parser("play", help="play a random match, printing every state")

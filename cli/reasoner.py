@@ -37,9 +37,10 @@ def translate_command(args: argparse.Namespace) -> int:
         name=_base(args.game),
         module=module,
         translate=not args.standalone,
+        answer_syntax=args.answer_syntax,
     )
     if args.standalone:
-        text = standalone(compiled.normalized, module, _base(args.game))
+        text = standalone(compiled.normalized, module, _base(args.game), args.answer_syntax)
     else:
         text = compiled.translation.text
     if args.output is None:

@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from gdl2pl import written
 from gdl2pl.check import Finding
 from gdl2pl.check import check_description
 from gdl2pl.check import format_finding
@@ -105,7 +106,9 @@ def compile_game(
     findings = tuple(check_description(d, name, answer_syntax)) if check else ()
     rules = flatten_rules(n) if translate else []
     translation = (
-        emit(plan(rules), module, label) if translate else Translation(module, "", ())
+        emit(plan(rules), module, label, written.answer_syntax(n, answer_syntax))
+        if translate
+        else Translation(module, "", ())
     )
     return CompiledGame(d, n, symbols, findings, tuple(rules), translation)
 

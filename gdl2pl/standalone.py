@@ -18,8 +18,9 @@
   translation's ``\\+ \\+ G``), and, tabled ``as incremental``, its answers follow every
   change of ``true/1`` and ``does/2``;
 - ``distinct`` is ``\\==`` and ``not`` is ``\\+`` (both after the literals that bind their
-  variables), ``or`` is one clause per branch; each clause has its GDL rule and line in a
-  comment above it;
+  variables), ``or`` is one clause per branch; each clause has its GDL rule (whole, in
+  the syntax the game was written in unless another is asked for) and line in a comment
+  above it;
 - a few helpers play the game: ``set_state/1``, ``current_state/1``, ``initial_state/1``,
   ``legal_moves/2``, ``step/1``, ``state_after/2``, ``play_random/0``.
 """
@@ -47,18 +48,19 @@ from gdl2pl.syntax import Sentence
 from gdl2pl.syntax import Term
 from gdl2pl.syntax import Var
 from gdl2pl.translate import DOES
-from gdl2pl.translate import HOW_TO_READ
 from gdl2pl.translate import TRUE
 from gdl2pl.translate import Plan
 from gdl2pl.translate import PredKey
+from gdl2pl.translate import how_to_read
 from gdl2pl.translate import plan
 from gdl2pl.translate import rule_comment
 from gdl2pl.translate import rule_variables
 from gdl2pl.vocabulary import is_keyword_relation
+from gdl2pl.written import answer_syntax
 
 __all__ = ["HELPERS", "SYNTAX", "prolog_term", "reserved", "standalone", "standalone_names"]
 
-#: The helper predicates every standalone module defines (and the two it uses inside).
+#: The helper predicates every standalone module defines (and those it uses inside).
 HELPERS: frozenset[PredKey] = frozenset(
     {
         ("set_state", 1),
@@ -70,8 +72,12 @@ HELPERS: frozenset[PredKey] = frozenset(
         ("play_random", 0),
         ("play_random_loop", 0),
         ("legal_move", 1),
+        ("joint_move_problem", 2),
     }
 )
+
+#: The helpers the module uses inside, not exported.
+_INSIDE = frozenset({"play_random_loop", "legal_move", "joint_move_problem"})
 
 #: Terms a Prolog loader does not read as clauses of their own name: a directive
 #: (``:- G``, ``?- G``), a clause (``H :- B``), a grammar rule, a clause for another module
@@ -133,7 +139,7 @@ def standalone_names(keys: set[PredKey] | frozenset[PredKey]) -> dict[PredKey, s
     return names
 
 
-_HOW_TO_READ = HOW_TO_READ + """\
+_HOW_TO_READ = """\
 %   The state is the set of true/1 facts and the joint move the set of does/2
 %   facts, as GDL writes them: both are dynamic, so you can assert and retract them
 %   yourself, or use the helpers below.
@@ -205,10 +211,16 @@ legal_moves(Role, Moves) :-
 %
 %   Play JointMove, a list with one does(Role, Move) per role, from the current
 %   state: the current state becomes the next one (the next/1 fluents).
-%   Raises a domain_error if an element is not a legal does(Role, Move).
+%   Raises a domain_error, and leaves the state as it was, if JointMove is not one
+%   does(Role, Move) for every role (joint_move: the message says what is wrong)
+%   or a move is not legal (legal_move).
 
 step(JointMove) :-
     must_be(list, JointMove),
+    (   joint_move_problem(JointMove, Problem)
+    ->  throw(error(domain_error(joint_move, JointMove), context(step/1, Problem)))
+    ;   true
+    ),
     forall(member(Move, JointMove), legal_move(Move)),
     retractall(does(_, _)),
     forall(member(does(R, M), JointMove), assertz(does(R, M))),
@@ -220,6 +232,35 @@ legal_move(does(Role, Move)) :-
     !.
 legal_move(Move) :-
     domain_error(legal_move, Move).
+
+%!  joint_move_problem(+JointMove:list, -Problem:string) is semidet.
+%
+%   Problem says why JointMove is not one does(Role, Move) for every role of the
+%   game and nothing else; fails if it is.
+
+joint_move_problem(JointMove, Problem) :-
+    member(Element, JointMove),
+    \\+ ( ground(Element), Element = does(Role, _), role(Role) ),
+    !,
+    (   ground(Element)
+    ->  format(string(Problem), "~q is not does(Role, Move) for a role of the game",
+               [Element])
+    ;   format(string(Problem),
+               "~q is not ground: a joint move is made of ground does(Role, Move)", [Element])
+    ).
+joint_move_problem(JointMove, Problem) :-
+    role(Role),
+    findall(Move, member(does(Role, Move), JointMove), Moves),
+    Moves \\= [_],
+    !,
+    (   Moves == []
+    ->  format(string(Problem),
+               "no move for the role ~q: a joint move has one does(Role, Move) for every role",
+               [Role])
+    ;   length(Moves, N),
+        format(string(Problem), "~d moves for the role ~q, ~q: each role makes one move a turn",
+               [N, Role, Moves])
+    ).
 
 %!  state_after(+Moves:list, -State:list) is det.
 %
@@ -260,10 +301,13 @@ play_random_loop :-
 class _Emitter:
     """Writes the clauses of a plan with the standalone names."""
 
-    def __init__(self, p: Plan, names: dict[PredKey, str], source_name: str) -> None:
+    def __init__(
+        self, p: Plan, names: dict[PredKey, str], source_name: str, syntax: str = "kif"
+    ) -> None:
         self.p = p
         self.names = names
         self.source_name = source_name
+        self.syntax = syntax
 
     def pi(self, key: PredKey) -> str:
         return f"{quote_atom(self.names[key])}/{key[1]}"
@@ -296,7 +340,7 @@ class _Emitter:
     def clause(self, r: FlatRule) -> str:
         names = rule_variables(r)
         head = self.call(r.head, names)
-        comment = rule_comment(r, self.source_name)
+        comment = rule_comment(r, self.source_name, self.syntax)
         if not r.body:
             return f"{comment}\n{head}."
         key = relation_key(r.head)
@@ -324,12 +368,13 @@ def _declarations(p: Plan, e: _Emitter, module: str, source_name: str) -> list[s
         "true/1",
         "does/2",
         *(e.pi(k) for k in relations),
-        *(f"{n}/{a}" for n, a in sorted(HELPERS) if n not in ("play_random_loop", "legal_move")),
+        *(f"{n}/{a}" for n, a in sorted(HELPERS) if n not in _INSIDE),
     ]
     out = [
         comment_text(f"%   {module}: translated by gdl2pl from {source_name}, standalone."),
         "%   It needs no gdl2pl runtime: load it in plain SWI-Prolog (swipl FILE.pl).",
         "%",
+        *how_to_read(e.syntax).splitlines(),
         *_HOW_TO_READ.splitlines(),
     ]
     if renamed:
@@ -367,14 +412,20 @@ def _declarations(p: Plan, e: _Emitter, module: str, source_name: str) -> list[s
     return [*out, ""]
 
 
-def standalone(d: Description, module: str = "game", source_name: str | None = None) -> str:
-    """The standalone module of a (case-normalized) description (see the module doc).
+def standalone(
+    d: Description,
+    module: str = "game",
+    source_name: str | None = None,
+    syntax: str | None = None,
+) -> str:
+    """The standalone module of a (case-normalized) description (see the module doc),
+    its comments quoting the rules in ``syntax`` (default: the syntax ``d`` was read in).
 
     Raises ``TranslationError`` for rules that have no meaning (as ``translate``)."""
     source = source_name or "game"
     p = plan(flatten_rules(d))
     names = standalone_names(p.defined | set(p.undefined) | {TRUE, DOES})
-    e = _Emitter(p, names, source)
+    e = _Emitter(p, names, source, answer_syntax(d, syntax))
     out = _declarations(p, e, module, source)
     out += _HELPERS.splitlines()
     out += ["", "% ---- The game ----", ""]

@@ -66,7 +66,6 @@ from gdl2pl.syntax import Not
 from gdl2pl.syntax import Sentence
 from gdl2pl.syntax import Term
 from gdl2pl.syntax import Var
-from gdl2pl.syntax import clause_line
 from gdl2pl.syntax import variables
 from gdl2pl.syntax import walk
 from gdl2pl.vocabulary import GDL_2010_RELATIONS
@@ -74,6 +73,8 @@ from gdl2pl.vocabulary import GDL_II_RELATIONS
 from gdl2pl.vocabulary import KEYWORD_RELATIONS
 from gdl2pl.vocabulary import RANDOM_ROLE
 from gdl2pl.vocabulary import is_keyword_relation
+from gdl2pl.written import answer_syntax
+from gdl2pl.written import clause_text
 
 #: Keyword relations a game defines (``true`` and ``does`` are the runtime's inputs).
 DEFINED_KEYWORDS = {k: a for k, a in KEYWORD_RELATIONS.items() if k not in ("true", "does")}
@@ -96,13 +97,14 @@ def rule_variables(r: FlatRule) -> VariableNamer:
     return VariableNamer(dict(counts))
 
 
-def rule_comment(r: FlatRule, source_name: str) -> str:
-    """The comment above a clause: the GDL rule, where it is, and which ``or`` branch."""
+def rule_comment(r: FlatRule, source_name: str, syntax: str = "kif") -> str:
+    """The comment above a clause: where its GDL rule is, which ``or`` branch, and the
+    rule itself, whole, in ``syntax`` (one line: the clause stands right under it)."""
     pos = r.source.pos
     where = f"{source_name}:{pos.line}" if pos else source_name
     if r.branches > 1:
         where += f" (branch {r.branch} of {r.branches} of the rule's or)"
-    return comment_text(f"% {where}  {clause_line(r.source, 110)}")
+    return comment_text(f"% {where}  {clause_text(r.source, syntax)}")
 
 
 def predicate_name(name: str, arity: int) -> str:
@@ -344,16 +346,21 @@ def is_gdl_ii(roles: Iterable[str], relations: Iterable[PredKey]) -> bool:
 
 #: The opening of the comment that says how to read a translated module (this one, and
 #: the standalone one of ``standalone.py``): clauses and rules.
-HOW_TO_READ = """\
+def how_to_read(syntax: str) -> str:
+    """The header's first paragraph: how a clause relates to its rule, quoted in
+    ``syntax``."""
+    written = "infix" if syntax == "infix" else "KIF"
+    return f"""\
 %   How to read this module
 %   -----------------------
 %   Each clause below is one GDL rule, or one branch of a rule whose body has an
 %   'or' (the rule is then split into one clause per branch); the comment above a
-%   clause gives its source line, the branch, and the rule in KIF.
+%   clause gives its source line, the branch, and the rule in {written}.
 %
 """
 
-_HEADER = HOW_TO_READ + """\
+
+_HEADER = """\
 %   :- set_module(base(system)): the module sees only SWI-Prolog's built-ins, not
 %      the user's predicates, so a game's relation can never call or clash with them.
 %   :- set_module(class(temporary)): the module is destroyed when the game is closed.
@@ -378,9 +385,10 @@ _HEADER = HOW_TO_READ + """\
 class _Emitter:
     """Writes the Prolog text of a plan."""
 
-    def __init__(self, p: Plan, source_name: str) -> None:
+    def __init__(self, p: Plan, source_name: str, syntax: str = "kif") -> None:
         self.p = p
         self.source_name = source_name
+        self.syntax = syntax
 
     def term(self, t: Term, names: VariableNamer) -> str:
         if isinstance(t, Var):
@@ -445,7 +453,7 @@ class _Emitter:
     def clause(self, r: FlatRule) -> str:
         names = rule_variables(r)
         head = self.call(r.head, names, None)
-        comment = rule_comment(r, self.source_name)
+        comment = rule_comment(r, self.source_name, self.syntax)
         if not r.body:
             return f"{comment}\n{head}."
         key = relation_key(r.head)
@@ -468,6 +476,7 @@ class _Emitter:
         out = [
             comment_text(f"%   {module}: translated by gdl2pl from {self.source_name}."),
             "%",
+            *how_to_read(self.syntax).splitlines(),
             *_HEADER.splitlines(),
             "",
             f":- module({quote_atom(module)}, []).",
@@ -552,9 +561,10 @@ class _Emitter:
         return out
 
 
-def emit(p: Plan, module: str, source_name: str) -> Translation:
-    """The Prolog module of a plan, with the line of every clause."""
-    e = _Emitter(p, source_name)
+def emit(p: Plan, module: str, source_name: str, syntax: str = "kif") -> Translation:
+    """The Prolog module of a plan, with the line of every clause; the comments quote
+    the rules in ``syntax``."""
+    e = _Emitter(p, source_name, syntax)
     out = e.declarations(module)
     origins: list[tuple[int, FlatRule]] = []
     line = sum(chunk.count("\n") + 1 for chunk in out)
@@ -575,6 +585,12 @@ def emit(p: Plan, module: str, source_name: str) -> Translation:
     )
 
 
-def translate(d: Description, module: str = "game", source_name: str | None = None) -> Translation:
-    """Translate a (case-normalized) description into one SWI-Prolog module."""
-    return emit(plan(flatten_rules(d)), module, source_name or "game")
+def translate(
+    d: Description,
+    module: str = "game",
+    source_name: str | None = None,
+    syntax: str | None = None,
+) -> Translation:
+    """Translate a (case-normalized) description into one SWI-Prolog module, its comments
+    quoting the rules in ``syntax`` (default: the syntax ``d`` was read in)."""
+    return emit(plan(flatten_rules(d)), module, source_name or "game", answer_syntax(d, syntax))

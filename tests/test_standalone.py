@@ -213,8 +213,57 @@ def test_step_refuses_an_illegal_move(tmp_path: Path) -> None:
 
     assert refused("[does(xplayer, noop), does(oplayer, noop)]") == "does(xplayer,noop)\n"
     # the state is left as it was
-    assert refused("[does(xplayer, mark(1, 1)), halt]", "current_state(S), print(ok)") == (
-        "halt\nok"
+    after = "current_state(C), (C == S -> print(unchanged) ; print(C))"
+    assert refused("[does(xplayer, mark(1, 1)), does(oplayer, mark(2, 2))]", after) == (
+        "does(oplayer,mark(2,2))\nunchanged"
+    )
+
+
+def test_step_refuses_a_joint_move_that_is_not_one_move_per_role(tmp_path: Path) -> None:
+    """The issue's joint move: two moves of xplayer and none of oplayer was played and
+    left a state holding both (cell 1 1 b) and (cell 1 1 x). step/1 now refuses it, says
+    why in words, and leaves the state as it was."""
+    module = write_module(EXAMPLES / "ticTacToe.kif", tmp_path / "ttt.pl")
+
+    def refused(joint: str) -> tuple[str, str]:
+        goal = (
+            "initial_state(S), set_state(S), catch(step("
+            + joint
+            + "), error(domain_error(joint_move, _), context(step/1, Why)), "
+            "(write(Why), nl)), current_state(C), (C == S -> write(unchanged) ; write(C))"
+        )
+        return tuple(run_swipl([module], goal).splitlines())  # type: ignore[return-value]
+
+    assert refused("[does(xplayer, mark(1,1)), does(xplayer, mark(2,2))]") == (
+        "2 moves for the role xplayer, [mark(1,1),mark(2,2)]: each role makes one move a turn",
+        "unchanged",
+    )
+    assert refused("[does(xplayer, mark(1,1))]") == (
+        "no move for the role oplayer: a joint move has one does(Role, Move) for every role",
+        "unchanged",
+    )
+    assert refused("[does(xplayer, mark(1,1)), does(oplayer, noop), does(bob, x)]") == (
+        "does(bob,x) is not does(Role, Move) for a role of the game",
+        "unchanged",
+    )
+    assert refused("[does(xplayer, mark(1,1)), noop]")[0] == (
+        "noop is not does(Role, Move) for a role of the game"
+    )
+    assert refused("[does(xplayer, mark(1,1)), does(oplayer, _)]")[0].endswith(
+        "is not ground: a joint move is made of ground does(Role, Move)"
+    )
+    # the uncaught error, as a student at the toplevel reads it
+    done = subprocess.run(
+        [swipl(), "-g", "initial_state(S), set_state(S), step([does(xplayer, mark(1,1)), "
+         "does(xplayer, mark(2,2))])", "-t", "halt", str(module)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert "Domain error: `joint_move' expected" in done.stderr
+    assert "2 moves for the role xplayer" in done.stderr
+    # one legal move per role is played as before
+    goal = "state_after([[does(xplayer, mark(1,1)), does(oplayer, noop)]], S), print(S)"
+    assert "cell(1,1,x)" in run_swipl([module], goal) and "cell(1,1,b)" not in run_swipl(
+        [module], goal
     )
 
 
@@ -322,6 +371,46 @@ def test_cli_writes_the_standalone_module(
     text = out.read_text(encoding="utf-8")
     assert ":- dynamic([true/1, does/2], [incremental(true)])." in text
     assert "% ticTacToe.kif:" in text and "\\+ \\+" not in text
+
+
+def test_comments_quote_an_infix_game_in_infix(tmp_path: Path) -> None:
+    """A student who wrote infix reads each rule above its clause as written (whole),
+    and in KIF only on request (--answer-syntax kif)."""
+    game = str(EXAMPLES / "ticTacToe.gdl")
+    out = tmp_path / "ttt.pl"
+    assert main(["translate", "--standalone", game, "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "the rule in infix." in text
+    assert (
+        "% ticTacToe.gdl:38  row(M,F) :- true(cell(M,1,F)) & true(cell(M,2,F)) & "
+        "true(cell(M,3,F))\nrow(M, F) :-\n" in text
+    )
+    assert "(<=" not in text and "?" not in "".join(
+        line for line in text.splitlines() if line.startswith("% ticTacToe.gdl:")
+    )
+    assert main(["translate", "--standalone", game, "-o", str(out), "--answer-syntax", "kif"]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "the rule in KIF." in text
+    assert "% ticTacToe.gdl:38  (<= (row ?M ?F) (true (cell ?M 1 ?F))" in text
+
+
+def test_comments_quote_long_rules_whole(tmp_path: Path) -> None:
+    """Chess's longest rules were cut at 110 characters with '...': each comment now
+    holds its whole rule, on the one line above its clause."""
+    game = shared_dir() / "games" / "ggp-repository" / "chess.kif"
+    compiled = compile_game(game, translate=False)
+    text = standalone(compiled.normalized, "chess", game.name)
+    comments = [line for line in text.splitlines() if line.startswith("% chess.kif:")]
+    assert comments and not any(line.endswith("...") for line in comments)
+    longest = max(comments, key=len)
+    assert len(longest) > 200
+    rules = {str(c.pos.line): c for c in compiled.normalized.clauses if c.pos}
+    from gdl2pl.written import clause_text
+
+    for line in comments:
+        where, _, quoted = line.partition("  ")
+        number = where.split(":")[1].split()[0]
+        assert quoted == clause_text(rules[number], "kif")
 
 
 def test_cli_says_when_it_cannot_write(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
