@@ -4,11 +4,15 @@ An edge goes from a relation used in a rule's body to the rule's head relation; 
 atoms under ``not`` are dashed and labelled ``not``. Each relation is labelled with its
 stratum (``DependencyGraph.strata``); recursive components are boxed; GDL's keyword
 relations are drawn in another shape and colour, ``true`` and ``does`` (the inputs of
-every game) in a third. ``svg`` runs Graphviz's ``dot`` program when it is installed.
+every game) in a third. A game whose negation is not stratified is drawn all the same,
+since showing what is wrong is the drawing's job: each cycle through ``not`` (the negative
+edge and the way back from its head to its body) is drawn in red, bold. ``svg`` runs
+Graphviz's ``dot`` program when it is installed.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
 from gdl2pl.depgraph import DependencyGraph
@@ -25,19 +29,29 @@ from gdl2pl.vocabulary import INPUT_RELATIONS as INPUTS
 from gdl2pl.vocabulary import KEYWORD_RELATIONS
 
 KEYWORDS = frozenset(KEYWORD_RELATIONS) - INPUTS
+#: What the drawing of a game whose negation is not stratified says about it.
+CYCLE_NOTE = "strata: not computable, a cycle goes through not (drawn in red)"
 
 
 @dataclass(frozen=True)
 class RelationGraph:
     """What is drawn: relations, edges (body, head, negative), strata (None when a
     cycle goes through ``not``), recursive components (those of more than one relation
-    or with a self-loop)."""
+    or with a self-loop), and the edges on cycles through ``not`` (empty when the
+    negation is stratified)."""
 
     name: str
     relations: tuple[str, ...]
     edges: tuple[tuple[str, str, bool], ...]
     strata: dict[str, int] | None
     recursive: tuple[tuple[str, ...], ...]
+    negative_cycles: tuple[tuple[str, str, bool], ...] = ()
+
+    @property
+    def cycle_relations(self) -> tuple[str, ...]:
+        """The relations on a cycle through ``not``, in the graph's order."""
+        on = {r for b, h, _ in self.negative_cycles for r in (b, h)}
+        return tuple(r for r in self.relations if r in on)
 
 
 def relation_graph(d: Description, name: str = "game") -> RelationGraph:
@@ -46,7 +60,35 @@ def relation_graph(d: Description, name: str = "game") -> RelationGraph:
     edges = tuple(sorted({(e.body, e.head, e.negative) for e in g.edges}))
     rec = g.recursive()
     comps = tuple(tuple(sorted(c)) for c in g.components() if c & rec)
-    return RelationGraph(name, tuple(g.nodes), edges, g.strata(), comps)
+    return RelationGraph(name, tuple(g.nodes), edges, g.strata(), comps, _negative_cycles(g))
+
+
+def _negative_cycles(g: DependencyGraph) -> tuple[tuple[str, str, bool], ...]:
+    """The edges of one cycle through each negative edge inside a component: the edge
+    and a shortest way back from its head to its body."""
+    out: set[tuple[str, str, bool]] = set()
+    comp = g.component_of()
+    for e in g.negative_cycle_edges():
+        out.add((e.body, e.head, True))
+        inside = comp[e.head]
+        back: dict[str, str] = {}
+        queue = deque([e.head])
+        while queue and e.body not in back and e.body != e.head:
+            r = queue.popleft()
+            for nxt in g.used_by(r):
+                if nxt in inside and nxt not in back and nxt != e.head:
+                    back[nxt] = r
+                    queue.append(nxt)
+        r = e.body
+        while r != e.head and r in back:
+            out.add((back[r], r, _negative(g, back[r], r)))
+            r = back[r]
+    return tuple(sorted(out))
+
+
+def _negative(g: DependencyGraph, body: str, head: str) -> bool:
+    """Whether every edge from ``body`` to ``head`` is under ``not``."""
+    return all(e.negative for e in g.edges if e.body == body and e.head == head)
 
 
 def _kind(rel: str) -> str:
@@ -70,7 +112,7 @@ def to_dot(g: RelationGraph) -> str:
     }
     out = [f"digraph {_q(g.name)} {{", "  rankdir=BT;"]
     out.append(
-        f"  label={_q('strata: not computable, a cycle goes through not')};"
+        f"  label={_q(CYCLE_NOTE)};"
         if g.strata is None
         else '  label="edges: body -> head; dashed = under not; boxes: recursive components";'
     )
@@ -79,11 +121,17 @@ def to_dot(g: RelationGraph) -> str:
         out.append(f'    label="recursive {i + 1}"; style=rounded; color="#888888";')
         out.extend(f"    {_q(r)};" for r in comp)
         out.append("  }")
+    cycle = set(g.negative_cycles)
+    on_cycle = set(g.cycle_relations)
     for rel in g.relations:
-        out.append(f"  {_q(rel)} [label={_q(_label(g, rel))}, {style[_kind(rel)]}];")
+        mark = ', color="#c00000", penwidth=2.5' if rel in on_cycle else ""
+        out.append(f"  {_q(rel)} [label={_q(_label(g, rel))}, {style[_kind(rel)]}{mark}];")
     for body, head, neg in g.edges:
-        attrs = ' [style=dashed, color="#c00000", label="not"]' if neg else ""
-        out.append(f"  {_q(body)} -> {_q(head)}{attrs};")
+        attrs = ['style=dashed, color="#c00000", label="not"'] if neg else []
+        if (body, head, neg) in cycle:
+            attrs = [*(attrs or ['color="#c00000"']), "penwidth=3"]
+        shown = f" [{', '.join(attrs)}]" if attrs else ""
+        out.append(f"  {_q(body)} -> {_q(head)}{shown};")
     out.append("}")
     return "\n".join(out) + "\n"
 
@@ -104,17 +152,25 @@ def to_mermaid(g: RelationGraph) -> str:
         out.extend(f"    {node(r)}" for r in comp)
         out.append("  end")
     out.extend(f"  {node(rel)}" for rel in g.relations if rel not in boxed)
-    for body, head, neg in g.edges:
+    cycle = set(g.negative_cycles)
+    marked = []
+    for i, (body, head, neg) in enumerate(g.edges):
         arrow = "-. not .->" if neg else "-->"
         out.append(f"  {ids[body]} {arrow} {ids[head]}")
+        if (body, head, neg) in cycle:
+            marked.append(str(i))
     out.append("  classDef keyword fill:#cfe2ff,stroke:#1f4e99,stroke-width:2px")
     out.append("  classDef input fill:#fff3cd")
     for kind in ("keyword", "input"):
         members = [ids[r] for r in g.relations if _kind(r) == kind]
         if members:
             out.append(f"  class {','.join(members)} {kind}")
+    if marked:
+        out.append("  classDef cycle stroke:#c00000,stroke-width:3px")
+        out.append(f"  class {','.join(ids[r] for r in g.cycle_relations)} cycle")
+        out.append(f"  linkStyle {','.join(marked)} stroke:#c00000,stroke-width:3px")
     if g.strata is None:
-        out.append("  %% strata: not computable, a cycle goes through not")
+        out.append(f"  %% {CYCLE_NOTE}")
     return "\n".join(out) + "\n"
 
 

@@ -52,6 +52,47 @@ def test_recursive_components_are_boxed(capsys) -> None:
     assert "strata: not computable" in mermaid
 
 
+def test_the_cycle_through_not_is_marked(capsys, tmp_path) -> None:
+    """An unstratified game is drawn, its cycle through not in red and bold: the edge
+    under not and the way back (here through a positive edge), and only those."""
+    game = tmp_path / "cycle.kif"
+    game.write_text(
+        "(role r) (s a)\n"
+        "(<= (p ?x) (s ?x) (not (q ?x)))\n"
+        "(<= (q ?x) (t ?x))\n"
+        "(<= (t ?x) (s ?x) (p ?x))\n"
+        "(<= (u ?x) (s ?x) (not (p ?x)))\n",
+        encoding="utf-8",
+    )
+    from gdl2pl.analysis.relgraph import relation_graph
+    from gdl2pl.load import read_game
+
+    g = relation_graph(read_game(game))
+    assert set(g.negative_cycles) == {("q", "p", True), ("p", "t", False), ("t", "q", False)}
+    assert g.cycle_relations == ("p", "q", "t")
+    assert main(["graph", str(game)]) == 0
+    dot = capsys.readouterr().out
+    assert "a cycle goes through not (drawn in red)" in dot
+    assert '"q" -> "p" [style=dashed, color="#c00000", label="not", penwidth=3];' in dot
+    assert '"t" -> "q" [color="#c00000", penwidth=3];' in dot
+    assert '"p" -> "u" [style=dashed, color="#c00000", label="not"];' in dot  # not on it
+    assert '"s" -> "p";' in dot
+    assert '"t" [label="t", shape=ellipse, color="#c00000", penwidth=2.5];' in dot
+    assert '"u" [label="u", shape=ellipse];' in dot
+    assert main(["graph", str(game), "--format", "mermaid"]) == 0
+    mermaid = capsys.readouterr().out
+    ids = {line.split('["')[1][:-2]: line.split("[")[0].strip()
+           for line in mermaid.splitlines() if '["' in line}
+    links = [line.strip() for line in mermaid.splitlines() if "-->" in line or ".->" in line]
+    (marked,) = [line for line in mermaid.splitlines() if "linkStyle" in line]
+    indices = [int(i) for i in marked.split()[1].split(",")]
+    p, q, t = ids["p"], ids["q"], ids["t"]
+    assert sorted(links[i] for i in indices) == sorted(
+        [f"{q} -. not .-> {p}", f"{p} --> {t}", f"{t} --> {q}"]
+    )
+    assert f"  class {p},{q},{t} cycle" in mermaid.splitlines()
+
+
 def test_mermaid_classes(capsys) -> None:
     assert main(["graph", BUTTONS, "--format", "mermaid"]) == 0
     out = capsys.readouterr().out
