@@ -345,7 +345,9 @@ class GdlGame:
         self.observation_size = LAZY_FLUENTS if self.base_from == "first-seen" else len(self.base)
         self.base_index: dict[Term, int] = {f: i for i, f in enumerate(self.base)}
         self.board: BoardLayout | None = (
-            None if self.base_from == "first-seen" else board_layout(self.base)
+            None
+            if self.base_from == "first-seen"
+            else board_layout(self.base, [r for _, r in sm.translation.origins])
         )
         # The bridge hands out one object per distinct move or fluent; these memos find
         # its index by identity, without hashing the term again (the object is kept, so

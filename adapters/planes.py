@@ -1,7 +1,8 @@
 """Observations shaped as a board: planes ``[channels, rows, cols]`` where fluents form one.
 
-The board is the one the base propositions form (``gdl2pl.board.board_geometry``: the
-same geometry every drawing of a state uses, rows top to bottom, columns left to right);
+The board is the one the base propositions form, oriented by the game's ``row`` and
+``column`` rules (``gdl2pl.board_axes.oriented_board``: the same geometry every drawing of
+a state uses, rows top to bottom, columns left to right);
 the plane of content ``v`` has a 1 at the cell ``(x, y)`` when ``(f x y v)`` holds,
 channels in the contents' KIF order. The other fluents (``rest``, in base order) are a
 flat 0/1 vector, or in the whole observation (``observation_planes``) planes after the
@@ -15,6 +16,7 @@ dependency) is imported where a layout is built, so that the package loads witho
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -22,7 +24,8 @@ from typing import TYPE_CHECKING
 from gdl2pl.board import MAX_CONTENTS
 from gdl2pl.board import MAX_SIDE
 from gdl2pl.board import BoardGeometry
-from gdl2pl.board import board_geometry
+from gdl2pl.board_axes import RuleLike
+from gdl2pl.board_axes import oriented_board
 from gdl2pl.syntax import Term
 
 if TYPE_CHECKING:
@@ -123,9 +126,10 @@ class BoardLayout:
         return out
 
 
-def board_layout(base: Sequence[Term]) -> BoardLayout | None:
-    """The board the base propositions form, or None."""
-    geometry = board_geometry(base)
+def board_layout(base: Sequence[Term], rules: Iterable[RuleLike] = ()) -> BoardLayout | None:
+    """The board the base propositions form, its rows as the game's ``rules`` for ``row``
+    and ``column`` say, or None."""
+    geometry = oriented_board(base, rules)
     if geometry is None:
         return None
     import numpy as np

@@ -17,9 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from gdl2pl.bridge import StateMachine
+from gdl2pl.kif import parse_kif_term
 from gdl2pl.rule_shapes import always_legal
 from gdl2pl.rule_shapes import step_counter_bound
 from gdl2pl.syntax import Description
+from gdl2pl.written import term_text
 
 from . import wellformed as wf
 from .deadline import Deadline
@@ -438,9 +440,10 @@ def exit_status(report: dict) -> int:
     return 1 if any(props[name]["verdict"] == REFUTED for name in required) else 0
 
 
-def format_report(report: dict, definitions: bool = False) -> str:
-    """The report as text, one property a line, counterexamples as KIF joint moves; with
-    ``definitions``, each verdict followed by the course notes' definition it decides."""
+def format_report(report: dict, definitions: bool = False, syntax: str = "kif") -> str:
+    """The report as text, one property a line, counterexamples as joint moves written in
+    ``syntax`` (``kif`` or ``infix``); with ``definitions``, each verdict followed by the
+    course notes' definition it decides."""
     lines = [f"game: {report['game']}  roles: {' '.join(report['roles'])}"]
     ex = report["explored"]
     if report["exhaustive"]:
@@ -473,11 +476,11 @@ def format_report(report: dict, definitions: bool = False) -> str:
             per = ", ".join(f"{r}: {v}" for r, v in p["roles"].items())
             lines.append(f"{label}: {p['verdict']} ({per})")
             for role, moves in p.get("witnesses", {}).items():
-                lines.append(f"  witness for {role}: {_moves(moves)}")
+                lines.append(f"  witness for {role}: {_moves(moves, syntax)}")
         else:
             lines.append(f"{label}: {p['verdict']} -- {p['note']}")
             if p["counterexample"] is not None:
-                lines.append(f"  counterexample: {_moves(p['counterexample'])}")
+                lines.append(f"  counterexample: {_moves(p['counterexample'], syntax)}")
         if definitions and p.get("definition"):
             lines.append(
                 textwrap.fill(
@@ -487,5 +490,12 @@ def format_report(report: dict, definitions: bool = False) -> str:
     return "\n".join(lines)
 
 
-def _moves(moves: list[list[str]]) -> str:
-    return " ".join("[" + " ".join(jm) + "]" for jm in moves) if moves else "(initial state)"
+def _moves(moves: list[list[str]], syntax: str = "kif") -> str:
+    if not moves:
+        return "(initial state)"
+    return " ".join("[" + " ".join(_move(m, syntax) for m in jm) + "]" for jm in moves)
+
+
+def _move(move: str, syntax: str) -> str:
+    """A move of a report (KIF) in ``syntax``."""
+    return move if syntax == "kif" else term_text(parse_kif_term(move), syntax)

@@ -59,7 +59,8 @@ def analyze(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report))
     else:
-        print(format_report(report, definitions=args.definitions))
+        syntax = answer_syntax(args, args.game)
+        print(format_report(report, definitions=args.definitions, syntax=syntax))
     return exit_status(report)
 
 
@@ -82,7 +83,7 @@ def explain(args: argparse.Namespace) -> int:
     checked_game(args)
     syntax = answer_syntax(args, args.game)
     with StateMachine.from_file(args.game, syntax=args.syntax) as sm:
-        atom = parse_atom(sm, _question(args.atom, syntax))
+        atom = parse_atom(sm, _question(args.atom, syntax), syntax)
         states, joints = _states(sm, args)
         joint = None
         state = states[-1]

@@ -87,6 +87,7 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         help="quote under each verdict the course notes' definition it decides",
     )
     s.add_argument("--syntax", choices=SYNTAXES, default="auto")
+    add_answer_syntax(s)
     add_accept_errors(s)
 
     s = sub.add_parser("explain", help="why a ground atom holds in a state, or why not")

@@ -63,7 +63,7 @@ class ExplainError(GdlError):
 class RuleUse:
     """One clause applied to an atom: the GDL rule and the Prolog clause it became."""
 
-    source: str  # the GDL rule, KIF
+    source: str  # the GDL rule, in ``syntax``
     pos: Pos | None  # where it is in the game file
     prolog_line: int  # where its clause starts in the generated module (0: unknown)
     prolog_text: str
@@ -76,17 +76,23 @@ class RuleUse:
     syntax: str = "kif"  # the syntax of ``source`` and of the atoms shown
 
     def as_json(self) -> dict[str, Any]:
-        """The rule use as JSON: the GDL rule (KIF) and its place (file, line, column),
-        the Prolog clause and its line in the translation, the bindings, and for a rule
-        that fails the failing literal and the solutions before it."""
+        """The rule use as JSON: the GDL rule (in ``syntax``), whether it is a fact, its
+        place (file, line, column), the Prolog clause and its line in the translation,
+        the bindings (each variable and value as ``syntax`` writes them: ``?r`` or
+        ``R``), and for a rule that fails the failing literal and the solutions before
+        it."""
+        show = infix_term if self.syntax == "infix" else kif_term
         return {
             "source": self.source,
+            "fact": self.fact,
             "file": self.pos.file if self.pos else None,
             "line": self.pos.line if self.pos else None,
             "column": self.pos.column if self.pos else None,
             "prolog_line": self.prolog_line or None,
             "prolog_text": self.prolog_text,
-            "bindings": {k: kif_term(v) for k, v in self.bindings.items()},
+            "bindings": {
+                self.variable_text.get(k, "?" + k): show(v) for k, v in self.bindings.items()
+            },
             "failing": self.failing,
             "solutions": self.solutions,
         }
@@ -99,7 +105,7 @@ class Node:
     ``failing`` set), not (a negation that holds), distinct, same, more (depth
     reached), no_instance (a literal with variables that has no solution)."""
 
-    text: str  # the atom or literal, KIF
+    text: str  # the atom or literal, in the explanation's syntax
     holds: bool
     kind: str
     rule: RuleUse | None = None
@@ -213,12 +219,13 @@ def depends_on_does(sm: StateMachine, relation: str) -> bool:
     return relation == "does"
 
 
-def parse_atom(sm: StateMachine, atom: Term | str) -> Sentence:
-    """The atom, checked against the game: a known relation, the right arity, ground.
-    A malformed atom text raises ``GdlSyntaxError`` positioned in that text (file
-    ``ATOM_SOURCE``), not in the game."""
+def parse_atom(sm: StateMachine, atom: Term | str, syntax: str = "kif") -> Sentence:
+    """The atom (a term, or KIF text), checked against the game: a known relation, the
+    right arity, ground; errors name a term in ``syntax``. A malformed atom text raises
+    ``GdlSyntaxError`` positioned in that text (file ``ATOM_SOURCE``), not in the game."""
     t = parse_kif_term(atom, ATOM_SOURCE) if isinstance(atom, str) else atom
-    text = atom if isinstance(atom, str) else kif_term(atom)
+    show = infix_term if syntax == "infix" else kif_term
+    text = atom if isinstance(atom, str) else show(atom)
     if isinstance(t, Var):
         raise ExplainError(f"{text}: a variable is not an atom")
     if not is_ground(t):

@@ -6,11 +6,14 @@ such relations the one with most fluents wins. The geometry is read once from ev
 the game may hold (its ``base``, or its reachable fluents), so a state is drawn on the whole
 board whatever pieces it holds now; without one, from the state's own fluents.
 
-Coordinates are Cartesian, as GGP games write them (``(cell x y v)``: chess, checkers,
-breakthrough, connect four): ``x`` is the column, left to right, ``y`` the row, the
-highest at the top when all rows are numerals (so connect four's pieces lie at the
-bottom and white starts at the bottom of breakthrough), else in name order. Columns are
-ordered numerically when all are numerals, else by name; contents by KIF text.
+Coordinates are Cartesian by default, as most GGP games write them (``(cell x y v)``:
+chess, checkers, breakthrough, connect four): ``x`` is the column, left to right, ``y``
+the row, the highest at the top when all rows are numerals (so connect four's pieces lie
+at the bottom and white starts at the bottom of breakthrough), else in name order. A
+board whose cells name their row first (``row_first``: ``(cell row column v)``, as the
+course notes' tic-tac-toe does, and as its ``row`` and ``column`` relations say: see
+``gdl2pl.board_axes``) is drawn as a matrix: row 1 at the top. Columns are ordered
+numerically when all are numerals, else by name; contents by KIF text.
 
 Every drawing of a state (``gdl2pl play``, the studio, ``str(state)`` of the adapters) and
 the adapters' observation planes use this geometry. Pure functions.
@@ -36,13 +39,16 @@ MAX_CONTENTS = 64
 
 @dataclass(frozen=True)
 class BoardGeometry:
-    """Where a board's cells are: the relation ``(relation x y v)``, its columns (``x``,
-    left to right), rows (``y``, top to bottom) and contents (KIF text, in order)."""
+    """Where a board's cells are: the relation ``(relation x y v)`` (``(relation y x v)``
+    when ``row_first``), its columns (``x``, left to right), rows (``y``, top to bottom)
+    and contents (KIF text, in order)."""
 
     relation: str
     columns: tuple[str, ...]
     rows: tuple[str, ...]
     contents: tuple[str, ...]
+    #: The cells name their row first: ``(relation row column v)``.
+    row_first: bool = False
     #: Each column's and row's index.
     column_at: dict[str, int] = field(init=False, repr=False, compare=False)
     row_at: dict[str, int] = field(init=False, repr=False, compare=False)
@@ -56,7 +62,8 @@ class BoardGeometry:
         c = _cell(fluent)
         if c is None or c[0] != self.relation:
             return None
-        _, x, y, v = c
+        _, a, b, v = c
+        x, y = (b, a) if self.row_first else (a, b)
         if x not in self.column_at or y not in self.row_at:
             return None
         return x, y, v
@@ -71,9 +78,13 @@ def _columns(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(vals, key=int)) if _numeric(vals) else tuple(sorted(vals))
 
 
-def _rows(values: Iterable[str]) -> tuple[str, ...]:
+def _rows(values: Iterable[str], top_down: bool = False) -> tuple[str, ...]:
+    """Rows top to bottom: numerals from the highest (or the lowest, ``top_down``), else
+    by name."""
     vals = set(values)
-    return tuple(sorted(vals, key=int, reverse=True)) if _numeric(vals) else tuple(sorted(vals))
+    if _numeric(vals):
+        return tuple(sorted(vals, key=int, reverse=not top_down))
+    return tuple(sorted(vals))
 
 
 def _cell(f: Term) -> tuple[str, str, str, str] | None:
@@ -84,8 +95,9 @@ def _cell(f: Term) -> tuple[str, str, str, str] | None:
     return None
 
 
-def board_geometry(fluents: Iterable[Term]) -> BoardGeometry | None:
-    """The board ``fluents`` form (see the module's docstring), or None."""
+def board_geometry(fluents: Iterable[Term], row_first: bool = False) -> BoardGeometry | None:
+    """The board ``fluents`` form (see the module's docstring), or None; ``row_first``:
+    its cells name their row first (a matrix, row 1 on top)."""
     cells: dict[str, set[tuple[str, str, str]]] = defaultdict(set)
     for f in fluents:
         c = _cell(f)
@@ -103,11 +115,14 @@ def board_geometry(fluents: Iterable[Term]) -> BoardGeometry | None:
     if best is None:
         return None
     name, entries = best
+    if row_first:
+        entries = {(b, a, v) for a, b, v in entries}
     return BoardGeometry(
         relation=name,
         columns=_columns(x for x, _, _ in entries),
-        rows=_rows(y for _, y, _ in entries),
+        rows=_rows((y for _, y, _ in entries), top_down=row_first),
         contents=tuple(sorted({v for _, _, v in entries})),
+        row_first=row_first,
     )
 
 

@@ -28,6 +28,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
 
@@ -58,7 +59,16 @@ from gdl2pl.translate import rule_variables
 from gdl2pl.vocabulary import is_keyword_relation
 from gdl2pl.written import answer_syntax
 
-__all__ = ["HELPERS", "SYNTAX", "prolog_term", "reserved", "standalone", "standalone_names"]
+__all__ = [
+    "HELPERS",
+    "SYNTAX",
+    "StandaloneModule",
+    "prolog_term",
+    "reserved",
+    "standalone",
+    "standalone_module",
+    "standalone_names",
+]
 
 #: The helper predicates every standalone module defines (and those it uses inside).
 HELPERS: frozenset[PredKey] = frozenset(
@@ -412,14 +422,24 @@ def _declarations(p: Plan, e: _Emitter, module: str, source_name: str) -> list[s
     return [*out, ""]
 
 
-def standalone(
+@dataclass(frozen=True)
+class StandaloneModule:
+    """A standalone module: its ``text``, and where each clause starts in it (1-based
+    line, the flat rule it comes from), as ``Translation.origins``."""
+
+    text: str
+    origins: tuple[tuple[int, FlatRule], ...]
+
+
+def standalone_module(
     d: Description,
     module: str = "game",
     source_name: str | None = None,
     syntax: str | None = None,
-) -> str:
+) -> StandaloneModule:
     """The standalone module of a (case-normalized) description (see the module doc),
-    its comments quoting the rules in ``syntax`` (default: the syntax ``d`` was read in).
+    its comments quoting the rules in ``syntax`` (default: the syntax ``d`` was read in),
+    with the line of every clause.
 
     Raises ``TranslationError`` for rules that have no meaning (as ``translate``)."""
     source = source_name or "game"
@@ -429,5 +449,21 @@ def standalone(
     out = _declarations(p, e, module, source)
     out += _HELPERS.splitlines()
     out += ["", "% ---- The game ----", ""]
-    out += [e.clause(r) + "\n" for r in p.rules]
-    return "\n".join(out)
+    line = sum(chunk.count("\n") + 1 for chunk in out)
+    origins: list[tuple[int, FlatRule]] = []
+    for r in p.rules:
+        chunk = e.clause(r) + "\n"
+        origins.append((line + 2, r))  # under its one-line comment
+        line += chunk.count("\n") + 1
+        out.append(chunk)
+    return StandaloneModule("\n".join(out), tuple(origins))
+
+
+def standalone(
+    d: Description,
+    module: str = "game",
+    source_name: str | None = None,
+    syntax: str | None = None,
+) -> str:
+    """The text of ``standalone_module``."""
+    return standalone_module(d, module, source_name, syntax).text

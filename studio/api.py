@@ -2,11 +2,16 @@
 the request's values (already checked by ``gdl2pl.studio.app``) and returns a JSON-ready
 dict. Nothing here computes what the API already does; see ``docs/studio.md`` for the
 fields of each answer.
+
+What a student reads (findings, the state, moves, atoms, rules) is written in the answer
+syntax: the one the game is written in, unless the page asks for the other
+(``answer_syntax``). What the page sends back (moves, histories) stays KIF.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Sequence
 from typing import Any
@@ -23,14 +28,18 @@ from gdl2pl.ggp.strategy import Budget
 from gdl2pl.ggp.strategy import make_strategy
 from gdl2pl.infix import print_infix
 from gdl2pl.kif import kif_term
+from gdl2pl.kif import parse_kif_term
 from gdl2pl.kif import print_kif
 from gdl2pl.load import Syntax
 from gdl2pl.load import detect_syntax
 from gdl2pl.load import parse_game
 from gdl2pl.pipeline import compile_game
+from gdl2pl.standalone import standalone_module
 from gdl2pl.syntax import Description
 from gdl2pl.syntax import Pos
 from gdl2pl.syntax import Term
+from gdl2pl.written import answer_syntax as syntax_of_answers
+from gdl2pl.written import term_text
 
 from .limits import Limits
 from .limits import python_work
@@ -68,13 +77,23 @@ def _parse(text: str, syntax: Syntax, name: str = GAME_NAME) -> Description:
 GAME_ONLY = frozenset({"missing-role", "missing-legal", "missing-goal", "missing-terminal"})
 
 
-def check(text: str, syntax: Syntax, name: str = GAME_NAME) -> dict[str, Any]:
-    """The checker's findings (a syntax error is one finding of code ``syntax``); for a
-    text without any role, ``kind`` is "program" and ``GAME_ONLY`` findings are left out."""
+def check(
+    text: str, syntax: Syntax, name: str = GAME_NAME, answer_syntax: str | None = None
+) -> dict[str, Any]:
+    """The checker's findings, quoting the game in ``answer_syntax`` (default: its own; a
+    syntax error is one finding of code ``syntax``); for a text without any role,
+    ``kind`` is "program" and ``GAME_ONLY`` findings are left out."""
     used = detect_syntax(text) if syntax == "auto" else syntax
     kind = "game"
     try:
-        compiled = compile_game(text=text, syntax=syntax, name=name, check=True, translate=False)
+        compiled = compile_game(
+            text=text,
+            syntax=syntax,
+            name=name,
+            check=True,
+            translate=False,
+            answer_syntax=answer_syntax,
+        )
         found = compiled.findings
         if any(f.code == "missing-role" for f in found):
             kind = "program"
@@ -94,6 +113,7 @@ def check(text: str, syntax: Syntax, name: str = GAME_NAME) -> dict[str, Any]:
     errors = sum(f["severity"] == "error" for f in findings)
     return {
         "syntax": used,
+        "answer_syntax": answer_syntax or used,
         "kind": kind,
         "findings": findings,
         "errors": errors,
@@ -122,18 +142,32 @@ def convert(text: str, syntax: Syntax, to: str) -> dict[str, Any]:
     return {"syntax": to, "text": out}
 
 
-def translate(text: str, syntax: Syntax, name: str = GAME_NAME) -> dict[str, Any]:
-    """The Prolog module, and for each clause its lines and the GDL rule it comes from;
-    ``name`` (the file's or example's) is the source its header and comments name."""
+def translate(
+    text: str,
+    syntax: Syntax,
+    name: str = GAME_NAME,
+    standalone: bool = False,
+    answer_syntax: str | None = None,
+) -> dict[str, Any]:
+    """The Prolog module (the runtime's, or with ``standalone`` the one ``gdl2pl
+    translate --standalone`` writes for plain SWI-Prolog), and for each clause its lines
+    and the GDL rule it comes from; ``name`` (the file's or example's) is the source its
+    header and comments name, and the comments quote the rules in ``answer_syntax``."""
     d = _parse(text, syntax, name)
     try:
-        t = compile_game(d, name=name, module="game").translation
+        if standalone:
+            normalized = compile_game(d, name=name, translate=False).normalized
+            alone = standalone_module(normalized, "game", name, answer_syntax)
+            prolog, origins = alone.text, alone.origins
+        else:
+            t = compile_game(d, name=name, module="game", answer_syntax=answer_syntax).translation
+            prolog, origins = t.text, t.origins
     except GdlError as e:
         raise game_error(e) from None
-    lines = t.text.split("\n")
+    lines = prolog.split("\n")
     ends = _gdl_ends(d, text)
     clauses = []
-    for start, rule in t.origins:
+    for start, rule in origins:
         end = start
         while end < len(lines) and not lines[end - 1].rstrip().endswith("."):
             end += 1
@@ -149,7 +183,7 @@ def translate(text: str, syntax: Syntax, name: str = GAME_NAME) -> dict[str, Any
                 "branches": rule.branches,
             }
         )
-    return {"prolog": t.text, "clauses": clauses}
+    return {"prolog": prolog, "standalone": standalone, "clauses": clauses}
 
 
 def _gdl_ends(d: Description, text: str) -> dict[int, int]:
@@ -176,7 +210,10 @@ def graph(
 ) -> dict[str, Any]:
     """The dependency graph: an SVG drawing (None without Graphviz or when it cannot be
     drawn within ``dot_seconds``, then ``note`` says why), its DOT and Mermaid text, the
-    strata, and the rules (lines) of each relation."""
+    strata, and the rules (lines) of each relation. A game with errors is drawn all the
+    same (what is wrong is what the student needs to see): ``cycle`` holds the relations
+    and edges of the cycles through ``not`` of a game whose negation is not stratified,
+    which the drawing marks in red."""
     from gdl2pl.analysis.relgraph import relation_graph
     from gdl2pl.analysis.relgraph import to_dot
     from gdl2pl.analysis.relgraph import to_mermaid
@@ -208,20 +245,38 @@ def graph(
         "edges": [{"body": b, "head": h, "negative": n} for b, h, n in g.edges],
         "recursive": [list(c) for c in g.recursive],
         "rules": rules,
+        "cycle": {
+            "relations": list(g.cycle_relations),
+            "edges": [{"body": b, "head": h, "negative": n} for b, h, n in g.negative_cycles],
+        },
     }
 
 
 # -- playing --------------------------------------------------------------------------------
 
 
-def view(loaded: Loaded, moves: Sequence[Sequence[str]]) -> dict[str, Any]:
+def answers_in(loaded: Loaded, chosen: str | None) -> str:
+    """The answer syntax for a loaded game: ``chosen``, else the game's own."""
+    if loaded.description is None:
+        return chosen or "kif"
+    return syntax_of_answers(loaded.description, chosen)
+
+
+def view(
+    loaded: Loaded, moves: Sequence[Sequence[str]], answer_syntax: str | None = None
+) -> dict[str, Any]:
     """The match after ``moves``: the state (as a grid when it reads as one, and as the
-    fluent list), each role's legal moves, whether it is terminal, the goal values."""
+    fluent list), each role's legal moves, whether it is terminal, the goal values; and
+    under ``shown`` the roles, the state, the legal moves and the history as a student
+    reads them, in ``answer_syntax`` (default: the game's)."""
     states = loaded.replay(moves)
-    return _view(loaded.sm, states[-1], len(states) - 1)
+    syntax = answers_in(loaded, answer_syntax)
+    out = _view(loaded.sm, states[-1], len(states) - 1, syntax)
+    out["shown"]["moves"] = [[_move_shown(loaded.sm, m, syntax) for m in jm] for jm in moves]
+    return out
 
 
-def _view(sm: StateMachine, state: MachineState, step: int) -> dict[str, Any]:
+def _view(sm: StateMachine, state: MachineState, step: int, syntax: str) -> dict[str, Any]:
     terminal, legal, goals = sm.state_info(state)
     fluents = sorted(state, key=kif_term)
     grid = grid_of(fluents, game_geometry(sm))
@@ -232,16 +287,46 @@ def _view(sm: StateMachine, state: MachineState, step: int) -> dict[str, Any]:
             "rows": list(grid.geometry.rows),
             "columns": list(grid.geometry.columns),
             "cells": grid.table,
+            "row_first": grid.geometry.row_first,
+            "shown": [[_cell_shown(v, syntax) for v in row] for row in grid.table],
         }
+    moves = [[] if terminal else ms for ms in legal]
     return {
         "roles": [kif_term(r) for r in sm.roles],
         "step": step,
         "state": [kif_term(f) for f in fluents],
         "board": board,
         "terminal": terminal,
-        "legal": [[] if terminal else [kif_term(m) for m in ms] for ms in legal],
+        "legal": [[kif_term(m) for m in ms] for ms in moves],
         "goals": [[str(v) for v in vs] for vs in goals],
+        "answer_syntax": syntax,
+        "shown": {
+            "roles": [term_text(r, syntax) for r in sm.roles],
+            "state": [term_text(f, syntax) for f in fluents],
+            "legal": [[term_text(m, syntax) for m in ms] for ms in moves],
+        },
     }
+
+
+def _move_shown(sm: StateMachine, move: str, syntax: str) -> str:
+    """A move of the history (KIF) as the student reads it."""
+    try:
+        return term_text(sm.term(move), syntax)
+    except GdlError:
+        return move
+
+
+def _cell_shown(cell: str | None, syntax: str) -> str | None:
+    """A board cell's content (KIF; several joined by ``/``) as the student reads it."""
+    if cell is None or syntax == "kif":
+        return cell
+    parts = []
+    for part in cell.split("/"):
+        try:
+            parts.append(term_text(parse_kif_term(part), syntax))
+        except GdlError:
+            parts.append(part)
+    return "/".join(parts)
 
 
 def step(
@@ -251,6 +336,7 @@ def step(
     players: dict[str, str],
     limits: Limits,
     seed: int | None = None,
+    answer_syntax: str | None = None,
 ) -> dict[str, Any]:
     """Play one joint move after ``moves``: the moves ``chosen`` by the page, a forced
     move (the only legal one) for any other role, and for the rest the move of the role's
@@ -285,7 +371,11 @@ def step(
             move = kif_term(_choose(sm, term, state, ms, kind, limits, rng.randrange(2**31)))
         joint.append(move)
     history = [list(jm) for jm in moves] + [joint]
-    return {"moves": history, "joint_move": joint, "view": view(loaded, history)}
+    return {
+        "moves": history,
+        "joint_move": joint,
+        "view": view(loaded, history, answer_syntax),
+    }
 
 
 def _move_text(sm: StateMachine, text: str) -> str:
@@ -325,12 +415,17 @@ REQUEST_SHARE = 0.8
 
 
 def analyze(
-    loaded: Loaded, limits: Limits, seconds: float | None = None, started: float | None = None
+    loaded: Loaded,
+    limits: Limits,
+    seconds: float | None = None,
+    started: float | None = None,
+    answer_syntax: str | None = None,
 ) -> dict[str, Any]:
     """``gdl2pl analyze``'s report under the server's budget, made as the command makes
     it (the game's rules first, then the search; one deadline, ``seconds`` from
     ``started``, the request's start, so loading counts); counterexamples and witnesses
-    are joint-move histories the Play tab can replay."""
+    are joint-move histories (KIF) the Play tab can replay, and the report's ``text``
+    writes them in ``answer_syntax`` (default: the game's)."""
     from gdl2pl.analysis.analyze import Budget as SearchBudget
     from gdl2pl.analysis.analyze import analyze as run
     from gdl2pl.analysis.analyze import format_report
@@ -351,7 +446,10 @@ def analyze(
     report = run(
         loaded.sm, budget, progress=False, description=loaded.description, deadline=deadline
     )
-    return {"report": report, "text": format_report(report)}
+    return {
+        "report": report,
+        "text": format_report(report, syntax=answers_in(loaded, answer_syntax)),
+    }
 
 
 def model(
@@ -360,11 +458,12 @@ def model(
     input_text: str,
     input_relations: Iterable[str],
     limits: Limits,
+    answer_syntax: str | None = None,
 ) -> dict[str, Any]:
     """``gdl2pl model``: the minimal model of a program (every relation's atoms), or with
     an input model (facts of its input relations) the output part of the model; for a
     program whose negation is not stratified, its well-founded model (true and
-    undefined atoms)."""
+    undefined atoms). Atoms are written in ``answer_syntax`` (default: the program's)."""
     from gdl2pl.analysis import model as m
 
     named = [n.strip() for n in input_relations if n.strip()]
@@ -384,8 +483,9 @@ def model(
                 Description(tuple(clauses), program.source, program.syntax), translate=False
             )
             rels = m.relations(whole.normalized)
+            printer = _printer(syntax_of_answers(program, answer_syntax))
         if not stratified:
-            return _well_founded(whole.normalized, rels, inputs, limits)
+            return _well_founded(whole.normalized, rels, inputs, limits, printer)
         sm = StateMachine(
             whole.normalized,
             "program",
@@ -393,7 +493,9 @@ def model(
             compiling=python_work(),
         )
         try:
-            result = m.evaluate(sm, rels, (), (), inputs, inference_limit=limits.inference_limit)
+            result = m.evaluate(
+                sm, rels, (), (), inputs, inference_limit=limits.inference_limit, printer=printer
+            )
         finally:
             sm.close()
     except QueryInterrupted:  # the request's deadline: the server answers it
@@ -411,8 +513,16 @@ def model(
     }
 
 
+def _printer(syntax: str) -> Callable[[Term], str]:
+    return lambda t: term_text(t, syntax)
+
+
 def _well_founded(
-    program: Description, rels: Any, inputs: frozenset[tuple[str, int]], limits: Limits
+    program: Description,
+    rels: Any,
+    inputs: frozenset[tuple[str, int]],
+    limits: Limits,
+    printer: Callable[[Term], str],
 ) -> dict[str, Any]:
     """The three-valued well-founded model of a program whose negation is not stratified
     (``gdl2pl model`` on such a program): each relation's true and undefined atoms."""
@@ -422,6 +532,7 @@ def _well_founded(
         program,
         list(rels),
         inputs,
+        printer,
         inference_limit=limits.inference_limit,
         megabytes=limits.model_megabytes,
     )

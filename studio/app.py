@@ -50,6 +50,7 @@ from gdl2pl.errors import GdlError
 from gdl2pl.ggp.cancel import WorkCancelled
 from gdl2pl.load import SYNTAXES
 from gdl2pl.load import Syntax
+from gdl2pl.written import ANSWER_SYNTAXES
 
 from . import api
 from .admission import Admission
@@ -226,7 +227,7 @@ def create_app(
     # -- the endpoints' work (in a worker thread) ----------------------------------------------
 
     def check(d: dict[str, Any], s: Session) -> dict[str, Any]:
-        return {"op": "check", "text": _text(d, lim), "syntax": _syntax(d), "name": _name(d)}
+        return {"op": "check", **_game_fields(d, lim)}
 
     def convert(d: dict[str, Any], s: Session) -> dict[str, Any]:
         to = d.get("to")
@@ -235,14 +236,18 @@ def create_app(
         return {"op": "convert", "text": _text(d, lim), "syntax": _syntax(d), "to": to}
 
     def translate(d: dict[str, Any], s: Session) -> dict[str, Any]:
-        return {"op": "translate", "text": _text(d, lim), "syntax": _syntax(d), "name": _name(d)}
+        standalone = d.get("standalone", False)
+        if not isinstance(standalone, bool):
+            raise StudioError("'standalone' must be true or false")
+        return {"op": "translate", **_game_fields(d, lim), "standalone": standalone}
 
     def graph(d: dict[str, Any], s: Session) -> dict[str, Any]:
-        return {"op": "graph", "text": _text(d, lim), "syntax": _syntax(d), "name": _name(d)}
+        return {"op": "graph", **_game_fields(d, lim)}
 
     def play(d: dict[str, Any], s: Session) -> dict[str, Any]:
+        answers = _answer_syntax(d)
         with studio.game(s, _text(d, lim), _syntax(d), _name(d)) as g:
-            return api.view(g, _moves(d, lim))
+            return api.view(g, _moves(d, lim), answers)
 
     def step(d: dict[str, Any], s: Session) -> dict[str, Any]:
         chosen = _names(d, "chosen")
@@ -253,23 +258,27 @@ def create_app(
         moves = _moves(d, lim)
         if len(moves) >= lim.max_moves:
             raise StudioError(f"the history is full ({lim.max_moves} moves)", 422)
+        answers = _answer_syntax(d)
         with studio.game(s, _text(d, lim), _syntax(d), _name(d)) as g:
-            return api.step(g, moves, chosen, players, lim)
+            return api.step(g, moves, chosen, players, lim, answer_syntax=answers)
 
     def explain(d: dict[str, Any], s: Session) -> dict[str, Any]:
         atom = _string(d, "atom", 2_000)
         depth = d.get("depth", 3)
         if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
             raise StudioError("'depth' must be a whole number >= 0")
+        answers = _answer_syntax(d)
         with studio.game(s, _text(d, lim), _syntax(d), _name(d)) as g:
             moves = _moves(d, lim)
             states = g.replay(moves)
-            return why(g.sm, states, moves, atom, min(depth, lim.max_depth))
+            depth = min(depth, lim.max_depth)
+            return why(g.sm, states, moves, atom, depth, api.answers_in(g, answers))
 
     def analyze(d: dict[str, Any], s: Session) -> dict[str, Any]:
         started = time.monotonic()  # loading the game counts against the budget
+        answers = _answer_syntax(d)
         with studio.game(s, _text(d, lim), _syntax(d), _name(d)) as g:
-            return api.analyze(g, lim, started=started)
+            return api.analyze(g, lim, started=started, answer_syntax=answers)
 
     def model(d: dict[str, Any], s: Session) -> dict[str, Any]:
         inputs = d.get("inputs", [])
@@ -281,7 +290,7 @@ def create_app(
         given = d.get("input", "")
         if not isinstance(given, str) or len(given) > lim.max_text:
             raise StudioError(f"'input' must be a text of at most {lim.max_text} characters")
-        return api.model(text, _syntax(d), given, inputs, lim)
+        return api.model(text, _syntax(d), given, inputs, lim, _answer_syntax(d))
 
     # -- the page and what it reads ------------------------------------------------------------
 
@@ -420,6 +429,26 @@ def _syntax(d: dict[str, Any]) -> Syntax:
     if syntax not in SYNTAXES:
         raise StudioError(f"'syntax' must be one of {', '.join(SYNTAXES)}")
     return cast(Syntax, syntax)
+
+
+def _answer_syntax(d: dict[str, Any]) -> str | None:
+    """The syntax a student reads answers in (``answer_syntax``: ``kif``, ``infix``, or
+    ``auto`` or none for the game's own)."""
+    chosen = d.get("answer_syntax", "auto")
+    if chosen not in ("auto", *ANSWER_SYNTAXES):
+        raise StudioError(f"'answer_syntax' must be one of auto, {', '.join(ANSWER_SYNTAXES)}")
+    return None if chosen == "auto" else str(chosen)
+
+
+def _game_fields(d: dict[str, Any], lim: Limits) -> dict[str, Any]:
+    """What a front-end question about the game text carries: the text, its syntax and
+    name, and the answer syntax."""
+    return {
+        "text": _text(d, lim),
+        "syntax": _syntax(d),
+        "name": _name(d),
+        "answer_syntax": _answer_syntax(d),
+    }
 
 
 def _name(d: dict[str, Any]) -> str:

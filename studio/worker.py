@@ -5,7 +5,8 @@ questions, one at a time, so that the server can stop one at its deadline by kil
 interpreter.
 
 The protocol is JSON, one object a line: the server writes ``{"op": ..., "text": ...,
-"syntax": ..., "to": ...}`` on the worker's stdin; the worker answers ``{"answer": {...}}``
+"syntax": ..., "name": ..., "answer_syntax": ..., "to": ..., "standalone": ...}`` on the
+worker's stdin; the worker answers ``{"answer": {...}}``
 or ``{"error": message, "status": n, "line": l, "column": c}`` on its stdout. Its address
 space is capped at MEGABYTES (``MemoryError`` is answered 422); it ends at the end of its
 input, that is when the server goes.
@@ -33,12 +34,13 @@ def answer(request: dict[str, Any], dot_seconds: float) -> dict[str, Any]:
     """The answer to one request (the server has checked its values)."""
     op, text, syntax = request["op"], request["text"], request["syntax"]
     name = request.get("name", GAME_NAME)
+    answers = request.get("answer_syntax")
     if op == "check":
-        return api.check(text, syntax, name)
+        return api.check(text, syntax, name, answers)
     if op == "convert":
         return api.convert(text, syntax, request["to"])
     if op == "translate":
-        return api.translate(text, syntax, name)
+        return api.translate(text, syntax, name, bool(request.get("standalone")), answers)
     if op == "graph":
         return api.graph(text, syntax, name, dot_seconds)
     raise StudioError(f"unknown question {op!r}")

@@ -1,13 +1,18 @@
 """Boards are drawn on the game's whole geometry (its base or reachable fluents), the same
 way by ``gdl2pl play``, the studio and the adapters' ``str(state)``: x the column, y the
-row with the highest on top."""
+row with the highest on top; or, when the game's ``row`` and ``column`` rules say its
+cells name the row first (the course notes' tic-tac-toe), row then column, row 1 on top.
+One test per board a student meets: tic-tac-toe (KIF and infix), chess, connect four,
+breakthrough."""
 
 from __future__ import annotations
 
 import random
 import warnings
+from pathlib import Path
 from typing import Any
 
+import pytest
 from adapters_support import repository_game
 from adapters_support import require_module
 from hypothesis import given
@@ -19,9 +24,16 @@ from gdl2pl.adapters.game_board import game_geometry
 from gdl2pl.board import board_geometry
 from gdl2pl.board import grid_of
 from gdl2pl.board import render_state
+from gdl2pl.board_axes import oriented_board
+from gdl2pl.board_axes import row_first
 from gdl2pl.bridge import StateMachine
 from gdl2pl.cli import main
+from gdl2pl.infix import parse_infix
+from gdl2pl.kif import parse_kif
 from gdl2pl.kif import parse_kif_term
+from gdl2pl.syntax import Rule
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "gdl2pl" / "examples"
 
 
 def _steps(out: str) -> list[list[str]]:
@@ -145,3 +157,109 @@ def test_str_of_an_openspiel_state_is_the_play_picture() -> None:
         assert str(state) == render_state(state.machine_state, game_geometry(sm))
     lines = str(state).splitlines()
     assert lines[0].split() == [str(x) for x in range(1, 9)] and len(lines) == 10
+
+
+# -- which coordinate is the row: the game's own row and column rules ------------------------
+
+
+def _rules(text: str) -> list[Rule]:
+    d = parse_infix(text) if "(" not in text.lstrip()[:1] else parse_kif(text)
+    return [c for c in d.clauses if isinstance(c, Rule)]
+
+
+def test_the_notes_rows_keep_the_first_coordinate() -> None:
+    notes = _rules(
+        "row(M,P) :- true(cell(M,1,P)) & true(cell(M,2,P)) & true(cell(M,3,P))\n"
+        "column(N,P) :- true(cell(1,N,P)) & true(cell(2,N,P)) & true(cell(3,N,P))\n"
+    )
+    assert row_first(notes, "cell") is True
+    assert row_first(notes[:1], "cell") is True and row_first(notes[1:], "cell") is True
+
+
+def test_connect_four_rows_keep_the_second_coordinate() -> None:
+    rules = _rules(
+        "(<= (row ?z) (true (cell ?x1 ?y ?z)) (succ ?x1 ?x2) (true (cell ?x2 ?y ?z)))\n"
+        "(<= (column ?z) (true (cell ?x ?y1 ?z)) (succ ?y1 ?y2) (true (cell ?x ?y2 ?z)))\n"
+    )
+    assert row_first(rules, "cell") is False
+
+
+def test_no_rule_or_rules_that_disagree_say_nothing() -> None:
+    line = _rules("(<= (line ?p) (true (cell 1 1 ?p)) (true (cell 1 2 ?p)))")
+    assert row_first(line, "cell") is None
+    assert row_first(_rules("row(Y) :- number(Y)"), "cell") is None  # no cell in its body
+    disagree = _rules(
+        "row(M,P) :- true(cell(M,1,P)) & true(cell(M,2,P))\n"
+        "row(M,P) :- true(cell(1,M,P)) & true(cell(2,M,P))\n"
+    )
+    assert row_first(disagree, "cell") is None
+    # another relation's rows say nothing about cell
+    assert row_first(_rules("row(M) :- true(mark(M,1,x)) & true(mark(M,2,x))"), "cell") is None
+
+
+def test_a_row_first_board_is_a_matrix_with_row_one_on_top() -> None:
+    cells = [parse_kif_term(f"(cell {r} {c} b)") for r in (1, 2, 3) for c in (1, 2, 3, 4)]
+    rules = _rules("row(M,P) :- true(cell(M,1,P)) & true(cell(M,2,P))")
+    g = oriented_board(cells, rules)
+    assert g is not None and g.row_first
+    assert g.rows == ("1", "2", "3") and g.columns == ("1", "2", "3", "4")
+    state = [parse_kif_term("(cell 1 3 x)"), parse_kif_term("(cell 3 1 o)")]
+    assert render_state(state, g).splitlines() == [
+        "  1 2 3 4",
+        "1 . . x .",
+        "2 . . . .",
+        "3 o . . .",
+    ]
+
+
+@pytest.mark.parametrize("example", ["ticTacToe.kif", "ticTacToe.gdl"])
+def test_tic_tac_toe_is_drawn_as_the_notes_draw_it(example: str, capsys: Any) -> None:
+    """After xplayer completes the notes' (row 1 x), the top row is x x x: row 1 on
+    top, (mark m n) in row m and column n, in the studio and in gdl2pl play."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        require_module("starlette.testclient")
+    from starlette.testclient import TestClient
+
+    from gdl2pl.studio.app import create_app
+    from gdl2pl.studio.limits import Limits
+
+    require_prolog()
+    text = (EXAMPLES / example).read_text(encoding="utf-8")
+    kif = example.endswith(".kif")
+    moves = [
+        ["(mark 1 1)", "noop"],
+        ["noop", "(mark 2 1)"],
+        ["(mark 1 2)", "noop"],
+        ["noop", "(mark 3 3)"],
+        ["(mark 1 3)", "noop"],
+    ]
+    with TestClient(create_app(Limits())) as client:
+        view = client.post("/api/play", json={"text": text, "moves": moves}).json()
+        board = view["board"]
+        assert board["rows"] == ["1", "2", "3"] and board["columns"] == ["1", "2", "3"]
+        assert board["row_first"] is True
+        assert board["cells"] == [["x", "x", "x"], ["o", "b", "b"], ["b", "b", "o"]]
+        why = client.post(
+            "/api/explain",
+            json={"text": text, "moves": moves, "atom": "(row 1 x)" if kif else "row(1,x)"},
+        ).json()
+        assert why["holds"] is True
+    game = str(EXAMPLES / example)
+    assert main(["play", game, "--seed", "1", "--max-steps", "1"]) == 0
+    picture = _steps(capsys.readouterr().out)[0]
+    assert picture[:4] == ["  1 2 3", "1 b b b", "2 b b b", "3 b b b"]
+
+
+def test_chess_is_drawn_white_at_the_bottom() -> None:
+    require_prolog()
+    with StateMachine.from_file(str(repository_game("chess"))) as sm:
+        geometry = game_geometry(sm)
+        assert geometry is not None and not geometry.row_first
+        assert geometry.columns == tuple("abcdefgh")
+        assert geometry.rows == tuple(str(r) for r in range(8, 0, -1))
+        grid = grid_of(sm.initial_state, geometry)
+        assert grid is not None
+        table = grid.table
+        assert table[0][4] == "bk" and table[7][4] == "wk"  # kings on the e file
+        assert table[1] == ["bp"] * 8 and table[6] == ["wp"] * 8

@@ -23,6 +23,10 @@ from gdl2pl.cli import main
 from gdl2pl.kif import parse_kif
 
 TTT = (EXAMPLES / "ticTacToe.kif").read_text(encoding="utf-8")
+TTT_INFIX = (EXAMPLES / "ticTacToe.gdl").read_text(encoding="utf-8")
+UNSTRATIFIED = (REPO / "tests" / "games" / "analysis" / "unstratified.kif").read_text(
+    encoding="utf-8"
+)
 BUTTONS = (EXAMPLES / "buttons.kif").read_text(encoding="utf-8")
 STUCK = (REPO / "tests" / "games" / "analysis" / "stuck.kif").read_text(encoding="utf-8")
 #: xplayer fills the first row while oplayer plays in the second.
@@ -56,6 +60,108 @@ def client() -> Iterator[Any]:
 def post(client: Any, name: str, /, **body: Any) -> tuple[int, dict[str, Any]]:
     r = client.post(f"/api/{name}", json=body)
     return r.status_code, r.json()
+
+
+# -- answered in the student's own syntax -----------------------------------------------------
+
+
+def test_check_quotes_an_infix_game_in_infix(client: Any) -> None:
+    text = TTT_INFIX + "next(cell(M,N,Q)) :- true(control(R))\n"
+    status, answer = post(client, "check", text=text)
+    assert status == 200 and answer["answer_syntax"] == "infix"
+    unsafe = [f for f in answer["findings"] if f["code"] == "unsafe-variable"]
+    assert unsafe and unsafe[0]["rule"] == "next(cell(M,N,Q)) :- true(control(R))"
+    assert "the variable M in the head" in unsafe[0]["message"]
+    status, answer = post(client, "check", text=text, answer_syntax="kif")
+    unsafe = [f for f in answer["findings"] if f["code"] == "unsafe-variable"]
+    assert unsafe[0]["rule"] == "(<= (next (cell ?M ?N ?Q)) (true (control ?R)))"
+    status, answer = post(client, "check", text=text, answer_syntax="prolog")
+    assert status == 400 and "answer_syntax" in answer["error"]
+
+
+def test_the_state_and_moves_are_shown_in_infix(client: Any) -> None:
+    moves = X_WINS[:2]
+    status, view = post(client, "play", text=TTT_INFIX, moves=moves)
+    assert status == 200 and view["answer_syntax"] == "infix"
+    shown = view["shown"]
+    assert "cell(1,1,x)" in shown["state"] and "control(xplayer)" in shown["state"]
+    assert view["state"][0].startswith("(")  # what the page sends back stays KIF
+    assert shown["legal"][0][0] == "mark(1,2)" and view["legal"][0][0] == "(mark 1 2)"
+    assert shown["moves"] == [["mark(1,1)", "noop"], ["noop", "mark(2,1)"]]
+    assert shown["roles"] == ["xplayer", "oplayer"]
+    status, view = post(client, "play", text=TTT, moves=moves, answer_syntax="infix")
+    assert "cell(1,1,x)" in view["shown"]["state"]
+    status, view = post(client, "play", text=TTT, moves=moves)
+    assert "(cell 1 1 x)" in view["shown"]["state"]
+    status, answer = post(
+        client, "step", text=TTT_INFIX, moves=moves, chosen={"xplayer": "(mark 1 2)"}
+    )
+    assert status == 200 and answer["view"]["shown"]["moves"][-1] == ["mark(1,2)", "noop"]
+
+
+def test_why_takes_a_question_in_either_syntax(client: Any) -> None:
+    """The issue's question, legal(xplayer,mark(1,1)), on the built-in infix example: it
+    is answered (in infix), and so is the KIF form; a KIF game takes infix questions too."""
+    for text in (TTT_INFIX, TTT):
+        for atom in ("legal(xplayer,mark(1,1))", "(legal xplayer (mark 1 1))"):
+            status, answer = post(client, "explain", text=text, moves=[], atom=atom)
+            assert status == 200, answer
+            assert answer["holds"] is True
+    status, answer = post(client, "explain", text=TTT_INFIX, moves=[], atom="(line x)")
+    assert answer["atom"] == "line(x)" and "line(F) :- row(M,F)" in answer["text"]
+    rule = answer["tree"]["children"][0]["rule"]
+    assert rule["source"] == "line(F) :- row(M,F)" and rule["fact"] is False
+    status, answer = post(client, "explain", text=TTT_INFIX, moves=X_WINS, atom="line(x)")
+    assert answer["tree"]["rule"]["bindings"] == {"F": "x", "M": "1"}
+    status, answer = post(
+        client, "explain", text=TTT_INFIX, moves=X_WINS, atom="next(cell(1,3,x))"
+    )
+    assert answer["joint_move"] == ["mark(1,3)", "noop"]
+
+
+def test_a_question_that_cannot_be_read_is_the_questions_fault(client: Any) -> None:
+    for atom in ("legal(xplayer,mark(1,1)", "legal xplayer", "(legal xplayer"):
+        status, answer = post(client, "explain", text=TTT_INFIX, moves=[], atom=atom)
+        assert status == 422
+        assert "line" not in answer and "column" not in answer  # nothing in the game
+        assert answer["error"].startswith(f"the question {atom!r} could not be read")
+        assert "the game is not at fault" in answer["error"]
+
+
+def test_the_prolog_tab_offers_the_standalone_module(client: Any) -> None:
+    status, answer = post(client, "translate", text=TTT_INFIX, standalone=True)
+    assert status == 200 and answer["standalone"] is True
+    prolog = answer["prolog"]
+    assert "load it in plain SWI-Prolog" in prolog and "step(JointMove) :-" in prolog
+    lines = prolog.split("\n")
+    for c in answer["clauses"]:
+        comment = lines[c["prolog_start"] - 2]
+        assert comment.startswith(f"% game:{c['gdl_line']}"), comment
+    (row,) = [c for c in answer["clauses"] if c["relation"] == "row"]
+    assert lines[row["prolog_start"] - 1] == "row(M, F) :-"
+    assert lines[row["prolog_start"] - 2].endswith("row(M,F) :- true(cell(M,1,F)) & "
+                                                   "true(cell(M,2,F)) & true(cell(M,3,F))")
+    status, answer = post(client, "translate", text=TTT, standalone=True, name="ticTacToe.kif")
+    from gdl2pl.pipeline import compile_game
+    from gdl2pl.standalone import standalone
+
+    module = standalone(compile_game(EXAMPLES / "ticTacToe.kif", translate=False).normalized,
+                        "game", "ticTacToe.kif")
+    assert answer["prolog"] == module  # what translate --standalone writes
+    status, answer = post(client, "translate", text=TTT, standalone="yes")
+    assert status == 400
+
+
+def test_graph_draws_a_game_with_errors_and_marks_its_cycle(client: Any) -> None:
+    status, answer = post(client, "check", text=UNSTRATIFIED)
+    assert answer["errors"] >= 1
+    status, answer = post(client, "graph", text=UNSTRATIFIED)
+    assert status == 200 and answer["strata"] is None
+    assert answer["cycle"]["relations"] == ["p", "q"]
+    assert {(e["body"], e["head"]) for e in answer["cycle"]["edges"]} == {("p", "q"), ("q", "p")}
+    assert "drawn in red" in answer["dot"] and "penwidth=3" in answer["dot"]
+    status, answer = post(client, "graph", text=TTT)
+    assert answer["cycle"] == {"relations": [], "edges": []}
 
 
 # -- the text -------------------------------------------------------------------------------
@@ -170,7 +276,8 @@ def test_a_match_played_to_the_end_by_the_page(client: Any) -> None:
         moves = answer["moves"]
     view = answer["view"]
     assert view["terminal"] and view["goals"] == [["100"], ["0"]]
-    assert [row[0] for row in view["board"]["cells"]] == ["x", "x", "x"]  # x = 1: column 1
+    # (cell m n ...) is row m, column n, as the game's row rule says: row 1 on top
+    assert view["board"]["cells"][0] == ["x", "x", "x"]
     assert view["legal"] == [[], []]
     status, answer = post(client, "step", text=TTT, moves=moves, chosen={}, players={})
     assert status == 422 and "over" in answer["error"]
@@ -216,7 +323,9 @@ def test_why_a_fluent_holds_after_a_move(client: Any) -> None:
     assert status == 200 and answer["holds"]
     assert answer["joint_move"] == X_WINS[0] and answer["state"] == 0
     rule = answer["tree"]["rule"]
-    assert rule["line"] == 30 and rule["bindings"] == {"m": "1", "n": "1", "f": "x", "r": "xplayer"}
+    assert rule["line"] == 30 and rule["fact"] is False
+    # each variable as the rule writes it
+    assert rule["bindings"] == {"?m": "1", "?n": "1", "?f": "x", "?r": "xplayer"}
     assert rule["prolog_line"] and rule["prolog_text"].startswith("next(")
     assert [c["holds"] for c in answer["tree"]["children"]] == [True, True]
 
