@@ -33,6 +33,15 @@ from .statespace import random_walks
 
 PROVED, REFUTED, UNKNOWN = "proved", "refuted", "unknown"
 
+#: How the report names a property, where its name alone would not say enough: strong
+#: winnability is decided twice, the notes' definition first.
+LABELS = {
+    "strong_winnability": "strong winnability (a sequence of the player's own moves, the "
+    "notes' definition)",
+    "strong_winnability_strategy": "strong winnability (a strategy: each move may follow "
+    "the others' moves)",
+}
+
 #: The default bound on the memory an analysis adds to the process: 512 MiB.
 DEFAULT_MAX_MEMORY = 512 * 2**20
 
@@ -284,16 +293,37 @@ def _report(
         "witnesses": witnesses,
     }
 
-    # strong winnability
-    strong: dict[str, str] = {}
+    # strong winnability: as the notes define it (one sequence of the role's own moves),
+    # then by a strategy (each move chosen after seeing the others'); a sequence is a
+    # strategy, so where no strategy wins no sequence does
+    sequence: dict[str, str] = {}
+    sequences: dict[str, list[str]] = {}
+    strategy: dict[str, str] = {}
     for i, role in enumerate(roles):
         if whole.passed():
-            strong[role] = UNKNOWN
+            sequence[role] = strategy[role] = UNKNOWN
             cut.append(f"strong winnability of {role}")
             continue
         b = wf.strong_winnability_bounds(space, i)
-        strong[role] = PROVED if b.proved else REFUTED if b.refuted else UNKNOWN
-    props["strong_winnability"] = {"verdict": _some(strong.values()), "roles": strong}
+        strategy[role] = PROVED if b.proved else REFUTED if b.refuted else UNKNOWN
+        if b.refuted:
+            sequence[role] = REFUTED
+            continue
+        found = wf.winning_sequence(space, i, lambda s, i=i: ex.legal(s)[i], whole.passed)
+        sequence[role] = PROVED if found.proved else REFUTED if found.refuted else UNKNOWN
+        if found.proved:
+            sequences[role] = list(found.moves)
+        elif found.why == "the time budget":
+            cut.append(f"strong winnability of {role} by a sequence")
+    props["strong_winnability"] = {
+        "verdict": _some(sequence.values()),
+        "roles": sequence,
+        "sequences": sequences,
+    }
+    props["strong_winnability_strategy"] = {
+        "verdict": _some(strategy.values()),
+        "roles": strategy,
+    }
 
     # well-formedness: the four properties of the definition, all of them
     parts = ["termination", "monotonicity", "playability", "weak_winnability"]
@@ -471,12 +501,14 @@ def format_report(report: dict, definitions: bool = False, syntax: str = "kif") 
             f"time budget ({report['time']['seconds']:g} s) cut: {', '.join(report['time']['cut'])}"
         )
     for name, p in report["properties"].items():
-        label = name.replace("_", " ")
+        label = LABELS.get(name, name.replace("_", " "))
         if "roles" in p:
             per = ", ".join(f"{r}: {v}" for r, v in p["roles"].items())
             lines.append(f"{label}: {p['verdict']} ({per})")
             for role, moves in p.get("witnesses", {}).items():
                 lines.append(f"  witness for {role}: {_moves(moves, syntax)}")
+            for role, own in p.get("sequences", {}).items():
+                lines.append(f"  sequence for {role}: {_moves([[m] for m in own], syntax)}")
         else:
             lines.append(f"{label}: {p['verdict']} -- {p['note']}")
             if p["counterexample"] is not None:

@@ -31,6 +31,11 @@ DEFINITIONS = {
     "strong_winnability": "A game is strongly winnable if and only if, for some player, "
     "there is a sequence of individual moves of that player that leads to a terminating "
     "goal state for that player.",
+    "strong_winnability_strategy": "(Not the notes' definition: a strategy, where the "
+    "notes speak of a sequence.) A game is strongly winnable by a strategy if, for some "
+    "player, there is a way of choosing each of its moves after seeing the moves the others "
+    "made before that leads to a terminating goal state for that player whatever the "
+    "others do.",
     "well_formed": "A game description in GDL is well-formed if it terminates and is "
     "monotonic, playable and weakly winnable.",
 }
@@ -38,9 +43,13 @@ DEFINITIONS = {
 #: How the verdicts read the definitions where the words leave a choice.
 READING = (
     "A goal state for a player is a terminal state where its goal value is the maximum, "
-    "100. The individual moves of strong winnability may each depend on the moves the "
-    "others made before (a strategy, found by AND-OR search over the graph): a role wins "
-    "strongly if it can force a goal state for itself whatever the others do, and the game "
-    "is strongly winnable if some role can. Per-role verdicts combine as the definition "
-    "says: for every player (weak winnability), for some player (strong winnability)."
+    "100. Strong winnability is decided as the notes word it: one sequence of the player's "
+    "own moves, fixed before the match, each legal whatever the others played before it, "
+    "that leads to a goal state for the player whatever the others do. It is then decided "
+    "for a strategy too, each move chosen after seeing the others' moves before it (AND-OR "
+    "search over the graph), which game theory calls a forced win: a sequence is a "
+    "strategy, so a game strongly winnable by a sequence is so by a strategy, not always "
+    "the other way round (in nim, the winning reply depends on the other's move). "
+    "Per-role verdicts combine as the definition says: for every player (weak "
+    "winnability), for some player (strong winnability)."
 )

@@ -5,16 +5,21 @@ its verdict: a cycle of non-terminal states (termination), a non-terminal state 
 role has no legal move (playability), a terminal state where a role has not exactly one
 goal value (goal definition), a state where a role has not exactly one goal value or a move that
 lowers one (monotonicity), a terminal state where a role's goal is 100 (weak
-winnability), and the states from which a role can force such a state (strong
-winnability, by the attractor of AND-OR search). On a partial graph (the search stopped at
-its budget) every refutation found is still a refutation and every witness still a
-witness; ``strong_winnability_bounds`` gives what the unexplored part cannot change.
+winnability), and strong winnability twice: as the notes define it, one sequence of the
+role's own moves, fixed in advance, that wins whatever the others do (``winning_sequence``,
+a breadth-first search over the sets of states the others' moves may lead to), and as a
+strategy, each move chosen after seeing the others' (the attractor of AND-OR search).
+A sequence is a strategy, so the first can only be proved where the second is. On a
+partial graph (the search stopped at its budget) every refutation found is still a
+refutation and every witness still a witness; ``strong_winnability_bounds`` gives what
+the unexplored part cannot change.
 """
 
 from __future__ import annotations
 
 from array import array
 from collections import deque
+from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -279,3 +284,101 @@ def branching(space: StateSpace) -> dict[str, float] | None:
     if not sizes:
         return None
     return {"min": min(sizes), "mean": round(sum(sizes) / len(sizes), 2), "max": max(sizes)}
+
+
+#: The most sets of states the search for a winning sequence visits, and the most states
+#: they hold in all: past either it stops, undecided (a game where the others' moves
+#: spread the sets wide, chess, would otherwise fill the memory).
+MAX_SEQUENCE_SETS = 20_000
+MAX_SEQUENCE_STATES = 400_000
+
+
+@dataclass(frozen=True)
+class SequenceVerdict:
+    """Strong winnability of one role by a sequence of its own moves: ``proved`` with the
+    shortest such ``moves`` (KIF), ``refuted`` (no sequence wins), or neither (undecided:
+    ``why`` says what stopped the search)."""
+
+    proved: bool
+    refuted: bool
+    moves: tuple[str, ...] = ()
+    why: str = ""
+
+
+def winning_sequence(
+    space: StateSpace,
+    role: int,
+    moves_of: Callable[[int], Sequence[str]],
+    passed: Callable[[], bool] = lambda: False,
+    max_sets: int = MAX_SEQUENCE_SETS,
+    max_states: int = MAX_SEQUENCE_STATES,
+) -> SequenceVerdict:
+    """Whether one sequence of ``role``'s moves, fixed in advance, reaches a terminal
+    state where its goal is 100 whatever the others do: each move legal in every state
+    the others' moves may have led to, and every match it allows ending so.
+
+    Breadth-first over the sets of states a prefix of the sequence may lead to (so the
+    first sequence found is a shortest); a set of states met before is not searched
+    again, so the search ends on any finite graph. ``moves_of(s)`` is ``role``'s legal
+    moves in state ``s``, sorted as the joint moves are numbered (``Explorer.legal``).
+    A set holding a state the search did not expand, the deadline (``passed``) or the
+    caps leave the verdict undecided unless a sequence was found."""
+    start: frozenset[int] = frozenset({0})
+    parent: dict[frozenset[int], tuple[frozenset[int], str] | None] = {start: None}
+    queue = deque([start])
+    held = 1
+    unexplored = False
+    while queue:
+        if passed():
+            return SequenceVerdict(False, False, why="the time budget")
+        if len(parent) > max_sets or held > max_states:
+            return SequenceVerdict(False, False, why=f"its cap ({max_sets:,} sets of states)")
+        states = queue.popleft()
+        if any(s not in space.terminal and s not in space.counts for s in states):
+            unexplored = True  # a state the graph search did not expand
+            continue
+        if any(space.terminal[s][role] != [WIN] for s in states if s in space.terminal):
+            continue  # some match it allows ends without the win
+        live = [s for s in states if s not in space.terminal]
+        if not live:
+            return SequenceVerdict(True, False, _sequence(parent, states))
+        common: set[str] | None = None
+        for s in live:
+            legal = set(moves_of(s))
+            common = legal if common is None else common & legal
+            if not common:
+                break
+        for move in sorted(common or ()):
+            after = frozenset(t for s in live for t in _successors(space, s, role, moves_of, move))
+            if after not in parent:
+                parent[after] = (states, move)
+                held += len(after)
+                queue.append(after)
+    if unexplored:
+        return SequenceVerdict(False, False, why="states the search did not expand")
+    return SequenceVerdict(False, True)
+
+
+def _successors(
+    space: StateSpace, state: int, role: int, moves_of: Callable[[int], Sequence[str]], move: str
+) -> list[int]:
+    """The states ``state`` leads to when ``role`` plays ``move``, whatever the others
+    play."""
+    index = list(moves_of(state)).index(move)
+    counts = space.counts[state]
+    stride = 1
+    for c in counts[role + 1 :]:
+        stride *= c
+    return [t for j, t in enumerate(space.succ[state]) if (j // stride) % counts[role] == index]
+
+
+def _sequence(
+    parent: dict[frozenset[int], tuple[frozenset[int], str] | None], end: frozenset[int]
+) -> tuple[str, ...]:
+    moves: list[str] = []
+    step = parent[end]
+    while step is not None:
+        before, move = step
+        moves.append(move)
+        step = parent[before]
+    return tuple(reversed(moves))

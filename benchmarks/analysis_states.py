@@ -275,7 +275,8 @@ def main() -> int:
         "numbers: terminal flag, goal values, legal-move counts and successor numbers in "
         "joint-move order. Joint moves are turned back into KIF only for the few states on a "
         "counterexample or witness path. The verdicts (cycle search, shortest paths, the "
-        "AND-OR attractor for strong winnability, longest match) are then computed in Python "
+        "AND-OR attractor for strong winnability by a strategy, the search over sets of "
+        "states for the notes' sequence of moves, longest match) are then computed in Python "
         "on that integer graph, which costs a small fraction of the search.",
         "",
         "A breadth-first search through `StateMachine.next_states` pays, for every edge, the "
@@ -296,7 +297,8 @@ def main() -> int:
             f"The 20-game benchmark set and every {args.every}th game of the repository "
             f"(name order), {len(paths)} games, each searched up to {args.max_states:,} "
             f"states or {args.seconds:g} s. Verdicts: p proved, r refuted, u unknown "
-            "(weak/strong winnability per role, in role order). `> N`: the search stopped "
+            "(weak/strong winnability per role, in role order; strong as the notes define "
+            "it, by a sequence of the role's own moves). `> N`: the search stopped "
             "at the budget after discovering N states.",
             "",
             *corpus_rows(paths, args.max_states, args.seconds),

@@ -64,6 +64,7 @@ def test_tictactoe_exhaustive(capsys: pytest.CaptureFixture[str]) -> None:
     assert p["weak_winnability"]["roles"] == {"xplayer": "proved", "oplayer": "proved"}
     assert p["strong_winnability"]["roles"] == {"xplayer": "refuted", "oplayer": "refuted"}
     assert p["strong_winnability"]["verdict"] == "refuted"
+    assert p["strong_winnability_strategy"]["verdict"] == "refuted"
     # goals fall for the loser (50 while open, 0 at the end): not monotonic, so not
     # well-formed by the notes' definition, though it is all GGP asks (exit status 0)
     assert p["monotonicity"]["verdict"] == "refuted"
@@ -87,29 +88,108 @@ def test_a_monotonicity_counterexample_ends_with_the_falling_move(capsys, monkey
 
 
 @pytest.mark.parametrize(
-    ("game", "strong", "verdict", "well_formed", "code"),
+    ("game", "strong", "verdict", "strategy", "well_formed", "code"),
     [
-        # one role can force a win, the other cannot: strongly winnable (for some player)
-        ("forced.kif", {"first": "proved", "second": "refuted"}, "proved", "proved", 0),
+        # one role can force a win, the other cannot: strongly winnable (for some player),
+        # by one move fixed in advance, so by the notes' definition too
+        (
+            "forced.kif",
+            {"first": "proved", "second": "refuted"},
+            "proved",
+            {"first": "proved", "second": "refuted"},
+            "proved",
+            0,
+        ),
         # neither can force a win, both can win: weakly but not strongly winnable
-        ("pennies.kif", {"even": "refuted", "odd": "refuted"}, "refuted", "refuted", 0),
+        (
+            "pennies.kif",
+            {"even": "refuted", "odd": "refuted"},
+            "refuted",
+            {"even": "refuted", "odd": "refuted"},
+            "refuted",
+            0,
+        ),
+        # the second wins by echoing the first's pick: a strategy, but no sequence fixed
+        # in advance does it, so not strongly winnable as the notes define it
+        (
+            "echo.kif",
+            {"first": "refuted", "second": "refuted"},
+            "refuted",
+            {"first": "refuted", "second": "proved"},
+            "proved",
+            0,
+        ),
         # one role that can never reach 100: neither weakly nor strongly winnable
-        ("nowin.kif", {"player": "refuted"}, "refuted", "refuted", 1),
+        ("nowin.kif", {"player": "refuted"}, "refuted", {"player": "refuted"}, "refuted", 1),
         # one role that wins, but has no goal value before the end: not monotonic
-        ("lategoal.kif", {"player": "proved"}, "proved", "refuted", 0),
+        ("lategoal.kif", {"player": "proved"}, "proved", {"player": "proved"}, "refuted", 0),
     ],
 )
 def test_winnability_and_well_formedness_follow_the_definitions(
-    capsys, game: str, strong: dict, verdict: str, well_formed: str, code: int
+    capsys, game: str, strong: dict, verdict: str, strategy: dict, well_formed: str, code: int
 ) -> None:
     status, r = analyze(capsys, str(GAMES / game))
     p = r["properties"]
     assert p["strong_winnability"]["roles"] == strong
     assert p["strong_winnability"]["verdict"] == verdict
+    assert p["strong_winnability_strategy"]["roles"] == strategy
     assert p["well_formed"]["verdict"] == well_formed
     weak = p["weak_winnability"]["verdict"]
     assert weak == ("refuted" if game == "nowin.kif" else "proved")
     assert status == code
+
+
+def test_a_winning_sequence_is_reported_and_plays(capsys, monkeypatch) -> None:
+    """forced.kif: first's sequence is one move, (pick heads), which wins whatever second
+    does; the report lists it, labelled with the notes' definition, before the strategy."""
+    _, r = analyze(capsys, str(GAMES / "forced.kif"))
+    assert r["properties"]["strong_winnability"]["sequences"] == {"first": ["(pick heads)"]}
+    names = list(r["properties"])
+    assert names.index("strong_winnability") + 1 == names.index("strong_winnability_strategy")
+    main(["analyze", str(GAMES / "forced.kif")])
+    lines = capsys.readouterr().out.splitlines()
+    at = lines.index(
+        "strong winnability (a sequence of the player's own moves, the notes' definition): "
+        "proved (first: proved, second: refuted)"
+    )
+    assert lines[at + 1] == "  sequence for first: [(pick heads)]"
+    assert lines[at + 2] == (
+        "strong winnability (a strategy: each move may follow the others' moves): proved "
+        "(first: proved, second: refuted)"
+    )
+
+
+def test_winning_sequence_on_a_small_graph() -> None:
+    """The search over sets of states: a move must be legal in every state the others'
+    moves may lead to, and every match the sequence allows must end in a win."""
+    from gdl2pl.analysis import wellformed as wf
+
+    won, lost = [["100"], ["0"]], [["0"], ["100"]]
+    # 0: a plays x or y, b has two replies (joint j = 2*m_a + m_b): x -> 1 or 2, y -> 3
+    #    (won) or 4 (lost); 1: a's one move z -> 5 (won); 2: a's moves, sorted: the first
+    #    -> 6 (lost), the second -> 5 (won)
+    succ = {0: [1, 2, 3, 4], 1: [5], 2: [6, 5]}
+    counts = {0: (2, 2), 1: (1, 1), 2: (2, 1)}
+    ends = {3: won, 4: lost, 5: won, 6: lost}
+    space = _space(succ, counts, ends, 7)
+    moves = {0: ["x", "y"], 1: ["z"], 2: ["w", "z"]}
+    found = wf.winning_sequence(space, 0, moves.__getitem__)
+    assert found.proved and found.moves == ("x", "z")  # z is legal, and wins, in 1 and 2
+    # when 2's winning move is not z, no move is legal and winning in both 1 and 2: no
+    # sequence wins, though a strategy does (x, then z in 1 and w in 2)
+    other = {0: ["x", "y"], 1: ["z"], 2: ["v", "w"]}
+    found = wf.winning_sequence(space, 0, other.__getitem__)
+    assert found.refuted and not found.proved
+    assert 0 in wf.attractor(space, 0, unexplored_wins=False)
+    # a set of states holding one the search did not expand leaves it undecided
+    partial = _space({0: [1, 2, 3, 4], 1: [5]}, {0: (2, 2), 1: (1, 1)}, ends, 7)
+    found = wf.winning_sequence(partial, 0, {0: ["x", "y"], 1: ["z"]}.__getitem__)
+    assert not found.proved and not found.refuted and "did not expand" in found.why
+    # the deadline and the caps stop it, undecided
+    found = wf.winning_sequence(space, 0, moves.__getitem__, passed=lambda: True)
+    assert not found.proved and not found.refuted and found.why == "the time budget"
+    found = wf.winning_sequence(space, 0, moves.__getitem__, max_sets=1)
+    assert not found.proved and not found.refuted and "cap" in found.why
 
 
 def test_monotonicity_asks_a_goal_in_every_state(capsys) -> None:
@@ -123,15 +203,20 @@ def test_monotonicity_asks_a_goal_in_every_state(capsys) -> None:
     assert r["properties"]["goal_definition"]["verdict"] == "proved"  # at the end it has one
 
 
-def test_nim1_is_strongly_winnable(capsys) -> None:
-    """The course's example: player1 can force a win, so the game is strongly winnable."""
+def test_nim1_is_strongly_winnable_by_a_strategy_only(capsys) -> None:
+    """The course's example: player1 can force a win, so the game is strongly winnable by
+    a strategy; but its winning moves depend on player2's, so no sequence of its moves
+    fixed in advance wins: not strongly winnable as the notes word the definition."""
     from conftest import shared_dir
 
     game = shared_dir() / "games/ggp-repository/nim1.kif"
     _, r = analyze(capsys, str(game))
-    p = r["properties"]["strong_winnability"]
+    p = r["properties"]["strong_winnability_strategy"]
     assert p["roles"] == {"player1": "proved", "player2": "refuted"}
     assert p["verdict"] == "proved"
+    p = r["properties"]["strong_winnability"]
+    assert p["roles"] == {"player1": "refuted", "player2": "refuted"}
+    assert p["verdict"] == "refuted" and p["sequences"] == {}
 
 
 def test_each_verdict_quotes_its_definition(capsys) -> None:
@@ -215,7 +300,10 @@ def test_text_report(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["analyze", BUTTONS]) == 0
     out = capsys.readouterr().out
     assert "reachable states: 32 (8 terminal)" in out
-    assert "strong winnability: proved (robot: proved)" in out
+    assert (
+        "strong winnability (a sequence of the player's own moves, the notes' definition): "
+        "proved (robot: proved)\n  sequence for robot: [a] [b] [a] [c] [b] [a]\n"
+    ) in out
 
 
 @pytest.mark.parametrize(
@@ -307,9 +395,18 @@ def test_the_text_report_quotes_each_definition_under_its_verdict(capsys) -> Non
     game = str(shared_dir() / "games/ggp-repository/nim1.kif")
     main(["analyze", game, "--definitions"])
     lines = capsys.readouterr().out.splitlines()
-    at = lines.index("strong winnability: proved (player1: proved, player2: refuted)")
+    at = lines.index(
+        "strong winnability (a sequence of the player's own moves, the notes' definition): "
+        "refuted (player1: refuted, player2: refuted)"
+    )
     quoted = " ".join(line.strip() for line in lines[at + 1 : at + 4])
     assert quoted.startswith("definition: A game is strongly winnable if and only if, for some")
-    assert sum(line.startswith("  definition: ") for line in lines) == 7
+    at = lines.index(
+        "strong winnability (a strategy: each move may follow the others' moves): proved "
+        "(player1: proved, player2: refuted)"
+    )
+    quoted = " ".join(line.strip() for line in lines[at + 1 : at + 4])
+    assert quoted.startswith("definition: (Not the notes' definition: a strategy")
+    assert sum(line.startswith("  definition: ") for line in lines) == 8
     main(["analyze", game])
     assert "  definition: " not in capsys.readouterr().out
