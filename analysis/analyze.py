@@ -300,6 +300,12 @@ def _report(
     sequences: dict[str, list[str]] = {}
     strategy: dict[str, str] = {}
     for i, role in enumerate(roles):
+        if len(roles) == 1 and role in witnesses:
+            # alone in the game, the role's own moves are the joint moves: its weak
+            # winnability witness is a winning sequence (and strategy)
+            sequence[role] = strategy[role] = PROVED
+            sequences[role] = [jm[0] for jm in witnesses[role]]
+            continue
         if whole.passed():
             sequence[role] = strategy[role] = UNKNOWN
             cut.append(f"strong winnability of {role}")

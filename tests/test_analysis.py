@@ -159,6 +159,19 @@ def test_a_winning_sequence_is_reported_and_plays(capsys, monkeypatch) -> None:
     )
 
 
+def test_alone_in_the_game_a_weak_witness_is_a_winning_sequence(capsys) -> None:
+    """counted.kif past a budget of 3 states: the random match that wins is a sequence of
+    the one role's own moves (there are no others), so strong winnability is proved by
+    it, by a sequence and by a strategy, where the graph alone could not."""
+    _, r = analyze(capsys, str(GAMES / "counted.kif"), "--max-states", "3", "--walks", "5")
+    p = r["properties"]
+    assert not r["exhaustive"]
+    witness = p["weak_winnability"]["witnesses"]["robot"]
+    assert p["strong_winnability"]["roles"] == {"robot": "proved"}
+    assert p["strong_winnability"]["sequences"] == {"robot": [jm[0] for jm in witness]}
+    assert p["strong_winnability_strategy"]["roles"] == {"robot": "proved"}
+
+
 def test_winning_sequence_on_a_small_graph() -> None:
     """The search over sets of states: a move must be legal in every state the others'
     moves may lead to, and every match the sequence allows must end in a win."""
