@@ -426,6 +426,7 @@ def analyze(
     ``started``, the request's start, so loading counts); counterexamples and witnesses
     are joint-move histories (KIF) the Play tab can replay, and the report's ``text``
     writes them in ``answer_syntax`` (default: the game's)."""
+    from gdl2pl.analysis.analyze import LABELS
     from gdl2pl.analysis.analyze import Budget as SearchBudget
     from gdl2pl.analysis.analyze import analyze as run
     from gdl2pl.analysis.analyze import format_report
@@ -448,6 +449,7 @@ def analyze(
     )
     return {
         "report": report,
+        "labels": LABELS,
         "text": format_report(report, syntax=answers_in(loaded, answer_syntax)),
     }
 

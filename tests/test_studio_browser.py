@@ -162,18 +162,18 @@ def test_a_student_edits_reads_plays_and_asks_why(server: str, browser: Any) -> 
     css(d, '.tabs button[data-tab="play"]')[0].click()
     wait(d, lambda d: css(d, '#players select[data-role="oplayer"]'), "the players are shown")
     Select(css(d, '#players select[data-role="oplayer"]')[0]).select_by_value("human")
-    # (mark m n) is the cell (cell m n ...): column m, row n
+    # (mark m n) is the cell (cell m n ...): row m, column n, as the game's row rule says
     cells = [("1", "1"), ("2", "1"), ("1", "2"), ("2", "2"), ("1", "3")]
     for k, (m, n) in enumerate(cells, 1):
-        selector = f'#board td.playable[data-col="{m}"][data-row="{n}"]'
+        selector = f'#board td.playable[data-row="{m}"][data-col="{n}"]'
         wait(d, lambda d, s=selector: css(d, s), f"cell {m} {n} can be played")
         css(d, selector)[0].click()
         wait(d, lambda d, k=k: text_of(d, "step-label") == f"move {k} of {k}", f"move {k}")
     wait(d, lambda d: text_of(d, "match-status").startswith("Terminal"), "the match ends")
     assert "xplayer 100" in text_of(d, "match-status")
     assert "oplayer 0" in text_of(d, "match-status")
-    column1 = [td.text for td in css(d, '#board td[data-col="1"]')]
-    assert column1 == ["x", "x", "x"]
+    row1 = [td.text for td in css(d, '#board td[data-row="1"]')]
+    assert row1 == ["x", "x", "x"]  # the notes' (row 1 x): the top row
     shot(d, "04-played-to-the-end")
 
     # back and forward through the history
@@ -230,6 +230,247 @@ def test_a_student_edits_reads_plays_and_asks_why(server: str, browser: Any) -> 
     model = text_of(d, "model-result")
     assert "stuck/1: 1 atom" in model and "(stuck d)" in model and "(path a a)" in model
     shot(d, "06-model")
+
+    logs = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
+    assert not logs, logs
+
+
+# -- issue 43: answered in the student's own syntax, boards as the notes draw them -----------
+
+
+def set_text(driver: Any, text: str) -> None:
+    """Replace the editor's text as typing would (the page sees an input event)."""
+    driver.execute_script(
+        "const e = document.getElementById('editor'); e.value = arguments[0];"
+        "e.dispatchEvent(new Event('input'));",
+        text,
+    )
+
+
+def tab(driver: Any, name: str) -> None:
+    css(driver, f'.tabs button[data-tab="{name}"]')[0].click()
+
+
+def texts(driver: Any, selector: str) -> list[str]:
+    """The text of each element ``selector`` finds, as the page holds it (white space
+    kept, unlike Selenium's rendered ``.text``)."""
+    found = driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].map(e => e.textContent)", selector
+    )
+    return [str(t) for t in found]
+
+
+INFIX_TTT = (REPO / "gdl2pl" / "examples" / "ticTacToe.gdl").read_text(encoding="utf-8")
+
+
+def test_an_infix_writer_reads_every_answer_in_infix(server: str, browser: Any) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    d = browser
+    d.get(server)
+    wait(d, lambda d: text_of(d, "check-status").startswith("no problems"), "the page loads")
+    Select(css(d, "#examples")[0]).select_by_value("ticTacToe.gdl")
+    wait(d, lambda d: text_of(d, "check-status") == "no problems (infix)", "the infix example")
+
+    # findings quote the rule as written, whole; KIF only when asked for
+    set_text(d, INFIX_TTT + "next(cell(M,N,Q)) :- true(control(R))\n")
+    wait(d, lambda d: "error" in text_of(d, "check-status"), "the unsafe rule is found")
+    unsafe = [li for li in css(d, "#findings li") if "unsafe" in li.text]
+    assert unsafe and "the variable M in the head" in unsafe[0].text
+    rule = unsafe[0].find_element("css selector", "code.rule").text
+    assert rule == "next(cell(M,N,Q)) :- true(control(R))"
+    assert "?" not in text_of(d, "findings") and "(<=" not in text_of(d, "findings")
+    Select(css(d, "#answer-syntax")[0]).select_by_value("kif")
+    wait(d, lambda d: "(<= (next (cell ?M ?N ?Q)) (true (control ?R)))" in text_of(d, "findings"),
+         "the same finding in KIF, on request")
+    assert "the variable ?M in the head" in text_of(d, "findings")
+    Select(css(d, "#answer-syntax")[0]).select_by_value("auto")
+    set_text(d, INFIX_TTT)
+    wait(d, lambda d: text_of(d, "check-status") == "no problems (infix)", "fixed")
+    shot(d, "11-infix-findings")
+
+    # the state, the moves and the history in infix; the board as the notes draw it
+    tab(d, "play")
+    wait(d, lambda d: css(d, '#players select[data-role="oplayer"]'), "the players are shown")
+    Select(css(d, '#players select[data-role="oplayer"]')[0]).select_by_value("human")
+    wait(d, lambda d: "cell(1,1,b)" in texts(d, "#fluents li"), "the state in infix")
+    assert "control(xplayer)" in texts(d, "#fluents li")
+    assert "mark(1,1)" in texts(d, '#legal .role[data-role="xplayer"] button.move')
+    for k, (m, n) in enumerate([("1", "1"), ("2", "1"), ("1", "2"), ("2", "2"), ("1", "3")], 1):
+        selector = f'#board td.playable[data-row="{m}"][data-col="{n}"]'
+        wait(d, lambda d, s=selector: css(d, s), f"cell {m} {n} can be played")
+        css(d, selector)[0].click()
+        wait(d, lambda d, k=k: text_of(d, "step-label") == f"move {k} of {k}", f"move {k}")
+    wait(d, lambda d: text_of(d, "match-status").startswith("Terminal"), "x completes row 1")
+    rows = [texts(d, f"#board tr:nth-child({i}) td") for i in (2, 3, 4)]
+    assert rows == [["x", "x", "x"], ["o", "o", "b"], ["b", "b", "b"]]
+    assert texts(d, "#board tr:first-child th")[1:] == ["1", "2", "3"]  # the columns
+    assert texts(d, "#board tr td:first-child") == []  # (row names are th)
+    assert [t for t in texts(d, "#board tr th") if t][3:] == ["1", "2", "3"]  # the rows
+    assert texts(d, "#history li")[0] == "mark(1,1)  noop"
+    assert "cell(1,3,x)" in texts(d, "#fluents li")
+    shot(d, "12-infix-board")
+
+    # Why: the notes' row(1,x) holds, in infix; a KIF question is answered too
+    tab(d, "why")
+    atom = css(d, "#why-atom")[0]
+    atom.clear()
+    atom.send_keys("row(1,x)")
+    css(d, "#why-ask")[0].click()
+    wait(d, lambda d: "row(1,x) holds" in text_of(d, "why-tree"), "row 1 of x holds")
+    tree = text_of(d, "why-tree")
+    assert "row(M,F) :- true(cell(M,1,F)) & true(cell(M,2,F)) & true(cell(M,3,F))" in tree
+    assert "M = 1" in tree and "F = x" in tree and "?" not in tree
+    atom.clear()
+    atom.send_keys("(line x)")
+    css(d, "#why-ask")[0].click()
+    wait(d, lambda d: "line(x) holds" in text_of(d, "why-tree"), "a KIF question, answered")
+    # the issue's question on the built-in infix example, then a malformed one: its fault
+    atom.clear()
+    atom.send_keys("legal(xplayer,mark(1,1))")
+    css(d, "#why-ask")[0].click()
+    wait(d, lambda d: "legal(xplayer,mark(1,1)) does not hold" in text_of(d, "why-tree"),
+         "the infix question is read")
+    atom.clear()
+    atom.send_keys("legal(xplayer,mark(1,1)")
+    css(d, "#why-ask")[0].click()
+    wait(d, lambda d: "could not be read" in text_of(d, "why-tree"), "the question is refused")
+    said = text_of(d, "why-tree")
+    assert "the question 'legal(xplayer,mark(1,1)' could not be read" in said
+    assert "the game is not at fault" in said and "line 1" not in said
+    assert not css(d, "#gutter div.error"), "no line of the game is marked"
+    shot(d, "13-infix-why")
+
+    # Prolog: the standalone module, its rules quoted in infix, linked to the game
+    tab(d, "prolog")
+    wait(d, lambda d: css(d, "#prolog .clause"), "the runtime's module")
+    assert "% ticTacToe.gdl:38  row(M,F) :- true(cell(M,1,F))" in text_of(d, "prolog")
+    css(d, "#prolog-standalone")[0].click()
+    wait(d, lambda d: "load it in plain SWI-Prolog" in text_of(d, "prolog"), "standalone")
+    prolog = text_of(d, "prolog")
+    assert "step(JointMove) :-" in prolog and "joint_move_problem" in prolog
+    assert "% ticTacToe.gdl:38  row(M,F) :- true(cell(M,1,F)) & true(cell(M,2,F))" in prolog
+    clause = css(d, '#prolog .clause[data-gdl="38"]')[0]
+    assert clause.text.startswith("row(M, F) :-")
+    clause.click()
+    wait(d, lambda d: css(d, '#backdrop div[data-line="38"].linked'), "its rule is shown")
+    assert "translate --standalone" in text_of(d, "prolog-hint")
+    css(d, "#prolog-runtime")[0].click()
+    wait(d, lambda d: "set_module(base(system))" in text_of(d, "prolog"), "back to the runtime's")
+    shot(d, "14-standalone-prolog")
+
+    # Analyze: the button waits for the report; both strong winnabilities, labelled
+    tab(d, "analyze")
+    disabled = d.execute_script(
+        "const b = document.getElementById('analyze-run'); b.click(); return b.disabled;"
+    )
+    assert disabled is True, "the button is disabled while the analysis runs"
+    wait(d, lambda d: css(d, '#analyze-report tr[data-property="strong_winnability"]'),
+         "the report")
+    assert css(d, "#analyze-run")[0].is_enabled()
+    labels = texts(d, "#analyze-report tr td:first-child")
+    at = labels.index("strong winnability (a sequence of the player's own moves, the notes' "
+                      "definition)")
+    assert labels[at + 1] == (
+        "strong winnability (a strategy: each move may follow the others' moves)"
+    )
+    assert "witness for xplayer: [mark(1,1) noop]" in text_of(d, "analyze-report")
+    shot(d, "15-infix-analyze")
+
+    # the one error the browser saw: the 422 that refused the malformed question
+    logs = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
+    assert [e["message"].split(" - ")[0].split("/")[-1] for e in logs] == ["explain"], logs
+    assert "422" in logs[0]["message"]
+
+
+#: A game whose negation is not stratified (p and q each under the other's not), in infix.
+UNSTRATIFIED = """\
+role(robot)
+s(a)
+p(X) :- s(X) & ~q(X)
+q(X) :- s(X) & ~p(X)
+legal(robot,go)
+terminal :- p(a)
+goal(robot,100)
+"""
+
+
+def test_kif_and_infix_views_of_one_game_and_the_small_things(
+    server: str, browser: Any, tmp_path: Path
+) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    d = browser
+    d.get(server)
+    wait(d, lambda d: text_of(d, "check-status").startswith("no problems"), "the page loads")
+    Select(css(d, "#examples")[0]).select_by_value("ticTacToe.kif")
+    wait(d, lambda d: text_of(d, "check-status") == "no problems (kif)", "the KIF example")
+
+    # a KIF game's state in KIF, and in infix on request; the board is the same
+    tab(d, "play")
+    wait(d, lambda d: "(cell 1 1 b)" in texts(d, "#fluents li"), "the state in KIF")
+    assert "(mark 1 1)" in texts(d, '#legal .role[data-role="xplayer"] button.move')
+    Select(css(d, "#answer-syntax")[0]).select_by_value("infix")
+    wait(d, lambda d: "cell(1,1,b)" in texts(d, "#fluents li"), "the state in infix")
+    assert "mark(1,1)" in texts(d, '#legal .role[data-role="xplayer"] button.move')
+    Select(css(d, '#players select[data-role="oplayer"]')[0]).select_by_value("human")
+    css(d, '#board td.playable[data-row="1"][data-col="3"]')[0].click()
+    wait(d, lambda d: text_of(d, "step-label") == "move 1 of 1", "one move")
+    assert [td.text for td in css(d, '#board td[data-row="1"]')] == ["b", "b", "x"]
+    assert texts(d, "#history li") == ["mark(1,3)  noop"]
+    Select(css(d, "#answer-syntax")[0]).select_by_value("auto")
+    wait(d, lambda d: "(cell 1 3 x)" in texts(d, "#fluents li"), "KIF again")
+
+    # the Why box of a KIF game takes an infix question
+    tab(d, "why")
+    atom = css(d, "#why-atom")[0]
+    atom.clear()
+    atom.send_keys("legal(oplayer,mark(1,1))")
+    css(d, "#why-ask")[0].click()
+    wait(d, lambda d: "(legal oplayer (mark 1 1)) holds" in text_of(d, "why-tree"),
+         "answered in the game's syntax")
+    shot(d, "16-kif-why-infix-question")
+
+    # the Graph tab draws a game with errors, its cycle through not in red
+    Select(css(d, "#syntax")[0]).select_by_value("infix")
+    set_text(d, UNSTRATIFIED)
+    wait(d, lambda d: text_of(d, "check-status").endswith("(infix)")
+         and "error" in text_of(d, "check-status"), "the errors are found")
+    tab(d, "graph")
+    wait(d, lambda d: css(d, "#graph svg") or text_of(d, "graph-dot"), "the graph is drawn")
+    assert css(d, "#graph svg"), "drawn by Graphviz"
+    assert css(d, "#graph-errors")[0].is_displayed()
+    cycle = css(d, "#graph-cycle")[0]
+    assert cycle.is_displayed() and "a cycle goes through not" in cycle.text
+    assert "through p, q" in cycle.text
+    assert texts(d, "#strata tr.cycle td:first-child") == ["p", "q"]
+    red = d.execute_script(
+        "return [...document.querySelectorAll('#graph svg g.edge path')]"
+        ".filter(p => p.getAttribute('stroke') === '#c00000' "
+        "&& Number(p.getAttribute('stroke-width') || 1) >= 3).length"
+    )
+    assert red == 2, red  # p -> q and q -> p, bold red
+    assert "fix the errors first" not in text_of(d, "message")
+    shot(d, "17-graph-with-errors")
+
+    # Open file: the Example menu lets go of the example, and choosing it again loads it
+    stuck = REPO / "tests" / "games" / "analysis" / "stuck.kif"
+    chooser = css(d, "#open-file")[0]
+    d.execute_script("arguments[0].style.display = 'block';", chooser)
+    chooser.send_keys(str(stuck))
+    wait(d, lambda d: "(role blue)" in css(d, "#editor")[0].get_attribute("value"), "opened")
+    assert Select(css(d, "#examples")[0]).first_selected_option.get_attribute("value") == ""
+    # one move, said so: "(1 move)"
+    tab(d, "analyze")
+    css(d, "#analyze-run")[0].click()
+    wait(d, lambda d: css(d, "#analyze-report button.replay"), "the report")
+    replays = texts(d, "#analyze-report button.replay")
+    assert "replay the counterexample (1 move)" in replays, replays
+    assert not any("(1 moves)" in r for r in replays)
+    Select(css(d, "#examples")[0]).select_by_value("ticTacToe.kif")
+    wait(d, lambda d: "(role xplayer)" in css(d, "#editor")[0].get_attribute("value"),
+         "the example is loaded again")
+    shot(d, "18-small-things")
 
     logs = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
     assert not logs, logs

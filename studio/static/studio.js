@@ -8,6 +8,8 @@ const AUTO_STEPS = 50;
 const $ = (id) => document.getElementById(id);
 const S = {
   syntax: "auto",
+  answers: "auto",  // the syntax answers are shown in: "auto" (the game's), "kif", "infix"
+  standalone: false, // the Prolog tab shows translate --standalone's module
   name: null,       // the file's or example's name, which messages and reports say
   held: false,      // a game from a link, shown but not run until the user says so
   moves: [],        // the match: joint moves (KIF strings, one per role)
@@ -21,6 +23,7 @@ const S = {
   limits: null,
   autoplay: 0,
   autoLeft: AUTO_STEPS,  // moves the computer may still play on its own before pausing
+  moveText: new Map(),   // a move (KIF) as the student reads it, learnt from the views
 };
 let checkTimer = null;
 let checkSeq = 0;
@@ -49,7 +52,7 @@ async function post(name, body) {
 }
 
 function game() {
-  const g = { text: $("editor").value, syntax: S.syntax };
+  const g = { text: $("editor").value, syntax: S.syntax, answer_syntax: S.answers };
   if (S.name) g.name = S.name;
   return g;
 }
@@ -147,6 +150,7 @@ function edited() {
   textVersion++;
   renderGutter();
   S.chosen = {};
+  S.moveText = new Map();
   clearTimeout(checkTimer);
   checkTimer = setTimeout(runCheck, 350);
 }
@@ -175,10 +179,10 @@ async function runCheck() {
   list.replaceChildren(...answer.findings.map((f) => el("li", {
     class: f.severity,
     "data-line": String(f.line || ""),
-    text: (f.line ? `line ${f.line}:${f.column} ` : "") + `${f.severity}: ${f.message}`,
-    title: f.rule || "",
     onclick: () => f.line && goToLine(f.line, f.column),
-  })));
+  },
+  el("span", { class: "finding-text", text: (f.line ? `line ${f.line}:${f.column} ` : "") + `${f.severity}: ${f.message}` }),
+  ...(f.rule ? [el("code", { class: "rule", text: f.rule })] : []))));
   markLines(answer.findings.filter((f) => f.line).map((f) => ({ line: f.line, kind: f.severity })), "error");
   if (!e) say("");
   if (version === textVersion) refreshTab();
@@ -208,14 +212,15 @@ function hasErrors() {
 
 // -- Prolog, linked to the rules ------------------------------------------------------------
 
-// The answer of `op` about the game text as it is now, the view `view` then marked as
-// showing this version; null when the game has errors (`refusal` says so), the request
-// failed, or the text changed while it was asked.
-async function answerForView(op, view, refusal) {
+// The answer of `op` about the game text as it is now (with `extra` in the request), the
+// view `view` then marked as showing this version; null when the game has errors and
+// `refusal` says why it cannot be shown then, the request failed, or the text changed
+// while it was asked.
+async function answerForView(op, view, refusal, extra) {
   const version = textVersion;
-  if (hasErrors()) { say(refusal); return null; }
+  if (refusal && hasErrors()) { say(refusal); return null; }
   let answer;
-  try { answer = await post(op, game()); } catch (err) { failed(err); return null; }
+  try { answer = await post(op, { ...game(), ...(extra || {}) }); } catch (err) { failed(err); return null; }
   if (version !== textVersion) return null;
   shown[view] = version;
   return answer;
@@ -223,8 +228,13 @@ async function answerForView(op, view, refusal) {
 
 async function loadProlog() {
   const answer = await answerForView(
-    "translate", "prolog", "fix the errors first: the game cannot be translated");
+    "translate", "prolog", "fix the errors first: the game cannot be translated",
+    { standalone: S.standalone });
   if (!answer) return;
+  $("prolog").dataset.kind = answer.standalone ? "standalone" : "runtime";
+  $("prolog-hint").textContent = answer.standalone
+    ? "The module gdl2pl translate --standalone writes: save it as game.pl and load it in plain SWI-Prolog (swipl game.pl); its header says how to query and play. Click a clause to see its rule in the game."
+    : "The SWI-Prolog module the game translates to, for gdl2pl's runtime. Click a clause to see its rule in the game; put the cursor on a rule to see its clauses.";
   S.clauses = answer.clauses;
   const lines = answer.prolog.split("\n");
   const byStart = new Map(answer.clauses.map((c, i) => [c.prolog_start, i]));
@@ -304,9 +314,19 @@ function cleanSvg(text) {
 }
 
 async function loadGraph() {
-  const answer = await answerForView(
-    "graph", "graph", "fix the errors first: the graph needs a readable game");
+  // drawn even when the game has errors: the graph shows where they lie
+  const answer = await answerForView("graph", "graph", null);
   if (!answer) return;
+  $("graph-errors").hidden = !hasErrors();
+  $("graph-errors").textContent = hasErrors()
+    ? "The game has errors (listed under the editor); the graph is drawn anyway, to show where they lie."
+    : "";
+  const cycle = answer.cycle.relations;
+  $("graph-cycle").hidden = !cycle.length;
+  $("graph-cycle").textContent = cycle.length
+    ? `Negation is not stratified: a cycle goes through not (drawn in red), through ${cycle.join(", ")}. `
+      + "A relation on it depends on its own negation, so the game has no strata."
+    : "";
   const box = $("graph");
   box.replaceChildren();
   $("graph-note").hidden = !answer.note;
@@ -325,7 +345,7 @@ async function loadGraph() {
   }
   const rows = [el("tr", {}, el("th", { text: "relation" }), el("th", { text: "stratum" }), el("th", { text: "rules at lines" }))];
   for (const rel of answer.relations) {
-    rows.push(el("tr", { "data-relation": rel, onclick: () => showRelation(rel, answer.rules[rel] || [], null) },
+    rows.push(el("tr", { "data-relation": rel, class: cycle.includes(rel) ? "cycle" : "", onclick: () => showRelation(rel, answer.rules[rel] || [], null) },
       el("td", { text: rel }),
       el("td", { text: answer.strata ? String(answer.strata[rel]) : "–" }),
       el("td", { text: (answer.rules[rel] || []).join(", ") || "(input or undefined)" })));
@@ -364,19 +384,38 @@ async function loadPlay() {
   showView(view);
 }
 
+// An atom about relation `rel` with arguments `args` (texts in the answer syntax), in the
+// syntax of the view: what the page asks Why when a fluent, a move or a goal is clicked.
+function atomText(view, rel, args) {
+  return view.answer_syntax === "infix" ? `${rel}(${args.join(",")})` : `(${rel} ${args.join(" ")})`;
+}
+
+// A move of the history (KIF) as the student reads it (learnt from the views).
+function moveShown(move) {
+  return S.moveText.get(move) || move;
+}
+
+function learnMoveText(view) {
+  view.legal.forEach((ms, i) => ms.forEach((m, j) => S.moveText.set(m, view.shown.legal[i][j])));
+  view.shown.moves.forEach((jm, i) => jm.forEach((m, j) => {
+    if (S.moves[i]) S.moveText.set(S.moves[i][j], m);
+  }));
+}
+
 function showView(view) {
   S.view = view;
+  learnMoveText(view);
   for (const [i, r] of view.roles.entries()) {
     if (!(r in S.players)) S.players[r] = i === 0 || view.roles.length === 1 ? "human" : "random";
   }
-  renderPlayers(view.roles);
+  renderPlayers(view.roles, view.shown.roles);
   $("step-label").textContent = `move ${S.pos} of ${S.moves.length}`;
   $("back").disabled = S.pos === 0;
   $("forward").disabled = S.pos >= S.moves.length;
   renderBoard(view);
-  $("fluents").replaceChildren(...view.state.map((f) => el("li", {
+  $("fluents").replaceChildren(...view.shown.state.map((f) => el("li", {
     text: f, title: "why is this fluent in the state?",
-    onclick: () => askWhy(S.pos > 0 ? `(next ${f})` : `(init ${f})`),
+    onclick: () => askWhy(atomText(view, S.pos > 0 ? "next" : "init", [f])),
   })));
   const status = $("match-status");
   status.replaceChildren(
@@ -386,14 +425,15 @@ function showView(view) {
   status.className = "status" + (view.terminal ? " good" : "");
   for (const [i, r] of view.roles.entries()) {
     const vs = view.goals[i];
-    const text = vs.length === 1 ? `${r} ${vs[0]}` : vs.length ? `${r} ${vs.join("/")}` : `${r} (no goal)`;
+    const name = view.shown.roles[i];
+    const text = vs.length === 1 ? `${name} ${vs[0]}` : vs.length ? `${name} ${vs.join("/")}` : `${name} (no goal)`;
     status.append(el("span", { class: "goal", "data-role": r, text: text + " " }));
-    if (vs.length) status.append(el("button", { class: "ask", type: "button", text: "why?", title: `why does ${r} get ${vs[0]}?`, onclick: () => askWhy(`(goal ${r} ${vs[0]})`) }));
+    if (vs.length) status.append(el("button", { class: "ask", type: "button", text: "why?", title: `why does ${name} get ${vs[0]}?`, onclick: () => askWhy(atomText(view, "goal", [name, vs[0]])) }));
   }
   renderLegal(view);
   $("history").replaceChildren(...S.moves.map((jm, i) => el("li", {
     class: i < S.pos ? "" : "future",
-    text: jm.join("  "),
+    text: jm.map(moveShown).join("  "),
     title: "go to the state after this move",
     onclick: () => { S.pos = i + 1; S.chosen = {}; S.autoLeft = 0; loadPlay(); },
   })));
@@ -401,11 +441,11 @@ function showView(view) {
   autoStep();
 }
 
-function renderPlayers(roles) {
+function renderPlayers(roles, names) {
   const box = $("players");
   if (box.dataset.roles === roles.join(" ")) return;
   box.dataset.roles = roles.join(" ");
-  box.replaceChildren(...roles.map((r) => el("label", { text: r + " " },
+  box.replaceChildren(...roles.map((r, i) => el("label", { text: names[i] + " " },
     el("select", {
       "data-role": r,
       onchange: (e) => { S.players[r] = e.target.value; S.autoLeft = AUTO_STEPS; autoStep(); },
@@ -420,11 +460,12 @@ function renderBoard(view) {
   const b = view.board;
   const movable = boardMoves(view);
   table.append(el("tr", {}, el("th"), ...b.columns.map((c) => el("th", { text: c }))));
-  // rows are the cells' y (top first), columns their x: the cell (f x y v)
+  // rows top first, columns left to right: the cell (f x y v), or (f y x v) when the game
+  // names the row first (row_first: its row and column rules say so, as in the notes)
   b.rows.forEach((y, i) => {
     table.append(el("tr", {}, el("th", { text: y }), ...b.columns.map((x, j) => {
-      const v = b.cells[i][j];
-      const key = x + " " + y;
+      const v = b.shown[i][j];
+      const key = b.row_first ? y + " " + x : x + " " + y;
       // "b" is shown faintly: most games write a blank cell so
       const td = el("td", { "data-row": y, "data-col": x, text: v === null ? "" : v, class: v === "b" ? "blank" : "" });
       if (movable.has(key)) {
@@ -457,18 +498,20 @@ function renderLegal(view) {
   box.replaceChildren();
   view.roles.forEach((r, i) => {
     const ms = view.legal[i];
+    const name = view.shown.roles[i];
     const human = S.players[r] === "human";
-    const div = el("div", { class: "role", "data-role": r }, el("h4", { text: `${r} (${human ? "you" : S.players[r]})` }));
+    const div = el("div", { class: "role", "data-role": r }, el("h4", { text: `${name} (${human ? "you" : S.players[r]})` }));
     if (view.terminal) div.append(el("span", { text: "the match is over" }));
-    for (const m of ms) {
+    ms.forEach((m, j) => {
+      const shown = view.shown.legal[i][j];
       div.append(el("button", {
-        type: "button", class: "move" + (S.chosen[r] === m ? " chosen" : ""), "data-move": m, text: m,
+        type: "button", class: "move" + (S.chosen[r] === m ? " chosen" : ""), "data-move": m, text: shown,
         disabled: !human && ms.length > 1,
         title: human ? "play this move" : "the computer plays for this role",
         onclick: () => choose(r, m),
       }));
-      div.append(el("button", { type: "button", class: "ask", text: "?", title: `why is ${m} legal?`, onclick: () => askWhy(`(legal ${r} ${m})`) }));
-    }
+      div.append(el("button", { type: "button", class: "ask", text: "?", title: `why is ${shown} legal?`, onclick: () => askWhy(atomText(view, "legal", [name, shown])) }));
+    });
     box.append(div);
   });
 }
@@ -521,7 +564,13 @@ async function askWhy(atom) {
   let answer;
   try {
     answer = await post("explain", { ...game(), moves: S.moves.slice(0, S.pos), atom, depth: 4 });
-  } catch (err) { tree.replaceChildren(); failed(err); return; }
+  } catch (err) {
+    // a question that cannot be answered is said here, by the question; an error of the
+    // game (with its line) is marked in the editor too
+    tree.replaceChildren(el("p", { class: "fails unread", text: err.message }));
+    if (err.line) failed(err);
+    return;
+  }
   const where = answer.joint_move
     ? `with the joint move [${answer.joint_move.join(" ")}] in the state before it`
     : whereText();
@@ -546,7 +595,7 @@ function renderNode(node, open) {
 
 function renderRule(r) {
   const box = el("div", { class: "rule" });
-  const what = r.source.startsWith("(<=") ? "rule" : "fact";
+  const what = r.fact ? "fact" : "rule";
   const link = el("a", {
     text: r.line ? `${what} at line ${r.line}` : what,
     title: "show it in the game and in Prolog",
@@ -555,7 +604,7 @@ function renderRule(r) {
   box.append(el("span", { text: "by " }), link, el("span", { text: ": " }), el("code", { text: r.source }));
   if (r.prolog_line) box.append(el("div", {}, el("span", { text: `Prolog, line ${r.prolog_line}: ` }), el("code", { text: r.prolog_text.split(/\s+/).join(" ") })));
   const b = Object.entries(r.bindings);
-  if (b.length) box.append(el("div", { text: "with " + b.map(([k, v]) => `?${k} = ${v}`).join(", ") }));
+  if (b.length) box.append(el("div", { text: "with " + b.map(([k, v]) => `${k} = ${v}`).join(", ") }));
   if (r.failing) box.append(el("div", { text: `fails at literal ${r.failing} of the rule` }));
   return box;
 }
@@ -581,9 +630,11 @@ function showRule(r) {
 
 async function runAnalyze() {
   const box = $("analyze-report");
+  const button = $("analyze-run");
   box.replaceChildren(el("p", { text: "searching…" }));
+  button.disabled = true;  // one run at a time: the next waits for this one's report
   let answer;
-  try { answer = await post("analyze", game()); } catch (err) { box.replaceChildren(); failed(err); return; }
+  try { answer = await post("analyze", game()); } catch (err) { box.replaceChildren(); failed(err); return; } finally { button.disabled = false; }
   const rep = answer.report;
   const rows = [el("tr", {}, el("th", { text: "property" }), el("th", { text: "verdict" }), el("th", { text: "why" }))];
   for (const [name, p] of Object.entries(rep.properties)) {
@@ -592,8 +643,11 @@ async function runAnalyze() {
     if (p.counterexample) why.append(replayButton("counterexample", p.counterexample));
     if (p.roles) why.append(el("div", { text: Object.entries(p.roles).map(([r, v]) => `${r}: ${v}`).join(", ") }));
     for (const [role, moves] of Object.entries(p.witnesses || {})) why.append(replayButton(`witness for ${role}`, moves));
+    for (const [role, moves] of Object.entries(p.sequences || {})) {
+      why.append(el("div", { class: "sequence", text: `sequence for ${role}: ${moves.map(moveShown).join(", ")}` }));
+    }
     rows.push(el("tr", { "data-property": name },
-      el("td", { text: name.replace(/_/g, " "), title: p.definition || "" }),
+      el("td", { text: (answer.labels || {})[name] || name.replace(/_/g, " "), title: p.definition || "" }),
       el("td", { class: "verdict-" + p.verdict, text: p.verdict }),
       why));
   }
@@ -603,7 +657,7 @@ async function runAnalyze() {
 function replayButton(label, moves) {
   return el("div", {},
     el("button", {
-      type: "button", class: "replay", text: `replay the ${label} (${moves.length} moves)`,
+      type: "button", class: "replay", text: `replay the ${label} (${moves.length} move${moves.length === 1 ? "" : "s"})`,
       onclick: () => { S.moves = moves.map((jm) => [...jm]); S.pos = S.moves.length; S.chosen = {}; S.autoLeft = 0; showTab("play"); },
     }));
 }
@@ -699,6 +753,7 @@ function restore(ex) {
   const moves = Array.isArray(ex.moves) ? ex.moves.filter((jm) => Array.isArray(jm) && jm.every((m) => typeof m === "string")) : [];
   S.syntax = ["auto", "kif", "infix"].includes(ex.syntax) ? ex.syntax : "auto";
   $("syntax").value = S.syntax;
+  $("examples").value = "";  // no longer an example: choosing one loads it again
   S.name = fileName(ex.name);
   setText(ex.text, moves);
   const pos = Number.isInteger(ex.pos) ? ex.pos : moves.length;
@@ -734,6 +789,7 @@ async function openFile(file) {
   }
   S.syntax = "auto";
   $("syntax").value = "auto";
+  $("examples").value = "";  // no longer an example: choosing one loads it again
   S.name = fileName(file.name);
   setText(text);
 }
@@ -765,7 +821,15 @@ async function start() {
     $("examples").value = "ticTacToe.kif";
     loadExample("ticTacToe.kif");
   });
-  $("open-file").addEventListener("change", (e) => openFile(e.target.files[0]));
+  $("open-file").addEventListener("change", (e) => {
+    const file = e.target.files[0];
+    e.target.value = "";  // so that opening the same file again reads it again
+    openFile(file);
+  });
+  $("answer-syntax").addEventListener("change", (e) => { S.answers = e.target.value; edited(); });
+  for (const r of document.querySelectorAll('input[name="prolog-kind"]')) {
+    r.addEventListener("change", () => { S.standalone = r.value === "standalone" && r.checked; shown.prolog = -1; refreshTab(); });
+  }
   $("restart").addEventListener("click", () => { S.moves = []; S.pos = 0; S.chosen = {}; S.autoLeft = AUTO_STEPS; loadPlay(); });
   $("back").addEventListener("click", () => { if (S.pos > 0) { S.pos--; S.chosen = {}; S.autoplay++; S.autoLeft = 0; loadPlay(); } });
   $("forward").addEventListener("click", () => { if (S.pos < S.moves.length) { S.pos++; S.chosen = {}; S.autoplay++; S.autoLeft = 0; loadPlay(); } });
