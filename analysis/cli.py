@@ -132,7 +132,8 @@ def _states(sm: Any, args: argparse.Namespace) -> tuple[list[Any], list[list[str
     states = [sm.initial_state]
     joints: list[list[str]] = []
     if getattr(args, "moves", None):
-        for where, jm in read_moves(args.moves):
+        for where, written in read_moves(args.moves):
+            jm = [_move(m, where) for m in written]
             if sm.is_terminal(states[-1]):
                 raise InputError(f"{where}: move {len(joints) + 1}: the match is already over")
             try:
@@ -141,6 +142,21 @@ def _states(sm: Any, args: argparse.Namespace) -> tuple[list[Any], list[list[str
                 raise InputError(f"{where}: move {len(joints) + 1}: {e}") from None
             joints.append(jm)
     return states, joints
+
+
+def _move(text: str, where: str) -> str:
+    """A move of ``--moves`` as KIF: KIF as it is, and a compound term written in infix
+    (``mark(2,2)``: a KIF symbol holds no parenthesis) read as infix."""
+    from gdl2pl.infix import parse_infix_term
+    from gdl2pl.kif import kif_term
+
+    stripped = text.strip()
+    if "(" not in stripped or stripped.startswith("("):
+        return text
+    try:
+        return kif_term(parse_infix_term(stripped))
+    except GdlError as e:
+        raise InputError(f"{where}: {text}: not a move in KIF or infix: {e}") from None
 
 
 def parse_state(text: str) -> Any:

@@ -23,8 +23,12 @@ from gdl2pl.contract import GameMachine
 from gdl2pl.ggp.records import random_match
 from gdl2pl.ggp.records import replay
 from gdl2pl.jsonline import loads_line
+from gdl2pl.load import detect_syntax
+from gdl2pl.load import read_text
 from gdl2pl.pipeline import compile_game
 from gdl2pl.standalone import standalone
+from gdl2pl.syntax import Term
+from gdl2pl.written import term_text
 
 
 def translate_command(args: argparse.Namespace) -> int:
@@ -59,16 +63,24 @@ def translate_command(args: argparse.Namespace) -> int:
 
 
 def play_command(args: argparse.Namespace) -> int:
-    """Play one random match, printing each state (as a board when it is a grid)."""
+    """Play one random match, printing each state (as a board when it is a grid), its
+    fluents and moves written in the game's syntax."""
     rng = random.Random(args.seed)
+    syntax = args.syntax
+    if syntax == "auto":
+        syntax = detect_syntax(read_text(args.game), args.game)
+
+    def show(t: Term) -> str:
+        return term_text(t, syntax)
+
     with _playable(args) as sm:
         state = sm.initial_state
-        roles = [str(r) for r in sm.roles]
+        roles = [show(r) for r in sm.roles]
         print(f"{_base(args.game)}: roles {', '.join(roles)}")
         geometry = game_geometry(sm)
         for step in range(args.max_steps + 1):
             print(f"\n-- step {step}")
-            print(render_state(state, geometry))
+            print(render_state(state, geometry, show))
             if sm.is_terminal(state):
                 print(
                     "\nterminal; goals: "
@@ -80,7 +92,8 @@ def play_command(args: argparse.Namespace) -> int:
             if step == args.max_steps:
                 break
             jm = sm.random_joint_move(state, rng)
-            print("moves: " + ", ".join(f"{r} {m}" for r, m in zip(roles, jm, strict=True)))
+            moves = (f"{r} {show(m)}" for r, m in zip(roles, jm, strict=True))
+            print("moves: " + ", ".join(moves))
             state = sm.next_state(state, jm)
         print(f"\nstopped after {args.max_steps} steps (not terminal)")
     return 0

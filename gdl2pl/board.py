@@ -22,6 +22,7 @@ the adapters' observation planes use this geometry. Pure functions.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
@@ -162,18 +163,23 @@ def grid_of(fluents: Iterable[Term], geometry: BoardGeometry | None = None) -> G
     return Grid(g, cells, tuple(rest))
 
 
-def render_state(fluents: Iterable[Term], geometry: BoardGeometry | None = None) -> str:
+def render_state(
+    fluents: Iterable[Term],
+    geometry: BoardGeometry | None = None,
+    show: Callable[[Term], str] = kif_term,
+) -> str:
     """A readable picture of a state: the board (row names at the left, column names on
-    top, ``.`` for an empty cell) when there is one, then the other fluents in KIF order."""
+    top, ``.`` for an empty cell) when there is one, then the other fluents in KIF order,
+    each written by ``show`` (KIF by default)."""
     fl = sorted(fluents, key=kif_term)
     grid = grid_of(fl, geometry)
     if grid is None:
-        return "\n".join(kif_term(f) for f in fl)
+        return "\n".join(show(f) for f in fl)
     g = grid.geometry
     width = max(1, *(len(v) for v in grid.cells.values()), *(len(x) for x in g.columns))
     yw = max(len(y) for y in g.rows)
     lines = [" " * (yw + 1) + " ".join(x.rjust(width) for x in g.columns)]
     for y, row in zip(g.rows, grid.table, strict=True):
         lines.append(f"{y.rjust(yw)} " + " ".join((v or ".").rjust(width) for v in row))
-    lines.extend(kif_term(f) for f in grid.rest)
+    lines.extend(show(f) for f in grid.rest)
     return "\n".join(lines)

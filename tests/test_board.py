@@ -247,8 +247,12 @@ def test_tic_tac_toe_is_drawn_as_the_notes_draw_it(example: str, capsys: Any) ->
         assert why["holds"] is True
     game = str(EXAMPLES / example)
     assert main(["play", game, "--seed", "1", "--max-steps", "1"]) == 0
-    picture = _steps(capsys.readouterr().out)[0]
+    out = capsys.readouterr().out
+    picture = _steps(out)[0]
     assert picture[:4] == ["  1 2 3", "1 b b b", "2 b b b", "3 b b b"]
+    # the other fluents and the moves in the game's syntax
+    assert picture[4] == ("(control xplayer)" if kif else "control(xplayer)")
+    assert ("moves: xplayer (mark " if kif else "moves: xplayer mark(") in out
 
 
 def test_chess_is_drawn_white_at_the_bottom() -> None:

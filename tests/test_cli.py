@@ -47,7 +47,8 @@ def test_play_prints_every_state_and_the_result(capsys) -> None:  # type: ignore
     assert main(["play", str(TTT), "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("ticTacToe.kif: roles xplayer, oplayer")
-    assert "-- step 0\n  1 2 3\n3 b b b\n2 b b b\n1 b b b\n(control xplayer)\n" in out
+    # row 1 on top: the game's row rule keeps the cell's first argument
+    assert "-- step 0\n  1 2 3\n1 b b b\n2 b b b\n3 b b b\n(control xplayer)\n" in out
     assert "terminal; goals: xplayer" in out
 
 

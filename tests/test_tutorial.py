@@ -3,9 +3,11 @@ compared with the text that follows it, so the tutorial cannot go stale.
 
 ``gdl2pl ...`` commands run through ``gdl2pl.cli.main`` (stdout, then stderr, then
 ``[exit status N]`` when N is not 0); ``swipl ...`` runs SWI-Prolog in a subprocess (shown
-the same way); ``cat FILE`` prints the file. Commands run in a scratch directory that
-links to every top-level entry of the source tree, so a file a command writes (``-o
-buttons.pl``) lands there, not in the tree. To rewrite the outputs
+the same way); ``cat FILE`` prints the file; ``mkdir -p DIR`` makes a folder. Commands run
+in a scratch directory that links to every top-level entry of the source tree but
+``build`` (the folder, ignored by git, where the tutorial writes its files: a student who
+follows it leaves no untracked file in the checkout), so a file a command writes (``-o
+build/buttons.pl``) lands there, not in the tree. To rewrite the outputs
 after a deliberate change: ``GDL2PL_UPDATE_TUTORIAL=1 pytest tests/test_tutorial.py``.
 """
 
@@ -43,6 +45,9 @@ def run(command: str, capsys: pytest.CaptureFixture[str]) -> str:
     argv = shlex.split(command)
     if argv[0] == "cat":
         return (ROOT / argv[1]).read_text(encoding="utf-8")
+    if argv[:2] == ["mkdir", "-p"]:
+        Path(argv[2]).mkdir(parents=True, exist_ok=True)  # in the scratch directory
+        return ""
     if argv[0] == "swipl":
         swipl = shutil.which("swipl")
         if swipl is None:
@@ -60,11 +65,31 @@ def run(command: str, capsys: pytest.CaptureFixture[str]) -> str:
     return text
 
 
+#: The one folder the tutorial writes in, git-ignored: the scratch tree has its own.
+OUTPUT = "build"
+
+
 def scratch_tree(tmp: Path) -> Path:
-    """A directory linking to every top-level entry of the source tree."""
+    """A directory linking to every top-level entry of the source tree but ``OUTPUT``."""
     for entry in ROOT.iterdir():
-        (tmp / entry.name).symlink_to(entry)
+        if entry.name != OUTPUT:
+            (tmp / entry.name).symlink_to(entry)
     return tmp
+
+
+def test_the_tutorial_writes_only_where_git_ignores() -> None:
+    """Every file a command of the tutorial writes (``-o FILE``) is under ``build/``,
+    which git ignores: a student who follows it from a checkout leaves no untracked file
+    (``-o buttons.pl`` once did)."""
+    outputs = []
+    for command, _ in commands(TUTORIAL.read_text(encoding="utf-8")):
+        argv = shlex.split(command)
+        outputs += [argv[i + 1] for i, a in enumerate(argv) if a in ("-o", "--output")]
+    assert outputs
+    ignored = (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert f"{OUTPUT}/" in ignored
+    for out in outputs:
+        assert Path(out).parts[0] == OUTPUT and len(Path(out).parts) > 1, out
 
 
 def test_tutorial_commands(capsys, monkeypatch, tmp_path) -> None:
