@@ -160,13 +160,23 @@ def _move(text: str, where: str) -> str:
 
 
 def parse_state(text: str) -> Any:
-    """A state written as a KIF list of ground fluents: ``((cell 1 1 x) (control o))``. A
-    malformed text raises ``GdlSyntaxError`` positioned in it (file ``<state>``)."""
+    """A state written as ground fluents: a KIF list ``((cell 1 1 x) (control o))``, or in
+    infix, separated by white space, ``cell(1,1,x) control(o)``. A malformed text raises
+    ``GdlSyntaxError`` positioned in it (file ``<state>``)."""
     from gdl2pl.bridge import MachineState
+    from gdl2pl.infix import parse_infix
     from gdl2pl.kif import parse_kif_term_list
+    from gdl2pl.syntax import Fact
     from gdl2pl.syntax import is_ground
 
-    fluents = parse_kif_term_list(text, STATE_SOURCE)
+    if text.lstrip().startswith("(") or not text.strip():
+        fluents = parse_kif_term_list(text, STATE_SOURCE)
+    else:
+        written = parse_infix(text, STATE_SOURCE).clauses
+        for c in written:
+            if not isinstance(c, Fact):
+                raise InputError(f"--state: {c.pos}: a state holds fluents, not rules")
+        fluents = [c.head for c in written]
     for f in fluents:
         if not is_ground(f):
             raise InputError(f"--state: the fluent {f} is not ground")

@@ -101,7 +101,8 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         s,
         "JSON lines of joint moves (or {'moves': [...]}); the state they reach (atoms "
         "that depend on does: the state before the last, and the last joint move)",
-        'the state as KIF fluents, e.g. "((cell 1 1 x) ...)"',
+        'the state as KIF fluents, e.g. "((cell 1 1 x) ...)", or in infix, e.g. '
+        '"cell(1,1,x) control(oplayer)"',
     )
     s.add_argument("--depth", type=int, default=3, help="how deep to explain failures")
     s.add_argument(
@@ -133,7 +134,8 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         s,
         "for a game: JSON lines of joint moves; true is the state before the last one, "
         "does the last one",
-        "for a game: the state (true) as KIF fluents",
+        'for a game: the state (true) as KIF fluents, "((cell 1 1 x) ...)", or in infix, '
+        '"cell(1,1,x) control(oplayer)"',
     )
     s.add_argument("--syntax", choices=SYNTAXES, default="auto")
     add_answer_syntax(s)

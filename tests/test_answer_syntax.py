@@ -183,3 +183,22 @@ def test_a_long_infix_rule_is_quoted_whole(capsys, tmp_path) -> None:
     main(["check", str(game)])
     out = capsys.readouterr().out
     assert f"[rule: {rule}]" in out and len(rule) > 200
+
+
+def test_a_state_and_moves_written_in_infix(capsys, infix_ttt, tmp_path) -> None:
+    """An infix writer gives the state and the moves in infix too, and gets the same
+    answers as from KIF."""
+    kif_state = "((cell 1 1 x) (cell 1 2 x) (cell 1 3 x) (control oplayer))"
+    infix_state = "cell(1,1,x) cell(1,2,x) cell(1,3,x) control(oplayer)"
+    _, from_kif = run(capsys, "model", infix_ttt, "--state", kif_state)
+    status, from_infix = run(capsys, "model", infix_ttt, "--state", infix_state)
+    assert status == 0 and from_infix == from_kif and "row(1,x)" in from_infix
+    assert main(["model", infix_ttt, "--state", "cell(1,1,x) p :- q"]) == 2
+    assert "a state holds fluents, not rules" in capsys.readouterr().err
+    moves = tmp_path / "moves.jsonl"
+    moves.write_text('["mark(2,2)", "noop"]\n["noop", "(mark 1 1)"]\n', encoding="utf-8")
+    status, out = run(capsys, "explain", infix_ttt, "true(cell(1,1,o))", "--moves", str(moves))
+    assert status == 0 and out.startswith("true(cell(1,1,o)) holds")
+    moves.write_text('["mark(2,2", "noop"]\n', encoding="utf-8")
+    assert main(["explain", infix_ttt, "terminal", "--moves", str(moves)]) == 2
+    assert "not a move in KIF or infix" in capsys.readouterr().err
