@@ -205,6 +205,27 @@ def test_winning_sequence_on_a_small_graph() -> None:
     assert not found.proved and not found.refuted and "cap" in found.why
 
 
+def test_winning_sequence_stops_inside_a_wide_set_at_its_deadline() -> None:
+    """The others' moves can spread a set over thousands of states, each asking Prolog
+    for its moves: the deadline is read between them, not only between sets."""
+    from gdl2pl.analysis import wellformed as wf
+
+    wide = 1000
+    succ = {0: list(range(1, wide + 1)), **{s: [0] for s in range(1, wide + 1)}}
+    counts = {0: (1, wide), **{s: (1, 1) for s in range(1, wide + 1)}}
+    space = _space(succ, counts, {}, wide + 1)
+    asked: list[int] = []
+
+    def moves_of(state: int) -> list[str]:
+        asked.append(state)
+        return ["go"]
+
+    calls = iter(range(10**6))
+    found = wf.winning_sequence(space, 0, moves_of, passed=lambda: next(calls) >= 3)
+    assert not found.proved and not found.refuted and found.why == "the time budget"
+    assert len(asked) < 200  # stopped inside the set of 1,000 states
+
+
 def test_monotonicity_asks_a_goal_in_every_state(capsys) -> None:
     _, r = analyze(capsys, str(GAMES / "lategoal.kif"))
     p = r["properties"]["monotonicity"]
