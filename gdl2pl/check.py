@@ -15,12 +15,18 @@ a cycle through ``not`` in the dependency graph of relation names is an error on
 ground atom may depend on its own negation (see ``gdl2pl.depgraph.negation_may_close``);
 otherwise it is a warning. Real games rely on this, e.g. ``(<= (goal ?r 0) (not (goal ?r
 100)))``.
+
+How it is built: ``gdl2pl.check_facts`` walks each clause once and gathers what the checks
+read (its sentences, terms, body literals, and the dependency graph of the game); each
+check is then a small function over those facts, ``CLAUSE_CHECKS`` run on every clause in
+turn and ``GAME_CHECKS`` on the whole game, in the order their findings are reported.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Mapping
@@ -29,9 +35,11 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 
-from gdl2pl.depgraph import DependencyGraph
+from gdl2pl.check_facts import ClauseFacts
+from gdl2pl.check_facts import GameFacts
+from gdl2pl.check_facts import arity
+from gdl2pl.check_facts import game_facts
 from gdl2pl.depgraph import body_atoms
-from gdl2pl.depgraph import dependency_graph
 from gdl2pl.depgraph import negation_may_close
 from gdl2pl.depgraph import renamed_apart
 from gdl2pl.depgraph import unify
@@ -52,7 +60,6 @@ from gdl2pl.syntax import Rule
 from gdl2pl.syntax import Sentence
 from gdl2pl.syntax import Term
 from gdl2pl.syntax import Var
-from gdl2pl.syntax import children
 from gdl2pl.syntax import variables
 from gdl2pl.syntax import walk
 from gdl2pl.vocabulary import CONNECTIVES
@@ -129,23 +136,13 @@ def check_description(
 
 
 def _check(d: Description, file: str | None) -> list[Finding]:
-    graph = dependency_graph(d)
+    game = game_facts(d)
     found: list[Finding] = []
-    for clause in d.clauses:
-        found += _check_clause_shape(clause)
-        found += _check_safety(clause)
-    found += _check_arities(d)
-    found += _check_prolog_arity(d)
-    found += _check_and(d)
-    found += _check_spellings(d)
-    found += _check_essentials(d)
-    found += _check_random(d)
-    found += _check_keyword_dependencies(graph)
-    found += _check_negation_cycles(graph)
-    found += _check_recursion(graph)
-    found += _check_unproducible_inputs(d)
-    found += _check_undefined_relations(d, graph)
-    found += _check_unused_relations(d, graph)
+    for clause in game.clauses:
+        for clause_check in CLAUSE_CHECKS:
+            found += clause_check(clause)
+    for game_check in GAME_CHECKS:
+        found += game_check(game)
     unique = list(dict.fromkeys(_with_file(f, file) for f in found))
     return sorted(unique, key=_order)
 
@@ -172,61 +169,18 @@ def clause_text(c: Clause) -> str:
     return written_clause(c, _SYNTAX.get())
 
 
-def _error(code: str, message: str, pos: Pos | None, c: Clause | None) -> Finding:
-    return Finding("error", code, message, pos, clause_text(c) if c else "")
+def _error(code: str, message: str, at: object, c: Clause) -> Finding:
+    """An error about the node ``at`` of ``c`` (placed at ``at``, else at ``c``)."""
+    return Finding("error", code, message, _where(at, c), clause_text(c))
 
 
-def _warning(code: str, message: str, pos: Pos | None, c: Clause | None) -> Finding:
-    return Finding("warning", code, message, pos, clause_text(c) if c else "")
+def _warning(code: str, message: str, at: object, c: Clause) -> Finding:
+    """A warning about the node ``at`` of ``c`` (placed at ``at``, else at ``c``)."""
+    return Finding("warning", code, message, _where(at, c), clause_text(c))
 
 
 def _where(node: object, c: Clause) -> Pos | None:
     return getattr(node, "pos", None) or c.pos
-
-
-_LITERAL_TYPES = (Const, Func, Not, Distinct, Or, And)
-
-
-def _body_literals(lits: Iterable[Literal]) -> Iterator[Literal]:
-    """Every literal inside ``lits``, nested ones included, outermost first (the terms
-    inside sentences and ``distinct`` are not literals and are skipped)."""
-    for lit in lits:
-        stack: list[Literal] = [lit]
-        while stack:
-            n = stack.pop()
-            yield n
-            if not isinstance(n, (Const, Func, Distinct)):
-                stack.extend(reversed(children(n)))  # type: ignore[arg-type]
-
-
-def _sentences(c: Clause) -> Iterator[Sentence]:
-    """The head and every atomic sentence of the body."""
-    yield c.head
-    if isinstance(c, Rule):
-        for lit in _body_literals(c.body):
-            if isinstance(lit, (Const, Func)):
-                yield lit
-
-
-def _subterms(t: Term) -> Iterator[Term]:
-    return walk(t)  # type: ignore[return-value]
-
-
-def _terms(c: Clause) -> Iterator[Term]:
-    """Every term (argument of a sentence or of ``distinct``, at any depth) of a clause."""
-    for s in _sentences(c):
-        if isinstance(s, Func):
-            for a in s.args:
-                yield from _subterms(a)
-    if isinstance(c, Rule):
-        for lit in _body_literals(c.body):
-            if isinstance(lit, Distinct):
-                yield from _subterms(lit.left)
-                yield from _subterms(lit.right)
-
-
-def _arity(s: Sentence) -> int:
-    return len(s.args) if isinstance(s, Func) else 0
 
 
 def _show(s: Sentence | Term | Literal) -> str:
@@ -242,51 +196,45 @@ def _infix() -> bool:
     return _SYNTAX.get() == "infix"
 
 
-# -- the shape of clauses ---------------------------------------------------------------
+# -- the shape of clauses: small checks, each over one clause's facts ----------------------
 
 
-def _is_sees_rule(c: Clause) -> bool:
-    """``c`` is a rule for GDL-II's ``sees/2``."""
-    return isinstance(c, Rule) and _key(c.head.name) == "sees" and _arity(c.head) == 2
-
-
-def _percept_terms(c: Clause) -> set[int]:
-    """The ids of the terms inside the percept (second argument) of a ``sees/2`` head."""
-    head = c.head
-    if not (isinstance(head, Func) and _key(head.name) == "sees" and len(head.args) == 2):
-        return set()
-    return {id(t) for t in _subterms(head.args[1])}
-
-
-def _check_clause_shape(c: Clause) -> Iterator[Finding]:
-    """Misplaced connectives and keywords, zero-arity relations and functions, empty
-    bodies, empty disjunctions, negated non-sentences, rules for input relations, ``next``
-    in a body."""
+def _check_empty_body(f: ClauseFacts) -> Iterator[Finding]:
+    """A rule with no body is likely a fact written as a rule, or misplaced parentheses."""
+    c = f.clause
     if isinstance(c, Rule) and not c.body:
         neck = "':-'" if _infix() else "'<='"
         yield _warning(
             "zero-arity-rule",
             f"{clause_text(c)} is a rule with an empty body: if it always holds, "
             f"write it as a fact (drop the {neck}); otherwise check the parentheses",
-            c.pos,
+            c,
             c,
         )
-    head = _key(c.head.name)
-    if head in ("true", "does"):
+
+
+def _check_defines_input(f: ClauseFacts) -> Iterator[Finding]:
+    """No clause may define ``true`` or ``does``: they are the game's inputs."""
+    c = f.clause
+    if _key(c.head.name) in INPUT_RELATIONS:
         yield _error(
             "defines-input",
             f"{c.head.name} is an input relation of GDL: no rule or fact may define it",
-            _where(c.head, c),
+            c.head,
             c,
         )
-    for s in _sentences(c):
-        name = _key(s.name)
-        if name in CONNECTIVES:
+
+
+def _check_sentence_names(f: ClauseFacts) -> Iterator[Finding]:
+    """A connective used as a relation; a relation written with empty parentheses."""
+    c = f.clause
+    for s in f.sentences:
+        if _key(s.name) in CONNECTIVES:
+            what = "fact" if isinstance(c, Fact) else "sentence"
             yield _error(
                 "misplaced-keyword",
-                f"'{s.name}' is a logical keyword, not a relation: {_show(s)} cannot be a "
-                + ("fact" if isinstance(c, Fact) else "sentence"),
-                _where(s, c),
+                f"'{s.name}' is a logical keyword, not a relation: {_show(s)} cannot be a " + what,
+                s,
                 c,
             )
         elif isinstance(s, Func) and not s.args:
@@ -294,88 +242,107 @@ def _check_clause_shape(c: Clause) -> Iterator[Finding]:
                 "zero-arity-relation",
                 f"{_show(s)} is written as a relation with no arguments: write it as the "
                 f"proposition {_show(Const(s.name))} (drop the parentheses)",
-                _where(s, c),
+                s,
                 c,
             )
-        if name == "next" and s is not c.head and _is_sees_rule(c):
-            yield _warning(
-                "next-in-sees",
-                "next in a sees rule is read as what the role sees of the next state (the "
-                "state this turn's joint move leads to), as older GDL-II games mean it; a "
-                "strict reader refuses next in any rule body",
-                _where(s, c),
-                c,
-            )
-        elif name == "next" and s is not c.head:
-            yield _error(
-                "next-in-body",
-                "next must not occur in a rule body: it only defines the next state",
-                _where(s, c),
-                c,
-            )
-        elif name == "sees" and _arity(s) == 2 and s is not c.head:
-            yield _error(
-                "sees-in-body",
-                "sees must not occur in a rule body: it says what a role perceives of the "
-                "move into the next state, which nothing in the current state may depend on",
-                _where(s, c),
-                c,
-            )
-    percept = _percept_terms(c)
-    for t in _terms(c):
-        if isinstance(t, Var):
-            continue
+        yield from _next_state_in_body(s, f)
+
+
+def _next_state_in_body(s: Sentence, f: ClauseFacts) -> Iterator[Finding]:
+    """``next`` and ``sees`` describe the next state: no body may ask for them (but an
+    older GDL-II game's ``sees`` rule reads ``next``, with a warning)."""
+    c = f.clause
+    name = _key(s.name)
+    if s is c.head or name not in ("next", "sees"):
+        return
+    if name == "next" and f.is_sees_rule:
+        yield _warning(
+            "next-in-sees",
+            "next in a sees rule is read as what the role sees of the next state (the "
+            "state this turn's joint move leads to), as older GDL-II games mean it; a "
+            "strict reader refuses next in any rule body",
+            s,
+            c,
+        )
+    elif name == "next":
+        yield _error(
+            "next-in-body",
+            "next must not occur in a rule body: it only defines the next state",
+            s,
+            c,
+        )
+    elif arity(s) == 2:
+        yield _error(
+            "sees-in-body",
+            "sees must not occur in a rule body: it says what a role perceives of the "
+            "move into the next state, which nothing in the current state may depend on",
+            s,
+            c,
+        )
+
+
+def _check_term_names(f: ClauseFacts) -> Iterator[Finding]:
+    """A connective or a keyword used as a term (but ``does`` inside an older GDL-II
+    percept, with a warning); a function written with empty parentheses."""
+    c = f.clause
+    for t in f.terms:
         name = _key(t.name)
-        kind = "function" if isinstance(t, Func) else "constant"
         if name in CONNECTIVES:
+            kind = "function" if isinstance(t, Func) else "constant"
             yield _error(
                 "misplaced-keyword",
                 f"'{t.name}' is a logical keyword and cannot be used as a {kind}",
-                _where(t, c),
+                t,
                 c,
             )
-        elif isinstance(t, Func) and name == "does" and id(t) in percept:
+        elif not isinstance(t, Func):
+            continue
+        elif name == "does" and id(t) in f.percept:
             yield _warning(
                 "does-in-percept",
                 f"the percept {_show(t)} names a move with the keyword does, as older "
                 "GDL-II games write it: read as the term it is (the role perceives it "
                 "written so); a strict reader refuses a keyword used as a function",
-                _where(t, c),
+                t,
                 c,
             )
-        elif isinstance(t, Func) and name in KEYWORD_ARITY:
+        elif name in KEYWORD_ARITY:
             yield _error(
                 "keyword-as-function",
                 f"the keyword {t.name} is used as a function in {_show(t)}: it may only "
                 "name a sentence",
-                _where(t, c),
+                t,
                 c,
             )
-        elif isinstance(t, Func) and not t.args:
+        elif not t.args:
             yield _warning(
                 "zero-arity-function",
                 f"{_show(t)} is written as a function with no arguments: write it as the "
                 f"constant {_show(Const(t.name))} (drop the parentheses)",
-                _where(t, c),
+                t,
                 c,
             )
-    if isinstance(c, Rule):
-        for lit in _body_literals(c.body):
-            if isinstance(lit, Not) and not isinstance(lit.body, (Const, Func)):
-                yield _error(
-                    "negated-non-sentence",
-                    f"the negation {_show(lit)} contains {_show(lit.body)}, which is not a "
-                    "sentence: only a single sentence may be negated",
-                    _where(lit, c),
-                    c,
-                )
-            elif isinstance(lit, Or) and not lit.disjuncts:
-                yield _error(
-                    "empty-disjunction",
-                    "empty disjunction (or): it can never hold, so the rule never applies",
-                    _where(lit, c),
-                    c,
-                )
+
+
+def _check_connectives(f: ClauseFacts) -> Iterator[Finding]:
+    """``not`` of anything but one sentence; an empty ``or``."""
+    c = f.clause
+    for lit in f.literals:
+        if isinstance(lit, Not) and not isinstance(lit.body, (Const, Func)):
+            yield _error(
+                "negated-non-sentence",
+                f"the negation {_show(lit)} contains {_show(lit.body)}, which is not a "
+                "sentence: only a single sentence may be negated",
+                lit,
+                c,
+            )
+        elif isinstance(lit, Or) and not lit.disjuncts:
+            yield _error(
+                "empty-disjunction",
+                "empty disjunction (or): it can never hold, so the rule never applies",
+                lit,
+                c,
+            )
 
 
 # -- safety -----------------------------------------------------------------------------
@@ -401,25 +368,32 @@ def _bound_approx(lits: Iterable[Literal]) -> set[str]:
     return out
 
 
-def _check_safety(c: Clause) -> Iterator[Finding]:
-    """Facts must be ground; in a rule, every variable of the head, of a negation or of a
-    ``distinct`` must occur in a positive sentence of the body. A positive sentence inside
-    an ``or`` binds a variable only for its own disjunct: the body is checked as the rules
-    it stands for once ``or`` is distributed."""
+def _check_ground_fact(f: ClauseFacts) -> Iterator[Finding]:
+    """Facts must be ground."""
+    c = f.clause
     if isinstance(c, Fact):
         for v in variables(c.head):
             yield _error(
                 "variable-in-fact",
                 f"the fact {_show(c.head)} contains the variable {_var(v, c)}: facts must be "
                 "ground (or write a rule that binds it)",
-                _where(v, c),
+                v,
                 c,
             )
+
+
+def _check_safety(f: ClauseFacts) -> Iterator[Finding]:
+    """In a rule, every variable of the head, of a negation or of a ``distinct`` must occur
+    in a positive sentence of the body. A positive sentence inside an ``or`` binds a
+    variable only for its own disjunct: the body is checked as the rules it stands for
+    once ``or`` is distributed."""
+    c = f.clause
+    if not isinstance(c, Rule):
         return
     alternatives = _alternatives(c.body)
     if alternatives is None:
         bound = _bound_approx(c.body)
-        alternatives = [[lit for lit in _body_literals(c.body) if isinstance(lit, (Not, Distinct))]]
+        alternatives = [[lit for lit in f.literals if isinstance(lit, (Not, Distinct))]]
         bound_in = [bound]
     else:
         bound_in = [
@@ -441,64 +415,105 @@ def _check_safety(c: Clause) -> Iterator[Finding]:
                     "unsafe-variable",
                     f"unsafe rule: the variable {_var(v, c)} in {where} does not occur in a "
                     "positive sentence of the body",
-                    _where(v, c),
+                    v,
                     c,
                 )
+
+
+#: The checks of one clause, run on each clause in turn, in this order.
+CLAUSE_CHECKS: tuple[Callable[[ClauseFacts], Iterable[Finding]], ...] = (
+    _check_empty_body,
+    _check_defines_input,
+    _check_sentence_names,
+    _check_term_names,
+    _check_connectives,
+    _check_ground_fact,
+    _check_safety,
+)
 
 
 # -- arities ----------------------------------------------------------------------------
 
 
-def _check_arities(d: Description) -> Iterator[Finding]:
-    """Keyword relations must have their fixed arity (error); any other relation, and any
-    function, should be used with one arity only (warning, as ggp-base's validator)."""
-    sentence_seen: dict[str, dict[int, tuple[Sentence, Clause]]] = {}
-    function_seen: dict[str, dict[int, tuple[Term, Clause]]] = {}
-    for c in d.clauses:
-        for s in _sentences(c):
+#: Each name's arities, each with the node and clause of its first use.
+_Arities = dict[str, dict[int, tuple[Sentence | Term, Clause]]]
+
+
+def _first_arities(game: GameFacts) -> tuple[_Arities, _Arities]:
+    """Each relation's and each function's arities, each with its first use."""
+    sentence_seen: _Arities = {}
+    function_seen: _Arities = {}
+    for f in game.clauses:
+        c = f.clause
+        for s in f.sentences:
             name = _key(s.name)
-            if name in CONNECTIVES:
-                continue
-            sentence_seen.setdefault(name, {}).setdefault(_arity(s), (s, c))
-        for t in _terms(c):
+            if name not in CONNECTIVES:
+                sentence_seen.setdefault(name, {}).setdefault(arity(s), (s, c))
+        for t in f.terms:
             if isinstance(t, Func) and t.args:
                 function_seen.setdefault(_key(t.name), {}).setdefault(len(t.args), (t, c))
+    return sentence_seen, function_seen
+
+
+def _check_arities(game: GameFacts) -> Iterator[Finding]:
+    """Keyword relations must have their fixed arity (error); any other relation, and any
+    function, should be used with one arity only (warning, as ggp-base's validator)."""
+    sentence_seen, function_seen = _first_arities(game)
     for name, by_arity in sentence_seen.items():
         if name in KEYWORD_ARITY:
-            want = KEYWORD_ARITY[name]
-            for arity, (s, c) in by_arity.items():
-                if arity != want and name in GDL_II_RELATIONS:
-                    yield _warning(
-                        "pre-gdl-ii",
-                        f"{s.name} is a keyword relation of GDL-II ({name} with {want} "
-                        f"arguments); {_show(s)} has {arity}: it is read as an ordinary "
-                        "relation, as in a game written before GDL-II",
-                        _where(s, c),
-                        c,
-                    )
-                elif arity != want and name in GDL_2010_RELATIONS:
-                    yield _warning(
-                        "pre-gdl-2010",
-                        f"{s.name} is a keyword relation of GDL 2010 ({name} with {want} "
-                        f"argument(s)); {_show(s)} has {arity}: the game predates GDL 2010 "
-                        f"and uses {s.name} as an ordinary relation, which is how it is "
-                        "read (base_propositions and input_moves are then unavailable)",
-                        _where(s, c),
-                        c,
-                    )
-                elif arity != want:
-                    yield _error(
-                        "keyword-arity",
-                        f"the keyword relation {s.name} takes {want} argument(s), "
-                        f"found {arity} in {_show(s)}",
-                        _where(s, c),
-                        c,
-                    )
+            for found, (s, c) in by_arity.items():
+                if found != KEYWORD_ARITY[name]:
+                    yield _keyword_arity(name, found, s, c)
         elif len(by_arity) > 1:
             yield _arity_warning("relation", by_arity)
     for uses in function_seen.values():
         if len(uses) > 1:
             yield _arity_warning("function", uses)
+
+
+def _keyword_arity(name: str, found: int, s: Sentence | Term, c: Clause) -> Finding:
+    """A keyword relation used with another arity: read as an ordinary relation when
+    the keyword is younger than the game may be (GDL-II, GDL 2010), else an error."""
+    want = KEYWORD_ARITY[name]
+    if name in GDL_II_RELATIONS:
+        return _warning(
+            "pre-gdl-ii",
+            f"{s.name} is a keyword relation of GDL-II ({name} with {want} "
+            f"arguments); {_show(s)} has {found}: it is read as an ordinary "
+            "relation, as in a game written before GDL-II",
+            s,
+            c,
+        )
+    if name in GDL_2010_RELATIONS:
+        return _warning(
+            "pre-gdl-2010",
+            f"{s.name} is a keyword relation of GDL 2010 ({name} with {want} "
+            f"argument(s)); {_show(s)} has {found}: the game predates GDL 2010 "
+            f"and uses {s.name} as an ordinary relation, which is how it is "
+            "read (base_propositions and input_moves are then unavailable)",
+            s,
+            c,
+        )
+    return _error(
+        "keyword-arity",
+        f"the keyword relation {s.name} takes {want} argument(s), found {found} in {_show(s)}",
+        s,
+        c,
+    )
+
+
+def _arity_warning(kind: str, by_arity: Mapping[int, tuple[Sentence | Term, Clause]]) -> Finding:
+    uses = [
+        f"{n} in {_show(node)} (line {c.pos.line if c.pos else '?'})"
+        for n, (node, c) in by_arity.items()
+    ]
+    node, c = list(by_arity.values())[1]
+    return _warning(
+        "arity-mismatch",
+        f"the {kind} {node.name} is used with different numbers of arguments: " + ", ".join(uses),
+        node,
+        c,
+    )
 
 
 #: SWI-Prolog's largest procedure arity (its ``max_procedure_arity`` flag): a relation
@@ -508,45 +523,44 @@ MAX_PROLOG_ARITY = 1024
 _FLUENT_HOLDERS = frozenset({"true", "init", "next", "base"})
 
 
-def _check_prolog_arity(d: Description) -> Iterator[Finding]:
+def _check_prolog_arity(game: GameFacts) -> Iterator[Finding]:
     """A relation, or a fluent, with more arguments than SWI-Prolog's procedure arity
     limit cannot be loaded (error): found here rather than when the game is loaded."""
-    for c in d.clauses:
-        for s in _sentences(c):
+    for f in game.clauses:
+        c = f.clause
+        for s in f.sentences:
             what: Sentence | Term = s
-            if _arity(s) <= MAX_PROLOG_ARITY and isinstance(s, Func) and len(s.args) == 1:
+            if arity(s) <= MAX_PROLOG_ARITY and isinstance(s, Func) and len(s.args) == 1:
                 if _key(s.name) not in _FLUENT_HOLDERS:
                     continue
                 what = s.args[0]
             if isinstance(what, Func) and len(what.args) > MAX_PROLOG_ARITY:
                 kind = "relation" if what is s else "fluent"
-                yield _error(
-                    "arity-limit",
+                message = (
                     f"the {kind} {what.name} has {len(what.args):,} arguments; SWI-Prolog "
                     f"takes at most {MAX_PROLOG_ARITY:,} (a {kind} becomes a Prolog predicate "
-                    "of that arity)",
-                    _where(what, c) or _where(s, c),
-                    c,
+                    "of that arity)"
                 )
+                pos = _where(what, c) or _where(s, c)
+                yield Finding("error", "arity-limit", message, pos, clause_text(c))
 
 
 _KIF_AND = re.compile(r"\(\s*and(?=[\s()])", re.IGNORECASE)
 
 
-def _check_and(d: Description) -> Iterator[Finding]:
+def _check_and(game: GameFacts) -> Iterator[Finding]:
     """``(and ...)`` in a KIF rule body is not GDL (warning): gdl2pl reads it as a
     conjunction, ggp-base as an undefined relation. Infix groups ``(a & b)`` are fine."""
-    if d.source is None:
+    source = game.description.source
+    if source is None:
         return
     lines: list[str] | None = None
-    for c in d.clauses:
-        if not isinstance(c, Rule):
-            continue
-        for lit in _body_literals(c.body):
+    for f in game.clauses:
+        for lit in f.literals:
             if not isinstance(lit, And) or lit.pos is None:
                 continue
             if lines is None:
-                lines = re.split(r"\r\n|\r|\n", d.source)
+                lines = re.split(r"\r\n|\r|\n", source)
             if not 1 <= lit.pos.line <= len(lines):
                 continue
             if not _KIF_AND.match(lines[lit.pos.line - 1], lit.pos.column - 1):
@@ -557,115 +571,100 @@ def _check_and(d: Description) -> Iterator[Finding]:
                 "conjunction of its literals (as BenderNG and the Dresden prover do), while "
                 "ggp-base reads it as a relation named 'and' that no rule defines, so never "
                 "true; write its literals directly in the body",
-                lit.pos,
-                c,
+                lit,
+                f.clause,
             )
 
 
-def _arity_warning(
-    kind: str, by_arity: Mapping[int, tuple[Sentence | Term, Clause]]
-) -> Finding:
-    uses = [
-        f"{arity} in {_show(node)} (line {c.pos.line if c.pos else '?'})"
-        for arity, (node, c) in by_arity.items()
-    ]
-    node, c = list(by_arity.values())[1]
-    return _warning(
-        "arity-mismatch",
-        f"the {kind} {node.name} is used with different numbers of arguments: " + ", ".join(uses),
-        _where(node, c),
-        c,
-    )
-
-
-def _check_spellings(d: Description) -> Iterator[Finding]:
+def _check_spellings(game: GameFacts) -> Iterator[Finding]:
     """A symbol spelled in several cases (``whiteWin``, ``whitewin``) is one symbol in GDL,
     and in gdl2pl by default, but two for a case-sensitive engine (warning, once per
     symbol, where the second spelling first appears)."""
     seen: dict[str, dict[str, tuple[Sentence | Term, Clause]]] = {}
-    for c in d.clauses:
-        for node in (*_sentences(c), *_terms(c)):
-            if isinstance(node, Var):
-                continue
+    for f in game.clauses:
+        for node in (*f.sentences, *f.terms):
             key = _key(node.name)
             if key in KEYWORD_ARITY or key in CONNECTIVES:
                 continue
-            seen.setdefault(key, {}).setdefault(node.name, (node, c))
+            seen.setdefault(key, {}).setdefault(node.name, (node, f.clause))
     for spellings in seen.values():
         if len(spellings) < 2:
             continue
         uses = [
             f"{name} (line {c.pos.line if c.pos else '?'})" for name, (_, c) in spellings.items()
         ]
-        node, c = list(spellings.values())[1]
+        second, c = list(spellings.values())[1]
         yield _warning(
             "mixed-case",
             "one symbol spelled in different cases: " + ", ".join(uses) + "; GDL reads them "
             "as one symbol, case-sensitive engines as several",
-            _where(node, c),
+            second,
             c,
         )
 
 
 # -- roles, goals, essentials -------------------------------------------------------------
 
+#: The keyword relations whose first argument names a role.
+_ROLE_ARGUMENT = frozenset({"legal", "goal", "does", "input", "sees", "percept"})
 
-def _check_essentials(d: Description) -> Iterator[Finding]:
+
+def _check_essentials(game: GameFacts) -> Iterator[Finding]:
     """role, legal, goal and terminal must be defined (init and next need not be: an empty
     state is a state); goal values must be numbers 0..100; the role argument of legal,
     goal, does and input should be a declared role (warning)."""
-    defined = {_key(c.head.name) for c in d.clauses}
     for kw in ("role", "legal", "goal", "terminal"):
-        if kw not in defined:
-            yield _error(f"missing-{kw}", f"the game defines no {kw}", None, None)
-    roles = {
-        _key(c.head.args[0].name)
-        for c in d.clauses
-        if isinstance(c.head, Func)
-        and _key(c.head.name) == "role"
-        and len(c.head.args) == 1
-        and isinstance(c.head.args[0], Const)
-    }
+        if kw not in game.graph.defined:
+            yield Finding("error", f"missing-{kw}", f"the game defines no {kw}")
     warned: set[tuple[str, str]] = set()
-    for c in d.clauses:
-        if _key(c.head.name) == "goal" and isinstance(c.head, Func) and len(c.head.args) == 2:
-            value = c.head.args[1]
-            if not isinstance(value, Var) and not _is_goal_value(value):
-                yield _error(
-                    "goal-value",
-                    f"goal value {_show(value)} is not a number from 0 to 100",
-                    _where(value, c),
-                    c,
-                )
-        if not roles:
+    for f in game.clauses:
+        yield from _goal_value(f.clause)
+        if game.roles:
+            yield from _role_names(f, game.roles, warned)
+
+
+def _goal_value(c: Clause) -> Iterator[Finding]:
+    """A goal value must be a number from 0 to 100."""
+    head = c.head
+    if _key(head.name) == "goal" and isinstance(head, Func) and len(head.args) == 2:
+        value = head.args[1]
+        if not isinstance(value, Var) and not _is_goal_value(value):
+            yield _error(
+                "goal-value", f"goal value {_show(value)} is not a number from 0 to 100", value, c
+            )
+
+
+def _role_names(
+    f: ClauseFacts, roles: frozenset[str], warned: set[tuple[str, str]]
+) -> Iterator[Finding]:
+    """A keyword relation's role argument should be a declared role (warning, once per
+    relation and name: ``warned`` holds those reported)."""
+    for s in f.sentences:
+        name = _key(s.name)
+        if name not in _ROLE_ARGUMENT or not isinstance(s, Func):
             continue
-        for s in _sentences(c):
-            name = _key(s.name)
-            if name not in ("legal", "goal", "does", "input", "sees", "percept"):
-                continue
-            if not isinstance(s, Func):
-                continue
-            if not s.args or not isinstance(s.args[0], Const):
-                continue
-            who = _key(s.args[0].name)
-            if who not in roles and (name, who) not in warned:
-                warned.add((name, who))
-                yield _warning(
-                    "unknown-role",
-                    f"{s.args[0].name} in {_show(s)} is not a declared role",
-                    _where(s.args[0], c),
-                    c,
-                )
+        if not s.args or not isinstance(s.args[0], Const):
+            continue
+        who = _key(s.args[0].name)
+        if who not in roles and (name, who) not in warned:
+            warned.add((name, who))
+            yield _warning(
+                "unknown-role",
+                f"{s.args[0].name} in {_show(s)} is not a declared role",
+                s.args[0],
+                f.clause,
+            )
 
 
-def _check_random(d: Description) -> Iterator[Finding]:
+def _check_random(game: GameFacts) -> Iterator[Finding]:
     """GDL-II's role ``random`` is chance, not a player: it perceives nothing (``percept``
     for it is an error; ``sees`` for it a warning, as older games write it harmlessly),
     its goal values mean nothing (warning), and a game
     that declares it must give it legal moves (error when no ``legal`` rule can)."""
     declared: Clause | None = None
     has_legal = False
-    for c in d.clauses:
+    for f in game.clauses:
+        c = f.clause
         head = c.head
         if not isinstance(head, Func) or not head.args:
             continue
@@ -677,38 +676,35 @@ def _check_random(d: Description) -> Iterator[Finding]:
             continue
         elif name == "legal" and (is_random or isinstance(who, Var)):
             has_legal = True
-        elif name == "sees" and is_random:
-            yield _warning(
-                "sees-random",
-                f"{_show(head)}: the random role is chance and perceives nothing: the rule "
-                "is read as it stands but no player is told of it (a strict reader refuses it)",
-                _where(who, c),
-                c,
-            )
-        elif name == "percept" and is_random:
-            yield _error(
-                f"{name}-random",
-                f"{_show(head)}: the random role is chance, not a player, and perceives "
-                "nothing",
-                _where(who, c),
-                c,
-            )
-        elif name == "goal" and is_random:
-            yield _warning(
-                "random-goal",
-                f"{_show(head)}: the random role is chance, not a player; its goal values "
-                "are ignored by GDL-II players",
-                _where(who, c),
-                c,
-            )
+        elif is_random and name in _RANDOM_HEADS:
+            severity, code, reason = _RANDOM_HEADS[name]
+            message = f"{_show(head)}: the random role is chance{reason}"
+            yield Finding(severity, code, message, _where(who, c), clause_text(c))
     if declared is not None and not has_legal:
         yield _error(
             "random-without-moves",
             "the game declares the role random but no legal rule gives it a move: chance "
             "must have a legal move in every state that is not terminal",
-            _where(declared.head, declared),
+            declared.head,
             declared,
         )
+
+
+#: What a rule for the random role means, by its head: severity, code, and the reason.
+_RANDOM_HEADS = {
+    "sees": (
+        "warning",
+        "sees-random",
+        " and perceives nothing: the rule is read as it stands but no player is told of it "
+        "(a strict reader refuses it)",
+    ),
+    "percept": ("error", "percept-random", ", not a player, and perceives nothing"),
+    "goal": (
+        "warning",
+        "random-goal",
+        ", not a player; its goal values are ignored by GDL-II players",
+    ),
+}
 
 
 def _is_goal_value(t: Term) -> bool:
@@ -718,11 +714,12 @@ def _is_goal_value(t: Term) -> bool:
 # -- the dependency graph ---------------------------------------------------------------
 
 
-def _check_keyword_dependencies(graph: DependencyGraph) -> Iterator[Finding]:
+def _check_keyword_dependencies(game: GameFacts) -> Iterator[Finding]:
     """role, base, input and init must not depend on true or does; init also not on next,
     legal, goal or terminal; legal, goal and terminal not on does. Reported at the body
     sentence of a keyword's rule through which the dependency enters, once per rule and
     forbidden relation."""
+    graph = game.graph
 
     @cache
     def reach(rel: str) -> frozenset[str]:
@@ -731,7 +728,7 @@ def _check_keyword_dependencies(graph: DependencyGraph) -> Iterator[Finding]:
     reported: set[tuple[int, str]] = set()
     for e in graph.edges:
         forbidden = FORBIDDEN_DEPENDENCIES.get(e.head)
-        if not forbidden or _arity(e.rule.head) != KEYWORD_ARITY[e.head]:
+        if not forbidden or arity(e.rule.head) != KEYWORD_ARITY[e.head]:
             continue  # not a keyword relation (e.g. base/3 in a game older than GDL 2010)
         for bad in forbidden:
             if bad in reach(e.body) and (id(e.rule), bad) not in reported:
@@ -740,14 +737,15 @@ def _check_keyword_dependencies(graph: DependencyGraph) -> Iterator[Finding]:
                 yield _error(
                     "keyword-dependency",
                     f"{graph.spelling[e.head]} must not depend on {bad}{via}",
-                    _where(e.atom, e.rule),
+                    e.atom,
                     e.rule,
                 )
 
 
-def _check_negation_cycles(graph: DependencyGraph) -> Iterator[Finding]:
+def _check_negation_cycles(game: GameFacts) -> Iterator[Finding]:
     """A cycle through ``not`` in the graph of relation names is an error if some ground
     atom may depend on its own negation through it, else a warning."""
+    graph = game.graph
     for e in graph.negative_cycle_edges():
         cycle = graph.spelling[e.body]
         if negation_may_close(graph, e):
@@ -755,7 +753,7 @@ def _check_negation_cycles(graph: DependencyGraph) -> Iterator[Finding]:
                 "unstratified-negation",
                 f"negation is not stratified: {_show(e.atom)} is negated in a rule for "
                 f"{graph.spelling[e.head]}, which it depends on (recursion through {cycle})",
-                _where(e.atom, e.rule),
+                e.atom,
                 e.rule,
             )
         else:
@@ -764,7 +762,7 @@ def _check_negation_cycles(graph: DependencyGraph) -> Iterator[Finding]:
                 f"negation cycle through {cycle} is not stratified by name, but cannot "
                 f"close on one ground atom: no instance of {_show(e.atom)} depends on "
                 f"{_show(e.rule.head)}",
-                _where(e.atom, e.rule),
+                e.atom,
                 e.rule,
             )
 
@@ -779,11 +777,12 @@ def _same(a: Term, b: Term) -> bool:
     return isinstance(a, Const) and isinstance(b, Const)
 
 
-def _check_recursion(graph: DependencyGraph) -> Iterator[Finding]:
+def _check_recursion(game: GameFacts) -> Iterator[Finding]:
     """GDL's recursion restriction (warning): in a rule with head ``p`` and a positive body
     sentence ``q`` in ``p``'s component, every argument of ``q`` is ground, or an argument
     of the head, or a subterm of an argument of a positive body sentence outside the
     component."""
+    graph = game.graph
     recursive = graph.recursive()
     comp = graph.component_of()
     rules: dict[int, Rule] = {id(e.rule): e.rule for e in graph.edges if e.head in recursive}
@@ -813,9 +812,13 @@ def _check_recursion(graph: DependencyGraph) -> Iterator[Finding]:
                         f"recursion restriction: the argument {_show(arg)} of {_show(atom)} "
                         f"(recursive with {rule.head.name}) is neither ground, nor an "
                         "argument of the head, nor bound by a sentence outside the recursion",
-                        _where(atom, rule),
+                        atom,
                         rule,
                     )
+
+
+def _subterms(t: Term) -> Iterator[Term]:
+    return walk(t)  # type: ignore[return-value]
 
 
 def _top_conjuncts(lits: Iterable[Literal]) -> Iterator[Literal]:
@@ -844,27 +847,6 @@ _NOT_UNDEFINED = frozenset({"true", "does", "role", "legal", "goal", "terminal"}
 _ROOTS = frozenset(KEYWORD_RELATIONS) - {"true", "does"}
 
 
-def _literal_uses(lits: Iterable[Literal]) -> Iterator[tuple[Sentence, str]]:
-    """Every atomic sentence of a body with what follows if it can never hold: ``"rule"``
-    (a conjunct: the rule never fires), ``"disjunct"`` (under ``or``: that branch never
-    holds) or ``"negation"`` (under ``not``: the negation always holds)."""
-
-    def go(lit: Literal, effect: str) -> Iterator[tuple[Sentence, str]]:
-        if isinstance(lit, (Const, Func)):
-            yield lit, effect
-        elif isinstance(lit, Not):
-            yield from go(lit.body, "negation")
-        elif isinstance(lit, And):
-            for c in lit.conjuncts:
-                yield from go(c, effect)
-        elif isinstance(lit, Or):
-            for d in lit.disjuncts:
-                yield from go(d, "disjunct" if effect == "rule" else effect)
-
-    for lit in lits:
-        yield from go(lit, "rule")
-
-
 _CONSEQUENCE = {
     "rule": "so the rule can never fire",
     "disjunct": "so this part of the rule never holds",
@@ -884,15 +866,17 @@ def _functor(t: Term) -> tuple[str, int] | None:
 _UNIFY_BUDGET = 200_000
 
 
-def _check_unproducible_inputs(d: Description) -> Iterator[Finding]:
-    """A ``(does r m)`` that no ``legal``/``input`` head unifies with, or a ``(true f)``
-    that no ``init``/``next``/``base`` head unifies with, can never hold (warning): the
-    patterns of the heads over-approximate what the game can produce (a variable matches
-    anything), so the warning is sound. Typically a misspelt move or fluent. Stops
-    (reporting what it found so far) after ``_UNIFY_BUDGET`` unification attempts."""
-    heads: dict[str, dict[tuple[str, int] | None, list[Term]]] = {"does": {}, "true": {}}
-    for c in d.clauses:
-        h = c.head
+#: The argument patterns of the heads that produce each input, by the functor of their
+#: last argument (None: a variable, which matches anything).
+_ProducerIndex = dict[str, dict[tuple[str, int] | None, list[Term]]]
+
+
+def _producer_heads(game: GameFacts) -> _ProducerIndex:
+    """The heads that may produce a ``does`` or a ``true`` (see ``_PRODUCERS``), their
+    arguments as a pattern with variables renamed apart."""
+    heads: _ProducerIndex = {"does": {}, "true": {}}
+    for f in game.clauses:
+        h = f.clause.head
         if not isinstance(h, Func):
             continue
         name = (_key(h.name), len(h.args))
@@ -900,6 +884,16 @@ def _check_unproducible_inputs(d: Description) -> Iterator[Finding]:
             if name in producers:
                 pattern = renamed_apart(Func("", h.args), "h")
                 heads[target].setdefault(_functor(h.args[-1]), []).append(pattern)
+    return heads
+
+
+def _check_unproducible_inputs(game: GameFacts) -> Iterator[Finding]:
+    """A ``(does r m)`` that no ``legal``/``input`` head unifies with, or a ``(true f)``
+    that no ``init``/``next``/``base`` head unifies with, can never hold (warning): the
+    patterns of the heads over-approximate what the game can produce (a variable matches
+    anything), so the warning is sound. Typically a misspelt move or fluent. Stops
+    (reporting what it found so far) after ``_UNIFY_BUDGET`` unification attempts."""
+    heads = _producer_heads(game)
     known: dict[tuple[str, Term], bool] = {}
 
     @cache
@@ -909,12 +903,10 @@ def _check_unproducible_inputs(d: Description) -> Iterator[Finding]:
 
     budget = _UNIFY_BUDGET
     found = 0
-    for c in d.clauses:
-        if not isinstance(c, Rule):
-            continue
-        for atom, effect in _literal_uses(c.body):
+    for f in game.clauses:
+        for atom, effect in f.uses:
             target = _key(atom.name)
-            if target not in heads or _arity(atom) != KEYWORD_ARITY[target]:
+            if target not in heads or arity(atom) != KEYWORD_ARITY[target]:
                 continue
             assert isinstance(atom, Func)
             args = atom.args
@@ -937,8 +929,8 @@ def _check_unproducible_inputs(d: Description) -> Iterator[Finding]:
                 f"{_show(atom)} can never hold: "
                 + _unproducible_reason(target, atom, produced(target), found <= _MAX_SUGGESTED)
                 + f", {_CONSEQUENCE[effect]}",
-                _where(atom, c),
-                c,
+                atom,
+                f.clause,
             )
 
 
@@ -955,8 +947,7 @@ def _unproducible_reason(
     terms (the last arguments of the producing heads)."""
     if target == "does":
         what = (
-            f"no legal (or input) rule gives {_show(atom.args[0])} the move "
-            f"{_show(atom.args[1])}"
+            f"no legal (or input) rule gives {_show(atom.args[0])} the move {_show(atom.args[1])}"
         )
     else:
         what = f"no init, next (or base) rule makes {_show(atom.args[0])} a fluent"
@@ -971,19 +962,18 @@ def _unproducible_reason(
     return what + (f" (did you mean {' or '.join(close)}?)" if close else "")
 
 
-def _check_undefined_relations(d: Description, graph: DependencyGraph) -> Iterator[Finding]:
+def _check_undefined_relations(game: GameFacts) -> Iterator[Finding]:
     """A relation used in a rule body that no rule or fact defines never holds (warning,
     once per relation, at its first use). Keyword relations whose absence is an error
     already (``missing-legal``...) and the inputs ``true``/``does`` are left out. In a
     description without roles, a plain logic program, an undefined relation is the
     program's input (``gdl2pl model --input``): nothing is reported."""
+    graph = game.graph
     if "role" not in graph.defined:
         return
     reported: set[str] = set()
-    for c in d.clauses:
-        if not isinstance(c, Rule):
-            continue
-        for atom, effect in _literal_uses(c.body):
+    for f in game.clauses:
+        for atom, effect in f.uses:
             name = _key(atom.name)
             if name in graph.defined or name in _NOT_UNDEFINED or name in reported:
                 continue
@@ -997,25 +987,26 @@ def _check_undefined_relations(d: Description, graph: DependencyGraph) -> Iterat
                 "undefined-relation",
                 f"no rule or fact defines {atom.name}{hint}: {_show(atom)} never holds, "
                 + _CONSEQUENCE[effect],
-                _where(atom, c),
-                c,
+                atom,
+                f.clause,
             )
 
 
-def _check_unused_relations(d: Description, graph: DependencyGraph) -> Iterator[Finding]:
+def _check_unused_relations(game: GameFacts) -> Iterator[Finding]:
     """A relation that is defined but that no keyword relation (role, init, next, legal,
     goal, terminal, base, input, sees, percept) depends on has no effect on the game
     (warning, once per relation, at its first definition). A description without roles is
     a plain logic program, not a game: every relation is its own purpose, nothing is
     reported."""
+    graph = game.graph
     if "role" not in graph.defined:
         return
     used: set[str] = set()
     for root in _ROOTS & graph.defined:
         used |= graph.depends_on(root)
     first: dict[str, Clause] = {}
-    for c in d.clauses:
-        first.setdefault(_key(c.head.name), c)
+    for f in game.clauses:
+        first.setdefault(_key(f.clause.head.name), f.clause)
     for name, c in first.items():
         if name in used or name in _ROOTS or name in INPUT_RELATIONS:
             continue
@@ -1025,6 +1016,23 @@ def _check_unused_relations(d: Description, graph: DependencyGraph) -> Iterator[
             f"the relation {c.head.name} (defined on line {line}) is never used: no "
             "role, init, next, legal, goal or terminal rule depends on it, so it has no "
             "effect on the game",
-            _where(c.head, c),
+            c.head,
             c,
         )
+
+
+#: The checks of the whole game, run after those of the clauses, in this order.
+GAME_CHECKS: tuple[Callable[[GameFacts], Iterable[Finding]], ...] = (
+    _check_arities,
+    _check_prolog_arity,
+    _check_and,
+    _check_spellings,
+    _check_essentials,
+    _check_random,
+    _check_keyword_dependencies,
+    _check_negation_cycles,
+    _check_recursion,
+    _check_unproducible_inputs,
+    _check_undefined_relations,
+    _check_unused_relations,
+)

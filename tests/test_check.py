@@ -15,6 +15,7 @@ from gdl2pl.check import Finding
 from gdl2pl.check import check_description
 from gdl2pl.check import format_finding
 from gdl2pl.check import has_errors
+from gdl2pl.check_facts import clause_facts
 from gdl2pl.cli import main
 from gdl2pl.depgraph import dependency_graph
 from gdl2pl.depgraph import negation_may_close
@@ -71,6 +72,43 @@ def shared_or_skip() -> Path:
     if os.environ.get("CI") == "true":
         pytest.fail(f"{SHARED} is missing: CI must have ../shared beside the repository")
     pytest.skip(f"{SHARED} is missing")
+
+
+# -- the facts every check reads, gathered in one pass --------------------------------------
+
+
+def test_the_facts_of_a_clause_are_in_reading_order_with_their_effects() -> None:
+    (rule,) = parse_kif(
+        "(<= (p ?x) (q ?x) (not (r ?x)) (or (s a) (and (t b) (distinct ?x (f c)))))"
+    ).clauses
+    facts = clause_facts(rule)
+    assert [s.name for s in facts.sentences] == ["p", "q", "r", "s", "t"]
+    assert [(s.name, effect) for s, effect in facts.uses] == [
+        ("q", "rule"),
+        ("r", "negation"),
+        ("s", "disjunct"),
+        ("t", "disjunct"),
+    ]
+    assert [str(t) for t in facts.terms] == ["a", "b", "(f c)", "c"]
+    assert [type(lit).__name__ for lit in facts.literals] == [
+        "Func", "Not", "Func", "Or", "Func", "And", "Func", "Distinct"
+    ]  # fmt: skip
+
+
+def test_the_checker_walks_each_clause_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gdl2pl.check_facts as facts_module
+
+    walked: list[object] = []
+    original = facts_module.clause_facts
+
+    def counted(c: object) -> object:
+        walked.append(c)
+        return original(c)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(facts_module, "clause_facts", counted)
+    d = parse_kif(GAME + "(<= (p ?x) (q ?x)) (q a)", "t.kif")
+    check_description(d)
+    assert walked == list(d.clauses)
 
 
 # -- the base game ----------------------------------------------------------------------
