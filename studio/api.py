@@ -1,5 +1,5 @@
 """The studio's answers, one function per endpoint, over gdl2pl's Python API: each takes
-the request's values (already checked by ``gdl2pl.studio.app``) and returns a JSON-ready
+the request's values (already checked by ``gdl2pl.studio.fields``) and returns a JSON-ready
 dict. Nothing here computes what the API already does; see ``docs/studio.md`` for the
 fields of each answer.
 

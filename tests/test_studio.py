@@ -539,6 +539,27 @@ def test_requests_are_capped_in_size_and_kind(client: Any) -> None:
     assert post(client, "play", text="(p a)", moves=[])[0] == 422  # no role: not a game
 
 
+def test_each_endpoint_says_which_kind_of_work_it_is() -> None:
+    """The endpoints served are those docs/studio.md lists; the front-end ones are the
+    questions a worker process answers, and the docs name them as running there."""
+    require_module("starlette")
+    import re
+
+    from gdl2pl.studio.endpoints import ENDPOINTS
+    from gdl2pl.studio.pipeline import FrontEndWork
+    from gdl2pl.studio.pipeline import ReasonerWork
+    from gdl2pl.studio.worker import OPS
+
+    docs = (REPO / "docs" / "studio.md").read_text(encoding="utf-8")
+    assert {e.name for e in ENDPOINTS} == set(re.findall(r"`POST /api/(\w+)`", docs))
+    front_end = {e.name for e in ENDPOINTS if isinstance(e, FrontEndWork)}
+    assert front_end == set(OPS)
+    assert "`check`, `convert`, `translate` and\n  `graph` run in worker processes" in docs
+    assert {e.name for e in ENDPOINTS if isinstance(e, ReasonerWork)} == {
+        "play", "step", "explain", "analyze", "model"
+    }  # fmt: skip
+
+
 def test_the_page_is_served_with_a_strict_policy(client: Any) -> None:
     r = client.get("/")
     assert r.status_code == 200 and "gdl2pl studio" in r.text
