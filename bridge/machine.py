@@ -42,8 +42,10 @@ from gdl2pl.contract.state import Form
 from gdl2pl.contract.state import MachineState
 from gdl2pl.contract.state import TermCache
 from gdl2pl.contract.state import changed
+from gdl2pl.contract.state import check_same_game
 from gdl2pl.contract.state import freeze
 from gdl2pl.contract.state import ground_term
+from gdl2pl.contract.state import recalled
 from gdl2pl.contract.state import remember
 from gdl2pl.contract.state import shown
 from gdl2pl.kif import kif_term
@@ -319,13 +321,7 @@ class StateMachine(GameMachine):
             raise
 
     def _state_arg(self, state: MachineState) -> Any:
-        terms = state._terms
-        if terms is not None and terms is not self._terms and terms.game != self._terms.game:
-            raise ValueError(
-                f"{self.name}: the state comes from the machine for another game "
-                f"({terms.name}); a machine answers only for states of its own game (or "
-                "built with MachineState.from_fluents)"
-            )
+        check_same_game(state, self._terms, self.name)
         installed = getattr(self._tls, "installed", None)
         if installed is state or (installed is not None and installed == state):
             return _CURRENT
@@ -365,17 +361,17 @@ class StateMachine(GameMachine):
         return self._terms.canonical(ground_term(kif))
 
     def role_moves(self, state: MachineState, index: int) -> list[Term]:
-        known = state._known  # what this machine learnt of it in passing (step)
-        if known is not None and known[0] is self._terms:
-            return list(known[2][index])
+        known = recalled(state, self._terms)  # what this machine learnt of it (step)
+        if known is not None:
+            return list(known.legal[index])
         raw = self._call("gdl_legal", self._state_arg(state), self._raw_roles[index])
         return [self._terms.term(m) for m in raw]
 
     def all_legal_moves(self, state: MachineState) -> list[list[Term]]:
         """Per role (in role order), its legal moves; empty lists are allowed here."""
-        known = state._known
-        if known is not None and known[0] is self._terms:
-            return [list(ms) for ms in known[2]]
+        known = recalled(state, self._terms)
+        if known is not None:
+            return [list(ms) for ms in known.legal]
         raw = self._call("gdl_legal_all", self._state_arg(state))
         return [[self._terms.term(m) for m in ms] for ms in raw]
 
@@ -398,10 +394,7 @@ class StateMachine(GameMachine):
         if result[0] == "illegal":
             i = result[1]
             return self.illegal(state, self._terms.term(moves[i]), self._roles[i])
-        return TransitionDefinitionError(
-            f"{self.name}: a joint move needs one move per role ({len(self._roles)}), "
-            f"got {len(moves)}"
-        )
+        return self.wrong_joint_move(len(moves))
 
     def step(self, state: MachineState, joint_move: Sequence[Term | str]) -> Step:
         """One search step in one Prolog call: the state after ``joint_move`` (as
@@ -487,15 +480,15 @@ class StateMachine(GameMachine):
         return Step(state, is_terminal, per_role, values)
 
     def is_terminal(self, state: MachineState) -> bool:
-        known = state._known
-        if known is not None and known[0] is self._terms:
-            return known[1]
+        known = recalled(state, self._terms)
+        if known is not None:
+            return known.terminal
         return self._call("gdl_terminal", self._state_arg(state)) == "true"
 
     def goal_values(self, state: MachineState) -> list[list[str]]:
-        known = state._known
-        if known is not None and known[0] is self._terms and known[1]:
-            return [list(vs) for vs in known[3]]  # a copy: the state keeps its own
+        known = recalled(state, self._terms)
+        if known is not None and known.terminal:
+            return [list(vs) for vs in known.goals]  # a copy: the state keeps its own
         return self._call("gdl_goals", self._state_arg(state))
 
     def state_info(
@@ -604,6 +597,3 @@ class StateMachine(GameMachine):
             )
             for joint, added, removed in result[1]
         ]
-
-    def __repr__(self) -> str:
-        return f"StateMachine({self.name!r}, roles={[str(r) for r in self._roles]})"

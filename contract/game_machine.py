@@ -218,6 +218,9 @@ class GameMachine(ABC):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, roles={[str(r) for r in self.roles]})"
+
     def role_index(self, role: Term | str) -> int:
         """The position of ``role`` among the roles; ``TransitionDefinitionError`` if it
         is not one."""
@@ -252,6 +255,13 @@ class GameMachine(ABC):
         return IllegalMoveError(
             f"{self.name}: {kif_term(move)} is not a legal move for role {role} "
             f"in state {short(state)}"
+        )
+
+    def wrong_joint_move(self, got: int) -> GameError:
+        """The error for a joint move of ``got`` moves when the game has another number
+        of roles."""
+        return TransitionDefinitionError(
+            f"{self.name}: a joint move needs one move per role ({len(self.roles)}), got {got}"
         )
 
     def every_role_moves(self, state: MachineState, per_role: Sequence[Sequence[Term]]) -> None:

@@ -5,6 +5,18 @@ equal fluents whichever engine made it. Its fluents are kept in their *form*: a 
 for a constant, a tuple ``(name, *args)`` for a compound (what janus gives back, frozen),
 so states hash and compare without building terms; ``TermCache`` turns forms into terms
 and back for one game, checking what comes from outside (``ground_term``).
+
+What is immutable, and what is filled in later: a ``MachineState``'s fluents never change,
+and no attribute can be assigned from outside (``__setattr__`` refuses). Its slots are
+written through ``object.__setattr__`` (``_fill``) when it is made, and two of them after,
+neither changing what the state equals or hashes to:
+
+- ``_known``, a memo: what a machine learnt of the state in passing (terminal, legal
+  moves, goals; ``remember``, read back with ``recalled``), so that asking again costs
+  nothing. The last machine to learn of the state holds it; only that machine (the
+  owner of the memo's ``TermCache``) reads it back.
+- ``_key`` (with ``_hash``), in a subclass that holds its fluents another way (the
+  compiled engine's bits) and makes their set the first time equality or hashing need it.
 """
 
 from __future__ import annotations
@@ -14,6 +26,7 @@ from collections.abc import Hashable
 from collections.abc import Iterable
 from collections.abc import Iterator
 from typing import Any
+from typing import NamedTuple
 
 from gdl2pl.errors import GdlError
 from gdl2pl.kif import kif_term
@@ -31,27 +44,42 @@ Form = Any  # str for a constant, tuple (name, *args) for a compound
 #: max_term_depth/1): deeper ones are refused with a clear error on either side.
 MAX_TERM_DEPTH = 200
 
-_set = object.__setattr__
+#: Writes a slot of a ``MachineState`` past its refusing ``__setattr__``: only for the
+#: slots filled after construction (see the module doc).
+_fill = object.__setattr__
+
+
+class Known(NamedTuple):
+    """What a machine learnt of a state in passing (``GameMachine.step``)."""
+
+    #: The ``TermCache`` of the machine that learnt it: only that machine reads it back.
+    terms: TermCache
+    terminal: bool
+    #: Per role, its legal moves.
+    legal: tuple[tuple[Term, ...], ...]
+    #: Per role, its goal values (as text).
+    goals: list[list[str]]
 
 
 class MachineState:
-    """A game state: an immutable set of fluents."""
+    """A game state: an immutable set of fluents (equal, and hashing equal, for equal
+    fluents), with a memo of what its machine learnt of it (see the module doc)."""
 
     __slots__ = ("_hash", "_key", "_known", "_terms")
 
     _key: frozenset[Form]
     _hash: int
     _terms: TermCache | None
-    #: What a machine learnt of this state in passing (``GameMachine.step``):
-    #: (that machine's ``TermCache``, terminal, legal per role, goal values per role).
-    _known: tuple[TermCache, bool, tuple[tuple[Term, ...], ...], list[list[str]]] | None
+    #: What a machine learnt of this state in passing (``remember``, ``recalled``); None
+    #: until then. Filled after construction: a memo, not part of the state's value.
+    _known: Known | None
 
     def __init__(self, forms: Iterable[Form], terms: TermCache | None = None) -> None:
         key = forms if isinstance(forms, frozenset) else frozenset(forms)
-        _set(self, "_key", key)
-        _set(self, "_hash", hash(key))
-        _set(self, "_terms", terms)
-        _set(self, "_known", None)
+        _fill(self, "_key", key)
+        _fill(self, "_hash", hash(key))
+        _fill(self, "_terms", terms)
+        _fill(self, "_known", None)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("MachineState is immutable")
@@ -101,8 +129,30 @@ def remember(
     legal: tuple[tuple[Term, ...], ...],
     goals: list[list[str]],
 ) -> None:
-    """Record on ``state`` what the machine owning ``terms`` learnt of it in passing."""
-    _set(state, "_known", (terms, terminal, legal, goals))
+    """Record on ``state`` what the machine owning ``terms`` learnt of it in passing (its
+    memo: see the module doc)."""
+    _fill(state, "_known", Known(terms, terminal, legal, goals))
+
+
+def recalled(state: MachineState, terms: TermCache) -> Known | None:
+    """What the machine owning ``terms`` learnt of ``state`` (``remember``), or None
+    when it learnt nothing or another machine did."""
+    known = state._known
+    return known if known is not None and known.terms is terms else None
+
+
+def check_same_game(state: MachineState, terms: TermCache, machine: str) -> None:
+    """``ValueError`` unless ``state`` may be asked of the machine ``machine`` whose
+    ``TermCache`` is ``terms``: a state made by a machine of another game is refused (one
+    made by hand, ``MachineState.from_fluents``, or by a machine of the same game, is
+    not)."""
+    other = state._terms
+    if other is not None and other is not terms and other.game != terms.game:
+        raise ValueError(
+            f"{machine}: the state comes from the machine for another game "
+            f"({other.name}); a machine answers only for states of its own game (or "
+            "built with MachineState.from_fluents)"
+        )
 
 
 def ground_term(x: Term | str) -> Term:

@@ -185,3 +185,37 @@ def test_a_state_built_from_terms_is_the_janus_machines_state(
         rebuilt = MachineState.from_fluents(fluents)
         assert rebuilt == s and hash(rebuilt) == hash(s) and {rebuilt: 1}[s] == 1
         assert sm.all_legal_moves(rebuilt) == sm.all_legal_moves(s)
+
+
+def test_a_state_remembers_for_its_machine_alone_and_stays_immutable(
+    pair: tuple[StateMachine, PrimitivesOnly],
+) -> None:
+    """A step's state holds a memo of what its machine learnt (``recalled`` for that
+    machine only); the memo is no part of the state's value, and nothing else of the
+    state can be assigned."""
+    from gdl2pl.contract.state import recalled
+
+    sm, _ = pair
+    joint = sm.random_joint_move(sm.initial_state, random.Random(2))
+    step = sm.step(sm.initial_state, joint)
+    known = recalled(step.state, sm._terms)
+    assert known is not None and known.terminal == step.terminal
+    assert known.legal == step.legal
+    plain = MachineState(step.state._key)
+    assert recalled(plain, sm._terms) is None
+    assert plain == step.state and hash(plain) == hash(step.state)
+    with StateMachine.from_file(EXAMPLES / GAMES[0]) as other:
+        assert recalled(step.state, other._terms) is None  # another machine's memo
+    with pytest.raises(AttributeError, match="immutable"):
+        step.state._known = None  # type: ignore[misc]
+
+
+def test_every_engine_shows_its_name_and_roles(
+    pair: tuple[StateMachine, PrimitivesOnly],
+) -> None:
+    sm, engine = pair
+    roles = [str(r) for r in sm.roles]
+    assert repr(sm) == f"StateMachine({sm.name!r}, roles={roles})"
+    assert repr(engine) == f"PrimitivesOnly({sm.name!r}, roles={roles})"
+    with pytest.raises(TransitionDefinitionError, match=r"one move per role \(\d\), got 1"):
+        sm.next_state(sm.initial_state, [sm.roles[0]])
