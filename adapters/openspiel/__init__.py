@@ -38,9 +38,8 @@ from gdl2pl.bridge import MachineState
 from gdl2pl.kif import kif_term
 
 from .game_type import perfect_game_type
+from .state_text import ReadsStateText
 from .state_text import Roles
-from .state_text import read_state
-from .state_text import replay
 from .state_text import write_state
 
 SHORT_NAME = "gdl"
@@ -80,7 +79,12 @@ def _missing_goal(value: Any) -> Any:
     return "error" if n == -1 else "assume" if n == -2 else n
 
 
-class GdlOpenSpielGame(pyspiel.Game):
+def _game_type_field(name: str) -> Any:
+    """A read-only attribute of a game: the field ``name`` of its game type."""
+    return property(lambda game: getattr(game.get_type(), name), doc=f"The game type's {name}.")
+
+
+class GdlOpenSpielGame(ReadsStateText, pyspiel.Game):
     """A GDL game as a ``pyspiel.Game``; ``gdl`` holds the adapters' ``GdlGame``."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
@@ -136,21 +140,10 @@ class GdlOpenSpielGame(pyspiel.Game):
     # The game type's fields as attributes: OpenSpiel's Python algorithms read them
     # from the game when they refuse it (``minimax.alpha_beta_search``: "must be 0-sum,
     # not {game.utility}").
-    @property
-    def utility(self) -> Any:
-        return self.get_type().utility
-
-    @property
-    def dynamics(self) -> Any:
-        return self.get_type().dynamics
-
-    @property
-    def chance_mode(self) -> Any:
-        return self.get_type().chance_mode
-
-    @property
-    def information(self) -> Any:
-        return self.get_type().information
+    utility = _game_type_field("utility")
+    dynamics = _game_type_field("dynamics")
+    chance_mode = _game_type_field("chance_mode")
+    information = _game_type_field("information")
 
     def new_initial_state(self) -> GdlOpenSpielState:
         return GdlOpenSpielState(self)
@@ -158,13 +151,6 @@ class GdlOpenSpielGame(pyspiel.Game):
     def state_roles(self) -> Roles:
         """Each player's role and moves, as the state text writes them."""
         return {p: (kif_term(r), self.gdl.moves[p]) for p, r in enumerate(self.gdl.roles)}
-
-    def deserialize_state(self, text: str) -> GdlOpenSpielState:
-        """The state ``text`` (from ``state.serialize()``) describes, parsed as data
-        (``state_text``); ``ValueError`` for a text that is not one of this game's."""
-        moves, fluents = read_state(text)
-        state = self.new_initial_state()
-        return replay(state, self.state_roles(), moves, fluents, lambda s: s.machine_state)
 
     def make_py_observer(
         self, iig_obs_type: Any = None, params: dict[str, Any] | None = None

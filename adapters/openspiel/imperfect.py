@@ -41,9 +41,8 @@ from gdl2pl.kif import kif_term
 from gdl2pl.syntax import Term
 
 from .game_type import imperfect_game_type
+from .state_text import ReadsStateText
 from .state_text import Roles
-from .state_text import read_state
-from .state_text import replay
 from .state_text import write_state
 
 SHORT_NAME = "gdl_ii"
@@ -61,7 +60,7 @@ CHANCE = int(pyspiel.PlayerId.CHANCE)
 TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
 
-class GdlImperfectGame(pyspiel.Game):
+class GdlImperfectGame(ReadsStateText, pyspiel.Game):
     """A GDL-II game as a ``pyspiel.Game``."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
@@ -104,13 +103,6 @@ class GdlImperfectGame(pyspiel.Game):
         if t.chance_role >= 0:
             roles[CHANCE] = (kif_term(t.sm.roles[t.chance_role]), t.moves[t.chance_role])
         return roles
-
-    def deserialize_state(self, text: str) -> GdlImperfectState:
-        """The state ``text`` (from ``state.serialize()``) describes, parsed as data
-        (``state_text``); ``ValueError`` for a text that is not one of this game's."""
-        moves, fluents = read_state(text)
-        state = self.new_initial_state()
-        return replay(state, self.state_roles(), moves, fluents, lambda s: s.machine_state)
 
     def make_py_observer(
         self, iig_obs_type: Any = None, params: dict[str, Any] | None = None

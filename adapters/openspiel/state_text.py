@@ -75,6 +75,23 @@ def read_state(text: str) -> tuple[list[tuple[int, str, str]], set[str]]:
     return moves, fluents
 
 
+class ReadsStateText:
+    """What both games of this adapter (perfect and imperfect information) share: reading
+    a state back from its text. A game mixes it in before ``pyspiel.Game`` and has
+    ``new_initial_state()`` and ``state_roles()``."""
+
+    new_initial_state: Callable[[], Any]
+    state_roles: Callable[[], Roles]
+
+    def deserialize_state(self, text: str) -> Any:
+        """The state ``text`` (from ``state.serialize()``) describes, parsed as data
+        (``read_state``, then ``replay`` from the initial state); ``ValueError`` for a
+        text that is not one of this game's."""
+        moves, fluents = read_state(text)
+        state = self.new_initial_state()
+        return replay(state, self.state_roles(), moves, fluents, lambda s: s.machine_state)
+
+
 def _is(term: Term, name: str, arity: int) -> bool:
     return isinstance(term, Func) and term.name == name and len(term.args) == arity
 
