@@ -110,3 +110,17 @@ def canonical_variables(d: Description) -> Description:
         return rename(c)  # type: ignore[no-any-return]
 
     return Description(tuple(clause(c) for c in d.clauses))
+
+
+def layered_game(relations: int, uses: int = 6) -> str:
+    """A game whose rule for relation i uses the ``uses`` relations before it: few
+    kilobytes, but a drawing Graphviz needs minutes to lay out."""
+    lines = [
+        "(role r) (init (c 0)) (<= terminal (true (c 0))) (<= (legal r a) (true (c 0)))",
+        "(<= (next (c 0)) (does r a)) (r0 1)",
+    ]
+    for i in range(1, relations):
+        body = " ".join(f"(r{j} ?x)" for j in range(max(0, i - uses), i))
+        lines.append(f"(<= (r{i} ?x) {body})")
+    lines.append(f"(<= (goal r 100) (r{relations - 1} ?x))")
+    return "\n".join(lines) + "\n"

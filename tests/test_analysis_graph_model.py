@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import layered_game
 from prolog_env import require_prolog
 
 from gdl2pl.cli import main
@@ -111,20 +112,6 @@ def test_svg_with_graphviz(capsys) -> None:
     require_program("dot")
     assert main(["graph", BUTTONS, "--format", "svg"]) == 0
     assert "<svg" in capsys.readouterr().out
-
-
-def layered_game(relations: int, uses: int = 6) -> str:
-    """A game whose rule for relation i uses the ``uses`` relations before it: few
-    kilobytes, but a drawing Graphviz needs minutes to lay out."""
-    lines = [
-        "(role r) (init (c 0)) (<= terminal (true (c 0))) (<= (legal r a) (true (c 0)))",
-        "(<= (next (c 0)) (does r a)) (r0 1)",
-    ]
-    for i in range(1, relations):
-        body = " ".join(f"(r{j} ?x)" for j in range(max(0, i - uses), i))
-        lines.append(f"(<= (r{i} ?x) {body})")
-    lines.append(f"(<= (goal r 100) (r{relations - 1} ?x))")
-    return "\n".join(lines) + "\n"
 
 
 def test_a_graph_too_large_to_draw_says_so_and_offers_the_text(tmp_path, capsys) -> None:

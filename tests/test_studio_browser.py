@@ -251,6 +251,16 @@ def tab(driver: Any, name: str) -> None:
     css(driver, f'.tabs button[data-tab="{name}"]')[0].click()
 
 
+def ask_why(driver: Any, question: str, answer: str, message: str) -> str:
+    """Ask the Why box ``question`` and wait until its tree says ``answer``; its text."""
+    atom = css(driver, "#why-atom")[0]
+    atom.clear()
+    atom.send_keys(question)
+    css(driver, "#why-ask")[0].click()
+    wait(driver, lambda d: answer in text_of(d, "why-tree"), message)
+    return text_of(driver, "why-tree")
+
+
 def texts(driver: Any, selector: str) -> list[str]:
     """The text of each element ``selector`` finds, as the page holds it (white space
     kept, unlike Selenium's rendered ``.text``)."""
@@ -313,29 +323,14 @@ def test_an_infix_writer_reads_every_answer_in_infix(server: str, browser: Any) 
 
     # Why: the notes' row(1,x) holds, in infix; a KIF question is answered too
     tab(d, "why")
-    atom = css(d, "#why-atom")[0]
-    atom.clear()
-    atom.send_keys("row(1,x)")
-    css(d, "#why-ask")[0].click()
-    wait(d, lambda d: "row(1,x) holds" in text_of(d, "why-tree"), "row 1 of x holds")
-    tree = text_of(d, "why-tree")
+    tree = ask_why(d, "row(1,x)", "row(1,x) holds", "row 1 of x holds")
     assert "row(M,F) :- true(cell(M,1,F)) & true(cell(M,2,F)) & true(cell(M,3,F))" in tree
     assert "M = 1" in tree and "F = x" in tree and "?" not in tree
-    atom.clear()
-    atom.send_keys("(line x)")
-    css(d, "#why-ask")[0].click()
-    wait(d, lambda d: "line(x) holds" in text_of(d, "why-tree"), "a KIF question, answered")
+    ask_why(d, "(line x)", "line(x) holds", "a KIF question, answered")
     # the issue's question on the built-in infix example, then a malformed one: its fault
-    atom.clear()
-    atom.send_keys("legal(xplayer,mark(1,1))")
-    css(d, "#why-ask")[0].click()
-    wait(d, lambda d: "legal(xplayer,mark(1,1)) does not hold" in text_of(d, "why-tree"),
-         "the infix question is read")
-    atom.clear()
-    atom.send_keys("legal(xplayer,mark(1,1)")
-    css(d, "#why-ask")[0].click()
-    wait(d, lambda d: "could not be read" in text_of(d, "why-tree"), "the question is refused")
-    said = text_of(d, "why-tree")
+    question = "legal(xplayer,mark(1,1))"
+    ask_why(d, question, f"{question} does not hold", "the infix question is read")
+    said = ask_why(d, question[:-1], "could not be read", "the question is refused")
     assert "the question 'legal(xplayer,mark(1,1)' could not be read" in said
     assert "the game is not at fault" in said and "line 1" not in said
     assert not css(d, "#gutter div.error"), "no line of the game is marked"
@@ -423,12 +418,10 @@ def test_kif_and_infix_views_of_one_game_and_the_small_things(
 
     # the Why box of a KIF game takes an infix question
     tab(d, "why")
-    atom = css(d, "#why-atom")[0]
-    atom.clear()
-    atom.send_keys("legal(oplayer,mark(1,1))")
-    css(d, "#why-ask")[0].click()
-    wait(d, lambda d: "(legal oplayer (mark 1 1)) holds" in text_of(d, "why-tree"),
-         "answered in the game's syntax")
+    ask_why(
+        d, "legal(oplayer,mark(1,1))", "(legal oplayer (mark 1 1)) holds",
+        "answered in the game's syntax",
+    )  # fmt: skip
     shot(d, "16-kif-why-infix-question")
 
     # the Graph tab draws a game with errors, its cycle through not in red

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 from conftest import EXAMPLES
+from conftest import layered_game
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -49,19 +50,6 @@ def or_game() -> str:
         ors = " ".join(f"(or (a{i} ?x) (b{i} ?x))" for i in range(n))
         rules.append(f"(<= (p{k} ?x) (n ?x) {ors})")
     return TTT + "\n(n 1)\n" + "\n".join(rules)
-
-
-def layered_game(relations: int, uses: int = 6) -> str:
-    """A game whose rule for relation i uses the ``uses`` relations before it."""
-    lines = [
-        "(role r) (init (c 0)) (<= terminal (true (c 0))) (<= (legal r a) (true (c 0)))",
-        "(<= (next (c 0)) (does r a)) (r0 1)",
-    ]
-    for i in range(1, relations):
-        body = " ".join(f"(r{j} ?x)" for j in range(max(0, i - uses), i))
-        lines.append(f"(<= (r{i} ?x) {body})")
-    lines.append(f"(<= (goal r 100) (r{relations - 1} ?x))")
-    return "\n".join(lines) + "\n"
 
 
 @contextmanager
