@@ -54,6 +54,8 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         epilog=_definitions_text(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    # Alike on purpose: each option one ``add_argument`` call, as in ``gdl2pl.cli.main``
+    # (``duplicates`` pairs the two parsers' declarations by shape).
     s.add_argument("game")
     s.add_argument("--max-states", type=int, default=200_000, help="search budget (states)")
     s.add_argument(
@@ -86,9 +88,7 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         action="store_true",
         help="quote under each verdict the course notes' definition it decides",
     )
-    s.add_argument("--syntax", choices=SYNTAXES, default="auto")
-    add_answer_syntax(s)
-    add_accept_errors(s)
+    _add_game_reading(s)
 
     s = sub.add_parser("explain", help="why a ground atom holds in a state, or why not")
     s.add_argument("game")
@@ -111,9 +111,7 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         default="text",
         help="the proof tree as text, or as a picture (svg needs Graphviz's dot)",
     )
-    s.add_argument("--syntax", choices=SYNTAXES, default="auto")
-    add_answer_syntax(s)
-    add_accept_errors(s)
+    _add_game_reading(s)
 
     s = sub.add_parser("graph", help="the dependency graph of the relations")
     s.add_argument("game")
@@ -145,6 +143,14 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         "graph": _guarded("graph"),
         "model": _guarded("model"),
     }
+
+
+def _add_game_reading(parser: argparse.ArgumentParser) -> None:
+    """The options of a command that reads a game and answers about it: the game's
+    syntax, the syntax of the answers, and whether its static errors are let through."""
+    parser.add_argument("--syntax", choices=SYNTAXES, default="auto")
+    add_answer_syntax(parser)
+    add_accept_errors(parser)
 
 
 def add_state_choice(parser: argparse.ArgumentParser, moves: str, state: str) -> None:

@@ -60,6 +60,11 @@ class Knowledge:
         self.belief: BeliefTracker | None = None
         self.replied: Term | None = None  # the move chosen on the turn before
 
+    def answer(self, move: Term | None) -> Term | None:
+        """``move``, remembered as this turn's reply (``replied``)."""
+        self.replied = move
+        return move
+
     def learn(
         self,
         sm: GameMachine,
@@ -144,21 +149,9 @@ def choose_move(
     for a strategy that does not search or a belief whose states all died): the move with the
     most weight among those the strategy chooses in each determinization; a guess when
     no consistent state is known (leaving out the moves the manager did not take from
-    it on the last turns); None only when not even a guess has a legal move."""
-    move = _choose(sm, role, knowledge, strategy, budget, offer, rng)
-    knowledge.replied = move
-    return move
-
-
-def _choose(
-    sm: GameMachine,
-    role: Term,
-    knowledge: Knowledge,
-    strategy: Strategy,
-    budget: Budget,
-    offer: Offer,
-    rng: random.Random,
-) -> Term | None:
+    it on the last turns); None only when not even a guess has a legal move. The move
+    returned is remembered (``Knowledge.answer``) to be checked against the one the
+    manager reports next turn."""
     tracker = knowledge.tracker(sm, role, rng)
     pending = knowledge.history[len(tracker.history) :]
     if pending:
@@ -187,7 +180,7 @@ def _choose(
                 len(pending),
                 role,
             )
-            return guess[0] if guess else None
+            return knowledge.answer(guess[0] if guess else None)
         # one Prolog call may take long: the interrupt ends it at the last resort
         with interrupt_after(LAST_RESORT_SHARE * left + INTERRUPT_GRACE):
             for i, turn in enumerate(pending, 1):  # the turns not taken in share the time
@@ -207,10 +200,10 @@ def _choose(
             len(tracker.history),
             guess[0] if guess else "none found",
         )
-        return guess[0] if guess else None
+        return knowledge.answer(guess[0] if guess else None)
     offer(legal[0])
     if len(legal) == 1:
-        return legal[0]
+        return knowledge.answer(legal[0])
     votes: dict[Term, float] = {}
     for i, (s, weight) in enumerate(states):
         if budget.expired():
@@ -224,4 +217,4 @@ def _choose(
         if move in legal:
             votes[move] = votes.get(move, 0.0) + weight
             offer(max(legal, key=lambda m: votes.get(m, 0.0)))
-    return max(legal, key=lambda m: votes.get(m, 0.0))
+    return knowledge.answer(max(legal, key=lambda m: votes.get(m, 0.0)))
