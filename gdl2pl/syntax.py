@@ -34,38 +34,51 @@ class Pos:
         return f"{self.file}:{where}" if self.file else where
 
 
+class _KifTerm:
+    """What every term and literal shares: ``str()`` is its KIF text."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return kif_term(self)  # type: ignore[arg-type]
+
+
+class _KifClause:
+    """What every clause shares: ``str()`` is its KIF text."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return kif_clause(self)  # type: ignore[arg-type]
+
+
+# Alike on purpose: one frozen dataclass per kind of node, each its own fields then a
+# position that takes no part in equality (``duplicates`` pairs them by shape).
+
+
 @dataclass(frozen=True, slots=True)
-class Const:
+class Const(_KifTerm):
     """An object constant, a proposition, or a numeral (kept as text: ``01`` is not ``1``)."""
 
     name: str
     pos: Pos | None = field(default=None, compare=False, repr=False)
 
-    def __str__(self) -> str:
-        return _kif(self)
-
 
 @dataclass(frozen=True, slots=True)
-class Var:
+class Var(_KifTerm):
     """A variable; ``name`` is written without KIF's leading ``?``."""
 
     name: str
     pos: Pos | None = field(default=None, compare=False, repr=False)
 
-    def __str__(self) -> str:
-        return _kif(self)
-
 
 @dataclass(frozen=True, slots=True)
-class Func:
+class Func(_KifTerm):
     """A compound term or relational sentence ``(name arg...)``; ``args`` may be empty."""
 
     name: str
     args: tuple[Term, ...]
     pos: Pos | None = field(default=None, compare=False, repr=False)
-
-    def __str__(self) -> str:
-        return _kif(self)
 
 
 Term = Const | Var | Func
@@ -73,74 +86,56 @@ Sentence = Const | Func
 
 
 @dataclass(frozen=True, slots=True)
-class Not:
+class Not(_KifTerm):
     """Negation as failure of one literal."""
 
     body: Literal
     pos: Pos | None = field(default=None, compare=False, repr=False)
 
-    def __str__(self) -> str:
-        return _kif(self)
-
 
 @dataclass(frozen=True, slots=True)
-class Distinct:
+class Distinct(_KifTerm):
     """``(distinct a b)``: the two terms are not syntactically identical."""
 
     left: Term
     right: Term
     pos: Pos | None = field(default=None, compare=False, repr=False)
 
-    def __str__(self) -> str:
-        return _kif(self)
-
 
 @dataclass(frozen=True, slots=True)
-class Or:
+class Or(_KifTerm):
     """A disjunction of literals (may be empty in malformed input; the checker reports it)."""
 
     disjuncts: tuple[Literal, ...]
     pos: Pos | None = field(default=None, compare=False, repr=False)
 
-    def __str__(self) -> str:
-        return _kif(self)
-
 
 @dataclass(frozen=True, slots=True)
-class And:
+class And(_KifTerm):
     """An explicit conjunction inside a body (KIF ``and``, infix parentheses)."""
 
     conjuncts: tuple[Literal, ...]
     pos: Pos | None = field(default=None, compare=False, repr=False)
-
-    def __str__(self) -> str:
-        return _kif(self)
 
 
 Literal = Const | Func | Not | Distinct | Or | And
 
 
 @dataclass(frozen=True, slots=True)
-class Fact:
+class Fact(_KifClause):
     """A sentence stated on its own, e.g. ``(role white)``."""
 
     head: Sentence
     pos: Pos | None = field(default=None, compare=False, repr=False)
 
-    def __str__(self) -> str:
-        return _kif_clause(self)
-
 
 @dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(_KifClause):
     """``(<= head body...)``; ``body`` may be empty (``(<= (p a))``, which checkers flag)."""
 
     head: Sentence
     body: tuple[Literal, ...]
     pos: Pos | None = field(default=None, compare=False, repr=False)
-
-    def __str__(self) -> str:
-        return _kif_clause(self)
 
 
 Clause = Fact | Rule
@@ -247,11 +242,3 @@ def clause_line(c: Clause, width: int | None = None) -> str:
     if width is None or len(text) <= width:
         return text
     return text[: width - 3] + "..."
-
-
-def _kif(node: object) -> str:
-    return kif_term(node)  # type: ignore[arg-type]
-
-
-def _kif_clause(node: object) -> str:
-    return kif_clause(node)  # type: ignore[arg-type]
