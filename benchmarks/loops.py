@@ -171,6 +171,8 @@ def python_steps(sm: StateMachine, warmup: float, seconds: float, rng: random.Ra
     return _timed(loop, warmup, seconds).finish()
 
 
+# Alike on purpose: each mode writes its loop out in full (as ``python_steps`` does), so
+# that what it measures is its own calls and nothing shared (``duplicates`` pairs them).
 def python_questions(
     sm: StateMachine, warmup: float, seconds: float, rng: random.Random
 ) -> Count:

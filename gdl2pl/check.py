@@ -169,6 +169,10 @@ def clause_text(c: Clause) -> str:
     return written_clause(c, _SYNTAX.get())
 
 
+# Alike on purpose: every check reports through ``_error``/``_warning`` (code, message,
+# node, clause), so its findings read the same way (``duplicates`` pairs them by shape).
+
+
 def _error(code: str, message: str, at: object, c: Clause) -> Finding:
     """An error about the node ``at`` of ``c`` (placed at ``at``, else at ``c``)."""
     return Finding("error", code, message, _where(at, c), clause_text(c))

@@ -431,6 +431,9 @@ class StandaloneModule:
     origins: tuple[tuple[int, FlatRule], ...]
 
 
+# Alike on purpose: ``standalone_module`` and ``standalone`` take ``translate``'s
+# parameters, one by one, since the standalone module is the other form of the same
+# translation (``duplicates`` pairs the three signatures by shape).
 def standalone_module(
     d: Description,
     module: str = "game",

@@ -276,6 +276,8 @@ class GamePlayer:
         why."""
         if max_clock < 1:
             raise ValueError(f"max_clock must be at least 1 s, not {max_clock}")
+        # Alike on purpose: the arguments kept as attributes, as ``manager._Match`` keeps
+        # its own (``duplicates`` pairs the two lists of assignments by shape).
         self.new_strategy = strategy
         self.name = name
         self.margin = margin

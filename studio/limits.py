@@ -32,6 +32,9 @@ from gdl2pl.bridge.swipl import runtime
 from gdl2pl.ggp.cancel import CancellableWork
 
 
+# Alike on purpose: a record of numbers with their defaults, as ``analysis.analyze.Budget``
+# (whose states, seconds and matches the studio caps smaller): ``duplicates`` pairs the
+# two by shape.
 @dataclass(frozen=True)
 class Limits:
     """The caps of a studio server (a shared classroom server: keep them small)."""

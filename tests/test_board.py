@@ -197,6 +197,8 @@ def test_no_rule_or_rules_that_disagree_say_nothing() -> None:
     assert row_first(_rules("row(M) :- true(mark(M,1,x)) & true(mark(M,2,x))"), "cell") is None
 
 
+# Alike on purpose: each board test draws a state and lists the lines it expects, whole,
+# so that a failure shows the picture (``duplicates`` pairs them by shape).
 def test_a_row_first_board_is_a_matrix_with_row_one_on_top() -> None:
     cells = [parse_kif_term(f"(cell {r} {c} b)") for r in (1, 2, 3) for c in (1, 2, 3, 4)]
     rules = _rules("row(M,P) :- true(cell(M,1,P)) & true(cell(M,2,P))")

@@ -624,6 +624,8 @@ def test_output_files_replace_links_and_never_write_through_them(tmp_path: Path)
     assert (out / "new.jsonl").read_text() == "1\n2\n"
 
 
+# Alike on purpose: the tests of the verify command begin alike (Prolog needed, files
+# written in tmp_path), each readable on its own (``duplicates`` pairs their openings).
 def test_trace_all_verify_out_and_repro_files_leave_a_linked_file_alone(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
