@@ -1,7 +1,7 @@
-"""Every Python name the documentation cites (``gdl2pl.x.y`` in backquotes, in README.md
-and docs/*.md) names something that exists: a module, or an attribute of one. A reader who
-looks a name up finds it (docs/studio.md once cited ``gdl2pl.bridge.explain.Node``, which
-is ``gdl2pl.explain.proof.Node``)."""
+"""Every Python name the documentation cites (``gdl2pl.x.y`` in backquotes, in README.md,
+ARCHITECTURE.md and docs/*.md) names something that exists: a module, or an attribute of
+one. A reader who looks a name up finds it (docs/studio.md once cited
+``gdl2pl.bridge.explain.Node``, which is ``gdl2pl.explain.proof.Node``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from prolog_env import require_module
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", ROOT / "ARCHITECTURE.md", *sorted((ROOT / "docs").glob("*.md"))]
 NAME = re.compile(r"`(gdl2pl(?:\.[A-Za-z_][A-Za-z0-9_]*)+)`")
 
 

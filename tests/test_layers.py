@@ -14,6 +14,7 @@ from conftest import REPO
 #: of a lower level; nothing imports upwards or sideways.
 PACKAGES = {
     "gdl2pl": ("gdl2pl", 0),
+    "prolog": ("gdl2pl.prolog", 0),  # the runtime's Prolog: package data, no imports
     "contract": ("gdl2pl.contract", 1),
     "bridge": ("gdl2pl.bridge", 2),
     "compiled": ("gdl2pl.compiled", 3),

@@ -1,0 +1,87 @@
+"""ARCHITECTURE.md's map is the house as built: its room table names every package of
+``pyproject.toml`` with the folder ``package-dir`` gives it, at the level
+``tests/test_layers.py`` enforces, allowed to import exactly the rooms below it; and every
+file of the repository it names exists. (The ``gdl2pl...`` names it cites are checked by
+``tests/test_docs_names.py``.)"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+
+import pytest
+from conftest import REPO
+from test_layers import PACKAGES
+
+MAP = REPO / "ARCHITECTURE.md"
+
+
+@dataclass(frozen=True)
+class Room:
+    name: str
+    folder: str
+    level: int
+    may_import: tuple[str, ...]
+
+    @property
+    def short(self) -> str:
+        """How the table's last column names the room: the last part of its name."""
+        return self.name.rsplit(".", 1)[-1]
+
+
+def _cell(text: str) -> str:
+    return text.strip().strip("`").strip()
+
+
+def rooms() -> list[Room]:
+    """The rows of the room table (between its two HTML comments), in order."""
+    text = MAP.read_text(encoding="utf-8")
+    table = text.split("<!-- rooms:", 1)[1].split("<!-- end of rooms -->", 1)[0]
+    found = []
+    for line in table.splitlines():
+        cells = line.split("|")[1:-1]
+        if len(cells) != 5 or cells[0].strip() in ("import name", "") or "---" in cells[0]:
+            continue
+        name, folder, level, _, may = cells
+        imports = () if _cell(may) == "—" else tuple(x.strip() for x in may.split(","))
+        found.append(Room(_cell(name), _cell(folder).rstrip("/"), int(level), imports))
+    return found
+
+
+def package_dirs() -> dict[str, str]:
+    with (REPO / "pyproject.toml").open("rb") as f:
+        config = tomllib.load(f)
+    return dict(config["tool"]["setuptools"]["package-dir"])
+
+
+def test_the_map_has_its_room_table() -> None:
+    assert len(rooms()) >= 15
+
+
+def test_every_package_is_a_room_in_the_folder_it_is_installed_from() -> None:
+    table = {r.name: r.folder for r in rooms()}
+    assert table == package_dirs()
+    with (REPO / "pyproject.toml").open("rb") as f:
+        packages = tomllib.load(f)["tool"]["setuptools"]["packages"]
+    assert sorted(table) == sorted(packages)
+
+
+def test_every_room_is_at_the_level_the_layer_test_enforces() -> None:
+    table = {r.folder: (r.name, r.level) for r in rooms()}
+    assert table == PACKAGES
+
+
+@pytest.mark.parametrize("room", rooms(), ids=lambda r: r.name)
+def test_a_room_may_import_exactly_the_rooms_below_it(room: Room) -> None:
+    below = tuple(r.short for r in rooms() if r.level < room.level)
+    assert room.may_import == below
+
+
+def test_every_file_the_map_names_exists() -> None:
+    text = MAP.read_text(encoding="utf-8")
+    paths = set(re.findall(r"`((?:[a-z_]+/)+[A-Za-z_]+\.(?:py|pl|c|md|toml))`", text))
+    paths |= set(re.findall(r"`([A-Za-z_]+\.(?:md|toml))`", text))
+    assert len(paths) >= 10
+    missing = sorted(p for p in paths if not (REPO / p).is_file())
+    assert not missing, f"ARCHITECTURE.md names files that do not exist: {missing}"
