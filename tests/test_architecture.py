@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
 
 import pytest
 from conftest import REPO
@@ -17,17 +16,14 @@ from test_layers import PACKAGES
 MAP = REPO / "ARCHITECTURE.md"
 
 
-@dataclass(frozen=True)
-class Room:
-    name: str
-    folder: str
-    level: int
-    may_import: tuple[str, ...]
+#: A row of the room table: import name, folder (without its final /), level, and the
+#: rooms it may import (as the table names them: see ``short``).
+Room = tuple[str, str, int, tuple[str, ...]]
 
-    @property
-    def short(self) -> str:
-        """How the table's last column names the room: the last part of its name."""
-        return self.name.rsplit(".", 1)[-1]
+
+def short(name: str) -> str:
+    """How the table's last column names a room: the last part of its import name."""
+    return name.rsplit(".", 1)[-1]
 
 
 def _cell(text: str) -> str:
@@ -45,7 +41,7 @@ def rooms() -> list[Room]:
             continue
         name, folder, level, _, may = cells
         imports = () if _cell(may) == "—" else tuple(x.strip() for x in may.split(","))
-        found.append(Room(_cell(name), _cell(folder).rstrip("/"), int(level), imports))
+        found.append((_cell(name), _cell(folder).rstrip("/"), int(level), imports))
     return found
 
 
@@ -60,7 +56,7 @@ def test_the_map_has_its_room_table() -> None:
 
 
 def test_every_package_is_a_room_in_the_folder_it_is_installed_from() -> None:
-    table = {r.name: r.folder for r in rooms()}
+    table = {name: folder for name, folder, _, _ in rooms()}
     assert table == package_dirs()
     with (REPO / "pyproject.toml").open("rb") as f:
         packages = tomllib.load(f)["tool"]["setuptools"]["packages"]
@@ -68,14 +64,14 @@ def test_every_package_is_a_room_in_the_folder_it_is_installed_from() -> None:
 
 
 def test_every_room_is_at_the_level_the_layer_test_enforces() -> None:
-    table = {r.folder: (r.name, r.level) for r in rooms()}
+    table = {folder: (name, level) for name, folder, level, _ in rooms()}
     assert table == PACKAGES
 
 
-@pytest.mark.parametrize("room", rooms(), ids=lambda r: r.name)
+@pytest.mark.parametrize("room", rooms(), ids=lambda r: r[0])
 def test_a_room_may_import_exactly_the_rooms_below_it(room: Room) -> None:
-    below = tuple(r.short for r in rooms() if r.level < room.level)
-    assert room.may_import == below
+    _, _, level, may_import = room
+    assert may_import == tuple(short(r[0]) for r in rooms() if r[2] < level)
 
 
 def test_every_file_the_map_names_exists() -> None:
