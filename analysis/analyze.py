@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -315,7 +316,10 @@ def _report(
         if b.refuted:
             sequence[role] = REFUTED
             continue
-        found = wf.winning_sequence(space, i, lambda s, i=i: ex.legal(s)[i], whole.passed)
+        def own_moves(state: int, i: int = i) -> Sequence[str]:
+            return ex.legal(state)[i]
+
+        found = wf.winning_sequence(space, i, own_moves, whole.passed)
         sequence[role] = PROVED if found.proved else REFUTED if found.refuted else UNKNOWN
         if found.proved:
             sequences[role] = list(found.moves)
