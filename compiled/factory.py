@@ -92,7 +92,7 @@ def on_engine(
         raise
     net = compiled.network
     reason = (
-        f"grounded in {compiled.ground.seconds:.2f} s: {net.n_rules:,} ground rules, "
+        f"grounded in {net.stats.seconds:.2f} s: {net.n_rules:,} ground rules, "
         f"{net.n_atoms:,} atoms ({net.n_fluents:,} fluents, {net.n_moves:,} moves)"
     )
     compiled.engine_choice = EngineChoice("compiled", reason)  # type: ignore[assignment]

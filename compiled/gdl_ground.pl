@@ -1,5 +1,5 @@
-/*  gdl_ground: the ground instances of a game's rules that can fire in a reachable
-    state, computed by the reasoner (compiled/ground.py builds the network from them).
+/*  gdl_ground: a game's rules grounded by the reasoner into a propositional network
+    (compiled/ground.py reads what it answers).
 
     The game comes as DATA: flat rules whose symbols are already numbers (Python
     names them; no text of the game reaches this module as a name). A term is an
@@ -14,43 +14,83 @@
       [nt, F]  (not (true F))     [nm, R, M]  (not (does R M))
       [ne, X, Y] (distinct X Y)   [eq, X, Y]  (not (distinct X Y))
 
-    Static relations are computed exactly (stratified negation, tabled). Dynamic
-    ones are over-approximated by the relaxation: (true F) holds for every F of
-    init or next, (does R M) for every legal R M, and a negated dynamic literal is
-    dropped. Every dynamic rule is then instantiated by its positive literals
-    against that model: static literals and distinct are decided here, a negated
-    dynamic atom outside the model is always true (dropped), other literals stay as
-    ground atoms. Every ground atom gets a number.
+    Three passes, all bottom-up over facts that SWI-Prolog indexes on demand (deep
+    indexing on the compound atoms answers a join's lookups):
 
-    Budgets: an inference limit, a cap on ground rules, and gdl_interrupt/0 (the
-    bridge's timer). This thread's tables are abolished afterwards, whatever happened.
+    1. The static relations, exactly: stratum after stratum (the relations' strongly
+       connected components, in the order Python gives), each saturated semi-naively.
+    2. The relaxation of the dynamic ones: (true F) holds for every F of init or next,
+       (does R M) for every legal R M, a negated dynamic literal is dropped; saturated
+       semi-naively as one program (true and next tie most of it into one cycle).
+    3. Grounding: every dynamic rule instantiated against that model. A rule's body is
+       joined in an order chosen by selectivity (the sizes of the relations and of
+       their arguments' values: a literal whose variables are bound is a test, the
+       smallest fan-out goes next), and cut into a chain of small joins: where a
+       variable of the join is needed no more, the distinct bindings of the variables
+       still needed become atoms of their own (x(Rule, Step, Values)), so that a rule
+       such as "a cell is unchanged by a move elsewhere" is a chain of joins of a few
+       thousand rows, not one product of millions. Static literals and distinct are
+       decided here; a negated dynamic atom outside the model is always true (dropped).
+       Passes 1 and 2 use the same plans, projecting the same way.
+
+    Then the network: atoms numbered fluents first, moves, one false atom, then the
+    derived atoms in evaluation order (by the stratum of their relation; a recursive
+    stratum is one cyclic group, evaluated by a worklist in C); atoms without a rule
+    are constants (false) and folded away.
+
+    Budgets: an inference limit, a cap on ground rules and on facts, a bound on the
+    depth of a derived term (a relaxation that grows without end), and gdl_interrupt/0
+    (the bridge's timer). Everything asserted here is retracted afterwards, and this
+    thread's tables abolished, whatever happened.
 */
 
-:- module(gdl_ground, [ ground_game/4 ]).
-% ground_game(+Rules, +Keywords, +Limits, -Result)
+:- module(gdl_ground, [ ground_game/5 ]).
+% ground_game(+Rules, +Relations, +Keywords, +Limits, -Result)
 :- use_module(library(lists)).
 :- use_module(library(apply)).
+:- use_module(library(pairs)).
 
-:- thread_local srule/2, drule/2, keyword/2, out_rule/3.
-:- table s/1, r/1, fluent/1, move/2.
+:- thread_local
+       rule/3,          % rule(Id, Head, Body): Kind of rules below
+       static_rule/1,   % static_rule(Id)
+       rel/3,           % rel(Name, Stratum, Cyclic)
+       keyword/2,       % keyword(Key, Name)
+       store/2,         % store(Which, Module): the modules of the model (below)
+       shape/3,         % shape(Key, Term, Fact): a fluent or move functor's facts
+       known/1,         % known(Trie): every fact of the full model
+       sizes/1,         % sizes(Trie): Key -> facts of one relation, fluent or move functor
+       distinct/3,      % distinct(Key, AtSize, Counts): per position, distinct values
+       out/3,           % out(Head, Pos, Neg): a ground rule, atoms as terms
+       profile/4,       % profile(Rule, Rows, Rules, CpuSeconds) of grounding
+       limit/2.         % limit(What, N)
 
-%!  ground_game(+Rules, +Keywords, +Limits, -Result) is det.
+%!  ground_game(+Rules, +Relations, +Keywords, +Limits, -Result) is det.
 %
-%   Rules: [[Kind, Head, Body], ...] with Kind s (static) or d (dynamic).
-%   Keywords: [InitId, NextId, LegalId, TerminalId, GoalId, SeesId] (relation ids).
-%   Limits: [Inferences, MaxRules].
-%   Result: [ok, Base, Moves, Atoms, GroundRules] where Base lists the fluents of
-%   the relaxation, Moves its legal moves ([[Role, Move], ...]), Atoms is [[Id, Key], ...] (Key: [t, F], [m, R, M] or [RelId, Arg...],
-%   py form) and GroundRules is [[Head, Pos, Neg], ...] in atom ids;
-%   or [budget, What, Figure] (What: inferences, rules) ; [unsafe, Head] (a rule
-%   whose head is not ground after its body: py form); [interrupted].
+%   Rules: [[Kind, Head, Body], ...], Kind s (static) or d (dynamic), numbered from 0
+%   in this order. Relations: [[RelId, Arity, Stratum, Cyclic], ...] for every relation: the
+%   position of its strongly connected component in an evaluation order, and 1 if
+%   that component is recursive. Keywords: [InitId, NextId, LegalId, TerminalId,
+%   GoalId, SeesId]. Limits: [Inferences, MaxRules, MaxDepth].
+%
+%   Result: [ok, Network, Outputs, Stats]:
+%     Network = [Fluents, Moves, NAtoms, RuleStart, LitStart, Lits, StateProgram,
+%                MoveProgram]  (Fluents: py form; Moves: [[Role, Move], ...] py form;
+%                the arrays as compiled/network.py describes them)
+%     Outputs = [Legal, Next, Terminal, Goals, Sees, Init]
+%                Legal [[MoveIndex, Atom]], Next [[Atom, FluentIndex]], Terminal an
+%                atom or -1, Goals [[Role, Value, Atom]] and Sees [[Role, Percept,
+%                Atom]] (py form), Init [FluentIndex...]
+%     Stats = [Facts, Rounds, GroundRules, Profile] with Profile [[Rule, Rows,
+%                Rules, Cpu], ...]
+%   or [budget, What, Figure] (What: inferences, rules, facts, tripwire, memory),
+%   [unsafe, Where], [unstratified], [interrupted].
 
-ground_game(Rules, Keywords, [Inferences, MaxRules], Result) :-
+ground_game(Rules, Relations, Keywords, [Inferences, MaxRules, MaxDepth], Result) :-
     setup_call_cleanup(
-        load_rules(Rules, Keywords),
+        load(Rules, Relations, Keywords, MaxRules, MaxDepth),
         catch(setup_call_cleanup(
                   nb_linkval('$gdl_busy', true),   % gdl_interrupt/0 may stop it
-                  call_with_inference_limit(run(MaxRules, Result0), Inferences, Outcome),
+                  call_with_inference_limit(run(Result0), Inferences, Outcome),
                   nb_linkval('$gdl_busy', false)),
               E, caught(E, Result0, Outcome)),
         forget),
@@ -61,30 +101,40 @@ ground_game(Rules, Keywords, [Inferences, MaxRules], Result) :-
 
 caught(gdl_error(interrupted), [interrupted], done) :- !.
 caught(ground_stop(Result), Result, done) :- !.
-caught(error(resource_error(tripwire(What, _)), _), [budget, tripwire, What], done) :- !.
 caught(error(resource_error(What), _), [budget, memory, Name], done) :-
     !,
     (   atom(What) -> Name = What ; Name = resource ).
 caught(E, _, _) :- throw(E).
 
 forget :-
-    retractall(srule(_, _)),
-    retractall(drule(_, _)),
-    retractall(keyword(_, _)),
-    retractall(out_rule(_, _, _)),
-    abolish_private_tables.     % with their subgoals' nodes (gdl_semantics:game_release/1)
+    retractall(rule(_, _, _)), retractall(static_rule(_)), retractall(rel(_, _, _)),
+    retractall(keyword(_, _)), forget_stores, retractall(shape(_, _, _)),
+    forget_sizes, retractall(distinct(_, _, _)),
+    retractall(out(_, _, _)), retractall(profile(_, _, _, _)), retractall(limit(_, _)),
+    abolish_private_tables.
 
-load_rules(Rules, [Init, Next, Legal, Terminal, Goal, Sees]) :-
+load(Rules, Relations, [Init, Next, Legal, Terminal, Goal, Sees], MaxRules, MaxDepth) :-
     forget,
+    trie_new(Sizes),
+    assertz(sizes(Sizes)),
+    assertz(limit(rules, MaxRules)),
+    assertz(limit(depth, MaxDepth)),
     forall(member(K-Id, [init-Init, next-Next, legal-Legal, terminal-Terminal,
                          goal-Goal, sees-Sees]),
            ( name_of(Id, Name), assertz(keyword(K, Name)) )),
-    forall(member([Kind, H0, B0], Rules),
-           ( rule_term([H0|B0], [H|B]),
-             (   atom_string(s, Kind)
-             ->  assertz(srule(H, B))
-             ;   assertz(drule(H, B))
-             ) )).
+    make_stores,
+    forall(member([Id, Arity, Stratum, Cyclic], Relations),
+           (   name_of(Id, Name),
+               assertz(rel(Name, Stratum, Cyclic)),
+               declare(Name/Arity)
+           )),
+    foldl(load_rule, Rules, 0, _).
+
+load_rule([Kind, H0, B0], I, I1) :-
+    I1 is I + 1,
+    rule_term([H0|B0], [H|B]),
+    assertz(rule(I, H, B)),
+    (   atom_string(s, Kind) -> assertz(static_rule(I)) ; true ).
 
 %   The functor of relation or function id N: an atom made of the number only.
 name_of(Id, Name) :- atom_concat(g, Id, Name).
@@ -121,136 +171,644 @@ term([Id|Args0], T, V0, V) :-
 
 kw(K, Args, Atom) :- keyword(K, N), Atom =.. [N|Args].
 
+run([ok, Network, Outputs, [Facts, Rounds, Count, Profile]]) :-
+    static_model,
+    relaxed_model(Rounds),
+    ground_rules,
+    flag(gdl_ground_facts, Facts, Facts),
+    aggregate_all(count, out(_, _, _), Count),
+    findall([R, Rows, N, Cpu], profile(R, Rows, N, Cpu), Profile),
+    network(Network, Outputs).
+
+		 /*******************************
+		 *     THE MODEL: FACTS, SIZES  *
+		 *******************************/
+
+%   The model is kept as facts in three modules of this thread: every fact (full),
+%   the round's delta (delta) and what the round found (new). A relation atom is a
+%   fact of its own predicate (g12(a, b)); a fluent F of a predicate t<functor> with
+%   F's arguments (tg5(1, 2, x)); a move M of role R of m<functor>(R, M's arguments).
+%   One predicate per relation and functor, so that SWI-Prolog's just-in-time
+%   indexes answer a join's lookups on any bound argument.
+
+make_stores :-
+    trie_new(Known),
+    assertz(known(Known)),
+    thread_self(Me),
+    forall(member(Which, [full, delta, new]),
+           (   format(atom(M), 'gdl_ground_~w_~w', [Which, Me]),
+               assertz(store(Which, M))
+           )).
+
+forget_stores :-
+    forall(retract(known(T)), trie_destroy(T)),
+    forall(retract(store(_, M)),
+           forall(( current_predicate(M:N/A), functor(H, N, A),
+                    predicate_property(M:H, dynamic) ),
+                  ( retractall(M:H), abolish(M:N/A) ))).
+
+declare(N/A) :-
+    forall(store(_, M), dynamic(M:N/A)).
+
+%   fact_term(+Kind, ?X, -Key, -Fact): the fact standing for X (a relation atom, a
+%   fluent, or a move R-M) and the key of its predicate; X's functor must be known.
+fact_term(atom, A, Key, A) :- functor(A, N, Ar), Key = N/Ar.
+fact_term(fluent, F, Key, Fact) :-
+    (   shape(Key, f(F), Fact) -> true ; new_shape(fluent, F, Key, Fact) ).
+fact_term(move, R-M, Key, Fact) :-
+    (   shape(Key, m(R, M), Fact) -> true ; new_shape(move, R-M, Key, Fact) ).
+
+new_shape(fluent, F, Key, Fact) :-
+    functor(F, N, Ar), functor(G, N, Ar),
+    atom_concat(t, N, P),
+    G =.. [_|As], Shape =.. [P|As],
+    Key = P/Ar,
+    assertz(shape(Key, f(G), Shape)), declare(Key),
+    shape(Key, f(F), Fact), !.
+new_shape(move, R-M, Key, Fact) :-
+    functor(M, N, Ar), functor(G, N, Ar),
+    atom_concat(m, N, P),
+    G =.. [_|As], Shape =.. [P, S|As],
+    Ar1 is Ar + 1, Key = P/Ar1,
+    assertz(shape(Key, m(S, G), Shape)), declare(Key),
+    shape(Key, m(R, M), Fact), !.
+
+%   in(+Which, +Kind, ?X): X is a fact of the store (a fluent or move whose functor is
+%   unbound: any of them). A ground question of the full model is a trie lookup.
+in(full, Kind, X) :-
+    ground(X), !,
+    fact_term(Kind, X, _, Fact),
+    known(T),
+    trie_lookup(T, Fact, _).
+in(Which, atom, A) :- store(Which, M), call(M:A).
+in(Which, fluent, F) :-
+    store(Which, Mod),
+    (   var(F) -> shape(_, f(F), Fact) ; fact_term(fluent, F, _, Fact) ),
+    call(Mod:Fact).
+in(Which, move, R-M) :-
+    store(Which, Mod),
+    (   var(M) -> shape(_, m(R, M), Fact) ; fact_term(move, R-M, _, Fact) ),
+    call(Mod:Fact).
+
+fact(A) :- in(full, atom, A).
+fl(F) :- in(full, fluent, F).
+mv(R, M) :- in(full, move, R-M).
+
+%   The key under which the facts matching a literal are counted.
+literal_key(s(A), K) :- fact_term(atom, A, K, _).
+literal_key(p(A), K) :- fact_term(atom, A, K, _).
+literal_key(t(F), K) :- ( var(F) -> K = 'f*' ; fact_term(fluent, F, K, _) ).
+literal_key(m(R, M), K) :- ( var(M) -> K = 'm*' ; fact_term(move, R-M, K, _) ).
+
+%   The arguments a literal's positions are counted over (see distinct/3).
+literal_args(s(A), As) :- A =.. [_|As].
+literal_args(p(A), As) :- A =.. [_|As].
+literal_args(t(F), As) :- ( var(F) -> As = [F] ; F =.. [_|As] ).
+literal_args(m(R, M), [R|As]) :- ( var(M) -> As = [M] ; M =.. [_|As] ).
+
+%   The sizes are kept in a trie (updated in place): asserting and retracting a count
+%   per new fact would leave the erased clauses for every later update to skip.
+count(K, D) :-
+    sizes(T),
+    (   trie_lookup(T, K, N0)
+    ->  N is N0 + D, trie_update(T, K, N)
+    ;   trie_insert(T, K, D)
+    ).
+
+size_of(K, N) :- sizes(T), ( trie_lookup(T, K, N0) -> N = N0 ; N = 0 ).
+
+forget_sizes :-
+    forall(retract(sizes(T)), trie_destroy(T)).
+
+%   add(+Kind, +X): X (a relation atom, a fluent, a move R-M) is a new fact of the
+%   model, also kept for the next round's delta; fails if it is known.
+add(Kind, X) :-
+    fact_term(Kind, X, K, Fact),
+    known(T),
+    trie_insert(T, Fact, t),            % fails if known
+    check_depth(X),
+    store(full, Full),
+    store(new, New),
+    assertz(Full:Fact), assertz(New:Fact),
+    count(K, 1),
+    (   Kind == fluent -> count('f*', 1)
+    ;   Kind == move -> count('m*', 1)
+    ;   true
+    ),
+    grew.
+
+add_fact(A) :-
+    add(atom, A),
+    (   kw(next, [F], A) -> add_fluent(F)
+    ;   kw(legal, [R, M], A) -> add_move(R, M)
+    ;   true
+    ).
+
+add_fluent(F) :- ( add(fluent, F) -> true ; true ).
+add_move(R, M) :- ( add(move, R-M) -> true ; true ).
+
+%   The facts of the model, at most MaxRules of them: each needs a ground rule.
+grew :-
+    flag(gdl_ground_facts, N, N + 1),
+    limit(rules, Max),
+    (   N >= Max -> throw(ground_stop([budget, facts, Max])) ; true ).
+
+%   A term deeper than the bound: a relaxation that grows without end.
+check_depth(T) :-
+    limit(depth, Max),
+    (   depth_within(T, Max) -> true
+    ;   throw(ground_stop([budget, tripwire, Max]))
+    ).
+
+depth_within(T, _) :- atomic(T), !.
+depth_within(_, 0) :- !, fail.
+depth_within(T, D) :-
+    D1 is D - 1,
+    T =.. [_|As],
+    forall(member(A, As), depth_within(A, D1)).
+
+%   Per position of a key's facts, how many distinct values it has (cached; counted
+%   again once the relation has doubled).
+distinct_counts(K, L, Counts) :-
+    size_of(K, N),
+    (   distinct(K, At, Counts0), N =< 2 * At
+    ->  Counts = Counts0
+    ;   general(L, G),
+        literal_args(G, As),
+        length(As, Arity),
+        findall(As, ( model_goal(G, full, Goal), call(Goal) ), Rows),
+        numlist(1, Arity, Ps),
+        maplist(column_count(Rows), Ps, Counts),
+        retractall(distinct(K, _, _)),
+        assertz(distinct(K, N, Counts))
+    ).
+
+%   The literal over the same key with variables for arguments.
+general(s(A), s(G)) :- functor(A, N, Ar), functor(G, N, Ar).
+general(p(A), p(G)) :- functor(A, N, Ar), functor(G, N, Ar).
+general(t(F), t(G)) :- ( var(F) -> true ; functor(F, N, Ar), functor(G, N, Ar) ).
+general(m(_, M), m(_, G)) :- ( var(M) -> true ; functor(M, N, Ar), functor(G, N, Ar) ).
+
+column_count(Rows, P, C) :-
+    findall(V, ( member(R, Rows), nth1(P, R, V) ), Vs),
+    sort(Vs, S),
+    length(S, C).
+
+		 /*******************************
+		 *           PLANNING           *
+		 *******************************/
+
+%   A body literal is a generator (positive: it binds its variables) or a test
+%   (negation, distinct: all its variables must be bound by then).
+generator(s(_)). generator(p(_)). generator(t(_)). generator(m(_, _)).
+
+%!  plan(+Body, +Head, +Delta, -Segments) is det.
+%
+%   The body joined in an order chosen by selectivity (Delta: the literal index read
+%   from the round's delta first, or none), cut where a variable is needed no more:
+%   Segments is a list of seg(Prev, Steps, Next), Prev and Next the bindings carried
+%   in and out (v(...) terms; Next of the last is the head), Steps the literals as
+%   step(Literal, Source) with Source full or delta.
+
+plan(Body, Head, Delta, Segments) :-
+    numbered(Body, 0, Numbered),
+    (   Delta == none
+    ->  First = [], Rest = Numbered
+    ;   select(Delta-L, Numbered, Rest), First = [step(L, delta)]
+    ),
+    term_variables(First, Bound0),
+    order(Rest, Bound0, Ordered),
+    append(First, Ordered, Steps),
+    segments(Steps, Head, Segments).
+
+numbered([], _, []).
+numbered([L|Ls], I, [I-L|Ns]) :- I1 is I + 1, numbered(Ls, I1, Ns).
+
+order([], _, []) :- !.
+order(Ls, Bound, [step(L, full)|Steps]) :-
+    best(Ls, Bound, I),
+    selectchk(I-L, Ls, Rest),
+    term_variables(L, Vs),
+    append(Bound, Vs, Bound1),
+    order(Rest, Bound1, Steps).
+
+%   The literal (its index) to join next: a test whose variables are bound, else the generator of
+%   the smallest estimated fan-out; a test that can never be placed (an unsafe rule)
+%   comes last, where evaluating it raises.
+best(Ls, Bound, I) :-
+    findall(C-I0, ( member(I0-L0, Ls), cost(L0, Bound, C) ), Cs),
+    (   Cs == []
+    ->  Ls = [I-_|_]
+    ;   msort(Cs, [_-I|_])
+    ).
+
+cost(L, Bound, C) :-
+    term_variables(L, Vs),
+    exclude(bound_in(Bound), Vs, Free),
+    (   generator(L)
+    ->  (   Free == []
+        ->  C = 0.5                       % a lookup: a test
+        ;   estimate(L, Bound, C0),
+            C is 1 + C0
+        )
+    ;   Free == [],
+        C = 0                            % a test, its variables bound
+    ).
+
+bound_in(Bound, V) :- member(B, Bound), B == V, !.
+
+%   Estimated rows per binding: the facts of the key, divided by the distinct values
+%   of each position that is bound or constant.
+estimate(L, Bound, E) :-
+    literal_key(L, K),
+    size_of(K, N),
+    (   N =< 1
+    ->  E = N
+    ;   literal_args(L, As),
+        distinct_counts(K, L, Counts),
+        foldl(selectivity(Bound), As, Counts, N, E0),
+        E is max(1, E0)
+    ).
+
+selectivity(Bound, A, Count, E0, E) :-
+    term_variables(A, Vs),
+    (   Count > 0, forall(member(V, Vs), bound_in(Bound, V))
+    ->  E is E0 / Count
+    ;   E = E0
+    ).
+
+%   Cut the steps where a carried variable is needed no more and a generator is still
+%   to come: the distinct bindings of the rest go on from there.
+segments(Steps, Head, Segments) :-
+    segments(Steps, Head, v, [], Segments).
+
+segments([], Head, Prev, Acc, [seg(Prev, Steps, Head)]) :-
+    reverse(Acc, Steps).
+segments([S|Ss], Head, Prev, Acc, Segments) :-
+    Acc1 = [S|Acc],
+    (   Ss \== [],
+        memberchk(step(G, _), Ss), generator(G),
+        term_variables(Prev-Acc1, Carried),
+        term_variables(Head-Ss, Needed),
+        include(bound_in(Needed), Carried, Live),
+        length(Live, NL), length(Carried, NC), NL < NC
+    ->  Next =.. [v|Live],
+        reverse(Acc1, Steps),
+        Segments = [seg(Prev, Steps, Next)|More],
+        segments(Ss, Head, Next, [], More)
+    ;   segments(Ss, Head, Prev, Acc1, Segments)
+    ).
+
 		 /*******************************
 		 *   STATIC: EXACT; DYNAMIC: RELAXED
 		 *******************************/
 
-s(A) :- srule(A, Body), static_body(Body).
-
-static_body([]).
-static_body([L|Ls]) :- static_literal(L), static_body(Ls).
-
-static_literal(s(A)) :- s(A).
-static_literal(ns(A)) :- \+ s(A).
-static_literal(ne(X, Y)) :- X \== Y.
-static_literal(eq(X, Y)) :- X == Y.
-
-r(A) :- drule(A, Body), relaxed_body(Body).
-
-relaxed_body([]).
-relaxed_body([L|Ls]) :- relaxed_literal(L), relaxed_body(Ls).
-
-relaxed_literal(s(A)) :- s(A).
-relaxed_literal(p(A)) :- general(A, G), r(G), A = G.
-relaxed_literal(t(F)) :- fluent(F).
-relaxed_literal(m(R, M)) :- move(R, M).
-relaxed_literal(ns(A)) :- \+ s(A).
-relaxed_literal(nd(_)).
-relaxed_literal(nt(_)).
-relaxed_literal(nm(_, _)).
-relaxed_literal(ne(X, Y)) :- X \== Y.
-relaxed_literal(eq(X, Y)) :- X == Y.
-
-%   any(+Atom): in the static model or the relaxed one (a keyword relation may
-%   be either).
-any(A) :- s(A).
-any(A) :- general(A, G), r(G), A = G.
-
-%   general(+Atom, -General): the atom of the same relation with only variables as
-%   arguments. The relaxation is asked for whole relations, one table each: calls
-%   with some arguments bound would each make a table of their own, and in a game
-%   like chess there are very many of those.
-general(A, G) :- functor(A, N, K), functor(G, N, K).
-
-fluent(F) :- kw(init, [F], I), any(I).
-fluent(F) :- kw(next, [F], N), any(N).
-
-move(R, M) :- kw(legal, [R, M], L), any(L).
-
-		 /*******************************
-		 *          GROUNDING           *
-		 *******************************/
-
-run(MaxRules, [ok, Base, Moves, Atoms, Rules]) :-
-    trie_new(Trie),
-    Ids = ids(Trie, 0),
-    Counter = count(0),
-    forall(static_keyword_atom(A),
-           emit(Ids, Counter, MaxRules, A, [], [])),
-    forall(( drule(H, Body), instance(Body, Pos, Neg) ),
-           (   ground(H)
-           ->  emit(Ids, Counter, MaxRules, H, Pos, Neg)
-           ;   py(H, PyH), throw(ground_stop([unsafe, PyH]))
-           )),
-    findall(F, fluent(F), Fs0),
-    sort(Fs0, Fs),
-    maplist(py, Fs, Base),
-    findall([R, M], move(R, M), Ms0),
-    sort(Ms0, Ms),
-    maplist(py_move, Ms, Moves),
-    findall([Id, Py], ( trie_gen(Trie, K, Id), py_key(K, Py) ), Atoms),
-    trie_destroy(Trie),             % now, not at the next atom garbage collection
-    findall([H, P, N], out_rule(H, P, N), Rules).
-
-%   The keyword atoms that hold in every state: rules with an empty body.
-static_keyword_atom(A) :-
-    member(K-Arity, [legal-2, next-1, terminal-0, goal-2, sees-2]),
-    keyword(K, N),
-    functor(A, N, Arity),
-    s(A).
-
-emit(Ids, Counter, MaxRules, H, Pos, Neg) :-
-    arg(1, Counter, C0),
-    C is C0 + 1,
-    (   C > MaxRules
-    ->  throw(ground_stop([budget, rules, MaxRules]))
-    ;   nb_setarg(1, Counter, C)
-    ),
-    atom_id(Ids, H, HI),
-    maplist(atom_id(Ids), Pos, PI),
-    maplist(atom_id(Ids), Neg, NI),
-    assertz(out_rule(HI, PI, NI)).
-
-atom_id(Ids, K, Id) :-
-    arg(1, Ids, Trie),
-    (   trie_lookup(Trie, K, Id0)
-    ->  Id = Id0
-    ;   arg(2, Ids, Id),
-        Id1 is Id + 1,
-        nb_setarg(2, Ids, Id1),
-        trie_insert(Trie, K, Id)
-    ).
-
-%!  instance(+Body, -Pos, -Neg) is nondet.
-%
-%   A ground instance of a dynamic rule's body in the relaxed model: the dynamic
-%   atoms it needs true (Pos) and false (Neg); static literals and distinct decided.
-
-instance([], [], []).
-instance([L|Ls], Pos, Neg) :-
-    ground_literal(L, Pos, Pos1, Neg, Neg1),
-    instance(Ls, Pos1, Neg1).
-
-ground_literal(s(A), P, P, N, N) :- s(A).
-ground_literal(p(A), [A|P], P, N, N) :- r(A).
-ground_literal(t(F), [t(F)|P], P, N, N) :- fluent(F).
-ground_literal(m(R, M), [m(R, M)|P], P, N, N) :- move(R, M).
-ground_literal(ns(A), P, P, N, N) :- must_ground(A), \+ s(A).
-ground_literal(nd(A), P, P, N0, N) :- must_ground(A), keep(r(A), A, N0, N).
-ground_literal(nt(F), P, P, N0, N) :- must_ground(F), keep(fluent(F), t(F), N0, N).
-ground_literal(nm(R, M), P, P, N0, N) :-
-    must_ground(R-M), keep(move(R, M), m(R, M), N0, N).
-ground_literal(ne(X, Y), P, P, N, N) :- must_ground(X-Y), X \== Y.
-ground_literal(eq(X, Y), P, P, N, N) :- must_ground(X-Y), X == Y.
-
-%   A negated atom outside the relaxed model never holds: its negation is true.
-keep(InModel, Atom, [Atom|N], N) :- call(InModel), !.
-keep(_, _, N, N).
+%   model_goal(+Literal, +Source, -Goal): what the literal asks of the model (the
+%   relaxation drops a negated dynamic literal).
+model_goal(s(A), _, in(full, atom, A)).
+model_goal(p(A), Source, in(Source, atom, A)).
+model_goal(t(F), Source, in(Source, fluent, F)).
+model_goal(m(R, M), Source, in(Source, move, R-M)).
+model_goal(ns(A), _, ( must_ground(A), \+ fact(A) )).
+model_goal(nd(_), _, true).
+model_goal(nt(_), _, true).
+model_goal(nm(_, _), _, true).
+model_goal(ne(X, Y), _, ( must_ground(X-Y), X \== Y )).
+model_goal(eq(X, Y), _, ( must_ground(X-Y), X == Y )).
 
 must_ground(X) :-
     (   ground(X) -> true
     ;   throw(ground_stop([unsafe, negation]))
     ).
+
+%   The heads a rule derives (Delta: which literal reads the delta, or none).
+derive(Id, Delta, Heads) :-
+    rule(Id, Head, Body),
+    plan(Body, Head, Delta, Segments),
+    foldl(join_model, Segments, [v], Heads).
+
+join_model(seg(Prev, Steps, Next), Rows0, Rows) :-
+    foldl(step_goal, Steps, Goals, []),
+    list_conj(Goals, Goal),
+    findall(Next, ( member(Prev, Rows0), Goal ), Rows1),
+    sort(Rows1, Rows).
+
+step_goal(step(L, Source), [G|Gs], Gs) :- model_goal(L, Source, G).
+
+list_conj([], true).
+list_conj([G], G) :- !.
+list_conj([G|Gs], (G, C)) :- list_conj(Gs, C).
+
+%!  saturate(+Rules, +Recursive) is det.
+%
+%   Derive every head of Rules until nothing new comes: a first round with every
+%   rule on the whole model, then rounds that join one recursive literal (for which
+%   call(Recursive, Literal) holds) with the last round's new facts.
+
+saturate(Rules, Recursive, Rounds) :-
+    clear_delta,
+    forall(member(R, Rules), ( derive(R, none, Hs), maplist(add_head, Hs) )),
+    saturate_rounds(Rules, Recursive, 1, Rounds).
+
+saturate_rounds(Rules, Recursive, N, Rounds) :-
+    next_delta(New),
+    (   New == false
+    ->  Rounds = N
+    ;   forall(( member(R, Rules),
+                 rule(R, _, Body),
+                 nth0(I, Body, L),
+                 call(Recursive, L),
+                 delta_may_match(L) ),
+               ( derive(R, I, Hs), maplist(add_head, Hs) )),
+        N1 is N + 1,
+        saturate_rounds(Rules, Recursive, N1, Rounds)
+    ).
+
+add_head(H) :- ( add_fact(H) -> true ; true ).
+
+clear_delta :-
+    forall(member(Which, [delta, new]), clear(Which)).
+
+clear(Which) :-
+    store(Which, M),
+    forall(( current_predicate(M:N/A), functor(H, N, A) ), retractall(M:H)).
+
+%   The round's new facts become the next round's delta; false if there are none.
+%   (Copied, then retracted at once: retracting them one by one would leave each
+%   retract to skip the ones erased before it.)
+next_delta(New) :-
+    clear(delta),
+    store(new, N), store(delta, D),
+    findall(H, ( current_predicate(N:P/A), functor(H, P, A), call(N:H) ), Hs),
+    clear(new),
+    (   Hs == [] -> New = false ; New = true ),
+    forall(member(H, Hs), assertz(D:H)).
+
+delta_may_match(s(A)) :- \+ \+ in(delta, atom, A).
+delta_may_match(p(A)) :- \+ \+ in(delta, atom, A).
+delta_may_match(t(F)) :- \+ \+ in(delta, fluent, F).
+delta_may_match(m(R, M)) :- \+ \+ in(delta, move, R-M).
+
+%   1. The static relations, stratum after stratum.
+static_model :-
+    flag(gdl_ground_facts, _, 0),
+    findall(S-R, ( static_rule(R), rule(R, H, _), head_stratum(H, S) ), Pairs),
+    keysort(Pairs, Sorted),
+    group_pairs_by_key(Sorted, ByStratum),
+    forall(member(S-Rs, ByStratum),
+           (   stratified(S, Rs),
+               saturate(Rs, in_stratum(S), _)
+           )).
+
+head_stratum(H, S) :- functor(H, N, _), rel(N, S, _).
+
+in_stratum(S, s(A)) :- head_stratum(A, S).
+
+%   A negated literal of a relation of the rule's own stratum: not stratified.
+stratified(S, Rules) :-
+    (   member(R, Rules), rule(R, _, Body), member(ns(A), Body), head_stratum(A, S)
+    ->  throw(ground_stop([unstratified]))
+    ;   true
+    ).
+
+%   2. The relaxation: fluents of init, moves and fluents of static legal and next
+%   facts, then every dynamic rule until nothing new comes.
+relaxed_model(Rounds) :-
+    forall(( kw(init, [F], I), fact(I) ), add_fluent(F)),
+    forall(( kw(next, [F], N), fact(N) ), add_fluent(F)),
+    forall(( kw(legal, [R, M], L), fact(L) ), add_move(R, M)),
+    findall(R, ( rule(R, _, _), \+ static_rule(R) ), Rules),
+    saturate(Rules, dynamic_literal, Rounds).
+
+dynamic_literal(p(_)).
+dynamic_literal(t(_)).
+dynamic_literal(m(_, _)).
+
+		 /*******************************
+		 *          GROUNDING           *
+		 *******************************/
+
+%   3. Every dynamic rule's ground instances, as chains of joins; the static keyword
+%   atoms (legal, next, terminal, goal, sees of a static relation) as rules without
+%   a body.
+ground_rules :-
+    flag(gdl_ground_rules, _, 0),
+    forall(( member(K-Arity, [legal-2, next-1, terminal-0, goal-2, sees-2]),
+             keyword(K, N),
+             \+ ( rule(R, H, _), \+ static_rule(R), functor(H, N, _) ),
+             functor(A, N, Arity),
+             fact(A) ),
+           emit(A, [], [])),
+    forall(( rule(R, _, _), \+ static_rule(R) ), ground_rule(R)).
+
+ground_rule(Id) :-
+    statistics(cputime, T0),
+    rule(Id, Head, Body),
+    plan(Body, Head, none, Segments),
+    flag(gdl_ground_rules, N0, N0),
+    foldl(join_ground(Id, Segments), Segments, 1-[v]-none, _-Rows-_),
+    flag(gdl_ground_rules, N1, N1),
+    statistics(cputime, T1),
+    Cpu is T1 - T0,
+    N is N1 - N0,
+    assertz(profile(Id, Rows, N, Cpu)).
+
+%   One segment: every binding carried in (Rows0) joined with its steps; each row is
+%   a ground rule whose head is the segment's next bindings as an atom x(Id, K, Next)
+%   (the rule's head for the last segment), whose body is the previous segment's
+%   atom (if it had one) and the dynamic atoms of the steps.
+join_ground(Id, Segments, seg(Prev, Steps, Next), K-Rows0-PrevAux, K1-Rows-Aux) :-
+    K1 is K + 1,
+    length(Segments, Last),
+    ground_goals(Steps, Goals, Pos, Neg),
+    list_conj(Goals, Goal),
+    findall(e(Prev, Next, Pos, Neg), ( member(Prev, Rows0), Goal ), Es),
+    (   K =:= Last
+    ->  Aux = head
+    ;   Pos == [], Neg == [], PrevAux == none
+    ->  Aux = none                         % static so far: no atom
+    ;   Aux = K
+    ),
+    forall(member(e(P, X, Ps, Ns), Es),
+           (   ( Aux == head -> H = X ; H = x(Id, K, X) ),
+               ( PrevAux == none -> B = Ps ; B = [x(Id, PrevAux, P)|Ps] ),
+               append(Ns, N),
+               (   ( Aux \== none ) -> emit(H, B, N) ; true )
+           )),
+    (   Aux == head
+    ->  length(Es, Rows)
+    ;   findall(X, member(e(_, X, _, _), Es), Xs),
+        sort(Xs, Rows)
+    ).
+
+%   ground_goal(+Step, -Goal, -Pos, -Neg): the goal of a step for grounding, with the
+%   ground atoms it adds to the rule (Pos) and the negated ones it keeps (Neg: a list
+%   per step, empty when the atom is outside the model: its negation always holds).
+ground_goals([], [], [], []).
+ground_goals([step(L, _)|Ss], [G|Gs], P0, N0) :-
+    ground_goal(L, G, P0, P, N0, N),
+    ground_goals(Ss, Gs, P, N).
+
+ground_goal(s(A), fact(A), P, P, N, N).
+ground_goal(p(A), fact(A), [A|P], P, N, N).
+ground_goal(t(F), fl(F), [t(F)|P], P, N, N).
+ground_goal(m(R, M), mv(R, M), [m(R, M)|P], P, N, N).
+ground_goal(ns(A), ( must_ground(A), \+ fact(A) ), P, P, N, N).
+ground_goal(nd(A), ( must_ground(A), ( fact(A) -> X = [A] ; X = [] ) ), P, P, [X|N], N).
+ground_goal(nt(F), ( must_ground(F), ( fl(F) -> X = [t(F)] ; X = [] ) ), P, P, [X|N], N).
+ground_goal(nm(R, M), ( must_ground(R-M), ( mv(R, M) -> X = [m(R, M)] ; X = [] ) ),
+            P, P, [X|N], N).
+ground_goal(ne(X, Y), ( must_ground(X-Y), X \== Y ), P, P, N, N).
+ground_goal(eq(X, Y), ( must_ground(X-Y), X == Y ), P, P, N, N).
+
+emit(H, Pos, Neg) :-
+    (   ground(H) -> true
+    ;   py(H, PyH), throw(ground_stop([unsafe, PyH]))
+    ),
+    flag(gdl_ground_rules, C, C + 1),
+    limit(rules, Max),
+    (   C >= Max -> throw(ground_stop([budget, rules, Max])) ; true ),
+    assertz(out(H, Pos, Neg)).
+
+		 /*******************************
+		 *          THE NETWORK         *
+		 *******************************/
+
+%!  network(-Network, -Outputs) is det.
+%
+%   The ground rules as the network's arrays (see ground_game/5).
+
+network([Base, Moves, NAtoms, RuleStart, LitStart, Lits, StateProg, MoveProg],
+        [Legal, Next, Terminal, Goals, Sees, Init]) :-
+    trie_new(Ids),
+    findall(F, fl(F), Fs0), sort(Fs0, Fs),
+    maplist(wrap(t), Fs, FluentKeys),
+    foldl(number_key(Ids), FluentKeys, 0, NF),
+    findall(R-M, mv(R, M), Ms0), sort(Ms0, Ms),
+    maplist(move_key, Ms, MoveKeys),
+    foldl(number_key(Ids), MoveKeys, NF, False),
+    First is False + 1,
+    % the rules grouped by head, the heads in evaluation order
+    findall((Key-H)-(P-N), ( out(H, P, N), order_key(H, Key) ), Keyed0),
+    msort(Keyed0, Keyed),
+    group_pairs_by_key(Keyed, ByHead),
+    pairs_keys_values(ByHead, KeyHeads, Bodies),
+    pairs_keys_values(KeyHeads, Keys, Heads),
+    foldl(number_key(Ids), Heads, First, NAtoms),
+    maplist(atom_rules(Ids), Bodies, RuleLists),
+    length(Pre, First), maplist(=(0), Pre),
+    maplist(length, RuleLists, Counts),
+    append(Pre, Counts, PerAtom),
+    cumulative(PerAtom, 0, RuleStart),
+    append(RuleLists, AllRules),
+    maplist(length, AllRules, Lengths),
+    cumulative(Lengths, 0, LitStart),
+    append(AllRules, Lits),
+    numbered(Heads, First, Numbered),
+    pairs_keys(Numbered, Atoms),
+    programs(Atoms, Keys, RuleLists, NF, False, StateProg, MoveProg),
+    maplist(py, Fs, Base),
+    maplist(py_move, Ms, Moves),
+    outputs(Numbered, Ids, NF, Legal, Next, Terminal, Goals, Sees),
+    findall(I, ( kw(init, [F], A), fact(A), trie_lookup(Ids, t(F), I) ), Init0),
+    sort(Init0, Init),
+    trie_destroy(Ids).
+
+wrap(Tag, X, T) :- T =.. [Tag, X].
+move_key(R-M, m(R, M)).
+
+number_key(Ids, Key, I, I1) :-
+    trie_insert(Ids, Key, I),
+    I1 is I + 1.
+
+%   Evaluation order: the stratum of the head's relation, then a rule's chain atoms
+%   in their order, then the relation's own atoms.
+order_key(x(R, K, _), k(S, K)) :- !, rule(R, H, _), head_stratum(H, S).
+order_key(H, k(S, inf)) :- head_stratum(H, S).
+
+%   The rules of a derived atom as lists of literals (2 * atom, + 1 if negated),
+%   each sorted, without repeats. A positive literal of an atom without rules never
+%   holds (the rule is dropped); a negated one always holds (the literal is dropped).
+atom_rules(Ids, Bodies, Rules) :-
+    findall(Lits, ( member(P-N, Bodies), rule_lits(Ids, P, N, Lits) ), Rules0),
+    sort(Rules0, Rules).
+
+rule_lits(Ids, P, N, Lits) :-
+    maplist(positive(Ids), P, PL),
+    foldl(negative(Ids), N, NL, []),
+    append(PL, NL, L0),
+    sort(L0, Lits).
+
+positive(Ids, A, L) :- trie_lookup(Ids, A, I), L is 2 * I.
+
+negative(Ids, A, [L|T], T) :- trie_lookup(Ids, A, I), !, L is 2 * I + 1.
+negative(_, _, T, T).
+
+cumulative([], N, [N]).
+cumulative([C|Cs], N, [N|Ns]) :- N1 is N + C, cumulative(Cs, N1, Ns).
+
+%   The state program (what depends on the state only) and the move program (what
+%   depends on the joint move too), in evaluation order; a recursive stratum is one
+%   cyclic group: -K followed by its K atoms.
+programs(Atoms, Keys, RuleLists, NF, False, StateProg, MoveProg) :-
+    maplist(triple, Atoms, Keys, RuleLists, Triples),
+    group_by_stratum(Triples, Groups),
+    empty_assoc(M0),
+    foldl(program_group(NF, False), Groups, Parts, M0, _),
+    partition(moving_part, Parts, MoveParts, StateParts),
+    pairs_values(MoveParts, MP), append(MP, MoveProg),
+    pairs_values(StateParts, SP), append(SP, StateProg).
+
+triple(A, k(S, _), Rs, t(A, S, Rs)).
+
+moving_part(move-_).
+
+%   The atoms grouped: a recursive stratum's atoms together, any other atom alone.
+group_by_stratum([], []).
+group_by_stratum([t(A, S, Rs)|T], [G|Gs]) :-
+    (   rel(_, S, 1)
+    ->  take_stratum(T, S, Members, Rest),
+        G = cyclic([A-Rs|Members])
+    ;   G = single(A-Rs), Rest = T
+    ),
+    group_by_stratum(Rest, Gs).
+
+take_stratum([t(A, S, Rs)|T], S, [A-Rs|Ms], Rest) :- !, take_stratum(T, S, Ms, Rest).
+take_stratum(Rest, _, [], Rest).
+
+%   One group into the state or move program: it moves if a rule reads a move or a
+%   moving atom (Moving: an assoc of the moving atoms so far).
+program_group(NF, False, single(A-Rs), Kind-[A], M0, M) :-
+    (   reads_moving(Rs, NF, False, M0) -> Kind = move, put_assoc(A, M0, t, M)
+    ;   Kind = state, M = M0
+    ).
+program_group(NF, False, cyclic(Members), Kind-[Marker|Atoms], M0, M) :-
+    pairs_keys(Members, Atoms),
+    length(Atoms, K), Marker is -K,
+    (   member(_-Rs, Members), reads_moving(Rs, NF, False, M0)
+    ->  Kind = move, foldl(moving_atom, Atoms, M0, M)
+    ;   Kind = state, M = M0
+    ).
+
+moving_atom(A, M0, M) :- put_assoc(A, M0, t, M).
+
+reads_moving(Rules, NF, False, Moving) :-
+    member(Lits, Rules), member(L, Lits),
+    A is L >> 1,
+    (   A >= NF, A < False -> true ; get_assoc(A, Moving, _) ), !.
+
+%   What the network answers: legal atoms with their move, next atoms with their
+%   fluent, terminal, goal and sees atoms with their role and value or percept.
+outputs(Numbered, Ids, NF, Legal, Next, Terminal, Goals, Sees) :-
+    findall([MI, A], ( member(A-H, Numbered), kw(legal, [R, M], H),
+                       trie_lookup(Ids, m(R, M), I), MI is I - NF ), Legal),
+    findall([A, FI], ( member(A-H, Numbered), kw(next, [F], H),
+                       trie_lookup(Ids, t(F), FI) ), Next),
+    (   member(T-TH, Numbered), kw(terminal, [], TH) -> Terminal = T ; Terminal = -1 ),
+    findall([PR, PV, A], ( member(A-H, Numbered), kw(goal, [R, V], H),
+                           py(R, PR), py(V, PV) ), Goals),
+    findall([PR, PP, A], ( member(A-H, Numbered), kw(sees, [R, P], H),
+                           py(R, PR), py(P, PP) ), Sees).
 
 		 /*******************************
 		 *           PY FORM            *
@@ -264,8 +822,4 @@ py(T, [Id|Args]) :-
     atom_number(IdA, Id),
     maplist(py, As, Args).
 
-py_move([R, M], [PR, PM]) :- py(R, PR), py(M, PM).
-
-py_key(t(F), [t, P]) :- !, py(F, P).
-py_key(m(R, M), [m, PR, PM]) :- !, py(R, PR), py(M, PM).
-py_key(A, P) :- py(A, P).
+py_move(R-M, [PR, PM]) :- py(R, PR), py(M, PM).

@@ -38,15 +38,14 @@ from gdl2pl.load import read_game
 from gdl2pl.pipeline import normalized
 from gdl2pl.syntax import Description
 from gdl2pl.syntax import Term
+from gdl2pl.vocabulary import goal_number
 
 from .errors import CompiledUnavailableError
 from .errors import CompileRefusedError
-from .ground import GroundGame
 from .ground import GroundingBudget
-from .ground import ground_game
+from .ground import ground_network
 from .network import Network
 from .network import PyEvaluator
-from .network import build_network
 
 Raw = Any
 _set = object.__setattr__
@@ -88,27 +87,29 @@ def _evaluator(net: Network, kind: str) -> Any:
             f"the compiled engine's C extension is not built in this installation ({e}); "
             "reinstall gdl2pl with a C compiler at hand (pip install -e .)"
         ) from None
-    return CNetwork(
-        net.n_atoms,
-        net.n_fluents,
-        net.n_moves,
-        net.rule_start,
-        net.lit_start,
-        net.lits,
-        net.state_program,
-        net.move_program,
-        net.legal,
-        net.next,
-        net.terminal,
-        [[(a, _numeric(v)) for a, v in vs] for vs in net.goals],
-    )
+    try:
+        return CNetwork(
+            net.n_atoms,
+            net.n_fluents,
+            net.n_moves,
+            net.rule_start,
+            net.lit_start,
+            net.lits,
+            net.state_program,
+            net.move_program,
+            net.legal,
+            net.next,
+            net.terminal,
+            [[(a, _numeric(v)) for a, v in vs] for vs in net.goals],
+        )
+    except ValueError as e:  # a network the evaluator cannot take (e.g. not stratified)
+        raise CompileRefusedError(f"the network cannot be evaluated: {e}") from None
 
 
 def _numeric(value: Raw) -> int:
-    try:
-        return int(value) if isinstance(value, str) else -1
-    except ValueError:
-        return -1
+    """A goal value as the network's playouts score it: its number, or -1."""
+    number = goal_number(value) if isinstance(value, str) else None
+    return -1 if number is None else number
 
 
 class CompiledMachine(GameMachine):
@@ -133,20 +134,20 @@ class CompiledMachine(GameMachine):
         self.name = prolog.name
         n, _ = normalized(description, case_sensitive)
         roles = prolog._raw_roles
-        self.ground: GroundGame = ground_game(flatten_rules(n), n, roles, self.name, budget)
-        self.network: Network = build_network(self.ground, self.name)
-        self._net = _evaluator(self.network, evaluator)
-        g = self.ground
+        self.network: Network = ground_network(flatten_rules(n), n, roles, self.name, budget)
+        net = self.network
+        self._net = _evaluator(net, evaluator)
         terms = prolog._terms
         self._terms = terms
-        self._fluents: list[Raw] = g.fluents
-        self._fluent_index = {f: i for i, f in enumerate(g.fluents)}
-        self._move_index = {(r, m): i for i, (r, m) in enumerate(g.moves)}
-        self._move_terms = [terms.term(m) for _, m in g.moves]
+        self._fluents: list[Raw] = net.fluents
+        self._fluent_index = {f: i for i, f in enumerate(net.fluents)}
+        self._move_index = {(r, m): i for i, (r, m) in enumerate(net.moves) if r >= 0}
+        self._move_terms = [terms.term(m) for _, m in net.moves]
         # per role, the moves this machine hands out, by identity: no hashing of terms
         self._ids_by_role: list[dict[int, int]] = [{} for _ in prolog.roles]
-        for i, (r, _) in enumerate(g.moves):
-            self._ids_by_role[r][id(self._move_terms[i])] = i
+        for i, (r, _) in enumerate(net.moves):
+            if r >= 0:
+                self._ids_by_role[r][id(self._move_terms[i])] = i
         self._goal_raw = [[v for _, v in vs] for vs in self.network.goals]
         self._roles = prolog.roles
         self._raw_roles = roles
