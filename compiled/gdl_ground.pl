@@ -59,8 +59,9 @@
        shape/3,         % shape(Key, Term, Fact): a fluent or move functor's facts
        known/1,         % known(Trie): every fact of the full model
        sizes/1,         % sizes(Trie): Key -> facts of one relation, fluent or move functor
-       distinct/3,      % distinct(Key, AtSize, Counts): per position, distinct values
-       out/3,           % out(Head, Pos, Neg): a ground rule, atoms as terms
+       distinct/3,      % distinct(Shape, AtSize, Rows-Counts): see shape_stats/3
+       out/3,           % out(Head, Pos, Neg): a ground rule, atoms by number
+       atoms/1,         % atoms(Trie): ground atom -> its number (atom_number_of/2)
        profile/4,       % profile(Rule, Rows, Rules, CpuSeconds) of grounding
        limit/2.         % limit(What, N)
 
@@ -111,6 +112,7 @@ forget :-
     retractall(keyword(_, _)), forget_stores, retractall(shape(_, _, _)),
     forget_sizes, retractall(distinct(_, _, _)),
     retractall(out(_, _, _)), retractall(profile(_, _, _, _)), retractall(limit(_, _)),
+    forall(retract(atoms(T)), trie_destroy(T)),
     abolish_private_tables.
 
 load(Rules, Relations, [Init, Next, Legal, Terminal, Goal, Sees], MaxRules, MaxDepth) :-
@@ -260,11 +262,6 @@ literal_key(p(A), K) :- fact_term(atom, A, K, _).
 literal_key(t(F), K) :- ( var(F) -> K = 'f*' ; fact_term(fluent, F, K, _) ).
 literal_key(m(R, M), K) :- ( var(M) -> K = 'm*' ; fact_term(move, R-M, K, _) ).
 
-%   The arguments a literal's positions are counted over (see distinct/3).
-literal_args(s(A), As) :- A =.. [_|As].
-literal_args(p(A), As) :- A =.. [_|As].
-literal_args(t(F), As) :- ( var(F) -> As = [F] ; F =.. [_|As] ).
-literal_args(m(R, M), [R|As]) :- ( var(M) -> As = [M] ; M =.. [_|As] ).
 
 %   The sizes are kept in a trie (updated in place): asserting and retracting a count
 %   per new fact would leave the erased clauses for every later update to skip.
@@ -327,27 +324,26 @@ depth_within(T, D) :-
     T =.. [_|As],
     forall(member(A, As), depth_within(A, D1)).
 
-%   Per position of a key's facts, how many distinct values it has (cached; counted
-%   again once the relation has doubled).
-distinct_counts(K, L, Counts) :-
+%   shape_stats(+Literal, -Rows, -Counts): how many facts match the literal's shape
+%   (its functors and constants, its variables free), and per variable of the literal
+%   (term_variables/2 order) how many distinct values it takes in them. Cached per
+%   shape; counted again once the facts of the literal's key have doubled.
+shape_stats(L, Rows, Counts) :-
+    literal_key(L, K),
     size_of(K, N),
-    (   distinct(K, At, Counts0), N =< 2 * At
-    ->  Counts = Counts0
-    ;   general(L, G),
-        literal_args(G, As),
-        length(As, Arity),
-        findall(As, ( model_goal(G, full, Goal), call(Goal) ), Rows),
-        numlist(1, Arity, Ps),
-        maplist(column_count(Rows), Ps, Counts),
-        retractall(distinct(K, _, _)),
-        assertz(distinct(K, N, Counts))
+    copy_term(L, G),
+    copy_term(G, Shape), numbervars(Shape, 0, _),
+    (   distinct(Shape, At, Rows0-Counts0), N =< 2 * At
+    ->  Rows = Rows0, Counts = Counts0
+    ;   term_variables(G, Vs),
+        model_goal(G, full, Goal),
+        findall(Vs, call(Goal), Found),
+        length(Found, Rows),
+        length(Vs, Arity),
+        (   Arity =:= 0 -> Counts = [] ; numlist(1, Arity, Ps), maplist(column_count(Found), Ps, Counts) ),
+        retractall(distinct(Shape, _, _)),
+        assertz(distinct(Shape, N, Rows-Counts))
     ).
-
-%   The literal over the same key with variables for arguments.
-general(s(A), s(G)) :- functor(A, N, Ar), functor(G, N, Ar).
-general(p(A), p(G)) :- functor(A, N, Ar), functor(G, N, Ar).
-general(t(F), t(G)) :- ( var(F) -> true ; functor(F, N, Ar), functor(G, N, Ar) ).
-general(m(_, M), m(_, G)) :- ( var(M) -> true ; functor(M, N, Ar), functor(G, N, Ar) ).
 
 column_count(Rows, P, C) :-
     findall(V, ( member(R, Rows), nth1(P, R, V) ), Vs),
@@ -373,17 +369,161 @@ generator(s(_)). generator(p(_)). generator(t(_)). generator(m(_, _)).
 plan(Body, Head, Delta, Segments) :-
     numbered(Body, 0, Numbered),
     (   Delta == none
-    ->  First = [], Rest = Numbered
-    ;   select(Delta-L, Numbered, Rest), First = [step(L, delta)]
+    ->  (   length(Body, N), N =< 10, best_order(Numbered, Head, Steps0)
+        ->  Steps = Steps0
+        ;   cheapest_order(Numbered, Head, Steps)
+        )
+    ;   select(Delta-L, Numbered, Rest),
+        term_variables(L, Bound0),
+        order(Rest, Bound0, Ordered),
+        Steps = [step(L, delta)|Ordered]
     ),
-    term_variables(First, Bound0),
-    order(Rest, Bound0, Ordered),
-    append(First, Ordered, Steps),
     segments(Steps, Head, Segments).
 
 numbered([], _, []).
 numbered([L|Ls], I, [I-L|Ns]) :- I1 is I + 1, numbered(Ls, I1, Ns).
 
+%   The order of least estimated cost among those that start with one generator and
+%   go on greedily (see order/3).
+cheapest_order(Numbered, Head, Steps) :-
+    findall(I, ( member(I-L, Numbered), generator(L) ), Starts),
+    (   Starts == []
+    ->  order(Numbered, [], Steps)
+    ;   findall(Cost-I,                   % (findall copies: the order is made again)
+                (   member(I, Starts),
+                    greedy_from(I, Numbered, Order),
+                    plan_cost(Order, Head, Cost)
+                ),
+                Costed),
+        keysort(Costed, [_-Best|_]),
+        greedy_from(Best, Numbered, Steps)
+    ).
+
+greedy_from(I, Numbered, [step(L, full)|Ordered]) :-
+    selectchk(I-L, Numbered, Rest),
+    term_variables(L, Bound0),
+    order(Rest, Bound0, Ordered).
+
+%   best_order(+Numbered, +Head, -Steps): the order of least estimated cost over all
+%   orders (dynamic programming over the subsets of the body): a subset's cost is the
+%   cheapest way to join it literal by literal, each prefix costing the rows it
+%   carries on, and those rows are the join's size (the product of the literals'
+%   rows divided, per variable shared by k of them, by its domain k - 1 times) or, if
+%   fewer, the product of the domains of the variables still needed. A test counts
+%   only once its variables are bound. Fails for a body without a generator.
+best_order(Numbered, Head, Steps) :-
+    memberchk(_-G, Numbered), generator(G), !,
+    term_variables(Numbered, Vars),
+    length(Numbered, N),
+    maplist(literal_info(Vars), Numbered, Infos),
+    term_variables(Head, HeadVars0),
+    var_indices(Vars, HeadVars0, HeadVars),
+    Size is 1 << N,
+    functor(Table, t, Size),
+    nb_setarg(1, Table, 0.0-none),
+    Full is Size - 1,
+    forall(between(1, Full, S), dp_subset(S, Infos, HeadVars, Table)),
+    arg(1, Table, _),
+    Last is Full + 1,
+    arg(Last, Table, C-_),
+    C < inf,
+    dp_steps(Full, Table, Infos, [], Steps).
+
+%   info(Index, Literal, Bit, Generator, VarIndices, Rows, Counts): the bit is the
+%   index (literals are numbered from 0); Counts per variable of the literal, in the
+%   order of VarIndices (its domain there).
+literal_info(Vars, I-L, info(I, L, I, Gen, Vs, Rows, Counts)) :-
+    term_variables(L, LVs),
+    var_indices(Vars, LVs, Vs),
+    (   generator(L)
+    ->  Gen = true,
+        shape_stats(L, Rows, Counts)
+    ;   Gen = false, Rows = 1, Counts = []
+    ).
+
+var_indices(Vars, Vs, Is) :-
+    maplist(var_index(Vars), Vs, Is).
+
+var_index(Vars, V, I) :- nth0(I, Vars, X), X == V, !.
+
+dp_subset(S, Infos, HeadVars, Table) :-
+    (   valid_subset(S, Infos)
+    ->  subset_rows(S, Infos, HeadVars, Rows),
+        findall(C-B,
+                (   member(Info, Infos),
+                    info_bit(Info, B),
+                    S /\ (1 << B) =\= 0,
+                    Prev is S /\ \ (1 << B),
+                    Arg is Prev + 1,
+                    arg(Arg, Table, C0-_),
+                    C0 < inf,
+                    C is C0 + Rows
+                ),
+                Cs),
+        (   Cs == [] -> Best = inf-none ; msort(Cs, [Best|_]) )
+    ;   Best = inf-none
+    ),
+    Arg1 is S + 1,
+    nb_setarg(Arg1, Table, Best).
+
+info_bit(info(_, _, B, _, _, _, _), B).
+
+%   Every test of the subset has its variables bound by its generators.
+valid_subset(S, Infos) :-
+    foldl(subset_gen_vars(S), Infos, [], Bound),
+    forall(( member(info(_, _, B, false, Vs, _, _), Infos), S /\ (1 << B) =\= 0 ),
+           subtract(Vs, Bound, [])).
+
+subset_gen_vars(S, info(_, _, B, Gen, Vs, _, _), Acc0, Acc) :-
+    (   Gen == true, S /\ (1 << B) =\= 0
+    ->  append(Acc0, Vs, Acc1), sort(Acc1, Acc)
+    ;   Acc = Acc0
+    ).
+
+subset_rows(S, Infos, HeadVars, Rows) :-
+    include(in_subset(S), Infos, In),
+    exclude(in_subset(S), Infos, Out),
+    foldl(join_rows, In, 1.0-[], Join-Doms),
+    findall(V, ( member(info(_, _, _, _, Vs, _, _), Out), member(V, Vs) ), OutVars),
+    append(HeadVars, OutVars, Needed0), sort(Needed0, Needed),
+    findall(D, ( member(V-D, Doms), memberchk(V, Needed) ), LiveDoms),
+    foldl([D, P0, P]>>(P is P0 * D), LiveDoms, 1.0, DomProduct),
+    Rows is min(Join, DomProduct).
+
+in_subset(S, info(_, _, B, _, _, _, _)) :- S /\ (1 << B) =\= 0.
+
+%   The join's rows so far, and per variable its domain (the least count seen).
+join_rows(info(_, L, _, Gen, Vs, Rows, Counts), J0-D0, J-D) :-
+    (   Gen == true
+    ->  J1 is J0 * Rows,
+        foldl(share_count, Vs, Counts, J1-D0, J2-D),
+        J is max(J2, 1.0e-6)
+    ;   L = ns(_) -> J is J0 * 0.5, D = D0
+    ;   J = J0, D = D0
+    ).
+
+%   A variable the join already has: the rows divide by the larger domain (the usual
+%   estimate of an equi-join), and its domain is the smaller.
+share_count(V, C, J0-D0, J-D) :-
+    (   selectchk(V-C0, D0, D1)
+    ->  J is J0 / max(1, max(C, C0)),
+        C1 is min(C, C0),
+        D = [V-C1|D1]
+    ;   J = J0, D = [V-C|D0]
+    ).
+
+dp_steps(0, _, _, Acc, Acc) :- !.
+dp_steps(S, Table, Infos, Acc, Steps) :-
+    Arg is S + 1,
+    arg(Arg, Table, _-B),
+    memberchk(info(_, L, B, _, _, _, _), Infos),
+    Prev is S /\ \ (1 << B),
+    dp_steps(Prev, Table, Infos, [step(L, full)|Acc], Steps).
+
+%   Greedy: a test whose variables are bound, else the generator sharing a variable
+%   with those bound so far (no cross product while one joins) of the smallest
+%   estimated fan-out, else any generator; a test that can never be placed (an unsafe
+%   rule) comes last, where evaluating it raises.
 order([], _, []) :- !.
 order(Ls, Bound, [step(L, full)|Steps]) :-
     best(Ls, Bound, I),
@@ -392,9 +532,6 @@ order(Ls, Bound, [step(L, full)|Steps]) :-
     append(Bound, Vs, Bound1),
     order(Rest, Bound1, Steps).
 
-%   The literal (its index) to join next: a test whose variables are bound, else the generator of
-%   the smallest estimated fan-out; a test that can never be placed (an unsafe rule)
-%   comes last, where evaluating it raises.
 best(Ls, Bound, I) :-
     findall(C-I0, ( member(I0-L0, Ls), cost(L0, Bound, C) ), Cs),
     (   Cs == []
@@ -408,8 +545,11 @@ cost(L, Bound, C) :-
     (   generator(L)
     ->  (   Free == []
         ->  C = 0.5                       % a lookup: a test
-        ;   estimate(L, Bound, C0),
-            C is 1 + C0
+        ;   estimate(L, Bound, E),
+            (   Bound \== [], Free == Vs
+            ->  C is 1.0e15 + E           % not connected: only if nothing else is
+            ;   C is 1 + max(E, 1)
+            )
         )
     ;   Free == [],
         C = 0                            % a test, its variables bound
@@ -417,22 +557,57 @@ cost(L, Bound, C) :-
 
 bound_in(Bound, V) :- member(B, Bound), B == V, !.
 
-%   Estimated rows per binding: the facts of the key, divided by the distinct values
-%   of each position that is bound or constant.
-estimate(L, Bound, E) :-
-    literal_key(L, K),
-    size_of(K, N),
-    (   N =< 1
-    ->  E = N
-    ;   literal_args(L, As),
-        distinct_counts(K, L, Counts),
-        foldl(selectivity(Bound), As, Counts, N, E0),
-        E is max(1, E0)
-    ).
+%   The estimated cost of an order: the rows of every step's join, where the rows
+%   carried on after a cut are at most the product of the live variables' domains.
+plan_cost(Steps, Head, Cost) :-
+    plan_cost(Steps, Head, [], 1, 0, Cost).
 
-selectivity(Bound, A, Count, E0, E) :-
-    term_variables(A, Vs),
-    (   Count > 0, forall(member(V, Vs), bound_in(Bound, V))
+plan_cost([], _, _, _, Cost, Cost).
+plan_cost([step(L, _)|Ss], Head, Bound, Rows0, Cost0, Cost) :-
+    (   generator(L)
+    ->  estimate(L, Bound, E),
+        Rows1 is Rows0 * max(E, 1.0e-3)
+    ;   L = ns(_)
+    ->  Rows1 is Rows0 * 0.5
+    ;   Rows1 = Rows0
+    ),
+    Cost1 is Cost0 + Rows1,
+    term_variables(Bound-L, Bound1),
+    term_variables(Head-Ss, Needed),
+    include(bound_in(Needed), Bound1, Live),
+    (   Ss \== []
+    ->  domains_product(Live, [L|Ss], Dom),
+        Rows is min(Rows1, Dom)
+    ;   Rows = Rows1
+    ),
+    plan_cost(Ss, Head, Bound1, Rows, Cost1, Cost).
+
+%   The product over variables of their domain: the fewest distinct values of a
+%   position of a generator they fill (a large number if none says).
+domains_product(Vars, Steps, P) :-
+    foldl(domain_times(Steps), Vars, 1, P).
+
+domain_times(Steps, V, P0, P) :-
+    findall(D, ( member(step(L, _), Steps), generator(L), position_domain(L, V, D) ), Ds),
+    (   Ds == [] -> D = 1.0e6 ; min_list(Ds, D) ),
+    P is P0 * D.
+
+position_domain(L, V, D) :-
+    term_variables(L, Vs),
+    nth1(P, Vs, X), X == V, !,
+    shape_stats(L, _, Counts),
+    nth1(P, Counts, D).
+
+%   Estimated rows per binding: the facts matching the literal's shape, divided by
+%   the distinct values of each of its variables that is bound (below 1 for a lookup
+%   that may fail).
+estimate(L, Bound, E) :-
+    shape_stats(L, Rows, Counts),
+    term_variables(L, Vs),
+    foldl(selectivity(Bound), Vs, Counts, Rows, E).
+
+selectivity(Bound, V, Count, E0, E) :-
+    (   Count > 0, bound_in(Bound, V)
     ->  E is E0 / Count
     ;   E = E0
     ).
@@ -465,7 +640,7 @@ segments([S|Ss], Head, Prev, Acc, Segments) :-
 
 %   model_goal(+Literal, +Source, -Goal): what the literal asks of the model (the
 %   relaxation drops a negated dynamic literal).
-model_goal(s(A), _, in(full, atom, A)).
+model_goal(s(A), Source, in(Source, atom, A)).
 model_goal(p(A), Source, in(Source, atom, A)).
 model_goal(t(F), Source, in(Source, fluent, F)).
 model_goal(m(R, M), Source, in(Source, move, R-M)).
@@ -593,6 +768,9 @@ dynamic_literal(m(_, _)).
 %   a body.
 ground_rules :-
     flag(gdl_ground_rules, _, 0),
+    flag(gdl_ground_atoms, _, 0),
+    trie_new(Atoms),
+    assertz(atoms(Atoms)),
     forall(( member(K-Arity, [legal-2, next-1, terminal-0, goal-2, sees-2]),
              keyword(K, N),
              \+ ( rule(R, H, _), \+ static_rule(R), functor(H, N, _) ),
@@ -668,7 +846,20 @@ emit(H, Pos, Neg) :-
     flag(gdl_ground_rules, C, C + 1),
     limit(rules, Max),
     (   C >= Max -> throw(ground_stop([budget, rules, Max])) ; true ),
-    assertz(out(H, Pos, Neg)).
+    atom_number_of(H, HI),
+    maplist(atom_number_of, Pos, PI),
+    maplist(atom_number_of, Neg, NI),
+    assertz(out(HI, PI, NI)).
+
+%   atom_number_of(+Atom, -N): each ground atom of a ground rule gets a number, in
+%   order of first sight (the network's numbers come later: network/2).
+atom_number_of(A, N) :-
+    atoms(T),
+    (   trie_lookup(T, A, N0)
+    ->  N = N0
+    ;   flag(gdl_ground_atoms, N, N + 1),
+        trie_insert(T, A, N)
+    ).
 
 		 /*******************************
 		 *          THE NETWORK         *
@@ -680,22 +871,30 @@ emit(H, Pos, Neg) :-
 
 network([Base, Moves, NAtoms, RuleStart, LitStart, Lits, StateProg, MoveProg],
         [Legal, Next, Terminal, Goals, Sees, Init]) :-
-    trie_new(Ids),
+    atoms(T),
+    flag(gdl_ground_atoms, NumberOf, NumberOf),
+    findall(N-A, trie_gen(T, A, N), NA0),
+    keysort(NA0, NA),
+    pairs_values(NA, AtomList),
+    Terms =.. [terms|AtomList],           % arg N + 1: the atom numbered N
+    functor(Map, map, NumberOf),          % arg N + 1: its number in the network
+    trie_new(Inputs),                     % t(F) or m(R, M) -> its number
     findall(F, fl(F), Fs0), sort(Fs0, Fs),
-    maplist(wrap(t), Fs, FluentKeys),
-    foldl(number_key(Ids), FluentKeys, 0, NF),
+    foldl(number_input(T, Inputs, Map, t), Fs, 0, NF),
     findall(R-M, mv(R, M), Ms0), sort(Ms0, Ms),
-    maplist(move_key, Ms, MoveKeys),
-    foldl(number_key(Ids), MoveKeys, NF, False),
+    foldl(number_input(T, Inputs, Map, m), Ms, NF, False),
     First is False + 1,
-    % the rules grouped by head, the heads in evaluation order
-    findall((Key-H)-(P-N), ( out(H, P, N), order_key(H, Key) ), Keyed0),
-    msort(Keyed0, Keyed),
-    group_pairs_by_key(Keyed, ByHead),
-    pairs_keys_values(ByHead, KeyHeads, Bodies),
-    pairs_keys_values(KeyHeads, Keys, Heads),
-    foldl(number_key(Ids), Heads, First, NAtoms),
-    maplist(atom_rules(Ids), Bodies, RuleLists),
+    % the heads in evaluation order, then the rules grouped by head
+    findall(H, out(H, _, _), Hs0), sort(Hs0, Hs),
+    maplist(keyed_head(Terms), Hs, Keyed0),
+    keysort(Keyed0, Keyed),
+    pairs_keys_values(Keyed, Keys, Heads),
+    foldl(number_head(Map), Heads, First, NAtoms),
+    findall(FH-(P-N), ( out(H, P, N), I is H + 1, arg(I, Map, FH) ), ByHead0),
+    keysort(ByHead0, ByHead1),
+    group_pairs_by_key(ByHead1, ByHead),
+    pairs_values(ByHead, Bodies),
+    maplist(atom_rules(Map), Bodies, RuleLists),
     length(Pre, First), maplist(=(0), Pre),
     maplist(length, RuleLists, Counts),
     append(Pre, Counts, PerAtom),
@@ -704,22 +903,37 @@ network([Base, Moves, NAtoms, RuleStart, LitStart, Lits, StateProg, MoveProg],
     maplist(length, AllRules, Lengths),
     cumulative(Lengths, 0, LitStart),
     append(AllRules, Lits),
-    numbered(Heads, First, Numbered),
-    pairs_keys(Numbered, Atoms),
+    numlist_from(First, Heads, Atoms),
     programs(Atoms, Keys, RuleLists, NF, False, StateProg, MoveProg),
     maplist(py, Fs, Base),
     maplist(py_move, Ms, Moves),
-    outputs(Numbered, Ids, NF, Legal, Next, Terminal, Goals, Sees),
-    findall(I, ( kw(init, [F], A), fact(A), trie_lookup(Ids, t(F), I) ), Init0),
+    maplist(head_term(Terms), Heads, HeadTerms),
+    outputs(Atoms, HeadTerms, Inputs, NF, Legal, Next, Terminal, Goals, Sees),
+    findall(I, ( kw(init, [F], A), fact(A), trie_lookup(Inputs, t(F), I) ), Init0),
     sort(Init0, Init),
-    trie_destroy(Ids).
+    trie_destroy(Inputs).
 
-wrap(Tag, X, T) :- T =.. [Tag, X].
-move_key(R-M, m(R, M)).
-
-number_key(Ids, Key, I, I1) :-
-    trie_insert(Ids, Key, I),
+%   The fluents (moves) numbered in order; a number of the ground rules' atoms maps
+%   to it.
+number_input(T, Inputs, Map, Tag, X, I, I1) :-
+    (   Tag == t -> Key = t(X) ; X = R-M, Key = m(R, M) ),
+    trie_insert(Inputs, Key, I),
+    (   trie_lookup(T, Key, N) -> J is N + 1, nb_setarg(J, Map, I) ; true ),
     I1 is I + 1.
+
+keyed_head(Terms, H, Key-H) :-
+    I is H + 1, arg(I, Terms, A),
+    order_key(A, Key).
+
+number_head(Map, H, I, I1) :-
+    J is H + 1, nb_setarg(J, Map, I),
+    I1 is I + 1.
+
+head_term(Terms, H, A) :- I is H + 1, arg(I, Terms, A).
+
+numlist_from(First, List, Numbers) :-
+    length(List, N),
+    (   N =:= 0 -> Numbers = [] ; Last is First + N - 1, numlist(First, Last, Numbers) ).
 
 %   Evaluation order: the stratum of the head's relation, then a rule's chain atoms
 %   in their order, then the relation's own atoms.
@@ -729,19 +943,19 @@ order_key(H, k(S, inf)) :- head_stratum(H, S).
 %   The rules of a derived atom as lists of literals (2 * atom, + 1 if negated),
 %   each sorted, without repeats. A positive literal of an atom without rules never
 %   holds (the rule is dropped); a negated one always holds (the literal is dropped).
-atom_rules(Ids, Bodies, Rules) :-
-    findall(Lits, ( member(P-N, Bodies), rule_lits(Ids, P, N, Lits) ), Rules0),
+atom_rules(Map, Bodies, Rules) :-
+    findall(Lits, ( member(P-N, Bodies), rule_lits(Map, P, N, Lits) ), Rules0),
     sort(Rules0, Rules).
 
-rule_lits(Ids, P, N, Lits) :-
-    maplist(positive(Ids), P, PL),
-    foldl(negative(Ids), N, NL, []),
+rule_lits(Map, P, N, Lits) :-
+    maplist(positive(Map), P, PL),
+    foldl(negative(Map), N, NL, []),
     append(PL, NL, L0),
     sort(L0, Lits).
 
-positive(Ids, A, L) :- trie_lookup(Ids, A, I), L is 2 * I.
+positive(Map, A, L) :- I is A + 1, arg(I, Map, X), integer(X), L is 2 * X.
 
-negative(Ids, A, [L|T], T) :- trie_lookup(Ids, A, I), !, L is 2 * I + 1.
+negative(Map, A, [L|T], T) :- I is A + 1, arg(I, Map, X), integer(X), !, L is 2 * X + 1.
 negative(_, _, T, T).
 
 cumulative([], N, [N]).
@@ -753,8 +967,10 @@ cumulative([C|Cs], N, [N|Ns]) :- N1 is N + C, cumulative(Cs, N1, Ns).
 programs(Atoms, Keys, RuleLists, NF, False, StateProg, MoveProg) :-
     maplist(triple, Atoms, Keys, RuleLists, Triples),
     group_by_stratum(Triples, Groups),
-    empty_assoc(M0),
-    foldl(program_group(NF, False), Groups, Parts, M0, _),
+    length(Atoms, N),
+    Size is False + N + 1,
+    functor(Moving, moving, Size),        % arg A + 1: whether atom A moves
+    maplist(program_group(NF, False, Moving), Groups, Parts),
     partition(moving_part, Parts, MoveParts, StateParts),
     pairs_values(MoveParts, MP), append(MP, MoveProg),
     pairs_values(StateParts, SP), append(SP, StateProg).
@@ -777,38 +993,49 @@ take_stratum([t(A, S, Rs)|T], S, [A-Rs|Ms], Rest) :- !, take_stratum(T, S, Ms, R
 take_stratum(Rest, _, [], Rest).
 
 %   One group into the state or move program: it moves if a rule reads a move or a
-%   moving atom (Moving: an assoc of the moving atoms so far).
-program_group(NF, False, single(A-Rs), Kind-[A], M0, M) :-
-    (   reads_moving(Rs, NF, False, M0) -> Kind = move, put_assoc(A, M0, t, M)
-    ;   Kind = state, M = M0
+%   moving atom (Moving: a term whose argument A + 1 is bound for a moving atom A).
+program_group(NF, False, Moving, single(A-Rs), Kind-[A]) :-
+    (   reads_moving(Rs, NF, False, Moving) -> Kind = move, moving(Moving, A)
+    ;   Kind = state
     ).
-program_group(NF, False, cyclic(Members), Kind-[Marker|Atoms], M0, M) :-
+program_group(NF, False, Moving, cyclic(Members), Kind-[Marker|Atoms]) :-
     pairs_keys(Members, Atoms),
     length(Atoms, K), Marker is -K,
-    (   member(_-Rs, Members), reads_moving(Rs, NF, False, M0)
-    ->  Kind = move, foldl(moving_atom, Atoms, M0, M)
-    ;   Kind = state, M = M0
+    (   member(_-Rs, Members), reads_moving(Rs, NF, False, Moving)
+    ->  Kind = move, maplist(moving(Moving), Atoms)
+    ;   Kind = state
     ).
 
-moving_atom(A, M0, M) :- put_assoc(A, M0, t, M).
+moving(Moving, A) :- I is A + 1, nb_setarg(I, Moving, t).
 
 reads_moving(Rules, NF, False, Moving) :-
     member(Lits, Rules), member(L, Lits),
     A is L >> 1,
-    (   A >= NF, A < False -> true ; get_assoc(A, Moving, _) ), !.
+    (   A >= NF, A < False -> true ; I is A + 1, arg(I, Moving, X), X == t ), !.
 
 %   What the network answers: legal atoms with their move, next atoms with their
 %   fluent, terminal, goal and sees atoms with their role and value or percept.
-outputs(Numbered, Ids, NF, Legal, Next, Terminal, Goals, Sees) :-
-    findall([MI, A], ( member(A-H, Numbered), kw(legal, [R, M], H),
-                       trie_lookup(Ids, m(R, M), I), MI is I - NF ), Legal),
-    findall([A, FI], ( member(A-H, Numbered), kw(next, [F], H),
-                       trie_lookup(Ids, t(F), FI) ), Next),
-    (   member(T-TH, Numbered), kw(terminal, [], TH) -> Terminal = T ; Terminal = -1 ),
-    findall([PR, PV, A], ( member(A-H, Numbered), kw(goal, [R, V], H),
-                           py(R, PR), py(V, PV) ), Goals),
-    findall([PR, PP, A], ( member(A-H, Numbered), kw(sees, [R, P], H),
-                           py(R, PR), py(P, PP) ), Sees).
+outputs(Atoms, Terms, Inputs, NF, Legal, Next, Terminal, Goals, Sees) :-
+    foldl(output(Inputs, NF), Atoms, Terms, o([], [], -1, [], [])-x, o(L, N, Terminal, G, S)-x),
+    reverse(L, Legal), reverse(N, Next), reverse(G, Goals), reverse(S, Sees).
+
+output(Inputs, NF, A, H, o(L, N, Tm, G, S)-x, Out-x) :-
+    (   kw(legal, [R, M], H)
+    ->  trie_lookup(Inputs, m(R, M), I), MI is I - NF,
+        Out = o([[MI, A]|L], N, Tm, G, S)
+    ;   kw(next, [F], H)
+    ->  trie_lookup(Inputs, t(F), FI),
+        Out = o(L, [[A, FI]|N], Tm, G, S)
+    ;   kw(terminal, [], H)
+    ->  Out = o(L, N, A, G, S)
+    ;   kw(goal, [R, V], H)
+    ->  py(R, PR), py(V, PV),
+        Out = o(L, N, Tm, [[PR, PV, A]|G], S)
+    ;   kw(sees, [R, P], H)
+    ->  py(R, PR), py(P, PP),
+        Out = o(L, N, Tm, G, [[PR, PP, A]|S])
+    ;   Out = o(L, N, Tm, G, S)
+    ).
 
 		 /*******************************
 		 *           PY FORM            *
