@@ -304,11 +304,17 @@ add_fact(A) :-
 add_fluent(F) :- ( add(fluent, F) -> true ; true ).
 add_move(R, M) :- ( add(move, R-M) -> true ; true ).
 
-%   The facts of the model, at most MaxRules of them: each needs a ground rule.
+%   The dynamic facts of the model, at most MaxRules of them: each is the head of a
+%   ground rule at least, so more would be more ground rules than allowed. (Static
+%   facts become no rule: only the worker's memory bounds them.)
 grew :-
     flag(gdl_ground_facts, N, N + 1),
-    limit(rules, Max),
-    (   N >= Max -> throw(ground_stop([budget, facts, Max])) ; true ).
+    (   limit(phase, relaxed)
+    ->  flag(gdl_ground_dynamic_facts, D, D + 1),
+        limit(rules, Max),
+        (   D >= Max -> throw(ground_stop([budget, rules, Max])) ; true )
+    ;   true
+    ).
 
 %   A term deeper than the bound: a relaxation that grows without end.
 check_depth(T) :-
@@ -749,6 +755,9 @@ stratified(S, Rules) :-
 %   2. The relaxation: fluents of init, moves and fluents of static legal and next
 %   facts, then every dynamic rule until nothing new comes.
 relaxed_model(Rounds) :-
+    retractall(limit(phase, _)),
+    assertz(limit(phase, relaxed)),
+    flag(gdl_ground_dynamic_facts, _, 0),
     forall(( kw(init, [F], I), fact(I) ), add_fluent(F)),
     forall(( kw(next, [F], N), fact(N) ), add_fluent(F)),
     forall(( kw(legal, [R, M], L), fact(L) ), add_move(R, M)),

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import gc
 import time
-from dataclasses import dataclass
 from array import array
+from dataclasses import dataclass
 from typing import Any
 
 from gdl2pl.bridge.errors import QueryInterrupted
@@ -56,14 +56,17 @@ KEYWORD_RELATIONS = (
 
 @dataclass(frozen=True)
 class GroundingBudget:
-    """What grounding one game may take: wall-clock seconds, Prolog inferences, ground
-    rules (and facts of the relaxed model), and the depth of a derived term. Past any
-    of them ``GroundingBudgetError`` says which."""
+    """What grounding one game may take: wall-clock seconds (for the whole build:
+    grounding, handing the network back, building and tuning it), Prolog inferences,
+    ground rules (and facts of the relaxed model), the depth of a derived term, and the
+    grounding worker's memory. Past any of them ``GroundingBudgetError`` says which."""
 
     seconds: float = 30.0
     inferences: int = 1_000_000_000
     rules: int = 2_000_000
     depth: int = 64
+    #: bytes of address space the grounding worker may use (``compiled/build.py``)
+    memory: int = 4 * 2**30
 
 
 class _Names:
@@ -72,6 +75,14 @@ class _Names:
     def __init__(self) -> None:
         self.ids: dict[tuple[str, str, int], int] = {}
         self.keys: list[tuple[str, str, int]] = []
+
+    @classmethod
+    def of(cls, keys: list[tuple[str, str, int]]) -> _Names:
+        """The names whose ids are ``keys``' positions."""
+        names = cls()
+        names.keys = [(str(k), str(n), int(a)) for k, n, a in keys]
+        names.ids = {k: i for i, k in enumerate(names.keys)}
+        return names
 
     def id(self, kind: str, name: str, arity: int) -> int:
         key = (kind, name, arity)
@@ -94,10 +105,26 @@ class _Names:
         return [self.id("r", name, arity), *(self.term(a, variables) for a in args)]
 
     def raw(self, py: Any) -> Raw:
-        """The Prolog engine's raw form of a term in py form."""
+        """The Prolog engine's raw form of a term in py form (iteratively: a term may be
+        as deep as the grounder's depth bound, and Python's stack is not)."""
         if isinstance(py, int):
             return self.keys[py][1]
-        return (self.keys[py[0]][1], *(self.raw(a) for a in py[1:]))
+        # post-order over the nested lists, building tuples bottom-up
+        out: list[Any] = []
+        stack: list[tuple[Any, bool]] = [(py, False)]
+        while stack:
+            node, done = stack.pop()
+            if isinstance(node, int):
+                out.append(self.keys[node][1])
+            elif done:
+                k = len(node) - 1
+                args = out[len(out) - k :] if k else []
+                del out[len(out) - k :]
+                out.append((self.keys[node[0]][1], *args))
+            else:
+                stack.append((node, True))
+                stack.extend((a, False) for a in reversed(node[1:]))
+        return out[0]
 
 
 def _encode(rules: list[FlatRule], names: _Names, dynamic: set[str]) -> list[list[Any]]:
@@ -157,17 +184,24 @@ def _check_safe(r: FlatRule) -> None:
                 )
 
 
-def ground_network(
-    rules: list[FlatRule],
-    normalized: Description,
-    roles: tuple[Raw, ...],
-    game: str,
-    budget: GroundingBudget | None = None,
-) -> Network:
-    """The network of ``rules`` (the flat rules of ``normalized``, as the Prolog engine
-    loaded them), grounded within ``budget``; ``roles`` are the engine's raw roles."""
-    budget = budget or GroundingBudget()
-    start = time.perf_counter()
+@dataclass(frozen=True)
+class GroundingInput:
+    """A game's rules as the grounder takes them (see gdl_ground.pl): numbered rules,
+    the relations' strata, the keywords' relation ids, and ``names``, what each number
+    stands for ((kind, name, arity) per id). Numbers, text and lists only (it crosses to
+    the grounding worker as JSON)."""
+
+    rules: list[Any]
+    relations: list[list[int]]
+    keywords: list[int]
+    names: list[tuple[str, str, int]]
+
+
+def grounding_input(rules: list[FlatRule], normalized: Description, game: str) -> GroundingInput:
+    """What the grounder needs of ``rules`` (the flat rules of ``normalized``, as the
+    Prolog engine loaded them): only the rules that what a network answers depends on.
+    ``CompileRefusedError`` for a game that has no network (a legal, terminal or goal
+    that depends on ``does``; an unsafe rule, named by place)."""
     graph = dependency_graph(normalized, key=str)
     _refuse_moves_in_state_questions(graph, game)
     dynamic = set(graph.dependents(INPUT_RELATIONS)) | set(INPUT_RELATIONS)
@@ -182,7 +216,21 @@ def ground_network(
             if lit[0] == "np":
                 lit[0] = "nd"
     keywords = [names.id("r", n, a) for n, a in KEYWORD_RELATIONS]
-    relations = _strata(graph, names)
+    return GroundingInput(data, _strata(graph, names), keywords, list(names.keys))
+
+
+def ground_network(
+    inp: GroundingInput,
+    roles: tuple[Raw, ...],
+    game: str,
+    budget: GroundingBudget | None = None,
+) -> Network:
+    """The network of ``inp``, grounded by the reasoner in this process within
+    ``budget``; ``roles`` are the Prolog engine's raw roles. (A player grounds in a
+    worker process instead: ``NetworkBuild``.)"""
+    budget = budget or GroundingBudget()
+    start = time.perf_counter()
+    names = _Names.of(inp.names)
     janus = runtime_with("gdl2pl.compiled", "gdl_ground.pl")
     paused = gc.isenabled()
     gc.disable()  # the answer is large lists of ints, none in a cycle
@@ -191,9 +239,9 @@ def ground_network(
             result = janus.apply_once(
                 "gdl_ground",
                 "ground_game",
-                data,
-                relations,
-                keywords,
+                inp.rules,
+                inp.relations,
+                inp.keywords,
                 [budget.inferences, budget.rules, budget.depth],
             )
     except QueryInterrupted:
@@ -232,8 +280,6 @@ def _figure(what: str, figure: Any) -> str:
         return f"more than its budget of {figure:,} Prolog inferences"
     if what == "rules":
         return f"more than {figure:,} ground rules"
-    if what == "facts":
-        return f"a relaxed model of more than {figure:,} facts"
     if what == "tripwire":
         return f"a term deeper than {figure} (one that grows without end)"
     return f"more memory than Prolog allows ({figure})"

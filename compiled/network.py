@@ -23,7 +23,6 @@ from typing import Any
 
 from gdl2pl.vocabulary import goal_number
 
-
 Raw = Any
 
 
@@ -166,6 +165,12 @@ class PyEvaluator:
             if val[a]:
                 out[f] = 1
         return bytes(out)
+
+    def sees(self, state: bytes, moves: Sequence[int]) -> list[list[int]]:
+        """Per role, the indices of its percepts when ``moves`` is played in ``state``."""
+        self.next(state, moves)
+        val = self.val
+        return [[k for k, (a, _) in enumerate(ps) if val[a]] for ps in self.net.sees]
 
     def set_moves(self, objects: tuple[Any, ...]) -> None:
         """The objects, one per move index, that ``step(..., 2)`` answers legal moves with."""
