@@ -18,6 +18,7 @@ from abc import ABC
 from abc import abstractmethod
 from collections.abc import Iterable
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import NamedTuple
 from typing import Self
@@ -71,6 +72,17 @@ def check_max_depth(max_depth: object) -> int:
     if isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0:
         raise ValueError(f"max_depth must be a whole number >= 0, not {max_depth!r}")
     return max_depth
+
+
+@dataclass(frozen=True)
+class EngineChoice:
+    """Which engine answers a machine's questions, and why (a sentence)."""
+
+    engine: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.engine} engine: {self.reason}"
 
 
 class Step(NamedTuple):
@@ -141,6 +153,22 @@ class GameMachine(ABC):
     name: str
     #: The game's translation (what it declares, its dialect, whether it is GDL-II).
     translation: Translation
+
+    _engine_choice: EngineChoice | None = None
+
+    @property
+    def engine_choice(self) -> EngineChoice:
+        """Which engine answers this machine's questions now, and why."""
+        if self._engine_choice is None:
+            return EngineChoice(self.engine, "the engine asked for")
+        return self._engine_choice
+
+    @engine_choice.setter
+    def engine_choice(self, choice: EngineChoice) -> None:
+        self._engine_choice = choice
+
+    #: The name of the engine behind this class ("prolog", "compiled"...).
+    engine: str = "prolog"
 
     # -- the primitives an engine supplies ----------------------------------------------
 
