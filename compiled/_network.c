@@ -45,6 +45,8 @@ typedef struct {
     int32_t *goal_start;   /* n_roles + 1, into goal_atom / goal_values */
     int32_t *goal_atom;
     PyObject *goal_values; /* a tuple: per goal entry, its value (an int, -1 if none) */
+    int32_t *sees_start;   /* n_roles + 1, into sees_atom / sees_percept (GDL-II) */
+    int32_t *sees_atom, *sees_percept;
     uint8_t *val;          /* every atom's value */
     uint8_t *current;      /* the state whose state program val holds */
     int has_current;
@@ -357,7 +359,8 @@ release_arrays(Network *self)
                       self->always_start, self->always_rules, self->cand_next, self->sc_head,
                       self->mc_head, self->sc_stamp, self->mc_stamp, self->move_legal,
                       self->move_role, self->group_of, self->occ_start, self->occ_rules,
-                      self->missing, self->queue, self->result_moves, self->result_count};
+                      self->missing, self->queue, self->result_moves, self->result_count,
+                      self->sees_start, self->sees_atom, self->sees_percept};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) PyMem_Free(arrays[i]);
     self->rule_start = self->lit_start = self->lits = self->state_prog = NULL;
     self->move_prog = self->legal_start = self->legal_atom = self->legal_move = NULL;
@@ -370,6 +373,7 @@ release_arrays(Network *self)
     self->group_of = self->occ_start = self->occ_rules = self->missing = self->queue = NULL;
     self->result_moves = NULL;
     self->result_count = NULL;
+    self->sees_start = self->sees_atom = self->sees_percept = NULL;
     Py_CLEAR(self->goal_values);
     Py_CLEAR(self->move_objects);
     self->watched = 0;
@@ -472,9 +476,10 @@ build_occurrences(Network *self)
 }
 
 /* Network(n_atoms, n_fluents, n_moves, rule_start, lit_start, lits, state_program,
-           move_program, legal, next, terminal, goals): see compiled/network.py.
+           move_program, legal, next, terminal, goals[, sees]): see compiled/network.py.
    Integer arrays may be sequences or buffers of C ints; legal is per role a list of
-   (atom, move index), goals per role a list of (atom, value: an int, -1 if none). */
+   (atom, move index), goals per role a list of (atom, value: an int, -1 if none), sees
+   (GDL-II) per role a list of (atom, percept index). */
 static int build(Network *self, PyObject *args);
 
 static int
@@ -493,10 +498,10 @@ Network_init(Network *self, PyObject *args, PyObject *kw)
 static int
 build(Network *self, PyObject *args)
 {
-    PyObject *rs, *ls, *lits, *sp, *mp, *legal, *next, *goals;
+    PyObject *rs, *ls, *lits, *sp, *mp, *legal, *next, *goals, *sees = NULL;
     int n_atoms, n_fluents, n_moves, terminal;
-    if (!PyArg_ParseTuple(args, "iiiOOOOOOOiO", &n_atoms, &n_fluents, &n_moves, &rs, &ls,
-                          &lits, &sp, &mp, &legal, &next, &terminal, &goals))
+    if (!PyArg_ParseTuple(args, "iiiOOOOOOOiO|O", &n_atoms, &n_fluents, &n_moves, &rs, &ls,
+                          &lits, &sp, &mp, &legal, &next, &terminal, &goals, &sees))
         return -1;
     if (n_fluents < 0 || n_moves < 0 || n_atoms < 1 ||
         (int64_t)n_fluents + n_moves + 1 > n_atoms || n_atoms > INT32_MAX / 2 - 1) {
@@ -552,6 +557,14 @@ build(Network *self, PyObject *args)
     if (pairs_per_role(goals, self->n_roles, "goals", n_atoms, &self->goal_start,
                        &self->goal_atom, NULL, -1, &self->goal_values) < 0)
         return -1;
+    if (sees) {
+        if (pairs_per_role(sees, self->n_roles, "sees", n_atoms, &self->sees_start,
+                           &self->sees_atom, &self->sees_percept, INT32_MAX, NULL) < 0)
+            return -1;
+    } else {
+        self->sees_start = ALLOC((Py_ssize_t)n_roles + 1, int32_t);
+        if (!self->sees_start) return -1;
+    }
     PyObject *nexts = PySequence_Tuple(next);   /* a copy (see pairs_per_role) */
     if (!nexts) return -1;
     self->n_next = PyTuple_GET_SIZE(nexts);
@@ -948,6 +961,44 @@ Network_next(Network *self, PyObject *args)
     return out;
 }
 
+/* sees(state, joint) -> per role, the indices of its percepts (GDL-II's sees) when the
+   joint move (one move index per role; legality is not checked) is played in state. */
+static PyObject *
+Network_sees(Network *self, PyObject *args)
+{
+    PyObject *state, *moves;
+    const uint8_t *s;
+    if (!PyArg_ParseTuple(args, "OO", &state, &moves)) return NULL;
+    if (enter(self) < 0) return NULL;
+    if (state_arg(self, state, &s) < 0) { leave(self); return NULL; }
+    uint8_t *buf = ALLOC((Py_ssize_t)self->n_fluents + 1, uint8_t);
+    if (!buf) { leave(self); return NULL; }
+    install(self, s);
+    if (joint_arg(self, moves, 0) == -2) { PyMem_Free(buf); leave(self); return NULL; }
+    successor(self, buf);
+    PyMem_Free(buf);
+    /* the percepts that hold, counted then listed: val cannot change meanwhile (the
+       network is held by this call) */
+    PyObject *out = PyList_New(self->n_roles);
+    for (int32_t r = 0; out && r < self->n_roles; r++) {
+        Py_ssize_t k = 0;
+        for (int32_t i = self->sees_start[r]; i < self->sees_start[r + 1]; i++)
+            k += self->val[self->sees_atom[i]] != 0;
+        PyObject *ps = PyList_New(k);
+        if (!ps) { Py_CLEAR(out); break; }
+        PyList_SET_ITEM(out, r, ps);
+        Py_ssize_t j = 0;
+        for (int32_t i = self->sees_start[r]; i < self->sees_start[r + 1] && j < k; i++) {
+            if (!self->val[self->sees_atom[i]]) continue;
+            PyObject *x = PyLong_FromLong(self->sees_percept[i]);
+            if (!x) { Py_CLEAR(out); break; }
+            PyList_SET_ITEM(ps, j++, x);
+        }
+    }
+    leave(self);
+    return out;
+}
+
 /* set_moves(objects): the tuple of objects, one per move index, that step(..., 2)
    answers legal moves with. */
 static PyObject *
@@ -1034,6 +1085,9 @@ Network_seed(Network *self, PyObject *arg)
    Returns the depth (>= 0); -1 - r when role r has no legal move (buf: that state);
    PLAYOUT_STOPPED when pace says stop. */
 #define PLAYOUT_STOPPED INT64_MIN
+
+/* The most bytes of results one playouts() call keeps (1 GiB). */
+#define MAX_RESULT_BYTES ((Py_ssize_t)1 << 30)
 
 static int64_t
 playout(Network *self, uint8_t *buf, int64_t max_depth, Pace *pace)
@@ -1135,8 +1189,15 @@ Network_playouts(Network *self, PyObject *args)
     Py_ssize_t per = (Py_ssize_t)self->n_roles;
     int32_t *results = NULL;
     int64_t *depths = NULL;
-    if (checked_mul(n, per * (Py_ssize_t)sizeof(int32_t) + (Py_ssize_t)sizeof(int64_t)) < 0) {
+    /* the answer holds a pair per role and playout: past MAX_RESULT_BYTES of them
+       (whatever the allocator would promise) it is refused, not filled for hours */
+    Py_ssize_t bytes = checked_mul(n, per * (Py_ssize_t)sizeof(int32_t) +
+                                      (Py_ssize_t)sizeof(int64_t));
+    if (bytes < 0 || bytes > MAX_RESULT_BYTES) {
         leave(self);
+        if (bytes >= 0)
+            PyErr_Format(PyExc_MemoryError,
+                         "%zd playouts do not fit in one answer (ask for them in parts)", n);
         return NULL;
     }
     uint8_t *buf = ALLOC((Py_ssize_t)self->n_fluents + 1, uint8_t);
@@ -1324,6 +1385,9 @@ static PyMethodDef Network_methods[] = {
      "goals(state) -> per role, the indices of its goal values that hold"},
     {"next", (PyCFunction)Network_next, METH_VARARGS,
      "next(state, joint) -> the next state (legality is not checked)"},
+    {"sees", (PyCFunction)Network_sees, METH_VARARGS,
+     "sees(state, joint) -> per role, the indices of its percepts (legality is not "
+     "checked)"},
     {"depth_charge", (PyCFunction)Network_depth_charge, METH_VARARGS,
      "depth_charge(state, max_depth) -> ('done', state, depth) | ('stuck', role, state)"},
     {"playouts", (PyCFunction)Network_playouts, METH_VARARGS,
