@@ -70,6 +70,7 @@ class NetworkBuild:
                 "relations": inp.relations,
                 "keywords": inp.keywords,
                 "names": inp.names,
+                "sources": inp.sources,
             },
             "roles": [_json_raw(r) for r in roles],
         }

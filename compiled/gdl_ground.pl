@@ -83,7 +83,9 @@
 %                Atom]] (py form), Init [FluentIndex...]
 %     Stats = [Facts, Rounds, GroundRules, Profile] with Profile [[Rule, Rows,
 %                Rules, Cpu], ...]
-%   or [budget, What, Figure] (What: inferences, rules, facts, tripwire, memory),
+%   or [budget, What, Figure, Rule, Profile, Sizes] (What: inferences, rules, tripwire,
+%   memory; Rule: the rule at work, -1 if none; Profile as in Stats, of the rules done;
+%   Sizes: [[Predicate, Arity, Facts], ...] of the model so far),
 %   [unsafe, Where], [unstratified], [interrupted].
 
 ground_game(Rules, Relations, Keywords, [Inferences, MaxRules, MaxDepth], Result) :-
@@ -101,6 +103,13 @@ ground_game(Rules, Relations, Keywords, [Inferences, MaxRules, MaxDepth], Result
     ).
 
 caught(gdl_error(interrupted), [interrupted], done) :- !.
+caught(ground_stop([budget, What, Figure]), [budget, What, Figure, Rule, Profile, Sizes],
+       done) :-
+    !,                                   % which rule was at work, and what came before
+    flag(gdl_ground_rule, Rule, Rule),
+    findall([R, Rows, N, Cpu], profile(R, Rows, N, Cpu), Profile),
+    findall([Name, Arity, Count],
+            ( sizes(T), trie_gen(T, Name/Arity, Count), atom(Name) ), Sizes).
 caught(ground_stop(Result), Result, done) :- !.
 caught(error(resource_error(What), _), [budget, memory, Name], done) :-
     !,
@@ -664,6 +673,7 @@ must_ground(X) :-
 
 %   The heads a rule derives (Delta: which literal reads the delta, or none).
 derive(Id, Delta, Heads) :-
+    flag(gdl_ground_rule, _, Id),
     rule(Id, Head, Body),
     plan(Body, Head, Delta, Segments),
     foldl(join_model, Segments, [v], Heads).
@@ -733,6 +743,7 @@ delta_may_match(m(R, M)) :- \+ \+ in(delta, move, R-M).
 %   1. The static relations, stratum after stratum.
 static_model :-
     flag(gdl_ground_facts, _, 0),
+    flag(gdl_ground_rule, _, -1),
     findall(S-R, ( static_rule(R), rule(R, H, _), head_stratum(H, S) ), Pairs),
     keysort(Pairs, Sorted),
     group_pairs_by_key(Sorted, ByStratum),
@@ -789,6 +800,7 @@ ground_rules :-
     forall(( rule(R, _, _), \+ static_rule(R) ), ground_rule(R)).
 
 ground_rule(Id) :-
+    flag(gdl_ground_rule, _, Id),
     statistics(cputime, T0),
     rule(Id, Head, Body),
     plan(Body, Head, none, Segments),

@@ -25,6 +25,7 @@ from gdl2pl.depgraph import dependency_graph
 from gdl2pl.flatten import FlatRule
 from gdl2pl.flatten import relation_key
 from gdl2pl.syntax import Const
+from gdl2pl.syntax import clause_line
 from gdl2pl.syntax import Description
 from gdl2pl.syntax import Distinct
 from gdl2pl.syntax import Func
@@ -195,6 +196,8 @@ class GroundingInput:
     relations: list[list[int]]
     keywords: list[int]
     names: list[tuple[str, str, int]]
+    #: per rule, where it comes from (``file:line:column``) and its text, for messages
+    sources: list[str]
 
 
 def grounding_input(rules: list[FlatRule], normalized: Description, game: str) -> GroundingInput:
@@ -207,8 +210,9 @@ def grounding_input(rules: list[FlatRule], normalized: Description, game: str) -
     dynamic = set(graph.dependents(INPUT_RELATIONS)) | set(INPUT_RELATIONS)
     relevant = _relevant(graph)
     names = _Names()
+    kept = [r for r in rules if r.head.name in relevant]
     try:
-        data = _encode([r for r in rules if r.head.name in relevant], names, dynamic)
+        data = _encode(kept, names, dynamic)
     except CompileRefusedError as e:
         raise CompileRefusedError(f"{game}: cannot be compiled: {e}") from None
     for rule in data:
@@ -216,7 +220,15 @@ def grounding_input(rules: list[FlatRule], normalized: Description, game: str) -
             if lit[0] == "np":
                 lit[0] = "nd"
     keywords = [names.id("r", n, a) for n, a in KEYWORD_RELATIONS]
-    return GroundingInput(data, _strata(graph, names), keywords, list(names.keys))
+    sources = [_source(r) for r in kept]
+    return GroundingInput(data, _strata(graph, names), keywords, list(names.keys), sources)
+
+
+def _source(r: FlatRule) -> str:
+    """Where a rule comes from and its text, for a message (``file:line:col: rule``)."""
+    text = clause_line(r.source, 160)
+    pos = r.source.pos
+    return f"{pos}: {text}" if pos else text
 
 
 def ground_network(
@@ -260,7 +272,14 @@ def ground_network(
             f"{game}: grounding took more than its budget of {budget.seconds:g} s"
         )
     if tag == "budget":
-        raise GroundingBudgetError(f"{game}: grounding needs {_figure(result[1], result[2])}")
+        rule = result[3] if len(result) > 3 else -1
+        at = f" (at the rule {inp.sources[rule]})" if 0 <= rule < len(inp.sources) else ""
+        error = GroundingBudgetError(f"{game}: grounding needs {_figure(result[1], result[2])}{at}")
+        error.profile = [tuple(p) for p in result[4]] if len(result) > 4 else []
+        error.sizes = (
+            [(_model_name(names, n), a, c) for n, a, c in result[5]] if len(result) > 5 else []
+        )
+        raise error
     if tag == "unsafe":
         raise CompileRefusedError(
             f"{game}: cannot be compiled: a rule leaves a variable unbound (an unsafe rule "
@@ -272,6 +291,17 @@ def ground_network(
             "negation is not stratified by relation)"
         )
     return _network(result, names, roles, seconds)
+
+
+def _model_name(names: _Names, predicate: str) -> str:
+    """The relation, fluent or move a predicate of the grounder's model stands for:
+    g<id> a relation, tg<id> (tc...) a fluent's functor, mg<id> a move's."""
+    kind = {"g": "", "t": "true ", "m": "does "}.get(predicate[:1], "")
+    rest = predicate[1:] if kind else predicate
+    digits = rest.lstrip("g")
+    if digits.isdigit() and int(digits) < len(names.keys):
+        return kind + names.keys[int(digits)][1]
+    return predicate
 
 
 def _figure(what: str, figure: Any) -> str:

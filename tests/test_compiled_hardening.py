@@ -418,3 +418,41 @@ def test_simulate_of_a_huge_count_runs_in_bounded_memory_and_stops_at_ctrl_c() -
     assert "Traceback" not in err or "KeyboardInterrupt" in err
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB, the largest child
     assert peak < 1_000_000, peak
+
+
+def ended_many_rules(n: int) -> str:
+    """``many_rules`` with a clock: it ends after five steps."""
+    succ = " ".join(f"(succ {i} {i + 1})" for i in range(5))
+    return many_rules(n).replace(
+        "(<= terminal (true (c 5)))",
+        f"(init (t 0)) {succ} (<= (next (t ?y)) (true (t ?x)) (succ ?x ?y)) "
+        "(<= terminal (true (t 5)))",
+    ).replace("(<= (goal p 100) (true (c 5)))", "(<= (goal p 100) (true (t 5)))")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [cycle_game(4000), ended_many_rules(700)],
+    ids=["cycle-4000", "many-rules-700"],
+)
+def test_serve_on_auto_answers_every_message_of_a_big_game_in_time(text: str) -> None:
+    """``gdl2pl serve --engine auto`` (the default) under a 10 s start clock and 2 s
+    play clock: the games that once froze the player (a 4,000-node cycle, 23 s to answer
+    a 10 s start) or cost it a minute of grounding are played to their end with every
+    move legal and in time, the grounding going on in its worker meanwhile."""
+    from gdl2pl.bridge import swipl
+    from gdl2pl.ggp.manager import run_match
+    from gdl2pl.ggp.player import GamePlayer
+    from gdl2pl.ggp.server import serving
+    from gdl2pl.ggp.strategy import make_strategy
+    from gdl2pl.load import parse_game
+
+    swipl.attach_thread()
+    d = parse_game(text, file="big.kif")
+    player = GamePlayer(lambda: make_strategy("mcts", 3), name="auto")
+    assert player.engine == "auto"
+    with serving([player]) as (server,):
+        rec = run_match(d, [server.url], game_name="big.kif", start_clock=10, play_clock=2,
+                        seed=1, engine="prolog")
+    assert rec["isCompleted"] and not rec["isAborted"], rec.get("abortReason")
+    assert all(e == [""] for e in rec["errors"]), rec["errors"]  # no late, illegal, missing
