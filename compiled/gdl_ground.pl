@@ -805,40 +805,87 @@ ground_rule(Id) :-
     rule(Id, Head, Body),
     plan(Body, Head, none, Segments),
     flag(gdl_ground_rules, N0, N0),
-    foldl(join_ground(Id, Segments), Segments, 1-[v]-none, _-Rows-_),
+    chain(Id, Segments, Rules, Rows, Flat, Atoms),
+    length(Rules, ChainRules),
+    (   Segments = [_, _|_], Flat =< ChainRules + 16 * Atoms
+    ->  flat(Segments, Head)             % the chain would not make the network cheaper
+    ;   forall(member(r(H, B, N), Rules), emit(H, B, N))
+    ),
     flag(gdl_ground_rules, N1, N1),
     statistics(cputime, T1),
     Cpu is T1 - T0,
     N is N1 - N0,
     assertz(profile(Id, Rows, N, Cpu)).
 
-%   One segment: every binding carried in (Rows0) joined with its steps; each row is
-%   a ground rule whose head is the segment's next bindings as an atom x(Id, K, Next)
-%   (the rule's head for the last segment), whose body is the previous segment's
-%   atom (if it had one) and the dynamic atoms of the steps.
-join_ground(Id, Segments, seg(Prev, Steps, Next), K-Rows0-PrevAux, K1-Rows-Aux) :-
-    K1 is K + 1,
+%   A chain's atom costs the evaluator about as much as sixteen rules (every atom of a
+%   program is visited at every step, a rule only once the atom it watches holds: see
+%   _network.c), so a rule keeps its chain only where that makes the network cheaper.
+
+%!  chain(+Id, +Segments, -Rules, -Rows, -Flat, -Atoms) is det.
+%
+%   The ground rules of a rule's chain of joins (r(Head, Pos, Neg), not yet emitted),
+%   the ground instances of its head (Rows), how many ground rules the rule would have
+%   without the chain (Flat: each binding carries the number of whole body instances
+%   it stands for), and the chain's atoms of its own (Atoms).
+chain(Id, Segments, Rules, Rows, Flat, Atoms) :-
     length(Segments, Last),
+    foldl(join_ground(Id, Last), Segments, Parts, 1-[v-1]-none-0, _-Final-_-Atoms),
+    append(Parts, Rules),
+    Final = final(Rows, Flat).
+
+%   One segment: every binding carried in (Rows0, with its count) joined with its
+%   steps; each row is a ground rule whose head is the segment's next bindings as an
+%   atom x(Id, K, Next) (the rule's head for the last segment), whose body is the
+%   previous segment's atom (if it had one) and the dynamic atoms of the steps.
+join_ground(Id, Last, seg(Prev, Steps, Next), Rules, K-Rows0-PrevAux-A0, K1-Rows-Aux-A) :-
+    K1 is K + 1,
     ground_goals(Steps, Goals, Pos, Neg),
     list_conj(Goals, Goal),
-    findall(e(Prev, Next, Pos, Neg), ( member(Prev, Rows0), Goal ), Es),
+    findall(e(Prev, Next, Pos, Neg, C), ( member(Prev-C, Rows0), Goal ), Es),
     (   K =:= Last
     ->  Aux = head
     ;   Pos == [], Neg == [], PrevAux == none
     ->  Aux = none                         % static so far: no atom
     ;   Aux = K
     ),
-    forall(member(e(P, X, Ps, Ns), Es),
-           (   ( Aux == head -> H = X ; H = x(Id, K, X) ),
-               ( PrevAux == none -> B = Ps ; B = [x(Id, PrevAux, P)|Ps] ),
-               append(Ns, N),
-               (   ( Aux \== none ) -> emit(H, B, N) ; true )
-           )),
+    findall(r(H, B, N),
+            (   Aux \== none,
+                member(e(P, X, Ps, Ns, _), Es),
+                ( Aux == head -> H = X ; H = x(Id, K, X) ),
+                ( PrevAux == none -> B = Ps ; B = [x(Id, PrevAux, P)|Ps] ),
+                append(Ns, N)
+            ),
+            Rules),
     (   Aux == head
-    ->  length(Es, Rows)
-    ;   findall(X, member(e(_, X, _, _), Es), Xs),
-        sort(Xs, Rows)
+    ->  length(Es, Count),
+        foldl([e(_, _, _, _, C), F0, F]>>(F is F0 + C), Es, 0, Flat),
+        Rows = final(Count, Flat),
+        A = A0
+    ;   findall(X-C, member(e(_, X, _, _, C), Es), XCs),
+        msort(XCs, Sorted),
+        sum_counts(Sorted, Rows),
+        (   Aux == none -> A = A0 ; length(Rows, NA), A is A0 + NA )
     ).
+
+%   Pairs Key-Count sorted by key, with the counts of equal keys added.
+sum_counts([], []).
+sum_counts([K-C|T], Out) :- sum_counts(T, K, C, Out).
+
+sum_counts([], K, C, [K-C]).
+sum_counts([K1-C1|T], K, C, Out) :-
+    (   K1 == K
+    ->  C2 is C + C1, sum_counts(T, K, C2, Out)
+    ;   Out = [K-C|Out1], sum_counts(T, K1, C1, Out1)
+    ).
+
+%   The rule's ground instances as rules of their own, the whole body joined at once.
+flat(Segments, Head) :-
+    foldl(segment_steps, Segments, Steps, []),
+    ground_goals(Steps, Goals, Pos, Neg),
+    list_conj(Goals, Goal),
+    forall(Goal, ( append(Neg, N), emit(Head, Pos, N) )).
+
+segment_steps(seg(_, Steps, _), S0, S) :- append(Steps, S, S0).
 
 %   ground_goal(+Step, -Goal, -Pos, -Neg): the goal of a step for grounding, with the
 %   ground atoms it adds to the rule (Pos) and the negated ones it keeps (Neg: a list
