@@ -17,11 +17,12 @@ an observation vector, returns, and whether it is turn-taking.
   every state it sees as ``node`` does. Any game may be loaded as simultaneous.
 - ``gdl_metadata()``: each claim with how it is known (proved, declared, assumed, chosen).
 - Pickling: a game as its file and options, a position as its game and fluents.
-- Engine: ``engine="prolog"`` (the default) steps the game with the reasoner,
-  ``"compiled"`` with its compiled network (``gdl2pl.compiled``; a game it cannot compile
-  raises ``CompileRefusedError``), ``"auto"`` the compiled one when grounding fits its
-  budget. The analyses (``gdl_kind.pl``, ``reach.py``) always ask the reasoner
-  (``reasoner``); ``engine_choice`` says which engine steps the game and why.
+- Engine: ``engine="auto"`` (the default) steps the game with the reasoner at once and
+  with its compiled network as soon as a background grounding has it
+  (``gdl2pl.compiled.AutoMachine``); ``"compiled"`` with the network only (a game it
+  cannot compile raises ``CompileRefusedError``); ``"prolog"`` with the reasoner only.
+  The analyses (``gdl_kind.pl``, ``reach.py``) always ask the reasoner (``reasoner``);
+  ``engine_choice`` says which engine steps the game now and why.
 
 What the reasoner answers about a state is cached per state (``node``: terminal flag,
 then the legal moves, or the goals of a terminal state); successors per (state, joint
@@ -49,6 +50,7 @@ from gdl2pl.bridge.pyform import term_of_py
 from gdl2pl.bridge.swipl import interrupt_after
 from gdl2pl.bridge.swipl import run_interruptibly
 from gdl2pl.bridge.swipl import runtime_with
+from gdl2pl.compiled import AutoMachine
 from gdl2pl.compiled import CompiledMachine
 from gdl2pl.compiled import EngineChoice
 from gdl2pl.compiled import load_description
@@ -203,7 +205,7 @@ class GdlGame:
         missing_goal: MissingGoal = "assume",
         cache_size: int = 200_000,
         seed: int = 0,
-        engine: Engine = "prolog",
+        engine: Engine = "auto",
     ) -> None:
         self.path = os.fspath(path)
         self.name = os.path.basename(self.path)
@@ -226,12 +228,12 @@ class GdlGame:
             self.sm: GameMachine = load_description(description, engine, name=self.name)
         except ValueError as e:  # an engine that is none of ENGINES
             raise AdapterError(f"{self.name}: {e}") from None
-        #: The Prolog reasoner: what the analyses (``gdl_kind.pl``) query, either engine.
+        #: The Prolog reasoner: what the analyses (``gdl_kind.pl``) query, any engine.
         self.reasoner: StateMachine = (
-            self.sm.prolog if isinstance(self.sm, CompiledMachine) else cast(StateMachine, self.sm)
+            self.sm.prolog
+            if isinstance(self.sm, (CompiledMachine, AutoMachine))
+            else cast(StateMachine, self.sm)
         )
-        #: Which engine steps the game, and why (``gdl2pl.compiled.EngineChoice``).
-        self.engine_choice: EngineChoice = self.sm.engine_choice  # type: ignore[attr-defined]
         if missing_goal is None:
             missing_goal = "error"
         if not (isinstance(missing_goal, int) or missing_goal in ("assume", "error")):
@@ -454,6 +456,12 @@ class GdlGame:
     @property
     def initial_state(self) -> MachineState:
         return self.sm.initial_state
+
+    @property
+    def engine_choice(self) -> EngineChoice:
+        """Which engine steps the game now, and why (``auto``: the reasoner until the
+        network is in)."""
+        return self.sm.engine_choice
 
     def close(self) -> None:
         """Unload the game; later loads of its file make a new one."""

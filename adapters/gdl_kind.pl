@@ -162,9 +162,7 @@ unique_number(Missing, [], Missing) :-
     integer(Missing),
     !.
 unique_number(_, [A], N) :-
-    atom(A),
-    catch(atom_number(A, N), _, fail),
-    integer(N).
+    gdl_semantics:goal_number(A, N).
 
 choice([_, _|_]).
 

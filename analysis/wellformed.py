@@ -23,6 +23,8 @@ from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gdl2pl.vocabulary import goal_number
+
 from .statespace import StateSpace
 
 WIN = "100"
@@ -96,7 +98,8 @@ def bad_goal_states(space: StateSpace) -> list[int]:
 
 
 def good_goal(values: Sequence[str]) -> bool:
-    return len(values) == 1 and values[0].isdigit() and 0 <= int(values[0]) <= 100
+    number = goal_number(values[0]) if len(values) == 1 else None
+    return number is not None and number <= 100
 
 
 def goals_of(space: StateSpace, state: int) -> Sequence[Sequence[str]]:

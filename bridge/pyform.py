@@ -9,6 +9,7 @@ from typing import Any
 from gdl2pl.syntax import Const
 from gdl2pl.syntax import Func
 from gdl2pl.syntax import Term
+from gdl2pl.vocabulary import goal_number
 
 
 def term_of_py(x: Any) -> Term:
@@ -31,7 +32,7 @@ def py_of_term(t: Term, error: type[Exception] = ValueError) -> Any:
 def goal_values(per_role: list[list[str]]) -> list[list[int | str]]:
     """Goal values per role as the runtime gives them (text), numbers read as ints; a
     value that is not a number stays text."""
-    return [[int(v) if v.lstrip("-").isdigit() else v for v in vs] for vs in per_role]
+    return [[n if (n := goal_number(v)) is not None else v for v in vs] for vs in per_role]
 
 
 def symbol_of_py(x: Any) -> str:

@@ -8,11 +8,17 @@ from gdl2pl.compiled.factory import ENGINES
 
 #: What ``--engine`` says for a command that loads a game from its file.
 LOADING = (
-    "prolog (the reasoner, default), compiled (the game's ground network, in C) or auto "
-    "(compiled when grounding fits its budget; says which on stderr)"
+    "prolog (the reasoner), compiled (the game's ground network, in C) or auto (the "
+    "network once grounded within its budget, else the reasoner; says which on stderr)"
 )
 
 
-def add_engine(parser: argparse.ArgumentParser, help: str = LOADING) -> None:
-    """Add ``--engine prolog|compiled|auto`` (default prolog) to ``parser``."""
-    parser.add_argument("--engine", choices=ENGINES, default="prolog", help=help)
+def add_engine(
+    parser: argparse.ArgumentParser, help: str = LOADING, default: str = "prolog"
+) -> None:
+    """Add ``--engine prolog|compiled|auto`` to ``parser``: ``default`` is "auto" for
+    the commands that want speed (serve, match, simulate), "prolog" for those that
+    define or teach a game's meaning."""
+    parser.add_argument(
+        "--engine", choices=ENGINES, default=default, help=f"{help} (default {default})"
+    )

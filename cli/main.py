@@ -35,11 +35,12 @@ def _command(name: str) -> Callable[[Command], Command]:
     return register
 
 
-def _add_game_reading(s: argparse.ArgumentParser) -> None:
+def _add_game_reading(s: argparse.ArgumentParser, engine: str = "prolog") -> None:
     """The options of a command that plays a game: how to read it (--syntax), the engine
-    that runs it (--engine) and whether its static errors are let through."""
+    that runs it (--engine, by default ``engine``) and whether its static errors are let
+    through."""
     s.add_argument("--syntax", choices=SYNTAXES, default="auto")
-    add_engine(s)
+    add_engine(s, default=engine)
     add_accept_errors(s)
 
 
@@ -97,7 +98,7 @@ def _parser() -> argparse.ArgumentParser:
         help="steps after which a playout is cut short (default 5000)",
     )
     s.add_argument("--seed", type=int)
-    _add_game_reading(s)
+    _add_game_reading(s, engine="auto")
 
     s = sub.add_parser("trace", help="random matches as JSON lines (the reference format)")
     s.add_argument("game")

@@ -61,8 +61,10 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
     s.add_argument("--seed", type=int, default=None, help="random seed of the strategy")
     add_engine(
         s,
-        "prolog (the reasoner, default); compiled or auto: the game's ground network, "
-        "grounded within a third of the start clock, else the reasoner (logged)",
+        "auto: the reasoner at once, the game's ground network as soon as it is grounded "
+        "in the background (logged); compiled: the network only (a game it cannot ground "
+        "is refused); prolog: the reasoner only",
+        default="auto",
     )
     s.add_argument("--no-check", action="store_true", help="do not check the rules received")
     s.add_argument("-v", "--verbose", action="store_true", help="log every message")
@@ -91,8 +93,9 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
     m.add_argument("--syntax", choices=SYNTAXES, default="auto")
     add_engine(
         m,
-        "the manager's own engine: prolog (the reasoner, default), compiled (the "
-        "game's ground network) or auto (compiled when grounding fits its budget)",
+        "the manager's own engine: prolog (the reasoner), compiled (the game's ground "
+        "network) or auto (the reasoner until the network is grounded in the background)",
+        default="auto",
     )
     m.add_argument("-v", "--verbose", action="store_true", help="log each step")
     return {"serve": serve, "match": match}

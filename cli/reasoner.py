@@ -17,6 +17,7 @@ from gdl2pl.bridge.errors import GameError
 from gdl2pl.bridge.machine import StateMachine
 from gdl2pl.cli.errors import reason
 from gdl2pl.cli.progress import progress
+from gdl2pl.compiled import AutoMachine
 from gdl2pl.compiled import load_machine
 from gdl2pl.compiled.factory import Engine
 from gdl2pl.contract import GameMachine
@@ -106,20 +107,26 @@ def _goals_or_none(sm: GameMachine, state: object) -> list[str]:
 
 def simulate_command(args: argparse.Namespace) -> int:
     """Run N random playouts inside the engine (Prolog, or the compiled network); print
-    playouts/s, states/s and mean goals."""
+    playouts/s, states/s and mean goals. Playouts are asked in parts and only their
+    sums are kept, so any N runs in bounded memory (and Ctrl-C stops it)."""
     with _playable(args) as sm:
         if args.seed is not None:
             sm.seed(args.seed)
         start = time.perf_counter()
-        per_role: list[list[tuple[int, int]]] = [[] for _ in sm.roles]
-        steps = 0
-        chunk = max(1, args.n // 50)  # one Prolog call per chunk, so the bar can move
+        goal_sums = [0] * len(sm.roles)
+        goal_counts = [0] * len(sm.roles)
+        steps = capped = 0
+        chunk = min(max(1, args.n // 50), 100_000)  # one engine call per part
         with progress(args.n, "playouts") as bar:
             for first in range(0, args.n, chunk):
                 count = min(chunk, args.n - first)
                 part, part_steps = sm.playouts(sm.initial_state, count, args.max_depth)
-                for column, values in zip(per_role, part, strict=True):
-                    column.extend(values)
+                for r, values in enumerate(part):
+                    valid = [v for v, _ in values if v >= 0]
+                    goal_sums[r] += sum(valid)
+                    goal_counts[r] += len(valid)
+                if part:
+                    capped += sum(1 for _, depth in part[0] if depth >= args.max_depth)
                 steps += part_steps
                 bar.update(count)
         elapsed = time.perf_counter() - start
@@ -128,11 +135,9 @@ def simulate_command(args: argparse.Namespace) -> int:
             f"playouts/s {args.n / elapsed:,.1f}   states/s {steps / elapsed:,.0f}   "
             f"mean depth {steps / max(args.n, 1):.1f}"
         )
-        for role, col in zip(sm.roles, per_role, strict=True):
-            valid = [v for v, _ in col if v >= 0]
-            mean = sum(valid) / len(valid) if valid else float("nan")
+        for role, total, n in zip(sm.roles, goal_sums, goal_counts, strict=True):
+            mean = total / n if n else float("nan")
             print(f"  {role}: mean goal {mean:.1f}")
-        capped = sum(1 for _, depth in per_role[0] if depth >= args.max_depth) if per_role else 0
         if capped:
             print(
                 f"note: {capped} of {args.n} playouts reached the depth cap of "
@@ -185,7 +190,11 @@ def _playable(args: argparse.Namespace) -> GameMachine:
         sm = StateMachine.from_file(args.game, args.syntax)
     else:
         sm = load_machine(args.game, cast(Engine, engine), syntax=args.syntax)
-        print(f"{_base(args.game)}: {sm.engine_choice}", file=sys.stderr)  # type: ignore[attr-defined]
+        if isinstance(sm, AutoMachine):
+            # a batch of playouts or replays: the network (if it comes) within its
+            # budget, so that one engine answers the whole run (and a seed repeats it)
+            sm.wait_for_engine()
+        print(f"{_base(args.game)}: {sm.engine_choice}", file=sys.stderr)
     if not sm.roles:
         sm.close()
         raise GameError(

@@ -6,6 +6,8 @@ every game's meaning and checks it (tests/test_compiled.py).
 ``load_machine(path, engine="auto")`` gives either engine.
 """
 
+from .auto import AutoMachine
+from .build import NetworkBuild
 from .errors import CompiledUnavailableError
 from .errors import CompileRefusedError
 from .errors import GroundingBudgetError
@@ -18,6 +20,8 @@ from .ground import GroundingBudget
 from .machine import CompiledMachine
 
 __all__ = [
+    "AutoMachine",
+    "NetworkBuild",
     "CompileRefusedError",
     "CompiledMachine",
     "CompiledUnavailableError",

@@ -1,10 +1,11 @@
 """One way to load a game on either engine: ``load_machine(path, engine=...)``.
 
 ``engine="prolog"`` is the reasoner (``gdl2pl.bridge.StateMachine``), the definition of
-every game's meaning; ``"compiled"`` the network grounded from it (``CompiledMachine``),
-raising ``CompileRefusedError`` (or its ``GroundingBudgetError``) when the game cannot
-be compiled; ``"auto"`` the compiled engine when grounding fits its budget, else the
-Prolog engine, logging which and why. Either machine has ``engine_choice``, an
+every game's meaning; ``"compiled"`` the network grounded from it (``CompiledMachine``,
+grounded by a worker process within its budget before the call returns), raising
+``CompileRefusedError`` (or its ``GroundingBudgetError``) when the game cannot be
+compiled; ``"auto"`` the reasoner at once and the network as soon as it is built in
+the background (``AutoMachine``). Every machine has ``engine_choice``, an
 ``EngineChoice`` saying which engine answers and why.
 """
 
@@ -12,18 +13,20 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass
+import time
 from pathlib import Path
 from typing import Literal
 
 from gdl2pl.bridge import StateMachine
+from gdl2pl.contract import EngineChoice
 from gdl2pl.contract import GameMachine
 from gdl2pl.load import Syntax
 from gdl2pl.load import parse_game
 from gdl2pl.load import read_game
 from gdl2pl.syntax import Description
 
-from .errors import CompileRefusedError
+from .auto import AutoMachine
+from .auto import compiled_reason
 from .ground import GroundingBudget
 from .machine import CompiledMachine
 
@@ -32,16 +35,8 @@ ENGINES: tuple[str, ...] = ("auto", "prolog", "compiled")
 
 log = logging.getLogger("gdl2pl.compiled")
 
-
-@dataclass(frozen=True)
-class EngineChoice:
-    """Which engine answers for a game, and why (a sentence)."""
-
-    engine: str
-    reason: str
-
-    def __str__(self) -> str:
-        return f"{self.engine} engine: {self.reason}"
+__all__ = ["ENGINES", "Engine", "EngineChoice", "load_description", "load_machine",
+           "machine_from_text", "on_engine"]
 
 
 def load_description(
@@ -67,36 +62,33 @@ def on_engine(
     case_sensitive: bool = False,
     budget: GroundingBudget | None = None,
 ) -> GameMachine:
-    """The game ``prolog`` loaded (from ``d``) on ``engine``: ``prolog`` itself, or the
-    compiled engine grounded from it (which closes ``prolog`` when it is closed). With
-    "compiled", ``CompileRefusedError`` (``prolog`` closed) when it cannot be compiled;
-    with "auto", ``prolog`` then, logging why."""
+    """The game ``prolog`` loaded (from ``d``) on ``engine``: ``prolog`` itself; the
+    compiled engine grounded from it ("compiled": ``CompileRefusedError`` when it cannot
+    be, ``prolog`` then closed); or ``AutoMachine``, on ``prolog`` at once and on the
+    network once it is built ("auto"). The machine returned owns ``prolog``."""
     if engine not in ENGINES:
         prolog.close()
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     if engine == "prolog":
-        prolog.engine_choice = EngineChoice("prolog", "asked for")  # type: ignore[attr-defined]
+        prolog.engine_choice = EngineChoice("prolog", "asked for")
         return prolog
+    if engine == "auto":
+        try:
+            return AutoMachine(prolog, d, case_sensitive, budget)
+        except Exception as e:  # e.g. no worker process could start: the reasoner plays
+            prolog.engine_choice = EngineChoice("prolog", f"the network cannot be built: {e}")
+            log.warning("%s: the reasoner plays it: %s", prolog.name, e)
+            return prolog
+    start = time.monotonic()
     try:
-        compiled = CompiledMachine(prolog, d, case_sensitive, budget)
-    except CompileRefusedError as e:
-        if engine == "compiled":
-            prolog.close()
-            raise
-        choice = EngineChoice("prolog", str(e))
-        prolog.engine_choice = choice  # type: ignore[attr-defined]
-        log.warning("%s: the Prolog engine plays it: %s", prolog.name, e)
-        return prolog
+        compiled = CompiledMachine.from_machine(prolog, d, case_sensitive, budget)
     except BaseException:
         prolog.close()
         raise
-    net = compiled.network
-    reason = (
-        f"grounded in {compiled.ground.seconds:.2f} s: {net.n_rules:,} ground rules, "
-        f"{net.n_atoms:,} atoms ({net.n_fluents:,} fluents, {net.n_moves:,} moves)"
+    compiled.engine_choice = EngineChoice(
+        "compiled", compiled_reason(compiled, time.monotonic() - start)
     )
-    compiled.engine_choice = EngineChoice("compiled", reason)  # type: ignore[assignment]
-    log.info("%s: the compiled engine plays it (%s)", prolog.name, reason)
+    log.info("%s: the compiled engine plays it (%s)", prolog.name, compiled.engine_choice.reason)
     return compiled
 
 

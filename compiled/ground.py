@@ -3,16 +3,17 @@ reachable state, computed in Prolog (``gdl_ground.pl``) from the game's flat rul
 
 Symbols become numbers here, before anything leaves Python: Prolog sees the rules as
 integers and lists only, and nothing of the game's text is ever a name in Prolog, C or
-Python source. ``ground_game`` gives a ``GroundGame``: the fluents and moves of the
-relaxation (supersets of the reachable ones) and the ground rules over numbered atoms,
-or raises ``GroundingBudgetError`` (a budget of ``GroundingBudget`` exceeded) or
-``CompileRefusedError`` (e.g. an unsafe rule).
+Python source. ``ground_network`` gives the game's ``Network``: the fluents and moves of
+the relaxation (supersets of the reachable ones) and the ground rules over numbered
+atoms in evaluation order, or raises ``GroundingBudgetError`` (a budget of
+``GroundingBudget`` exceeded) or ``CompileRefusedError`` (e.g. an unsafe rule).
 """
 
 from __future__ import annotations
 
 import gc
 import time
+from array import array
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,7 @@ from gdl2pl.depgraph import dependency_graph
 from gdl2pl.flatten import FlatRule
 from gdl2pl.flatten import relation_key
 from gdl2pl.syntax import Const
+from gdl2pl.syntax import clause_line
 from gdl2pl.syntax import Description
 from gdl2pl.syntax import Distinct
 from gdl2pl.syntax import Func
@@ -36,6 +38,9 @@ from gdl2pl.vocabulary import INPUT_RELATIONS
 
 from .errors import CompileRefusedError
 from .errors import GroundingBudgetError
+from .network import GroundingStats
+from .network import Network
+from .network import standard_order
 
 Raw = Any  # a fluent or move as the Prolog engine's states hold it: str or tuple
 
@@ -52,30 +57,17 @@ KEYWORD_RELATIONS = (
 
 @dataclass(frozen=True)
 class GroundingBudget:
-    """What grounding one game may take: wall-clock seconds, Prolog inferences, and
-    ground rules. Past any of them ``GroundingBudgetError`` says which."""
+    """What grounding one game may take: wall-clock seconds (for the whole build:
+    grounding, handing the network back, building and tuning it), Prolog inferences,
+    ground rules (and facts of the relaxed model), the depth of a derived term, and the
+    grounding worker's memory. Past any of them ``GroundingBudgetError`` says which."""
 
     seconds: float = 30.0
     inferences: int = 1_000_000_000
-    rules: int = 1_000_000
-
-
-@dataclass(frozen=True)
-class GroundGame:
-    """The ground rules of a game over numbered atoms.
-
-    ``fluents`` and ``moves`` are the relaxation's (every fluent and legal move of every
-    reachable state is among them), in the Prolog engine's raw form; ``atoms[i]`` says
-    what atom i is: ``("true", fluent index)``, ``("does", move index)`` or
-    ``(relation name, raw arguments)``; ``rules`` are (head, positive, negative) atom
-    ids."""
-
-    roles: list[Raw]
-    fluents: list[Raw]
-    moves: list[tuple[int, Raw]]
-    atoms: list[tuple[str, Any]]
-    rules: list[Any]  # [head, [positive...], [negative...]] per ground rule
-    seconds: float
+    rules: int = 2_000_000
+    depth: int = 64
+    #: bytes of address space the grounding worker may use (``compiled/build.py``)
+    memory: int = 4 * 2**30
 
 
 class _Names:
@@ -84,6 +76,14 @@ class _Names:
     def __init__(self) -> None:
         self.ids: dict[tuple[str, str, int], int] = {}
         self.keys: list[tuple[str, str, int]] = []
+
+    @classmethod
+    def of(cls, keys: list[tuple[str, str, int]]) -> _Names:
+        """The names whose ids are ``keys``' positions."""
+        names = cls()
+        names.keys = [(str(k), str(n), int(a)) for k, n, a in keys]
+        names.ids = {k: i for i, k in enumerate(names.keys)}
+        return names
 
     def id(self, kind: str, name: str, arity: int) -> int:
         key = (kind, name, arity)
@@ -106,10 +106,26 @@ class _Names:
         return [self.id("r", name, arity), *(self.term(a, variables) for a in args)]
 
     def raw(self, py: Any) -> Raw:
-        """The Prolog engine's raw form of a term in py form."""
+        """The Prolog engine's raw form of a term in py form (iteratively: a term may be
+        as deep as the grounder's depth bound, and Python's stack is not)."""
         if isinstance(py, int):
             return self.keys[py][1]
-        return (self.keys[py[0]][1], *(self.raw(a) for a in py[1:]))
+        # post-order over the nested lists, building tuples bottom-up
+        out: list[Any] = []
+        stack: list[tuple[Any, bool]] = [(py, False)]
+        while stack:
+            node, done = stack.pop()
+            if isinstance(node, int):
+                out.append(self.keys[node][1])
+            elif done:
+                k = len(node) - 1
+                args = out[len(out) - k :] if k else []
+                del out[len(out) - k :]
+                out.append((self.keys[node[0]][1], *args))
+            else:
+                stack.append((node, True))
+                stack.extend((a, False) for a in reversed(node[1:]))
+        return out[0]
 
 
 def _encode(rules: list[FlatRule], names: _Names, dynamic: set[str]) -> list[list[Any]]:
@@ -169,21 +185,34 @@ def _check_safe(r: FlatRule) -> None:
                 )
 
 
-def ground_game(
-    rules: list[FlatRule],
-    normalized: Description,
-    roles: tuple[Raw, ...],
-    game: str,
-    budget: GroundingBudget | None = None,
-) -> GroundGame:
-    """Ground ``rules`` (the flat rules of ``normalized``, as the Prolog engine loaded
-    them) within ``budget``; ``roles`` are the engine's raw roles (for the moves)."""
-    budget = budget or GroundingBudget()
+@dataclass(frozen=True)
+class GroundingInput:
+    """A game's rules as the grounder takes them (see gdl_ground.pl): numbered rules,
+    the relations' strata, the keywords' relation ids, and ``names``, what each number
+    stands for ((kind, name, arity) per id). Numbers, text and lists only (it crosses to
+    the grounding worker as JSON)."""
+
+    rules: list[Any]
+    relations: list[list[int]]
+    keywords: list[int]
+    names: list[tuple[str, str, int]]
+    #: per rule, where it comes from (``file:line:column``) and its text, for messages
+    sources: list[str]
+
+
+def grounding_input(rules: list[FlatRule], normalized: Description, game: str) -> GroundingInput:
+    """What the grounder needs of ``rules`` (the flat rules of ``normalized``, as the
+    Prolog engine loaded them): only the rules that what a network answers depends on.
+    ``CompileRefusedError`` for a game that has no network (a legal, terminal or goal
+    that depends on ``does``; an unsafe rule, named by place)."""
     graph = dependency_graph(normalized, key=str)
+    _refuse_moves_in_state_questions(graph, game)
     dynamic = set(graph.dependents(INPUT_RELATIONS)) | set(INPUT_RELATIONS)
+    relevant = _relevant(graph)
     names = _Names()
+    kept = [r for r in rules if r.head.name in relevant]
     try:
-        data = _encode(rules, names, dynamic)
+        data = _encode(kept, names, dynamic)
     except CompileRefusedError as e:
         raise CompileRefusedError(f"{game}: cannot be compiled: {e}") from None
     for rule in data:
@@ -191,14 +220,41 @@ def ground_game(
             if lit[0] == "np":
                 lit[0] = "nd"
     keywords = [names.id("r", n, a) for n, a in KEYWORD_RELATIONS]
-    janus = runtime_with("gdl2pl.compiled", "gdl_ground.pl")
+    sources = [_source(r) for r in kept]
+    return GroundingInput(data, _strata(graph, names), keywords, list(names.keys), sources)
+
+
+def _source(r: FlatRule) -> str:
+    """Where a rule comes from and its text, for a message (``file:line:col: rule``)."""
+    text = clause_line(r.source, 160)
+    pos = r.source.pos
+    return f"{pos}: {text}" if pos else text
+
+
+def ground_network(
+    inp: GroundingInput,
+    roles: tuple[Raw, ...],
+    game: str,
+    budget: GroundingBudget | None = None,
+) -> Network:
+    """The network of ``inp``, grounded by the reasoner in this process within
+    ``budget``; ``roles`` are the Prolog engine's raw roles. (A player grounds in a
+    worker process instead: ``NetworkBuild``.)"""
+    budget = budget or GroundingBudget()
     start = time.perf_counter()
+    names = _Names.of(inp.names)
+    janus = runtime_with("gdl2pl.compiled", "gdl_ground.pl")
     paused = gc.isenabled()
-    gc.disable()  # the answer is millions of small lists, none in a cycle
+    gc.disable()  # the answer is large lists of ints, none in a cycle
     try:
         with interrupt_after(budget.seconds):
             result = janus.apply_once(
-                "gdl_ground", "ground_game", data, keywords, [budget.inferences, budget.rules]
+                "gdl_ground",
+                "ground_game",
+                inp.rules,
+                inp.relations,
+                inp.keywords,
+                [budget.inferences, budget.rules, budget.depth],
             )
     except QueryInterrupted:
         result = ["interrupted"]
@@ -213,46 +269,136 @@ def ground_game(
     tag = result[0]
     if tag == "interrupted" or seconds > budget.seconds:  # the answer's transfer counts too
         raise GroundingBudgetError(
-            f"{game}: grounding took more than its budget of {budget.seconds:g} s; "
-            "the Prolog engine plays it"
+            f"{game}: grounding took more than its budget of {budget.seconds:g} s"
         )
     if tag == "budget":
-        what, figure = result[1], result[2]
-        if what == "inferences":
-            text = f"more than its budget of {figure:,} Prolog inferences"
-        elif what == "rules":
-            text = f"more than {figure:,} ground rules"
-        elif what == "tripwire":
-            text = f"a term past the reasoner's bound {figure} (one that grows without end)"
-        else:
-            text = f"more memory than Prolog allows ({figure})"
-        raise GroundingBudgetError(f"{game}: grounding needs {text}; the Prolog engine plays it")
+        rule = result[3] if len(result) > 3 else -1
+        at = f" (at the rule {inp.sources[rule]})" if 0 <= rule < len(inp.sources) else ""
+        error = GroundingBudgetError(f"{game}: grounding needs {_figure(result[1], result[2])}{at}")
+        error.profile = [tuple(p) for p in result[4]] if len(result) > 4 else []
+        error.sizes = (
+            [(_model_name(names, n), a, c) for n, a, c in result[5]] if len(result) > 5 else []
+        )
+        raise error
     if tag == "unsafe":
         raise CompileRefusedError(
             f"{game}: cannot be compiled: a rule leaves a variable unbound (an unsafe rule "
-            "or negation); the Prolog engine plays it"
+            "or negation)"
         )
-    _, base, moves, atoms, ground = result
+    if tag == "unstratified":
+        raise CompileRefusedError(
+            f"{game}: cannot be compiled: a relation depends negatively on itself (its "
+            "negation is not stratified by relation)"
+        )
+    return _network(result, names, roles, seconds)
+
+
+def _model_name(names: _Names, predicate: str) -> str:
+    """The relation, fluent or move a predicate of the grounder's model stands for:
+    g<id> a relation, tg<id> (tc...) a fluent's functor, mg<id> a move's."""
+    kind = {"g": "", "t": "true ", "m": "does "}.get(predicate[:1], "")
+    rest = predicate[1:] if kind else predicate
+    digits = rest.lstrip("g")
+    if digits.isdigit() and int(digits) < len(names.keys):
+        return kind + names.keys[int(digits)][1]
+    return predicate
+
+
+def _figure(what: str, figure: Any) -> str:
+    """The budget a grounding went past, as a phrase."""
+    if what == "inferences":
+        return f"more than its budget of {figure:,} Prolog inferences"
+    if what == "rules":
+        return f"more than {figure:,} ground rules"
+    if what == "tripwire":
+        return f"a term deeper than {figure} (one that grows without end)"
+    return f"more memory than Prolog allows ({figure})"
+
+
+def _refuse_moves_in_state_questions(graph: Any, game: str) -> None:
+    """A game whose legal, terminal or goal depends on ``does`` (an error ``gdl2pl
+    check`` reports) has no network: those questions are asked of a state alone."""
+    moving = graph.dependents(["does"])
+    for keyword in ("legal", "terminal", "goal"):
+        if keyword in moving:
+            raise CompileRefusedError(
+                f"{game}: cannot be compiled: {keyword} depends on does (the moves of "
+                "the step being made), which a state alone cannot answer"
+            )
+
+
+def _relevant(graph: Any) -> set[str]:
+    """The relations what a network answers depends on: legal, next, terminal, goal,
+    sees and init (the initial state), with everything they use."""
+    roots = {"legal", "next", "terminal", "goal", "sees", "init"}
+    out = set(roots)
+    for r in roots:
+        out |= graph.depends_on(r)
+    return out
+
+
+def _strata(graph: Any, names: _Names) -> list[list[int]]:
+    """[relation id, arity, position of its strongly connected component in an
+    evaluation order, 1 if recursive] for every relation of the encoded rules."""
+    position = {}
+    for i, comp in enumerate(graph.components()):
+        for n in comp:
+            position[n] = i
+    recursive = graph.recursive()
+    return [
+        [i, arity, position.get(name, -1), int(name in recursive)]
+        for i, (kind, name, arity) in enumerate(names.keys)
+        if kind == "r"
+    ]
+
+
+def _network(result: list[Any], names: _Names, roles: tuple[Raw, ...], seconds: float) -> Network:
+    """The network of the grounder's answer (see gdl_ground.pl)."""
+    _, arrays, outputs, stats = result
+    base, moves, n_atoms, rule_start, lit_start, lits, state_prog, move_prog = arrays
+    legal_pairs, next_pairs, terminal, goal_triples, sees_triples, init = outputs
     fluents = [names.raw(f) for f in base]
-    fluent_index = {f: i for i, f in enumerate(fluents)}
     role_index = {r: i for i, r in enumerate(roles)}
-    move_list: list[tuple[int, Raw]] = []
-    move_index: dict[tuple[int, Raw], int] = {}
-    for r, m in moves:
+    move_list = [(role_index.get(names.raw(r), -1), names.raw(m)) for r, m in moves]
+    n_f, n_m = len(fluents), len(move_list)
+    legal: list[list[tuple[int, int]]] = [[] for _ in roles]
+    for m, atom in legal_pairs:
+        role = move_list[m][0]
+        if role >= 0:
+            legal[role].append((atom, m))
+    for ms in legal:
+        ms.sort(key=lambda pair: standard_order(move_list[pair[1]][1]))
+    goals: list[list[tuple[int, Raw]]] = [[] for _ in roles]
+    for r, v, atom in goal_triples:
         role = role_index.get(names.raw(r))
-        if role is None:
-            continue  # a legal move of something that is not a role: never asked
-        move_index[(role, names.raw(m))] = len(move_list)
-        move_list.append((role, names.raw(m)))
-    table: list[tuple[str, Any]] = [("", None)] * len(atoms)
-    for i, key in atoms:
-        if key[0] == "t":
-            table[i] = ("true", fluent_index[names.raw(key[1])])
-        elif key[0] == "m":
-            role = role_index.get(names.raw(key[1]))
-            index = -1 if role is None else move_index.get((role, names.raw(key[2])), -1)
-            table[i] = ("does", index)
-        else:
-            table[i] = (names.keys[key[0]][1], tuple(names.raw(a) for a in key[1:]))
-    # janus' lists as they come ([head, positive, negative]): no copy of a million rules
-    return GroundGame(list(roles), fluents, move_list, table, ground, seconds)
+        if role is not None:
+            goals[role].append((atom, names.raw(v)))
+    for vs in goals:
+        vs.sort(key=lambda pair: standard_order(pair[1]))
+    sees: list[list[tuple[int, Raw]]] = [[] for _ in roles]
+    for r, p, atom in sees_triples:
+        role = role_index.get(names.raw(r))
+        if role is not None:
+            sees[role].append((atom, names.raw(p)))
+    for ps in sees:
+        ps.sort(key=lambda pair: standard_order(pair[1]))
+    facts, rounds, count, profile = stats
+    return Network(
+        n_fluents=n_f,
+        n_moves=n_m,
+        n_atoms=n_atoms,
+        rule_start=array("i", rule_start),
+        lit_start=array("i", lit_start),
+        lits=array("i", lits),
+        state_program=array("i", state_prog),
+        move_program=array("i", move_prog),
+        legal=legal,
+        next=sorted((a, f) for a, f in next_pairs),
+        terminal=terminal if terminal >= 0 else n_f + n_m,
+        goals=goals,
+        sees=sees,
+        fluents=fluents,
+        moves=move_list,
+        init=list(init),
+        stats=GroundingStats(seconds, facts, rounds, count, [tuple(p) for p in profile]),
+    )

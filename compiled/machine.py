@@ -4,9 +4,9 @@
 grounds the game and stays its definition): it returns the same ``MachineState`` values
 (equal, and equal-hashing, to the Prolog engine's for the same fluents), sorts moves
 and goal values the same way and raises the same errors. Legal moves, next states,
-terminal, goals and random playouts run in the network (``_network``, a C extension);
-GDL-II's percepts, chance outcomes, beliefs and the declared ``base``/``input``/
-``percept`` sets are asked of the Prolog engine. A state holding a fluent the
+terminal, goals, GDL-II's percepts and random playouts run in the network
+(``_network``, a C extension); the declared ``base``/``input``/``percept`` sets are
+asked of the Prolog engine. A state holding a fluent the
 relaxation never produces (one made by hand) is also answered by the Prolog engine.
 """
 
@@ -16,6 +16,7 @@ import itertools
 import os
 from collections.abc import Iterable
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from itertools import compress
 from pathlib import Path
 from typing import Any
@@ -31,22 +32,19 @@ from gdl2pl.contract import TransitionDefinitionError
 from gdl2pl.contract.game_machine import check_max_depth
 from gdl2pl.contract.game_machine import check_playout_count
 from gdl2pl.contract.game_machine import goal_value
-from gdl2pl.flatten import flatten_rules
 from gdl2pl.load import Syntax
 from gdl2pl.load import parse_game
 from gdl2pl.load import read_game
-from gdl2pl.pipeline import normalized
 from gdl2pl.syntax import Description
 from gdl2pl.syntax import Term
+from gdl2pl.vocabulary import goal_number
 
+from .build import NetworkBuild
 from .errors import CompiledUnavailableError
 from .errors import CompileRefusedError
-from .ground import GroundGame
 from .ground import GroundingBudget
-from .ground import ground_game
 from .network import Network
 from .network import PyEvaluator
-from .network import build_network
 
 Raw = Any
 _set = object.__setattr__
@@ -88,27 +86,30 @@ def _evaluator(net: Network, kind: str) -> Any:
             f"the compiled engine's C extension is not built in this installation ({e}); "
             "reinstall gdl2pl with a C compiler at hand (pip install -e .)"
         ) from None
-    return CNetwork(
-        net.n_atoms,
-        net.n_fluents,
-        net.n_moves,
-        net.rule_start,
-        net.lit_start,
-        net.lits,
-        net.state_program,
-        net.move_program,
-        net.legal,
-        net.next,
-        net.terminal,
-        [[(a, _numeric(v)) for a, v in vs] for vs in net.goals],
-    )
+    try:
+        return CNetwork(
+            net.n_atoms,
+            net.n_fluents,
+            net.n_moves,
+            net.rule_start,
+            net.lit_start,
+            net.lits,
+            net.state_program,
+            net.move_program,
+            net.legal,
+            net.next,
+            net.terminal,
+            [[(a, _numeric(v)) for a, v in vs] for vs in net.goals],
+            [[(a, k) for k, (a, _) in enumerate(ps)] for ps in net.sees],
+        )
+    except ValueError as e:  # a network the evaluator cannot take (e.g. not stratified)
+        raise CompileRefusedError(f"the network cannot be evaluated: {e}") from None
 
 
 def _numeric(value: Raw) -> int:
-    try:
-        return int(value) if isinstance(value, str) else -1
-    except ValueError:
-        return -1
+    """A goal value as the network's playouts score it: its number, or -1."""
+    number = goal_number(value) if isinstance(value, str) else None
+    return -1 if number is None else number
 
 
 class CompiledMachine(GameMachine):
@@ -117,47 +118,50 @@ class CompiledMachine(GameMachine):
     Build with ``from_file``/``from_text``/``from_machine``; ``close()`` closes the
     Prolog engine it was grounded from."""
 
+    engine = "compiled"
+
     def __init__(
         self,
         prolog: StateMachine,
-        description: Description,
-        case_sensitive: bool = False,
-        budget: GroundingBudget | None = None,
+        network: Network,
         evaluator: str = "c",
+        deadline: float = 0.0,
     ) -> None:
-        """Ground ``description`` (the game ``prolog`` loaded) within ``budget`` and build
-        its network. ``GroundingBudgetError`` past a budget, ``CompileRefusedError`` for
-        a game that cannot be compiled, ``CompiledUnavailableError`` without the C
-        extension (``evaluator="python"`` uses the reference evaluator instead)."""
+        """The game ``prolog`` loaded, answered by ``network`` (its ground network:
+        ``NetworkBuild``). Tuning the evaluator stops at ``deadline`` (a
+        ``time.monotonic()`` value; 0: none). ``CompileRefusedError`` for a network the
+        evaluator cannot take, ``CompiledUnavailableError`` without the C extension
+        (``evaluator="python"`` uses the reference evaluator instead)."""
         self.prolog = prolog
         self.name = prolog.name
-        n, _ = normalized(description, case_sensitive)
-        roles = prolog._raw_roles
-        self.ground: GroundGame = ground_game(flatten_rules(n), n, roles, self.name, budget)
-        self.network: Network = build_network(self.ground, self.name)
-        self._net = _evaluator(self.network, evaluator)
-        g = self.ground
+        self.translation = prolog.translation
+        self.network = network
+        net = network
+        self._net = _evaluator(net, evaluator)
         terms = prolog._terms
         self._terms = terms
-        self._fluents: list[Raw] = g.fluents
-        self._fluent_index = {f: i for i, f in enumerate(g.fluents)}
-        self._move_index = {(r, m): i for i, (r, m) in enumerate(g.moves)}
-        self._move_terms = [terms.term(m) for _, m in g.moves]
+        self._fluents: list[Raw] = net.fluents
+        self._fluent_index = {f: i for i, f in enumerate(net.fluents)}
+        self._move_index = {(r, m): i for i, (r, m) in enumerate(net.moves) if r >= 0}
+        self._move_terms = [terms.term(m) for _, m in net.moves]
         # per role, the moves this machine hands out, by identity: no hashing of terms
         self._ids_by_role: list[dict[int, int]] = [{} for _ in prolog.roles]
-        for i, (r, _) in enumerate(g.moves):
-            self._ids_by_role[r][id(self._move_terms[i])] = i
-        self._goal_raw = [[v for _, v in vs] for vs in self.network.goals]
+        for i, (r, _) in enumerate(net.moves):
+            if 0 <= r < len(self._ids_by_role):
+                self._ids_by_role[r][id(self._move_terms[i])] = i
+        self._goal_raw = [[v for _, v in vs] for vs in net.goals]
+        self._percept_terms = [[terms.term(p) for _, p in ps] for ps in net.sees]
         self._roles = prolog.roles
-        self._raw_roles = roles
+        self._raw_roles = prolog._raw_roles
         initial = self._bits(prolog.initial_state)
         if initial is None:  # init is part of the relaxation: cannot happen
             raise CompileRefusedError(f"{self.name}: the initial state is not in the network")
         self._initial = self._state(initial)
         self._net.set_moves(tuple(self._move_terms))  # step answers legal moves as these
-        if hasattr(self._net, "tune"):  # C only; measured: see the README's compiled engine
-            self._net.tune(initial, TUNE_STEPS, 200)
-        self.engine_choice = "compiled"
+        if isinstance(self._net, PyEvaluator):
+            return
+        # measured: see the README's compiled engine
+        self._net.tune(initial, TUNE_STEPS, 200, deadline)
 
     # -- construction -------------------------------------------------------------------
 
@@ -168,8 +172,13 @@ class CompiledMachine(GameMachine):
         description: Description,
         case_sensitive: bool = False,
         budget: GroundingBudget | None = None,
+        evaluator: str = "c",
     ) -> CompiledMachine:
-        return cls(prolog, description, case_sensitive, budget)
+        """The game ``prolog`` loaded (from ``description``), grounded within ``budget``
+        by a worker process (``NetworkBuild``); its errors."""
+        build = NetworkBuild(description, prolog.name, prolog._raw_roles, case_sensitive, budget)
+        network = build.wait()
+        return cls(prolog, network, evaluator, build.deadline)
 
     @classmethod
     def from_description(
@@ -178,10 +187,11 @@ class CompiledMachine(GameMachine):
         name: str | None = None,
         case_sensitive: bool = False,
         budget: GroundingBudget | None = None,
+        evaluator: str = "c",
     ) -> CompiledMachine:
         prolog = StateMachine(d, name=name, case_sensitive=case_sensitive)
         try:
-            return cls(prolog, d, case_sensitive, budget)
+            return cls.from_machine(prolog, d, case_sensitive, budget, evaluator)
         except BaseException:
             prolog.close()
             raise
@@ -193,9 +203,11 @@ class CompiledMachine(GameMachine):
         syntax: Syntax = "auto",
         case_sensitive: bool = False,
         budget: GroundingBudget | None = None,
+        evaluator: str = "c",
     ) -> CompiledMachine:
         p = Path(path)
-        return cls.from_description(read_game(p, syntax), p.name, case_sensitive, budget)
+        d = read_game(p, syntax)
+        return cls.from_description(d, p.name, case_sensitive, budget, evaluator)
 
     @classmethod
     def from_text(
@@ -205,20 +217,29 @@ class CompiledMachine(GameMachine):
         name: str | None = None,
         case_sensitive: bool = False,
         budget: GroundingBudget | None = None,
+        evaluator: str = "c",
     ) -> CompiledMachine:
         d = parse_game(text, syntax=syntax, file=name)
-        return cls.from_description(d, name, case_sensitive, budget)
+        return cls.from_description(d, name, case_sensitive, budget, evaluator)
 
     def close(self) -> None:
         """Close the Prolog engine (idempotent); later calls raise ``GameClosedError``."""
         self.prolog.close()
 
-    def __getattr__(self, name: str) -> Any:
-        """What the network does not answer (GDL-II's percepts, chance and beliefs, the
-        declared sets, ``translation``, ``module``...) is the Prolog engine's."""
-        if name.startswith("__") or name in ("prolog", "_net"):
-            raise AttributeError(name)
-        return getattr(self.prolog, name)
+    # -- what the Prolog engine answers for this machine ---------------------------------
+    #
+    # Named one by one (no catch-all): the game's module and the ``using`` guard, for the
+    # tools that query the runtime themselves (explain, analysis); GDL-II's percepts and
+    # the declared base, input and percept sets below.
+
+    @property
+    def module(self) -> str:
+        """The Prolog module the reasoner loaded the game into."""
+        return self.prolog.module
+
+    def using(self) -> AbstractContextManager[None]:
+        """Hold the game loaded while the calling thread queries its module."""
+        return self.prolog.using()
 
     def __repr__(self) -> str:
         return f"CompiledMachine({self.name!r}, roles={[str(r) for r in self._roles]})"
@@ -483,8 +504,22 @@ class CompiledMachine(GameMachine):
     def percepts(
         self, state: MachineState, joint_move: Sequence[Term | str], role: Term | str
     ) -> list[Term]:
-        """GDL-II's percepts: asked of the Prolog engine (``sees`` is not compiled)."""
-        return self.prolog.percepts(state, joint_move, role)
+        """What ``role`` perceives (GDL-II's ``sees``, compiled into the network like
+        ``next``) when ``joint_move`` is played in ``state``; the Prolog engine's errors
+        (the joint move checked as ``next_state`` checks it)."""
+        index = self.role_index(role)
+        if self.is_random(self._roles[index]):
+            raise GameError(f"{self.name}: the random role is chance and perceives nothing")
+        bits = self._bits(state)
+        if bits is None:
+            return self.prolog.percepts(state, joint_move, role)
+        ids = self._ids(joint_move)
+        self._check_open()
+        checked = self._net.step(bits, ids, False)
+        if checked.__class__ is tuple:
+            raise self._illegal(state, joint_move, checked[1])
+        terms = self._percept_terms[index]
+        return [terms[k] for k in self._net.sees(bits, ids)[index]]
 
     def fluents_of(self, states: Iterable[MachineState]) -> list[bytes | None]:
         """The network's bits of each state (None outside the relaxation)."""

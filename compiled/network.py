@@ -3,10 +3,10 @@
 Atoms are numbered: the fluents first (one bit of the state each), then the moves (one
 bit of the joint move each), then one atom that is always false, then the derived
 atoms in evaluation order. A derived atom is the OR of its rules, a rule the AND of its
-literals (an atom, or its negation). The derived atoms are evaluated in a topological
-order of their strongly connected components: negation only points to earlier
-components (stratification; a game breaking it is refused), and a component with a
-cycle is iterated from all-false to its least fixpoint. The *state program* computes
+literals (an atom, or its negation). The derived atoms are evaluated in the order of
+their relations' strata (compiled/gdl_ground.pl): negation only points to earlier
+ones, and the atoms of a recursive stratum form a cyclic group, evaluated from
+all-false to its least fixpoint (by a worklist in C). The *state program* computes
 what depends on the state only (legal, terminal, goal), the *move program* what
 depends on the joint move too (next).
 
@@ -16,16 +16,12 @@ form a cycle, iterated to a fixpoint.
 
 from __future__ import annotations
 
-import gc
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gdl2pl.depgraph import strongly_connected_components
-
-from .errors import CompileRefusedError
-from .ground import GroundGame
+from gdl2pl.vocabulary import goal_number
 
 Raw = Any
 
@@ -40,6 +36,19 @@ def standard_order(raw: Raw) -> tuple[Any, ...]:
 
 
 @dataclass(frozen=True)
+class GroundingStats:
+    """What grounding a game took: seconds, facts of the relaxed model, semi-naive
+    rounds, ground rules, and per dynamic rule (rule number, ground instances of its
+    head, ground rules of its chain, CPU seconds)."""
+
+    seconds: float
+    facts: int
+    rounds: int
+    rules: int
+    profile: list[tuple[int, int, int, float]]
+
+
+@dataclass(frozen=True)
 class Network:
     """A ground game as gates (see the module's docstring)."""
 
@@ -47,12 +56,12 @@ class Network:
     n_moves: int
     n_atoms: int
     #: rules of atom a: rule_start[a] .. rule_start[a + 1] - 1 (len n_atoms + 1)
-    rule_start: list[int]
+    rule_start: Sequence[int]
     #: literals of rule r: lits[lit_start[r] .. lit_start[r + 1] - 1]; 2 * atom + negated
-    lit_start: list[int]
-    lits: list[int]
-    state_program: list[int]
-    move_program: list[int]
+    lit_start: Sequence[int]
+    lits: Sequence[int]
+    state_program: Sequence[int]
+    move_program: Sequence[int]
     #: per role, (atom, move index) of each possible legal move, in standard order
     legal: list[list[tuple[int, int]]]
     #: (atom, fluent index) of each possible next fluent
@@ -61,153 +70,20 @@ class Network:
     terminal: int
     #: per role, (atom, value) of each possible goal value, in standard order
     goals: list[list[tuple[int, Raw]]]
+    #: per role, (atom, percept) of each possible percept (GDL-II's sees), in standard
+    #: order
+    sees: list[list[tuple[int, Raw]]]
+    #: the fluent of each state bit, and the (role index, move) of each move bit, in
+    #: the Prolog engine's raw form (role -1: a legal move of something not a role)
+    fluents: list[Raw]
+    moves: list[tuple[int, Raw]]
+    #: the fluents of the initial state
+    init: list[int]
+    stats: GroundingStats
 
     @property
     def n_rules(self) -> int:
         return len(self.lit_start) - 1
-
-
-def build_network(g: GroundGame, game: str) -> Network:
-    """The network of a ground game (``game`` names it in errors)."""
-    # millions of small lists and no cycles among them: the cyclic collector's passes
-    # over them would cost more than the work itself
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        return _build(g, game)
-    finally:
-        if paused:
-            gc.enable()
-
-
-def _build(g: GroundGame, game: str) -> Network:
-    n_roles = len(g.roles)
-    n_f, n_m = len(g.fluents), len(g.moves)
-    false = n_f + n_m
-    rules_of: dict[int, list[tuple[list[int], list[int]]]] = {}
-    for h, pos, neg in g.rules:
-        rules_of.setdefault(h, []).append((pos, neg))
-    legal: list[list[tuple[int, Raw]]] = [[] for _ in range(n_roles)]
-    goals: list[list[tuple[int, Raw]]] = [[] for _ in range(n_roles)]
-    nexts: list[tuple[int, int]] = []
-    terminal = -1
-    fluent_index = {f: i for i, f in enumerate(g.fluents)}
-    move_index = {(r, m): i for i, (r, m) in enumerate(g.moves)}
-    role_index = {r: i for i, r in enumerate(g.roles)}
-    outputs: list[int] = []
-    for a, (kind, args) in enumerate(g.atoms):
-        if (kind == "legal" and len(args) == 2) or (kind == "next" and len(args) == 1):
-            outputs.append(a)
-        elif kind == "terminal" and args == ():
-            outputs.append(a)
-            terminal = a
-        elif kind == "goal" and len(args) == 2:
-            outputs.append(a)
-    # the atoms the outputs need, through the rules
-    needed: set[int] = set()
-    todo = list(outputs)
-    while todo:
-        a = todo.pop()
-        if a in needed:
-            continue
-        needed.add(a)
-        for pos, neg in rules_of.get(a, ()):
-            todo.extend(pos)
-            todo.extend(neg)
-    kinds = [kind for kind, _ in g.atoms]
-    is_input = [k in ("true", "does") for k in kinds]
-    derived = [a for a in sorted(needed) if not is_input[a]]
-    # per derived atom, the atoms its rules read (sets: one pass in C per rule)
-    body_of: dict[int, set[int]] = {}
-    for a in derived:
-        body: set[int] = set()
-        for pos, neg in rules_of.get(a, ()):
-            body.update(pos)
-            body.update(neg)
-        body_of[a] = body
-    deps = {a: sorted(b for b in body_of[a] if not is_input[b]) for a in derived}
-    # each component after those it depends on; its atoms in ascending order
-    order = [sorted(c) for c in strongly_connected_components(derived, deps)]
-    # network ids, by grounding id
-    nid = [false] * len(g.atoms)
-    for a, (kind, x) in enumerate(g.atoms):
-        if kind == "true":
-            nid[a] = x
-        elif kind == "does":
-            nid[a] = n_f + x if x >= 0 else false
-    next_id = false + 1
-    for comp in order:
-        for a in comp:
-            nid[a] = next_id
-            next_id += 1
-    n_atoms = next_id
-    # per atom: does it depend on the joint move?
-    moving = [k == "does" for k in kinds]
-    state_program: list[int] = []
-    move_program: list[int] = []
-    rule_lists: dict[int, list[list[int]]] = {}
-    for comp in order:
-        members = set(comp)
-        cyclic = len(comp) > 1 or comp[0] in body_of[comp[0]]
-        moves = False
-        for a in comp:
-            moves = moves or any(moving[b] for b in body_of[a])
-            lits_of_a = []
-            for pos, neg in rules_of.get(a, ()):
-                if cyclic and members.intersection(neg):
-                    raise CompileRefusedError(
-                        f"{game}: cannot be compiled: its ground rules negate an atom of "
-                        "their own recursion (the negation is not stratified)"
-                    )
-                lits_of_a.append([2 * nid[b] for b in pos] + [2 * nid[b] + 1 for b in neg])
-            rule_lists[nid[a]] = lits_of_a
-        if moves:
-            for a in comp:
-                moving[a] = True
-        program = move_program if moves else state_program
-        if cyclic:
-            program.append(-len(comp))
-        program.extend(nid[a] for a in comp)
-    rule_start = [0] * (n_atoms + 1)
-    lit_start = [0]
-    lits: list[int] = []
-    count = 0
-    for a in range(n_atoms):
-        rule_start[a] = count
-        for literals in rule_lists.get(a, ()):
-            lits.extend(literals)
-            lit_start.append(len(lits))
-            count += 1
-    rule_start[n_atoms] = count
-    for a, (kind, args) in enumerate(g.atoms):
-        if a not in needed:
-            continue
-        r = role_index.get(args[0]) if kind in ("legal", "goal") and len(args) == 2 else None
-        if kind == "legal" and r is not None and (r, args[1]) in move_index:
-            legal[r].append((nid[a], args[1]))
-        elif kind == "goal" and r is not None:
-            goals[r].append((nid[a], args[1]))
-        elif kind == "next" and len(args) == 1:
-            nexts.append((nid[a], fluent_index[args[0]]))
-    legal_out = [
-        [(atom, move_index[(r, m)]) for atom, m in sorted(ms, key=lambda x: standard_order(x[1]))]
-        for r, ms in enumerate(legal)
-    ]
-    goals_out = [sorted(vs, key=lambda x: standard_order(x[1])) for vs in goals]
-    return Network(
-        n_f,
-        n_m,
-        n_atoms,
-        rule_start,
-        lit_start,
-        lits,
-        state_program,
-        move_program,
-        legal_out,
-        sorted(nexts),
-        nid[terminal] if terminal >= 0 else false,
-        goals_out,
-    )
 
 
 class PyEvaluator:
@@ -290,6 +166,12 @@ class PyEvaluator:
                 out[f] = 1
         return bytes(out)
 
+    def sees(self, state: bytes, moves: Sequence[int]) -> list[list[int]]:
+        """Per role, the indices of its percepts when ``moves`` is played in ``state``."""
+        self.next(state, moves)
+        val = self.val
+        return [[k for k, (a, _) in enumerate(ps) if val[a]] for ps in self.net.sees]
+
     def set_moves(self, objects: tuple[Any, ...]) -> None:
         """The objects, one per move index, that ``step(..., 2)`` answers legal moves with."""
         if not isinstance(objects, tuple) or len(objects) != self.net.n_moves:
@@ -350,6 +232,7 @@ class PyEvaluator:
             steps += depth
             for r, ks in enumerate(self.goals(final)):
                 values = [self.net.goals[r][k][1] for k in ks]
-                value = int(values[0]) if len(values) == 1 and values[0].isdigit() else -1
+                number = goal_number(values[0]) if len(values) == 1 else None
+                value = -1 if number is None else number
                 per_role[r].append((value, depth))
         return ("playouts", per_role, steps)

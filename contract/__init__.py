@@ -12,6 +12,7 @@ from .errors import PlayoutDepthError
 from .errors import TransitionDefinitionError
 from .game_machine import DEFAULT_MAX_DEPTH
 from .game_machine import Consistent
+from .game_machine import EngineChoice
 from .game_machine import GameMachine
 from .game_machine import Step
 from .game_machine import SymbolStep
@@ -25,6 +26,7 @@ __all__ = [
     "Step",
     "SymbolStep",
     "Consistent",
+    "EngineChoice",
     "DEFAULT_MAX_DEPTH",
     # the state every engine returns
     "MachineState",

@@ -12,13 +12,13 @@ when it can answer them faster. Every engine returns the same ``MachineState``.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import random
 from abc import ABC
 from abc import abstractmethod
 from collections.abc import Iterable
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import NamedTuple
 from typing import Self
@@ -28,6 +28,7 @@ from gdl2pl.syntax import Const
 from gdl2pl.syntax import Term
 from gdl2pl.translate import Translation
 from gdl2pl.vocabulary import RANDOM_ROLE
+from gdl2pl.vocabulary import goal_number
 
 from .errors import GameError
 from .errors import GoalDefinitionError
@@ -47,10 +48,22 @@ TermText = Term | str
 DEFAULT_MAX_DEPTH = 5_000
 
 
-def check_playout_count(n: object) -> int:
-    """``n``, or ``ValueError`` unless it is a whole number of playouts >= 1."""
+#: The most playouts one ``playouts`` call answers: each is a (goal, depth) pair per
+#: role in the answer, so more would not fit in memory (``average_scores`` takes any
+#: number, in parts).
+MAX_PLAYOUTS_PER_CALL = 10_000_000
+
+
+def check_playout_count(n: object, limit: int | None = MAX_PLAYOUTS_PER_CALL) -> int:
+    """``n``, or ``ValueError`` unless it is a whole number of playouts >= 1 (and at most
+    ``limit``, when one is given)."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"the number of playouts must be a whole number >= 1, not {n!r}")
+    if limit is not None and n > limit:
+        raise ValueError(
+            f"{n:,} playouts do not fit in one answer (at most {limit:,} a call: ask "
+            "for them in parts, or use average_scores, which takes any number)"
+        )
     return n
 
 
@@ -59,6 +72,17 @@ def check_max_depth(max_depth: object) -> int:
     if isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0:
         raise ValueError(f"max_depth must be a whole number >= 0, not {max_depth!r}")
     return max_depth
+
+
+@dataclass(frozen=True)
+class EngineChoice:
+    """Which engine answers a machine's questions, and why (a sentence)."""
+
+    engine: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.engine} engine: {self.reason}"
 
 
 class Step(NamedTuple):
@@ -108,11 +132,8 @@ class Consistent(NamedTuple):
 
 
 def goal_value(values: list[str]) -> int | None:
-    """The one numeric goal value among ``values``, or None."""
-    if len(values) == 1:
-        with contextlib.suppress(ValueError):
-            return int(values[0])
-    return None
+    """The one numeric goal value among ``values`` (``goal_number``), or None."""
+    return goal_number(values[0]) if len(values) == 1 else None
 
 
 def uniform_weight(counts: Sequence[int], index: int) -> Fraction:
@@ -132,6 +153,22 @@ class GameMachine(ABC):
     name: str
     #: The game's translation (what it declares, its dialect, whether it is GDL-II).
     translation: Translation
+
+    _engine_choice: EngineChoice | None = None
+
+    @property
+    def engine_choice(self) -> EngineChoice:
+        """Which engine answers this machine's questions now, and why."""
+        if self._engine_choice is None:
+            return EngineChoice(self.engine, "the engine asked for")
+        return self._engine_choice
+
+    @engine_choice.setter
+    def engine_choice(self, choice: EngineChoice) -> None:
+        self._engine_choice = choice
+
+    #: The name of the engine behind this class ("prolog", "compiled"...).
+    engine: str = "prolog"
 
     # -- the primitives an engine supplies ----------------------------------------------
 
@@ -307,7 +344,8 @@ class GameMachine(ABC):
     ) -> tuple[bool, list[list[Term]], list[list[int | str]]]:
         """(terminal, legal moves per role, goal values per role, numbers as ints)."""
         goals = [
-            [int(v) if v.lstrip("-").isdigit() else v for v in vs] for vs in self.goal_values(state)
+            [n if (n := goal_number(v)) is not None else v for v in vs]
+            for vs in self.goal_values(state)
         ]
         return self.is_terminal(state), self.all_legal_moves(state), goals
 
@@ -335,13 +373,14 @@ class GameMachine(ABC):
                 f"{self.name}: role {role} has {what if values else 'no goal value'} "
                 f"in state {short(state)}"
             )
-        try:
-            return int(values[0])
-        except ValueError:
+        number = goal_number(values[0])
+        if number is None:
             raise GoalDefinitionError(
                 f"{self.name}: role {role} has the non-numeric goal value {values[0]} "
-                f"in state {short(state)}"
-            ) from None
+                f"in state {short(state)} (goal values are natural numbers in decimal "
+                "digits)"
+            )
+        return number
 
     def random_joint_move(
         self, state: MachineState, rng: random.Random | None = None
@@ -413,9 +452,16 @@ class GameMachine(ABC):
         """Per role, the mean over ``n`` random playouts of goal * discount**depth
         (a role without a unique goal value at the end scores 0). ``ValueError`` unless
         ``n`` is a whole number >= 1 (a mean over no playouts has no value)."""
-        check_playout_count(n)
-        per_role, _ = self.playouts(state, n)
-        return [sum(max(v, 0) * discount**d for v, d in col) / n for col in per_role]
+        check_playout_count(n, limit=None)
+        totals = [0.0] * len(self.roles)
+        done = 0
+        while done < n:  # in parts, so that any number fits in memory
+            part = min(n - done, 100_000)
+            per_role, _ = self.playouts(state, part)
+            for r, col in enumerate(per_role):
+                totals[r] += sum(max(v, 0) * discount**d for v, d in col)
+            done += part
+        return [t / n for t in totals]
 
     def require_gdl_2010(self, keyword: str, method: str) -> None:
         """``GameError`` if the game predates GDL 2010 and uses ``keyword`` (``base``,

@@ -62,3 +62,18 @@ def is_keyword_relation(name: str, arity: int) -> bool:
     """True if ``name``/``arity`` is a GDL keyword relation (``base/1`` is; ``base/3``, in a
     game older than GDL 2010, is an ordinary relation)."""
     return KEYWORD_RELATIONS.get(name) == arity
+
+
+#: The most digits a goal value may have and still be read as a number (Python reads no
+#: longer decimal text into an int by default).
+MAX_GOAL_DIGITS = 4000
+
+
+def goal_number(value: str) -> int | None:
+    """A goal value read as GDL writes numbers: a natural number in decimal digits (of at
+    most ``MAX_GOAL_DIGITS``); None for anything else (``0x32``, ``+5``, ``1_0``, ``-1``,
+    non-ASCII digits). Both engines, their playouts and GDL-II read goal values this way
+    (the Prolog side: ``gdl_semantics:goal_number/2``)."""
+    if value.isascii() and value.isdigit() and len(value) <= MAX_GOAL_DIGITS:
+        return int(value)
+    return None

@@ -193,13 +193,14 @@ def run_match(
     grace: float = 1.0,
     max_steps: int = 10_000,
     inference_limit: int = 100_000_000,
-    engine: Engine = "prolog",
+    engine: Engine = "auto",
 ) -> Record:
     """Play one match of ``game`` between the players at ``players`` (URLs, in role
     order) and return its record (see the module doc). ``ValueError`` if the number of
     players is not the number of roles. ``inference_limit`` bounds each of the manager's
     own questions to the game (``StateMachine``); ``engine`` answers them ("compiled":
-    the game's network, "auto": that when grounding fits its budget, else the reasoner)."""
+    the game's network, "auto", the default: the reasoner until the network is grounded in
+    the background)."""
     from gdl2pl.bridge.swipl import attach_thread
 
     attach_thread()  # janus needs an engine in every thread that calls Prolog

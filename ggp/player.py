@@ -70,9 +70,12 @@ from gdl2pl.bridge.machine import MachineState
 from gdl2pl.bridge.machine import StateMachine
 from gdl2pl.check import format_finding
 from gdl2pl.check import has_errors
+from gdl2pl.compiled import CompiledMachine
 from gdl2pl.compiled import GroundingBudget
 from gdl2pl.compiled import on_engine
+from gdl2pl.compiled.auto import compiled_reason
 from gdl2pl.compiled.factory import Engine
+from gdl2pl.contract import EngineChoice
 from gdl2pl.contract import GameMachine
 from gdl2pl.errors import GdlError
 from gdl2pl.ggp.cancel import CancellableWork
@@ -268,12 +271,13 @@ class GamePlayer:
         check: bool = True,
         expiry_clocks: float = 3.0,
         max_clock: int = 3600,
-        engine: Engine = "prolog",
+        engine: Engine = "auto",
     ) -> None:
-        """``engine``: the reasoner ("prolog"), or the compiled engine grounded within
-        part of the start clock ("compiled", "auto"); a game that cannot be compiled in
-        time is played on the reasoner either way (a player must play), and the log says
-        why."""
+        """``engine``: "auto" (the default) plays on the reasoner at once and on the
+        game's network as soon as a background grounding has it; "compiled" grounds
+        within a third of the start clock first; "prolog" is the reasoner alone. A game
+        that cannot be compiled is played on the reasoner whatever the engine (a player
+        must play), and the log says why."""
         if max_clock < 1:
             raise ValueError(f"max_clock must be at least 1 s, not {max_clock}")
         # Alike on purpose: the arguments kept as attributes, as ``manager._Match`` keeps
@@ -482,14 +486,27 @@ class GamePlayer:
             raise
 
     def _compiled(self, sm: StateMachine, d: Description, budget: Budget) -> GameMachine:
-        """The compiled engine for the game ``sm`` loaded, grounded within a third of
-        the start clock left; ``sm`` itself when it cannot be (logged)."""
+        """The game ``sm`` loaded, on the player's engine: "auto", the reasoner at once
+        and the network as soon as it is grounded in the background; "compiled", the
+        network grounded within a third of the start clock left. Whatever goes wrong,
+        ``sm`` (never closed here) plays, and the log says why: a player must play."""
+        if self.engine == "auto":
+            return on_engine(sm, d, "auto")
         seconds = max(0.1, budget.remaining() / 3)
+        start = time.monotonic()
         try:
-            return on_engine(sm, d, "auto", budget=GroundingBudget(seconds=seconds))
+            compiled = CompiledMachine.from_machine(
+                sm, d, budget=GroundingBudget(seconds=seconds)
+            )
         except Exception as e:  # the reasoner still plays: never lose a match to this
             log.warning("%s: the compiled engine failed (%s); the reasoner plays", sm.name, e)
+            sm.engine_choice = EngineChoice("prolog", str(e))
             return sm
+        compiled.engine_choice = EngineChoice(
+            "compiled", compiled_reason(compiled, time.monotonic() - start)
+        )
+        log.info("%s: %s", sm.name, compiled.engine_choice)
+        return compiled
 
     def _play(self, msg: Play | PlayII, received: float) -> Reply:
         match = self._current(msg.match_id)

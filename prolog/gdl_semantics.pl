@@ -60,7 +60,8 @@
             state_playout/3,          % +Module, +MaxDepth, -Depth
             state_playouts/5,         % +Module, +Count, +MaxDepth, -PerRole, -Steps
             state_percepts/4,         % +Module, +JointMove, +Role, -SortedPercepts
-            state_forget/1            % +Module
+            state_forget/1,           % +Module
+            goal_number/2             % +Value, -Number
           ]).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
@@ -585,7 +586,21 @@ one_playout(Module, Roles, Start, MaxDepth, _, Depth-Goals, S0, S) :-
 
 unique_goal(Module, Role, V) :-
     state_goals(Module, Role, Vs),
-    (   Vs = [A], atom_number(A, N), integer(N) -> V = N ; V = -1 ).
+    (   Vs = [A], goal_number(A, N) -> V = N ; V = -1 ).
+
+%!  goal_number(+Value, -Number) is semidet.
+%
+%   A goal value read as GDL writes numbers: an atom of decimal digits only (at most
+%   4000 of them), never SWI-Prolog's other number syntax (0x32, 0'c, 1 000, 1.0e2).
+%   The Python side reads goal values the same way (gdl2pl.vocabulary.goal_number).
+
+goal_number(A, N) :-
+    atom(A),
+    atom_length(A, L),
+    L > 0, L =< 4000,
+    atom_codes(A, Cs),
+    forall(member(C, Cs), ( C >= 0'0, C =< 0'9 )),
+    number_codes(N, Cs).
 
 transpose_results(Roles, Results, PerRole) :-
     length(Roles, N),

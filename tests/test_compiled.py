@@ -23,6 +23,7 @@ from gdl2pl.bridge import IllegalMoveError
 from gdl2pl.bridge import MachineState
 from gdl2pl.bridge import StateMachine
 from gdl2pl.bridge import TransitionDefinitionError
+from gdl2pl.compiled import AutoMachine
 from gdl2pl.compiled import CompiledMachine
 from gdl2pl.compiled import CompileRefusedError
 from gdl2pl.compiled import GroundingBudget
@@ -142,13 +143,31 @@ def test_a_scrambled_game_matches(seed: int) -> None:
         pass
 
 
-def test_gdl_ii_games_match_and_percepts_come_from_prolog() -> None:
-    for example in ("montyHall.kif", "kuhnPoker.kif"):
-        with check_engines(read_game(EXAMPLES / example), example, range(4)) as c:
+@pytest.mark.parametrize("example", ["montyHall.kif", "kuhnPoker.kif"])
+def test_gdl_ii_percepts_come_from_the_network_as_the_reasoner_gives_them(example: str) -> None:
+    """GDL-II's ``sees`` is compiled like ``next``: along random matches, every role's
+    percepts of every joint move are the reasoner's, and so are the consistent
+    successors a player's belief is built from."""
+    with check_engines(read_game(EXAMPLES / example), example, range(4)) as c:
+        p = c.prolog
+        assert any(c.network.sees), "the game's sees rules are in the network"
+        for seed in range(4):
+            rng = random.Random(seed)
             s = c.initial_state
-            joint = c.random_joint_move(s, random.Random(0))
-            for role in c.players:
-                assert c.percepts(s, joint, role) == c.prolog.percepts(s, joint, role)
+            while not c.is_terminal(s):
+                for joint in c.legal_joint_moves(s):
+                    for role in c.players:
+                        assert c.percepts(s, joint, role) == p.percepts(s, joint, role)
+                joint = c.random_joint_move(s, rng)
+                for role in c.players:
+                    i = c.role_index(role)
+                    seen = c.percepts(s, joint, role)
+                    assert c.consistent_successors(s, role, joint[i], seen) == (
+                        p.consistent_successors(s, role, joint[i], seen)
+                    )
+                s = c.next_state(s, joint)
+            with pytest.raises(IllegalMoveError):
+                c.percepts(c.initial_state, ["(zzz)"] * len(c.roles), c.players[0])
 
 
 def test_playouts_run_in_the_network_and_end_in_terminal_states() -> None:
@@ -243,7 +262,7 @@ def test_a_machine_on_the_python_evaluator_plays_as_on_the_c_one() -> None:
     the same legal-move terms and the same error for an illegal move."""
     path = repository("ticTacToe")
     with load_machine(path, "compiled") as c, StateMachine.from_file(path) as p:
-        py = CompiledMachine(p, read_game(path), evaluator="python")
+        py = CompiledMachine.from_machine(p, read_game(path), evaluator="python")
         rng = random.Random(5)
         s = c.initial_state
         while not c.is_terminal(s):
@@ -276,11 +295,16 @@ def test_hostile_names_compile_and_play() -> None:
         assert any(m.name == hostile("mark") for m in c.legal_moves(c.initial_state, c.roles[0]))
 
 
-def test_auto_picks_the_compiled_engine_and_says_why() -> None:
+def test_auto_answers_at_once_then_switches_to_the_network_and_says_why() -> None:
     with load_machine(EXAMPLES / "ticTacToe.kif") as m:
-        assert isinstance(m, CompiledMachine)
-        assert m.engine_choice.engine == "compiled"
+        assert isinstance(m, AutoMachine)
+        state = m.initial_state  # answered while the network is being built
+        assert m.legal_moves(state, "xplayer")
+        assert m.wait_for_engine(60).engine == "compiled"
         assert "ground rules" in m.engine_choice.reason
+        assert isinstance(m.engine_now, CompiledMachine)
+        # a state made before the switch goes on after it
+        assert m.next_state(state, ["(mark 1 1)", "noop"]) != state
     with load_machine(EXAMPLES / "ticTacToe.kif", "prolog") as m:
         assert isinstance(m, StateMachine)
 
@@ -299,14 +323,13 @@ def test_a_growing_term_game_stops_at_the_budget_and_auto_falls_back() -> None:
     budget = GroundingBudget(seconds=5.0, inferences=20_000_000)
     with pytest.raises(
         GroundingBudgetError,
-        match=r"growing: grounding (needs|took) .*; the "
-        "Prolog engine plays it",
+        match=r"growing: grounding (needs|took) .*",
     ):
         machine_from_text(GROWING, "compiled", name="growing", budget=budget)
     with machine_from_text(GROWING, "auto", name="growing", budget=budget) as m:
-        assert isinstance(m, StateMachine)
-        assert m.engine_choice.engine == "prolog"  # type: ignore[attr-defined]
-        assert "growing: grounding" in m.engine_choice.reason  # type: ignore[attr-defined]
+        assert isinstance(m, AutoMachine)
+        assert m.wait_for_engine(60).engine == "prolog"
+        assert "growing: grounding" in m.engine_choice.reason
         assert m.legal_moves(m.initial_state, "counter")
 
 
@@ -357,8 +380,8 @@ def test_an_unsafe_rule_is_refused_by_place_and_auto_falls_back() -> None:
     ):
         machine_from_text(UNSAFE, "compiled", name="unsafe")
     with machine_from_text(UNSAFE, "auto", name="unsafe") as m:
-        assert m.engine_choice.engine == "prolog"  # type: ignore[attr-defined]
-        assert "an unsafe rule" in m.engine_choice.reason  # type: ignore[attr-defined]
+        assert m.engine_choice.engine == "prolog"
+        assert "an unsafe rule" in m.engine_choice.reason
 
 
 def test_the_command_line_takes_an_engine(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

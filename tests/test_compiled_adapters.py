@@ -21,6 +21,7 @@ from prolog_env import require_prolog
 from gdl2pl.adapters import AdapterError
 from gdl2pl.adapters import GdlGame
 from gdl2pl.bridge import StateMachine
+from gdl2pl.compiled import AutoMachine
 from gdl2pl.compiled import CompiledMachine
 
 pytestmark = pytest.mark.compiled
@@ -101,7 +102,7 @@ def test_the_analyses_stay_the_reasoners():
     try:
         assert isinstance(g.sm, CompiledMachine)
         assert g.reasoner is g.sm.prolog
-        p = GdlGame(repository_game("ticTacToe"))
+        p = GdlGame(repository_game("ticTacToe"), engine="prolog")
         try:
             assert p.engine_choice.engine == "prolog" and p.reasoner is p.sm
             # The same tables and kind, from the same analyses.
@@ -110,6 +111,28 @@ def test_the_analyses_stay_the_reasoners():
             p.close()
     finally:
         g.close()
+
+
+def test_the_adapters_and_the_playing_commands_default_to_auto():
+    """Speed where users need it: the adapters, serve, match and simulate start on the
+    reasoner and switch to the network; the teaching and checking commands stay on the
+    reasoner, the definition of the game's meaning."""
+    from gdl2pl.cli.main import _parser
+
+    g = GdlGame(repository_game("ticTacToe"))
+    try:
+        assert isinstance(g.sm, AutoMachine) and g.reasoner is g.sm.prolog
+        assert g.sm.wait_for_engine(60).engine == "compiled"
+        assert g.engine_choice.engine == "compiled"
+    finally:
+        g.close()
+    game = str(repository_game("ticTacToe"))
+    parser = _parser()
+    assert parser.parse_args(["simulate", game]).engine == "auto"
+    assert parser.parse_args(["serve"]).engine == "auto"
+    assert parser.parse_args(["match", game, "--player", "h:1"]).engine == "auto"
+    for command in ("play", "trace", "replay"):
+        assert parser.parse_args([command, game]).engine == "prolog"
 
 
 def test_an_unknown_engine_is_refused_by_name():

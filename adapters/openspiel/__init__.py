@@ -52,9 +52,9 @@ SHORT_NAME = "gdl"
 #: is an error; -2: 50 is assumed, with a ``MissingGoalWarning``), ``analysis_seconds``
 #: (the time the game-kind search may take at load), ``utility`` (auto, zero_sum,
 #: general_sum: ``GdlGame``'s), ``observation`` (planes: the board's planes where there
-#: is one; flat: one entry per base proposition), ``engine`` (prolog: the reasoner steps
-#: the game; compiled: its compiled network; auto: compiled when grounding fits its budget;
-#: ``GdlGame``'s).
+#: is one; flat: one entry per base proposition), ``engine`` (auto, the default: the
+#: reasoner at once, the compiled network as soon as a background grounding has it;
+#: compiled: the network only; prolog: the reasoner only; ``GdlGame``'s).
 DEFAULT_PARAMS: dict[str, Any] = {
     "game": "ticTacToe.kif",
     "dynamics": "auto",
@@ -65,7 +65,7 @@ DEFAULT_PARAMS: dict[str, Any] = {
     "num_distinct_actions": 0,
     "missing_goal": -2,
     "analysis_seconds": ANALYSIS_SECONDS,
-    "engine": "prolog",
+    "engine": "auto",
 }
 
 _Util = pyspiel.GameType.Utility

@@ -1,0 +1,282 @@
+"""``engine="auto"``: a game answered by the reasoner at once, and by its network as soon
+as a worker process has grounded it (``AutoMachine``).
+
+Loading never waits for grounding: the machine answers on the Prolog engine from the
+start while ``NetworkBuild`` grounds the game in the background, within its budget;
+when the network is in (built and tuned, still within the budget) the machine switches
+to the compiled engine by itself, between two calls. States pass freely between the
+engines (a ``MachineState`` is its set of fluents, whichever engine made it), so a
+caller in the middle of a search sees nothing but the speed change. If the game cannot
+be compiled, for any reason at all, the reasoner goes on answering and the log says
+why; ``engine_choice`` always says which engine answers now and why.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterable
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from fractions import Fraction
+
+from gdl2pl.bridge import StateMachine
+from gdl2pl.contract import DEFAULT_MAX_DEPTH
+from gdl2pl.contract import Consistent
+from gdl2pl.contract import EngineChoice
+from gdl2pl.contract import GameMachine
+from gdl2pl.contract import MachineState
+from gdl2pl.contract import Step
+from gdl2pl.contract import SymbolStep
+from gdl2pl.contract.game_machine import TermText
+from gdl2pl.syntax import Description
+from gdl2pl.syntax import Term
+
+from .build import NetworkBuild
+from .ground import GroundingBudget
+from .machine import CompiledMachine
+
+log = logging.getLogger("gdl2pl.compiled")
+
+
+def compiled_reason(m: CompiledMachine, seconds: float) -> str:
+    """Why the compiled engine answers: what was built, in how long."""
+    net = m.network
+    return (
+        f"grounded in {seconds:.2f} s: {net.n_rules:,} ground rules, {net.n_atoms:,} atoms "
+        f"({net.n_fluents:,} fluents, {net.n_moves:,} moves)"
+    )
+
+
+class AutoMachine(GameMachine):
+    """The game ``prolog`` loaded, on the reasoner now and on its network once built
+    (see the module's docstring). ``close()`` stops the build and closes the engines."""
+
+    engine = "auto"
+
+    def __init__(
+        self,
+        prolog: StateMachine,
+        description: Description,
+        case_sensitive: bool = False,
+        budget: GroundingBudget | None = None,
+    ) -> None:
+        self.prolog = prolog
+        self.name = prolog.name
+        self.translation = prolog.translation
+        self._engine: GameMachine = prolog
+        self._choice = EngineChoice("prolog", "the network is being grounded in the background")
+        self._lock = threading.Lock()
+        self._closed = False
+        self._seed: int | None = None
+        self._done = threading.Event()
+        # symbol ids (step_symbols): each engine's id -> this machine's, and the terms
+        self._symbol_maps: dict[int, list[int]] = {}
+        self._symbol_ids: dict[Term, int] = {}
+        self._symbols: list[Term] = []
+        self._build = NetworkBuild(
+            description, prolog.name, prolog._raw_roles, case_sensitive, budget
+        ).start()
+        self._thread = threading.Thread(
+            target=self._switch, name=f"gdl2pl-ground {self.name}", daemon=True
+        )
+        self._thread.start()
+
+    def _switch(self) -> None:
+        """The background thread: wait for the network, then answer with it."""
+        try:
+            network = self._build.wait()
+            compiled = CompiledMachine(self.prolog, network, deadline=self._build.deadline)
+            seconds = time.monotonic() - self._build.started
+            with self._lock:
+                if self._closed:
+                    return
+                choice = EngineChoice("compiled", compiled_reason(compiled, seconds))
+                compiled.engine_choice = choice
+                if self._seed is not None:
+                    compiled._net.seed(self._seed)
+                self._engine, self._choice = compiled, choice
+            log.info("%s: the compiled engine plays it (%s)", self.name, choice.reason)
+        except Exception as e:  # whatever failed, the reasoner goes on playing
+            with self._lock:
+                if not self._closed:
+                    self._choice = EngineChoice("prolog", str(e))
+            if not self._closed:
+                log.warning("%s: the reasoner plays it: %s", self.name, e)
+        finally:
+            self._done.set()
+
+    @property
+    def engine_choice(self) -> EngineChoice:
+        """Which engine answers now, and why."""
+        return self._choice
+
+    @engine_choice.setter
+    def engine_choice(self, choice: EngineChoice) -> None:
+        raise AttributeError("an auto machine's engine is chosen by its build")
+
+    def wait_for_engine(self, timeout: float | None = None) -> EngineChoice:
+        """Wait (at most ``timeout`` seconds) until the background build is over: the
+        engine that answers from then on."""
+        self._done.wait(timeout)
+        return self._choice
+
+    @property
+    def engine_now(self) -> GameMachine:
+        """The machine answering now (the Prolog or the compiled engine)."""
+        return self._engine
+
+    def close(self) -> None:
+        """Stop the build (its worker is killed) and close the engines (idempotent)."""
+        with self._lock:
+            self._closed = True
+            engine = self._engine
+        self._build.cancel()
+        engine.close()
+        self.prolog.close()
+
+    def __repr__(self) -> str:
+        return f"AutoMachine({self.name!r}, {self._choice})"
+
+    # -- what the Prolog engine answers for the game -------------------------------------
+
+    @property
+    def module(self) -> str:
+        return self.prolog.module
+
+    def using(self) -> AbstractContextManager[None]:
+        return self.prolog.using()
+
+    # -- the contract, answered by the engine of the moment ------------------------------
+
+    @property
+    def roles(self) -> tuple[Term, ...]:
+        return self.prolog.roles
+
+    @property
+    def initial_state(self) -> MachineState:
+        return self._engine.initial_state
+
+    def term(self, kif: Term | str) -> Term:
+        return self.prolog.term(kif)
+
+    def role_index(self, role: Term | str) -> int:
+        return self._engine.role_index(role)
+
+    def role_moves(self, state: MachineState, index: int) -> list[Term]:
+        return self._engine.role_moves(state, index)
+
+    def legal_moves(self, state: MachineState, role: Term | str) -> list[Term]:
+        return self._engine.legal_moves(state, role)
+
+    def all_legal_moves(self, state: MachineState) -> list[list[Term]]:
+        return self._engine.all_legal_moves(state)
+
+    def next_state(self, state: MachineState, joint_move: Sequence[Term | str]) -> MachineState:
+        return self._engine.next_state(state, joint_move)
+
+    def step(self, state: MachineState, joint_move: Sequence[Term | str]) -> Step:
+        return self._engine.step(state, joint_move)
+
+    def step_symbols(self, state: MachineState, joint_move: Sequence[Term | str]) -> SymbolStep:
+        """The step of the engine of the moment, in this machine's own symbol ids:
+        an id stands for one fluent or move for the machine's life, whichever engine
+        answered when it was handed out (each engine's ids are mapped on first sight)."""
+        engine = self._engine
+        s = engine.step_symbols(state, joint_move)
+        ids = self._symbol_map(engine)
+        own = self._own_id
+        return SymbolStep(
+            s.state,
+            s.terminal,
+            [[ids[i] if i < len(ids) and ids[i] >= 0 else own(engine, i) for i in ms]
+             for ms in s.legal],
+            s.goal_values,
+            [ids[i] if i < len(ids) and ids[i] >= 0 else own(engine, i) for i in s.added],
+            [ids[i] if i < len(ids) and ids[i] >= 0 else own(engine, i) for i in s.removed],
+        )
+
+    def _symbol_map(self, engine: GameMachine) -> list[int]:
+        maps = self._symbol_maps
+        ids = maps.get(id(engine))
+        if ids is None:
+            ids = maps[id(engine)] = []
+        return ids
+
+    def _own_id(self, engine: GameMachine, i: int) -> int:
+        """This machine's id for ``engine``'s symbol id ``i`` (made on first sight)."""
+        with self._lock:
+            ids = self._symbol_map(engine)
+            if i >= len(ids):
+                ids.extend([-1] * (i + 1 - len(ids)))
+            if ids[i] < 0:
+                term = engine.symbol(i)
+                own = self._symbol_ids.get(term)
+                if own is None:
+                    own = self._symbol_ids[term] = len(self._symbols)
+                    self._symbols.append(term)
+                ids[i] = own
+            return ids[i]
+
+    def symbol(self, symbol_id: int) -> Term:
+        """The fluent or move this machine's symbol id stands for."""
+        if symbol_id.__class__ is not int:
+            raise TypeError(f"a symbol id is an int, not {symbol_id!r}")
+        if not 0 <= symbol_id < len(self._symbols):
+            raise ValueError(f"{self.name}: no symbol has the id {symbol_id}")
+        return self._symbols[symbol_id]
+
+    def expand(self, state: MachineState) -> list[tuple[tuple[Term, ...], Step]]:
+        return self._engine.expand(state)
+
+    def is_terminal(self, state: MachineState) -> bool:
+        return self._engine.is_terminal(state)
+
+    def goal_values(self, state: MachineState) -> list[list[str]]:
+        return self._engine.goal_values(state)
+
+    def state_info(
+        self, state: MachineState
+    ) -> tuple[bool, list[list[Term]], list[list[int | str]]]:
+        return self._engine.state_info(state)
+
+    def depth_charge(
+        self, state: MachineState, max_depth: int = DEFAULT_MAX_DEPTH
+    ) -> tuple[MachineState, int]:
+        return self._engine.depth_charge(state, max_depth)
+
+    def playouts(
+        self, state: MachineState, n: int, max_depth: int = DEFAULT_MAX_DEPTH
+    ) -> tuple[list[list[tuple[int, int]]], int]:
+        return self._engine.playouts(state, n, max_depth)
+
+    def seed(self, seed: int) -> None:
+        """Seed the engine of the moment (and the network's, when it comes in)."""
+        with self._lock:
+            self._seed = int(seed)
+            engine = self._engine
+        engine.seed(seed)
+
+    @property
+    def base_propositions(self) -> list[Term]:
+        return self.prolog.base_propositions
+
+    def input_moves(self, role: Term | str) -> list[Term]:
+        return self.prolog.input_moves(role)
+
+    def declared_percepts(self, role: Term | str) -> list[Term]:
+        return self.prolog.declared_percepts(role)
+
+    def percepts(
+        self, state: MachineState, joint_move: Sequence[Term | str], role: Term | str
+    ) -> list[Term]:
+        return self._engine.percepts(state, joint_move, role)
+
+    def chance_outcomes(self, state: MachineState) -> list[tuple[Term, Fraction]]:
+        return self._engine.chance_outcomes(state)
+
+    def consistent_successors(
+        self, state: MachineState, role: TermText, move: TermText, percepts: Iterable[TermText]
+    ) -> list[Consistent]:
+        return self._engine.consistent_successors(state, role, move, percepts)

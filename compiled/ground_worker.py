@@ -1,0 +1,78 @@
+"""The grounding worker: ``python -m gdl2pl.compiled.ground_worker FOLDER`` grounds the
+game that ``FOLDER/request.json`` holds and writes its network into ``FOLDER``
+(``network_io``), then prints one line of JSON saying how it went:
+
+- ``{"ok": true}``;
+- ``{"refused": MESSAGE, "budget": BOOL}``: the game cannot be compiled (``budget``:
+  it went past a budget), MESSAGE saying why;
+- ``{"error": MESSAGE}``: anything else that went wrong.
+
+It runs in a process of its own (``compiled/build.py`` starts it with its limits), so
+that grounding a big game never holds the player's process, its memory or its GIL.
+The request is JSON: the game's name, its rules as the grounder takes them
+(``GroundingInput``: numbers, text and lists), the roles as the Prolog engine spells
+them, and the budget's figures.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import resource
+import sys
+from pathlib import Path
+from typing import Any
+
+from gdl2pl.bridge.swipl import runtime
+
+from .errors import CompileRefusedError
+from .errors import GroundingBudgetError
+from .ground import GroundingBudget
+from .ground import GroundingInput
+from .ground import ground_network
+from .network_io import _raw
+from .network_io import write_network
+
+REQUEST = "request.json"
+
+
+def _limit_memory(limit: int) -> None:
+    """Cap this process's address space (and Prolog's stacks within it) at ``limit``
+    bytes: past it, allocation fails and the grounding is refused, never the machine."""
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    janus = runtime()  # Prolog starts here, inside the limit
+    janus.query_once("set_prolog_flag(stack_limit, L)", {"L": max(limit // 2, 2**28)})
+
+
+def _ground(folder: Path, request: dict[str, Any]) -> None:
+    _limit_memory(int(request["budget"]["memory"]))
+    inp = GroundingInput(**request["input"])
+    roles = tuple(_raw(r) for r in request["roles"])
+    budget = GroundingBudget(**request["budget"])
+    net = ground_network(inp, roles, str(request["name"]), budget)
+    write_network(net, folder)
+
+
+def main(argv: list[str]) -> int:
+    folder = Path(argv[1])
+    try:
+        request = json.loads((folder / REQUEST).read_text(encoding="utf-8"))
+        _ground(folder, request)
+        answer: dict[str, Any] = {"ok": True}
+    except GroundingBudgetError as e:
+        answer = {"refused": str(e), "budget": True}
+    except CompileRefusedError as e:
+        answer = {"refused": str(e), "budget": False}
+    except MemoryError:
+        answer = {"refused": "grounding needs more memory than its budget", "budget": True}
+    except RecursionError:
+        answer = {"refused": "a term nested too deeply to ground", "budget": False}
+    except Exception as e:  # a defect: reported, and the reasoner plays
+        answer = {"error": f"{type(e).__name__}: {e}"}
+    print(json.dumps(answer), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
