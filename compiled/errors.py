@@ -12,12 +12,14 @@ class CompileRefusedError(GdlError):
 class GroundingBudgetError(CompileRefusedError):
     """Grounding the game went past a budget: the message names the game, the figure
     exceeded (seconds, inferences, ground rules or memory) and the rule at work.
-    ``profile``: per rule grounded before (rule number, instances, ground rules, CPU
-    seconds), when the grounding ran in this process."""
+    When the grounding ran in this process, ``profile`` has per rule grounded before
+    (rule number, instances, ground rules, CPU seconds) and ``sizes`` the relations (and
+    fluents, moves) of the relaxed model so far with their facts."""
 
-    profile: list[tuple[int, int, int, float]] = []
-    #: the relations (and fluents, moves) of the relaxed model so far, with their facts
-    sizes: list[tuple[str, int, int]] = []
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.profile: list[tuple[int, int, int, float]] = []
+        self.sizes: list[tuple[str, int, int]] = []
 
 
 class CompiledUnavailableError(CompileRefusedError):

@@ -25,7 +25,6 @@ from gdl2pl.depgraph import dependency_graph
 from gdl2pl.flatten import FlatRule
 from gdl2pl.flatten import relation_key
 from gdl2pl.syntax import Const
-from gdl2pl.syntax import clause_line
 from gdl2pl.syntax import Description
 from gdl2pl.syntax import Distinct
 from gdl2pl.syntax import Func
@@ -33,6 +32,7 @@ from gdl2pl.syntax import Not
 from gdl2pl.syntax import Sentence
 from gdl2pl.syntax import Term
 from gdl2pl.syntax import Var
+from gdl2pl.syntax import clause_line
 from gdl2pl.syntax import variables as variables_of
 from gdl2pl.vocabulary import INPUT_RELATIONS
 

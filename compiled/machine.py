@@ -28,10 +28,10 @@ from gdl2pl.contract import GameMachine
 from gdl2pl.contract import MachineState
 from gdl2pl.contract import Step
 from gdl2pl.contract import SymbolStep
-from gdl2pl.contract import TransitionDefinitionError
 from gdl2pl.contract.game_machine import check_max_depth
 from gdl2pl.contract.game_machine import check_playout_count
 from gdl2pl.contract.game_machine import goal_value
+from gdl2pl.contract.state import check_same_game
 from gdl2pl.load import Syntax
 from gdl2pl.load import parse_game
 from gdl2pl.load import read_game
@@ -241,9 +241,6 @@ class CompiledMachine(GameMachine):
         """Hold the game loaded while the calling thread queries its module."""
         return self.prolog.using()
 
-    def __repr__(self) -> str:
-        return f"CompiledMachine({self.name!r}, roles={[str(r) for r in self._roles]})"
-
     # -- states -------------------------------------------------------------------------
 
     def _state(self, bits: bytes) -> CompiledState:
@@ -261,13 +258,7 @@ class CompiledMachine(GameMachine):
             return state._bits
         if not isinstance(state, MachineState):
             raise TypeError(f"not a MachineState: {state!r}")
-        terms = state._terms
-        if terms is not None and terms is not self._terms and terms.game != self._terms.game:
-            raise ValueError(
-                f"{self.name}: the state comes from the machine for another game "
-                f"({terms.name}); a machine answers only for states of its own game (or "
-                "built with MachineState.from_fluents)"
-            )
+        check_same_game(state, self._terms, self.name)
         out = bytearray(len(self._fluents))
         index = self._fluent_index
         for raw in state._key:
@@ -333,9 +324,7 @@ class CompiledMachine(GameMachine):
                 known = self._move_index.get((i, raw), -1)
             out.append(known)
         if len(out) != n:
-            raise TransitionDefinitionError(
-                f"{self.name}: a joint move needs one move per role ({n}), got {len(out)}"
-            )
+            raise self.wrong_joint_move(len(out))
         return out
 
     def _illegal(
