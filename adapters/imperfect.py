@@ -24,7 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gdl2pl.bridge import MachineState
-from gdl2pl.bridge import StateMachine
+from gdl2pl.compiled import load_description
+from gdl2pl.compiled.factory import Engine
 from gdl2pl.kif import kif_term
 from gdl2pl.load import read_game
 from gdl2pl.syntax import Term
@@ -52,11 +53,18 @@ class ImperfectGame:
     """A loaded GDL-II game, shared by every state of a play (never copied); ``close()``
     unloads it."""
 
-    def __init__(self, path: str | os.PathLike[str], analysis_states: int = 20_000) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], analysis_states: int = 20_000, engine: Engine = "auto"
+    ) -> None:
+        """``engine``: what steps the game and answers its percepts ("auto", the default:
+        the reasoner at once, the compiled network once grounded; "compiled"; "prolog")."""
         path = os.fspath(path)
         self.name = os.path.basename(path)
         description = read_game(path)
-        self.sm = sm = StateMachine(description, name=self.name)
+        try:
+            self.sm = sm = load_description(description, engine, name=self.name)
+        except ValueError as e:  # an engine that is none of ENGINES
+            raise AdapterError(f"{self.name}: {e}") from None
         try:
             if not sm.gdl_ii:
                 raise AdapterError(

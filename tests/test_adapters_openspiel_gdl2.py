@@ -193,3 +193,32 @@ def test_a_seeded_simulation_of_switching_wins_two_thirds(pyspiel, monty):
                 state.apply_action(names.get("switch", rng.choice(list(names.values()))))
         wins += state.returns()[0] > 0
     assert abs(wins / 3000 - 2 / 3) < 4 * 0.0086
+
+
+@pytest.mark.parametrize("example", ["kuhnPoker.kif", "montyHall.kif"])
+def test_the_compiled_engine_plays_the_gdl_ii_adapter_as_the_reasoner(pyspiel, example):
+    """With ``engine="compiled"`` (percepts from the network) every random play-through
+    shows every player the same information states, legal actions and returns as on
+    the reasoner."""
+    from gdl2pl.openspiel.imperfect import load_imperfect_game
+
+    compiled = load_imperfect_game(EXAMPLES / example, engine="compiled")
+    reasoner = load_imperfect_game(EXAMPLES / example, engine="prolog")
+    assert compiled.tables.sm.engine_choice.engine == "compiled"
+    for seed in range(12):
+        rng = random.Random(seed)
+        a, b = compiled.new_initial_state(), reasoner.new_initial_state()
+        while not a.is_terminal():
+            assert a.current_player() == b.current_player()
+            for p in range(compiled.num_players()):
+                assert a.information_state_string(p) == b.information_state_string(p)
+            if a.is_chance_node():
+                outcomes = a.chance_outcomes()
+                assert outcomes == b.chance_outcomes()
+                action = rng.choice([o for o, _ in outcomes])
+            else:
+                assert a.legal_actions() == b.legal_actions()
+                action = rng.choice(a.legal_actions())
+            a.apply_action(action)
+            b.apply_action(action)
+        assert b.is_terminal() and a.returns() == b.returns()

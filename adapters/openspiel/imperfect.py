@@ -53,6 +53,7 @@ DEFAULT_PARAMS: dict[str, Any] = {
     "game": "montyHall.kif",
     "max_game_length": 1_000,
     "analysis_states": 20_000,
+    "engine": "auto",
 }
 
 _Util = pyspiel.GameType.Utility
@@ -65,7 +66,9 @@ class GdlImperfectGame(ReadsStateText, pyspiel.Game):
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         p = {**DEFAULT_PARAMS, **(params or {})}
-        self.tables = t = ImperfectGame(find_game(str(p["game"])), int(p["analysis_states"]))
+        self.tables = t = ImperfectGame(
+            find_game(str(p["game"])), int(p["analysis_states"]), str(p["engine"])  # type: ignore[arg-type]
+        )
         sums = t.analysis.return_sums
         if t.analysis.proved and sums <= {0.0}:
             utility, utility_sum = _Util.ZERO_SUM, 0.0
@@ -234,7 +237,7 @@ def _shown(percepts: Sequence[Term]) -> str:
 
 def load_imperfect_game(path: str | os.PathLike[str], **options: Any) -> Any:
     """The GDL-II game in ``path`` as a ``pyspiel.Game`` of imperfect information
-    (options: ``max_game_length``, ``analysis_states``). Registered as ``gdl_ii``:
+    (options: ``max_game_length``, ``analysis_states``, ``engine``). Registered as ``gdl_ii``:
     ``pyspiel.load_game("gdl_ii", {"game": path})``. ``AdapterError`` for a game that is
     not GDL-II."""
     return GdlImperfectGame({**options, "game": os.fspath(path)})

@@ -37,9 +37,11 @@ class GdlImperfectAECEnv(AECEnv):  # type: ignore[misc]
 
     metadata = METADATA
 
-    def __init__(self, path: str | os.PathLike[str], analysis_states: int = 20_000) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], analysis_states: int = 20_000, engine: str = "auto"
+    ) -> None:
         super().__init__()
-        self.game = g = ImperfectGame(find_game(path), analysis_states)
+        self.game = g = ImperfectGame(find_game(path), analysis_states, engine)  # type: ignore[arg-type]
         self.possible_agents = [str(g.sm.roles[i]) for i in g.player_roles]
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
         self._action_spaces = {
