@@ -1,10 +1,13 @@
 """The player's search keeps its budget and says what it did (issue 42 item 1): the
 budget is a promise (``SEARCH_MARGIN``) on a game whose steps are slow and grow, with
-another process taking a core, and with a garbage collector that stalls."""
+another process taking a core, and with a garbage collector that stalls; each move and
+each match is logged with what was searched."""
 
 from __future__ import annotations
 
 import gc
+import logging
+import re
 import subprocess
 import sys
 import time
@@ -20,8 +23,12 @@ from gdl2pl.bridge import StateMachine
 from gdl2pl.bridge import swipl as engine
 from gdl2pl.ggp import collection
 from gdl2pl.ggp.mcts import MctsStrategy
+from gdl2pl.ggp.player import GamePlayer
+from gdl2pl.ggp.protocol import one_line_rules
 from gdl2pl.ggp.strategy import SEARCH_MARGIN
 from gdl2pl.ggp.strategy import Budget
+from gdl2pl.ggp.strategy import make_strategy
+from gdl2pl.load import read_game
 
 SLOW = REPO / "tests" / "games" / "slow_steps.kif"
 TTT = EXAMPLES / "ticTacToe.kif"
@@ -141,3 +148,71 @@ def test_collection_is_paused_for_searches_and_given_back_after_the_match() -> N
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def move_line(match: str, clock: int) -> re.Pattern[str]:
+    """A move's log line after a search (``gdl2pl.ggp.search_log``)."""
+    return re.compile(
+        rf"{match}: play (\d+): (\S+|\(.*\)): ([\d,]+) iterations, depth (\d+), "
+        r"the move ([\d,]+) visits, value (\d+\.\d); searched (\d+\.\d\d) s of its "
+        rf"(\d+\.\d\d) s; replied (\d+\.\d\d) s into the {clock} s clock"
+    )
+
+
+def match_line(match: str, clock: int) -> re.Pattern[str]:
+    """A match's log line at its end."""
+    return re.compile(
+        rf"{match}: searched (\d+) of (\d+) moves: ([\d,]+) iterations \(([\d,]+) a move\), "
+        r"deepest (\d+), longest (\d+\.\d\d) s of its (\d+\.\d\d) s, none past its budget "
+        r"by more than 0\.05 s \(at most (\d+\.\d\d) s\); slowest reply (\d+\.\d\d) s "
+        rf"into the {clock} s clock"
+    )
+
+
+def test_the_player_logs_every_move_and_the_match(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="gdl2pl.player")
+    p = GamePlayer(lambda: make_strategy("mcts", 4), name="logged")
+    try:
+        text = one_line_rules(read_game(TTT))
+        assert p.handle(f"(start m1 xplayer ({text}) 5 2)").body == "ready"
+        replies = [p.handle("(play m1 nil)").body]
+        # O's turn: X's only move is noop; then O takes a cell X did not
+        replies.append(p.handle(f"(play m1 ({replies[0]} noop))").body)
+        cell = next(c for c in ("(mark 1 1)", "(mark 2 2)") if c != replies[0])
+        replies.append(p.handle(f"(play m1 (noop {cell}))").body)
+        assert p.handle("(stop m1 nil)").body == "done"
+    finally:
+        p.close()
+    lines = [r.getMessage() for r in caplog.records]
+    searched = [m for line in lines if (m := move_line('m1', 2).fullmatch(line))]
+    forced = [line for line in lines if line.endswith("into the 2 s clock") and "nothing" in line]
+    assert [int(m[1]) for m in searched] == [1, 3]  # O's turn (play 2): X's only move, noop
+    assert forced == [
+        next(line for line in lines if line.startswith("m1: play 2: noop, nothing searched"))
+    ]
+    for m, reply in zip(searched, [replies[0], replies[2]], strict=True):
+        assert m[2] == reply
+        iterations, depth, visits = (int(m[i].replace(",", "")) for i in (3, 4, 5))
+        assert iterations > 0 and 1 <= depth <= 9 and 0 < visits <= iterations
+        assert float(m[7]) <= float(m[8]) + SEARCH_MARGIN  # searched within its budget
+        assert float(m[9]) < 2.0  # replied within the play clock
+    [summary] = [m for line in lines if (m := match_line('m1', 2).fullmatch(line))]
+    assert (int(summary[1]), int(summary[2])) == (2, 3)
+    total = sum(int(m[3].replace(",", "")) for m in searched)
+    assert int(summary[3].replace(",", "")) == total
+    assert int(summary[5]) == max(int(m[4]) for m in searched)
+
+
+def test_the_readme_shows_the_log_lines_the_player_writes() -> None:
+    """The README's example match is written in the format of the lines above."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    lines = [
+        line.removeprefix("gdl2pl.player INFO: ")
+        for line in text.splitlines()
+        if line.startswith("gdl2pl.player INFO: demo: ")
+    ]
+    moves = [line for line in lines if move_line("demo", 3).fullmatch(line)]
+    forced = [line for line in lines if "nothing searched; replied" in line]
+    ends = [line for line in lines if match_line("demo", 3).fullmatch(line)]
+    assert len(moves) >= 2 and forced and len(ends) == 1
+    assert len(moves) + len(forced) + len(ends) + 1 == len(lines)  # and the goal's line
