@@ -176,8 +176,11 @@ class Kind:
     turn_taking: bool
     proved: bool  # every reachable state was seen
     states: int  # states seen
-    max_depth: int  # longest play seen
+    max_depth: int  # longest play seen (enumerated: the deepest level, see ``layered``)
     return_sums: frozenset[float]  # sums of returns over the terminal states seen
+    #: Enumerated: every joint move leads one level deeper (no cycle, no two ways of
+    #: different lengths to a state), so ``max_depth`` is the longest play.
+    layered: bool = False
 
 
 def _short(state: MachineState, width: int = 200) -> str:
@@ -708,7 +711,7 @@ class GdlGame:
                     "none" if self.missing_goal is None else int(self.missing_goal),
                 )
 
-        verdict, states, max_depth, sums, bad, missed = run_interruptibly(search)
+        verdict, states, max_depth, sums, bad, missed, layered = run_interruptibly(search)
         if missed:
             met = MachineState.from_fluents(py_term(f) for f in missed)
             self._met_missing_goal(_short(met), None)
@@ -725,6 +728,7 @@ class GdlGame:
             states=states,
             max_depth=max_depth,
             return_sums=frozenset(round((s - 50 * n) / 50, 9) for s in sums),
+            layered=layered == "true",
         )
 
     def gdl_metadata(self) -> dict[str, Claim]:
@@ -766,7 +770,14 @@ class GdlGame:
                 "general-sum")
             out["utility"] = Claim(kind, "proved",
                                   f"return sums {sums} over every reachable terminal state")
-            out["max_game_length"] = Claim(k.max_depth, "proved", "the longest play enumerated")
+            if k.layered:
+                out["max_game_length"] = Claim(
+                    k.max_depth, "proved", "the longest play enumerated")
+            else:  # the search's deepest level is no play's length
+                out["max_game_length"] = Claim(
+                    None, "assumed", f"no bound proved: all {k.states} reachable states were "
+                    "enumerated, but a move leads back to an earlier level (a cycle, or two "
+                    "ways of different lengths to a state)")
         else:
             ruled = self._rule_sum
             if ruled is not None:
