@@ -82,7 +82,10 @@ def on_engine(
     except CompileRefusedError as e:
         if engine == "compiled":
             prolog.close()
-            raise
+            raise type(e)(
+                f"{e}; engine='compiled' has no other engine to fall back on "
+                "(engine='auto' plays it on the reasoner)"
+            ) from None
         choice = EngineChoice("prolog", str(e))
         prolog.engine_choice = choice  # type: ignore[attr-defined]
         log.warning("%s: the Prolog engine plays it: %s", prolog.name, e)

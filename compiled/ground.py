@@ -213,8 +213,7 @@ def ground_game(
     tag = result[0]
     if tag == "interrupted" or seconds > budget.seconds:  # the answer's transfer counts too
         raise GroundingBudgetError(
-            f"{game}: grounding took more than its budget of {budget.seconds:g} s; "
-            "the Prolog engine plays it"
+            f"{game}: grounding took more than its budget of {budget.seconds:g} s"
         )
     if tag == "budget":
         what, figure = result[1], result[2]
@@ -226,11 +225,11 @@ def ground_game(
             text = f"a term past the reasoner's bound {figure} (one that grows without end)"
         else:
             text = f"more memory than Prolog allows ({figure})"
-        raise GroundingBudgetError(f"{game}: grounding needs {text}; the Prolog engine plays it")
+        raise GroundingBudgetError(f"{game}: grounding needs {text}")
     if tag == "unsafe":
         raise CompileRefusedError(
             f"{game}: cannot be compiled: a rule leaves a variable unbound (an unsafe rule "
-            "or negation); the Prolog engine plays it"
+            "or negation)"
         )
     _, base, moves, atoms, ground = result
     fluents = [names.raw(f) for f in base]
