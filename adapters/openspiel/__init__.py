@@ -1,6 +1,7 @@
 """GDL games as OpenSpiel games.
 
 >>> game = load_game("ticTacToe.kif")          # a pyspiel.Game
+>>> import gdl2pl.openspiel  # first: it registers "gdl" (and "gdl_ii") with OpenSpiel
 >>> pyspiel.load_game("gdl", {"game": "ticTacToe.kif"})   # the same, through the registry
 
 Importing this module registers the games ``gdl`` (and ``gdl_ii``) with OpenSpiel:
