@@ -216,3 +216,25 @@ def test_the_readme_shows_the_log_lines_the_player_writes() -> None:
     ends = [line for line in lines if match_line("demo", 3).fullmatch(line)]
     assert len(moves) >= 2 and forced and len(ends) == 1
     assert len(moves) + len(forced) + len(ends) + 1 == len(lines)  # and the goal's line
+
+
+def test_a_gdl2_move_line_sums_the_searches_of_its_sampled_states() -> None:
+    """A GDL-II move searches several sampled states: its line sums their iterations and
+    times, and averages the value over the searches that chose the move sent."""
+    from gdl2pl.ggp.search_log import move_line
+    from gdl2pl.ggp.strategy import SearchReport
+    from gdl2pl.kif import parse_kif_term
+
+    a, b = parse_kif_term("(act raise)"), parse_kif_term("(act check)")
+    reports = [
+        SearchReport(a, 100, 3, 60, 80.0, 0.4, 0.45, 120),
+        SearchReport(b, 200, 5, 90, 40.0, 0.5, 0.45, 220),
+        SearchReport(a, 300, 4, 20, 20.0, 0.4, 0.45, 310),
+    ]
+    line = move_line(reports, "(act raise)", 1.31, 2)
+    assert line == (
+        "(act raise) over 3 states: 600 iterations, depth 5, the move 80 visits, value 65.0; "
+        "searched 1.30 s of its 1.35 s; replied 1.31 s into the 2 s clock"
+    )
+    forced = move_line([], "noop", 0.0, 2)
+    assert forced == "noop, nothing searched; replied 0.00 s into the 2 s clock"
