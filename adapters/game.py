@@ -37,6 +37,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 from typing import Literal
 from typing import cast
@@ -57,6 +58,8 @@ from gdl2pl.compiled import load_description
 from gdl2pl.compiled.factory import Engine
 from gdl2pl.contract import GameMachine
 from gdl2pl.kif import kif_term
+from gdl2pl.length_bound import LengthBound
+from gdl2pl.length_bound import prove_length_bound
 from gdl2pl.load import read_game
 from gdl2pl.rule_shapes import goal_sum
 from gdl2pl.rule_shapes import step_counter_bound
@@ -74,6 +77,7 @@ from .errors import UndeclaredFluentWarning
 from .errors import UnrepresentableStateError
 from .planes import BoardLayout
 from .planes import board_layout
+from .reach import Reachable
 from .reach import reachable_domains
 
 Dynamics = Literal["auto", "sequential", "simultaneous"]
@@ -178,8 +182,11 @@ class Kind:
     turn_taking: bool
     proved: bool  # every reachable state was seen
     states: int  # states seen
-    max_depth: int  # longest play seen
+    max_depth: int  # longest play seen (enumerated: the deepest level, see ``layered``)
     return_sums: frozenset[float]  # sums of returns over the terminal states seen
+    #: Enumerated: every joint move leads one level deeper (no cycle, no two ways of
+    #: different lengths to a state), so ``max_depth`` is the longest play.
+    layered: bool = False
 
 
 def _short(state: MachineState, width: int = 200) -> str:
@@ -299,11 +306,15 @@ class GdlGame:
         self.domain_note = ""
         #: What checking the declared base against the reachability analysis found.
         self.base_note = ""
+        #: The reachability analysis' supersets of the fluents and moves, if it finished.
+        self.reachable: Reachable | None = None
         if base and all(declared):
             base = self._with_undeclared(description, base, max_terms)
         elif not all(declared) or not base:
             try:
-                reach = reachable_domains(description, self.roles, self.name, max_terms)
+                reach = self.reachable = reachable_domains(
+                    description, self.roles, self.name, max_terms
+                )
             except DomainExplosionError as e:
                 self.domain_note = str(e)
                 if not all(declared):
@@ -367,7 +378,7 @@ class GdlGame:
         """The declared base, with the fluents the reachability analysis finds that it
         omits (within ``analysis_seconds``; past it, the declared base alone)."""
         try:
-            reach = reachable_domains(
+            reach = self.reachable = reachable_domains(
                 description, self.roles, self.name, max_terms, seconds=self.analysis_seconds
             )
         except DomainExplosionError as e:
@@ -718,7 +729,7 @@ class GdlGame:
                     "none" if self.missing_goal is None else int(self.missing_goal),
                 )
 
-        verdict, states, max_depth, sums, bad, missed = run_interruptibly(search)
+        verdict, states, max_depth, sums, bad, missed, layered = run_interruptibly(search)
         if missed:
             met = MachineState.from_fluents(py_term(f) for f in missed)
             self._met_missing_goal(_short(met), None)
@@ -735,6 +746,7 @@ class GdlGame:
             states=states,
             max_depth=max_depth,
             return_sums=frozenset(round((s - 50 * n) / 50, 9) for s in sums),
+            layered=layered == "true",
         )
 
     def gdl_metadata(self) -> dict[str, Claim]:
@@ -776,7 +788,11 @@ class GdlGame:
                 "general-sum")
             out["utility"] = Claim(kind, "proved",
                                   f"return sums {sums} over every reachable terminal state")
-            out["max_game_length"] = Claim(k.max_depth, "proved", "the longest play enumerated")
+            out["max_game_length"] = (
+                Claim(k.max_depth, "proved", "the longest play enumerated")
+                if k.layered
+                else self._length_claim()
+            )
         else:
             ruled = self._rule_sum
             if ruled is not None:
@@ -785,14 +801,9 @@ class GdlGame:
                     f"returns sum to {ruled}: goal rules of one body give every role its value")
             else:
                 out["utility"] = Claim("general-sum", "assumed",
-                                      "not every reachable terminal state was enumerated")
-            counted = step_counter_bound(self.description)
-            if counted is not None:
-                out["max_game_length"] = Claim(
-                    counted[0], "proved", f"the step counter '{counted[1]}' ends the game")
-            else:
-                out["max_game_length"] = Claim(
-                    None, "assumed", f"no bound proved; longest play seen {k.max_depth}")
+                                      "not every reachable terminal state was enumerated, "
+                                      "and the goal rules do not show a constant sum")
+            out["max_game_length"] = self._length_claim()
         if self.utility_option != "auto":
             out["utility"] = Claim(
                 self.utility_option.replace("_", "-"), "chosen",
@@ -804,6 +815,46 @@ class GdlGame:
                                    f"{self.missing_goal} of roles without one (missing_goal)")
         out["missing_goal"] = self._missing_goal_claim()
         return out
+
+    def _length_claim(self) -> Claim:
+        """The bound on the length of every play the rules prove (the least, if more
+        than one does): a step counter, or a measure every step moves (``length_bound``);
+        else "assumed"."""
+        proofs: list[LengthBound] = []
+        counted = step_counter_bound(self.description)
+        if counted is not None:  # enough: a game with a step counter is seldom shorter
+            proofs.append(LengthBound(counted[0], f"the step counter '{counted[1]}' ends the game"))
+        elif self.length_bound is not None:
+            proofs.append(self.length_bound)
+        k = self.kind
+        seen = k.max_depth
+        if not proofs:
+            if k.proved:  # enumerated, but a move leads back: max_depth is no play's length
+                return Claim(None, "assumed", f"no bound proved: all {k.states} reachable "
+                             "states were enumerated, but a move leads back to an earlier "
+                             "level (a cycle, or two ways of different lengths to a state)")
+            return Claim(None, "assumed", f"no bound proved; longest play seen {seen}")
+        best = min(proofs, key=lambda b: b.steps)
+        if best.steps < seen:  # a defect of the proof: never claim what a play refutes
+            warnings.warn(
+                f"{self.name}: a play of {seen} steps was seen, longer than the bound "
+                f"proved ({best.steps}: {best.reason}); the bound is not claimed",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            return Claim(None, "assumed", f"the bound proved ({best.steps}) is refuted by a "
+                         f"play of {seen} steps")
+        return Claim(best.steps, "proved", best.reason)
+
+    @cached_property
+    def length_bound(self) -> LengthBound | None:
+        """The bound ``gdl2pl.length_bound`` proves from the rules and the reachability
+        analysis' supersets (None without them, or when no measure applies); proved once,
+        when first asked for."""
+        if self.reachable is None:
+            return None
+        r = self.reachable
+        return prove_length_bound(self.description, r.fluents, r.moves)
 
     def _missing_goal_claim(self) -> Claim:
         met = (f"met in {self.missing_goal_met}" if self.missing_goal_met

@@ -30,14 +30,20 @@
 %
 %   Missing is the goal value a role without one gets in a terminal state (an
 %   integer), or `none` (such a state is bad).
-%   Result = [Verdict, States, MaxDepth, GoalSums, Bad, Missed]:
+%   Result = [Verdict, States, MaxDepth, GoalSums, Bad, Missed, Layered]:
 %   - Verdict: proved (every reachable state seen, all turn-taking), simultaneous
 %     (a state where two roles choose was found), sampled (past the budget; random matches for MaxSteps steps found no such state), bad (Bad is
 %     a state breaking the contract above, py form), or unknown (the search used
 %     more than Limit inferences);
 %   - the enumeration stops at MaxStates states or MaxEdges successor computations
 %     (joint moves tried), whichever comes first;
-%   - States: states enumerated; MaxDepth: the longest play seen;
+%   - States: states enumerated; MaxDepth: the longest play seen (for proved: the
+%     deepest level of the breadth-first search, which is the longest play only if
+%     Layered);
+%   - Layered: true when every joint move leads from a state of level D to one of
+%     level D+1 (new, or met at that level already): then every play to a state is
+%     as long as its level, and MaxDepth is the longest play; false when one leads
+%     back to an earlier level (a cycle, or two ways of different lengths);
 %   - GoalSums: for proved, the sorted sums of the goal values over the roles in
 %     the terminal states;
 %   - Missed: the first terminal state seen where a role has no goal and got
@@ -47,6 +53,7 @@ kind_search(M0, MaxStates, MaxEdges, MaxSteps, Seed, Limit, Missing, Result) :-
     atom_string(Module, M0),
     nb_setval(gdl_kind_missing_goal, Missing),
     nb_setval(gdl_kind_missed, []),
+    nb_setval(gdl_kind_layered, true),
     state_current(Module, Saved),
     setup_call_cleanup(
         true,
@@ -61,9 +68,10 @@ kind_search(M0, MaxStates, MaxEdges, MaxSteps, Seed, Limit, Missing, Result) :-
               ( state_forget(Module), Outcome = interrupted )),
         state_install(Module, Saved)),
     nb_getval(gdl_kind_missed, Missed),
+    nb_getval(gdl_kind_layered, Layered),
     (   memberchk(Outcome, [inference_limit_exceeded, interrupted])
-    ->  Result = [unknown, 0, 0, [], [], Missed]
-    ;   append(Result0, [Missed], Result)
+    ->  Result = [unknown, 0, 0, [], [], Missed, false]
+    ;   append(Result0, [Missed, Layered], Result)
     ).
 
 search(Module, Budget, MaxSteps, Seed, Result) :-
@@ -71,7 +79,7 @@ search(Module, Budget, MaxSteps, Seed, Result) :-
     findall(F, Module:init(F), Fs),
     sort(Fs, Init),
     trie_new(Seen),
-    trie_insert(Seen, Init, true),
+    trie_insert(Seen, Init, 0),             % each state with its level
     catch(bfs([Init], 0, 1, Module, Roles, Seen, Budget, [], Sums, Depth, States),
           kind_stop(Verdict0, Bad0, Depth0, States0), true),
     (   var(Verdict0)
@@ -124,14 +132,19 @@ successors([J|Js], Module, Seen, Depth, Budget, C0, C, Next0, Next) :-
         nb_setarg(1, Edges, E)
     ),
     state_next(Module, J, S),
-    (   trie_insert(Seen, S, true)
-    ->  (   C0 >= MaxStates
-        ->  throw(kind_stop(budget, [], Depth, C0))
-        ;   C1 is C0 + 1,
-            Next0 = [S|Next1]
+    Level is Depth + 1,
+    (   trie_lookup(Seen, S, Was)
+    ->  C1 = C0,
+        Next0 = Next1,
+        (   Was =:= Level
+        ->  true
+        ;   nb_setval(gdl_kind_layered, false)  % back to an earlier level
         )
-    ;   C1 = C0,
-        Next0 = Next1
+    ;   C0 >= MaxStates
+    ->  throw(kind_stop(budget, [], Depth, C0))
+    ;   trie_insert(Seen, S, Level),
+        C1 is C0 + 1,
+        Next0 = [S|Next1]
     ),
     successors(Js, Module, Seen, Depth, Budget, C1, C, Next1, Next).
 

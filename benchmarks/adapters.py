@@ -117,12 +117,12 @@ def pettingzoo_steps(env: Any, rng: random.Random) -> Steps:
     while True:
         env.reset()
         for _ in env.agent_iter():
-            obs, _, terminated, truncated, _ = env.last()
+            _, _, terminated, truncated, info = env.last()
             if terminated or truncated:
                 env.step(None)
                 continue
             before = raw._pos
-            env.step(int(choice(np.flatnonzero(obs["action_mask"]))))
+            env.step(int(choice(np.flatnonzero(info["action_mask"]))))
             if raw._pos is not before:
                 yield raw._pos.node.terminal
 

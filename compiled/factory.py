@@ -27,6 +27,7 @@ from gdl2pl.syntax import Description
 
 from .auto import AutoMachine
 from .auto import compiled_reason
+from .errors import CompileRefusedError
 from .ground import GroundingBudget
 from .machine import CompiledMachine
 
@@ -82,6 +83,12 @@ def on_engine(
     start = time.monotonic()
     try:
         compiled = CompiledMachine.from_machine(prolog, d, case_sensitive, budget)
+    except CompileRefusedError as e:
+        prolog.close()
+        raise type(e)(
+            f"{e}; engine='compiled' has no other engine to fall back on "
+            "(engine='auto' plays it on the reasoner)"
+        ) from None
     except BaseException:
         prolog.close()
         raise

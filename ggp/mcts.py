@@ -1,20 +1,39 @@
-"""Monte Carlo tree search over joint moves (decoupled UCT), with playouts run in Prolog.
+"""Monte Carlo tree search over joint moves (decoupled UCT), with playouts run in the engine.
 
 Each node of the tree is a state. Every role keeps its own statistics at every node: for
 each of its legal moves, how often it was chosen there and the sum of the rewards it
 brought that role. An iteration walks down from the root, each role picking its move by
 UCB1 on its own statistics (untried moves first), until it meets a joint move not yet in
-the tree; it adds the state that move leads to, plays one random game from there inside
-Prolog (``StateMachine.playouts``), and adds each role's goal (scaled to [0, 1]) along the
-path. In turn-taking games the idle role has a single move, and this is plain UCT.
+the tree; it adds the state that move leads to (one ``step`` of the machine), plays one
+random game from there, and adds each role's goal (scaled to [0, 1]) along the path. In
+turn-taking games the idle role has a single move, and this is plain UCT.
 
-The search runs until the budget expires (checked between iterations) and answers the
-move of its role tried most often at the root, offering it as it goes. A playout cannot be
-interrupted, so its length is capped to fit half the time left, from the measured time per
-step; a playout cut short counts 0.5 for every role. The tree is kept between steps: the
-next root is looked up among the children of the last one. It holds at most ``max_nodes``
-nodes (default 200,000): once full, iterations still walk it and play out from its
-leaves, but add no node, so memory stays bounded however long the clock.
+The search answers the move of its role tried most often at the root, offering it as it
+goes, and reports what it did (``SearchReport``: iterations, depth, the move's visits and
+value, time against the budget).
+
+Keeping the budget. The search returns within ``SEARCH_MARGIN`` seconds after its
+budget's deadline unless one question to the game takes more than ``GROWTH`` times the
+longest question before it. A question to the reasoner cannot be stopped half-way
+(an interrupt that strikes inside SWI-Prolog's tabling can leave the thread's tables
+broken, after which every question fails), so the search starts a question only when
+the time left holds ``GROWTH`` times the longest one seen so far (``longest``):
+
+- a random game of a game whose steps are slow (``STEP_BY_STEP`` seconds or more, or
+  not measured yet) is played from Python, one ``step`` per question, the clock checked
+  before each; it is cut short after half the time left when it began, and dropped with
+  its iteration when the time left does not hold another step;
+- a fast game's random game runs inside the engine in one call, its length capped to
+  fit half the time left from the measured time per step;
+- a random game cut short counts 0.5 for every role (no verdict);
+- automatic garbage collection waits until the search is over, and the tree is not
+  scanned by the collections between searches (``gdl2pl.ggp.collection``): a full
+  collection of a connectFour tree took 100-450 ms.
+
+The tree is kept between steps: the next root is looked up among the children of the
+last one. It holds at most ``max_nodes`` nodes (default 200,000): once full, iterations
+still walk it and play out from its leaves, but add no node, so memory stays bounded
+however long the clock.
 """
 
 from __future__ import annotations
@@ -22,20 +41,47 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Sequence
 
 from gdl2pl.bridge.errors import GameError
 from gdl2pl.bridge.machine import MachineState
 from gdl2pl.syntax import Term
 
+from .collection import Hold
+from .collection import paused
+from .strategy import SEARCH_MARGIN
 from .strategy import Budget
 from .strategy import Offer
+from .strategy import SearchReport
 from .strategy import Strategy
+
+__all__ = ["SEARCH_MARGIN", "MctsStrategy"]
+
+#: A question is asked only if the time left holds this many times the longest before it.
+GROWTH = 1.5
+#: Random games whose steps take this long (seconds) or longer are played step by step.
+STEP_BY_STEP = 0.001
 
 
 class _Node:
-    __slots__ = ("children", "moves", "n", "rewards", "state", "terminal", "totals", "visits")
+    __slots__ = (
+        "children",
+        "moves",
+        "n",
+        "rewards",
+        "size",
+        "state",
+        "terminal",
+        "totals",
+        "visits",
+    )
 
-    def __init__(self, state: MachineState, moves: list[list[Term]], rewards: list[float] | None):
+    def __init__(
+        self,
+        state: MachineState,
+        moves: Sequence[Sequence[Term]],
+        rewards: list[float] | None,
+    ):
         self.state = state
         self.moves = moves
         self.terminal = rewards is not None
@@ -44,10 +90,12 @@ class _Node:
         self.visits = [[0] * len(ms) for ms in moves]
         self.totals = [[0.0] * len(ms) for ms in moves]
         self.children: dict[tuple[int, ...], _Node] = {}
+        self.size = 1  # nodes in the tree under this one, itself included
 
 
 def _size(node: _Node) -> int:
-    """The number of nodes in the tree under ``node`` (itself included)."""
+    """The number of nodes in the tree under ``node`` (itself included), counted (what
+    ``_Node.size`` keeps as the tree grows)."""
     count, todo = 0, [node]
     while todo:
         n = todo.pop()
@@ -56,10 +104,17 @@ def _size(node: _Node) -> int:
     return count
 
 
+def _scaled(value: int | str | None) -> float:
+    """A goal value as a reward in [0, 1] (0 for one that is not a number)."""
+    return min(max(value, 0), 100) / 100.0 if isinstance(value, int) else 0.0
+
+
 def _reward(values: list[int | str]) -> float:
-    if len(values) == 1 and isinstance(values[0], int):
-        return min(max(values[0], 0), 100) / 100.0
-    return 0.0
+    return _scaled(values[0]) if len(values) == 1 else 0.0
+
+
+class _OutOfTime(Exception):
+    """The time left does not hold the next question: the iteration is dropped."""
 
 
 class MctsStrategy(Strategy):
@@ -81,39 +136,78 @@ class MctsStrategy(Strategy):
         self.exploration = exploration
         self.max_depth = max_depth
         self.root: _Node | None = None
-        self.iterations = 0  # of the last search, for logs and tests
-        self.step_time: float | None = None  # measured seconds per playout step
+        self.iterations = 0  # of the last search
+        self.depth = 0  # the deepest node the last search reached, below its root
+        self.step_time: float | None = None  # measured seconds per step of a random game
+        self.longest = 0.0  # seconds of the longest single question to the game so far
+        self.reports: list[SearchReport] = []
         self._budget = Budget(0)
+        self._hold: Hold | None = None
 
     def metagame(self, sm, role, budget: Budget) -> None:  # type: ignore[no-untyped-def]
         super().metagame(sm, role, budget)
         self.index = list(sm.roles).index(role)
         self.root = None
+        if self._hold is None:
+            self._hold = Hold()  # the tree is left out of collections until finish
         if self.seed is not None:
             sm.seed(self.seed)
 
     def finish(self) -> None:
         self.root = None
+        if self._hold is not None:
+            self._hold.release()
+            self._hold = None
 
     # -- the search ----------------------------------------------------------------------
 
     def select_move(
         self, state: MachineState, legal: list[Term], budget: Budget, offer: Offer
     ) -> Term:
-        root = self._root(state)
-        if root.terminal or not root.moves[self.index]:
-            return legal[0]
-        self.iterations = 0
+        began = time.monotonic()
+        self.iterations = self.depth = 0
         self._budget = budget
+        with paused():
+            root = self._root(state)
+            if root.terminal or not root.moves[self.index]:
+                return legal[0]
+            self._search(root, budget, offer)
+        best = self._best_index(root)
+        move = root.moves[self.index][best]
+        visits = root.visits[self.index][best]
+        self.reports.append(
+            SearchReport(
+                move=move,
+                iterations=self.iterations,
+                depth=self.depth,
+                visits=visits,
+                value=100 * root.totals[self.index][best] / visits if visits else 0.0,
+                seconds=time.monotonic() - began,
+                budget=budget.deadline - began,
+                nodes=self.nodes,
+            )
+        )
+        return move if move in legal else legal[0]
+
+    def _search(self, root: _Node, budget: Budget, offer: Offer) -> None:
         next_offer = time.monotonic() + 0.05
         while not budget.expired():
-            self._iterate(root)
+            try:
+                self._iterate(root)
+            except _OutOfTime:
+                break
             self.iterations += 1
             if time.monotonic() >= next_offer:
                 offer(self._best(root))
                 next_offer = time.monotonic() + 0.05
-        move = self._best(root)
-        return move if move in legal else legal[0]
+
+    def _fits(self) -> bool:
+        """The time left holds the next question (see the module doc)."""
+        return self._budget.remaining() > GROWTH * self.longest
+
+    def _asked(self, since: float) -> None:
+        """A question that began at ``since`` (``time.perf_counter()``) was answered."""
+        self.longest = max(self.longest, time.perf_counter() - since)
 
     def _root(self, state: MachineState) -> _Node:
         old = self.root
@@ -123,19 +217,39 @@ class MctsStrategy(Strategy):
             for child in old.children.values():
                 if child.state == state:
                     self.root = child
-                    self.nodes = _size(child)
+                    self.nodes = child.size
                     return child
-        self.root = self._node(state)
-        self.nodes = 1
-        return self.root
-
-    def _node(self, state: MachineState) -> _Node:
+        t0 = time.perf_counter()
         terminal, legal, goals = self.sm.state_info(state)
+        self._asked(t0)
         if terminal:
-            return _Node(state, [[] for _ in legal], [_reward(vs) for vs in goals])
-        if not all(legal):  # a broken game: nobody can move on, count it as a loss for all
-            return _Node(state, [[] for _ in legal], [0.0] * len(legal))
-        return _Node(state, legal, None)
+            root = _Node(state, [[] for _ in legal], [_reward(vs) for vs in goals])
+        elif not all(legal):  # a broken game: nobody can move on
+            root = _Node(state, [[] for _ in legal], [0.0] * len(legal))
+        else:
+            root = _Node(state, legal, None)
+        self.root = root
+        self.nodes = 1
+        return root
+
+    def _child(self, node: _Node, joint: tuple[int, ...]) -> _Node:
+        """The node of the state ``joint`` leads to from ``node`` (one question)."""
+        moves = [ms[i] for ms, i in zip(node.moves, joint, strict=True)]
+        if not self._fits():
+            raise _OutOfTime
+        t0 = time.perf_counter()
+        try:
+            step = self.sm.step(node.state, moves)
+        except GameError:  # a broken game: count it as a loss for all
+            return _Node(node.state, [[] for _ in node.moves], [0.0] * len(node.moves))
+        finally:
+            self._asked(t0)
+        if step.terminal:
+            goals = step.goals or (None,) * len(step.legal)
+            return _Node(step.state, [[] for _ in step.legal], [_scaled(g) for g in goals])
+        if not all(step.legal):  # nobody can move on: a loss for all
+            return _Node(step.state, [[] for _ in step.legal], [0.0] * len(step.legal))
+        return _Node(step.state, step.legal, None)
 
     def _iterate(self, root: _Node) -> None:
         path: list[tuple[_Node, tuple[int, ...]]] = []
@@ -145,19 +259,19 @@ class MctsStrategy(Strategy):
             path.append((node, joint))
             child = node.children.get(joint)
             if child is None:
-                moves = [ms[i] for ms, i in zip(node.moves, joint, strict=True)]
-                try:
-                    child = self._node(self.sm.next_state(node.state, moves))
-                except GameError:
-                    child = _Node(node.state, [[] for _ in node.moves], [0.0] * len(node.moves))
+                child = self._child(node, joint)
                 if self.nodes < self.max_nodes:  # a full tree is searched, not grown
                     node.children[joint] = child
                     self.nodes += 1
-                rewards = child.rewards if child.terminal else self._playout(child.state)
+                    for n, _ in path:
+                        n.size += 1
+                self.depth = max(self.depth, len(path))
+                rewards = child.rewards if child.terminal else self._playout(child)
                 break
             node = child
         else:
             rewards = node.rewards
+            self.depth = max(self.depth, len(path))
         for n, joint in path:
             n.n += 1
             for r, i in enumerate(joint):
@@ -179,34 +293,68 @@ class MctsStrategy(Strategy):
             key=lambda i: totals[i] / visits[i] + c * math.sqrt(log_n / visits[i]),
         )
 
-    def _playout(self, state: MachineState) -> list[float]:
-        if self.step_time is None:
-            limit = min(self.max_depth, 16)  # a first, short playout measures the game
-        else:
-            fits = self._budget.remaining() / 2 / self.step_time
-            limit = int(max(1, min(self.max_depth, fits)))
+    def _playout(self, node: _Node) -> list[float]:
+        """Each role's reward for a random game from ``node``'s state."""
+        if self.step_time is None or self.step_time >= STEP_BY_STEP:
+            return self._walk(node)
+        fits = self._budget.remaining() / 2 / self.step_time
+        limit = int(max(1, min(self.max_depth, fits)))
         t0 = time.perf_counter()
         try:
-            per_role, steps = self.sm.playouts(state, 1, limit)
+            per_role, steps = self.sm.playouts(node.state, 1, limit)
         except GameError:
             return [0.0] * len(self.sm.roles)
         if steps:
-            t = (time.perf_counter() - t0) / steps
-            self.step_time = t if self.step_time is None else 0.8 * self.step_time + 0.2 * t
+            self._measured((time.perf_counter() - t0) / steps)
         rewards = []
         for col in per_role:
             value, depth = col[0]
             if value < 0 and depth >= limit:
                 rewards.append(0.5)  # cut short: no verdict
             else:
-                rewards.append(min(max(value, 0), 100) / 100.0)
+                rewards.append(_scaled(value))
         return rewards
 
+    def _walk(self, node: _Node) -> list[float]:
+        """A random game from ``node``'s state played one question a step, the clock
+        checked before each: cut short (0.5 for every role) after half the time left
+        when it began, dropped (``_OutOfTime``) when the time left does not hold a step."""
+        roles = len(node.moves)
+        state, legal = node.state, node.moves
+        cut = time.monotonic() + self._budget.remaining() / 2
+        for _ in range(self.max_depth):
+            if not self._fits():
+                raise _OutOfTime
+            if time.monotonic() > cut:
+                return [0.5] * roles
+            joint = [self.rng.choice(ms) for ms in legal]
+            t0 = time.perf_counter()
+            try:
+                step = self.sm.step(state, joint)
+            except GameError:
+                return [0.0] * roles
+            finally:
+                self._asked(t0)
+            self._measured(time.perf_counter() - t0)
+            if step.terminal:
+                return [_scaled(g) for g in step.goals or (None,) * roles]
+            if not all(step.legal):
+                return [0.0] * roles
+            state, legal = step.state, step.legal
+        return [0.5] * roles  # cut short at max_depth: no verdict
+
+    def _measured(self, seconds_per_step: float) -> None:
+        t = seconds_per_step
+        self.step_time = t if self.step_time is None else 0.8 * self.step_time + 0.2 * t
+
     def _best(self, root: _Node) -> Term:
+        return root.moves[self.index][self._best_index(root)]
+
+    def _best_index(self, root: _Node) -> int:
+        """The role's move tried most often at ``root`` (of best value among those)."""
         visits = root.visits[self.index]
         totals = root.totals[self.index]
-        best = max(
+        return max(
             range(len(visits)),
             key=lambda i: (visits[i], totals[i] / visits[i] if visits[i] else 0.0),
         )
-        return root.moves[self.index][best]

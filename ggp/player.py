@@ -50,6 +50,8 @@ interrupt), a new ``start`` is answered ``busy``.
 Logging: one line per event; text from the network is written with
 ``gdl2pl.ggp.protocol.shown`` (control characters escaped), so no message can forge a log line.
 A failure of the worker is logged when it happens, also when nobody waits for it any more.
+Every reply to ``play`` is logged with what the strategy searched for it, and ``stop`` or
+``abort`` with the match's sum (``gdl2pl.ggp.search_log``; the README shows a match).
 """
 
 from __future__ import annotations
@@ -99,13 +101,18 @@ from gdl2pl.syntax import Term
 
 from .hidden import Knowledge
 from .hidden import choose_move
+from .search_log import MatchSearches
+from .search_log import move_line
+from .strategy import SEARCH_MARGIN
 from .strategy import Budget
+from .strategy import SearchReport
 from .strategy import Strategy
 
 log = logging.getLogger("gdl2pl.player")
 
-#: Time kept between the worker's own deadline and the reply's, to hand the result over.
-HANDOVER = 0.05
+#: Time kept between the worker's own deadline and the reply's: the strategy may run
+#: ``SEARCH_MARGIN`` past its deadline, and the result is handed over in the rest.
+HANDOVER = SEARCH_MARGIN + 0.05
 #: Retired workers that may still be running before a new ``start`` is answered ``busy``.
 MAX_RETIRING = 2
 
@@ -133,6 +140,7 @@ class _Job:
         self.result: Any = None
         self.error: BaseException | None = None
         self.offered: Term | None = None
+        self.reports: list[SearchReport] = []  # what the strategy searched for it
 
     def offer(self, move: Term) -> None:
         self.offered = move
@@ -235,6 +243,7 @@ class _Match:
     steps: int = 0
     rules_size: int = 0  # characters of the rules received
     knowledge: Knowledge = field(default_factory=Knowledge)  # GDL-II: own moves, percepts
+    searches: MatchSearches = field(default_factory=MatchSearches)  # for the log
 
     @property
     def shown_id(self) -> str:
@@ -514,14 +523,9 @@ class GamePlayer:
             return self._unknown(msg.match_id, "play")
         match.expires = self._expiry(received, match.play_clock, match.play_clock)
         deadline = self._deadline(received, match.play_clock)
+        what = f"{match.shown_id}: play {match.steps + 1}"
         job = match.worker.submit(
-            f"{match.shown_id}: play {match.steps + 1}",
-            lambda job: (
-                self._select(match, msg.moves, job)
-                if isinstance(msg, Play)
-                else self._select_hidden(match, msg, job)
-            ),
-            Budget(deadline - HANDOVER, match.cancel),
+            what, lambda job: self._move(match, msg, job), Budget(deadline - HANDOVER, match.cancel)
         )
         if not job.done.wait(max(0.0, deadline - time.monotonic())):
             match.late = True
@@ -531,6 +535,7 @@ class GamePlayer:
                 match.shown_id,
                 "the best move so far" if move is not None else "nil",
             )
+            match.searches.add([], time.monotonic() - received, late=True)
             return Reply(200, kif_term(move) if move is not None else "nil")
         if job.error is not None and job.offered is not None:
             # the search failed (e.g. out of a Prolog resource) after a legal move was
@@ -540,11 +545,27 @@ class GamePlayer:
                 match.shown_id,
                 _reason(job.error),
             )
-            return Reply(200, kif_term(job.offered))
+            return self._searched(match, what, job, kif_term(job.offered), received)
         if job.error is not None:
             status = 400 if isinstance(job.error, (GdlError, ValueError)) else 500
             return Reply(status, f"error: {_reason(job.error)}")
-        return Reply(200, job.result)
+        return self._searched(match, what, job, job.result, received)
+
+    def _searched(self, match: _Match, what: str, job: _Job, sent: str, received: float) -> Reply:
+        """The reply ``sent`` to a play, logged with what was searched for it."""
+        reply = time.monotonic() - received
+        match.searches.add(job.reports, reply)
+        log.info("%s: %s", what, move_line(job.reports, sent, reply, match.play_clock))
+        return Reply(200, sent)
+
+    def _move(self, match: _Match, msg: Play | PlayII, job: _Job) -> str:
+        """Worker: the move for ``msg`` (KIF text), with the strategy's reports of it."""
+        try:
+            if isinstance(msg, Play):
+                return self._select(match, msg.moves, job)
+            return self._select_hidden(match, msg, job)
+        finally:
+            job.reports = match.strategy.take_reports()
 
     def _select(self, match: _Match, moves: tuple[Term, ...] | None, job: _Job) -> str:
         """Worker: apply the last joint move, then choose a move (KIF text)."""
@@ -605,6 +626,7 @@ class GamePlayer:
         if match is None:
             return self._unknown(msg.match_id, kind)
         log.info("%s %s after %d step(s)", kind, match.shown_id, match.steps)
+        log.info("%s: %s", match.shown_id, match.searches.line(match.play_clock))
         self._retire(match, msg.moves if isinstance(msg, Stop) else None)
         return Reply(200, "done" if kind == "stop" else "aborted")
 

@@ -3,8 +3,11 @@
 A strategy plays one match for one role. ``metagame`` is called once with the loaded game
 (within the start clock), ``select_move`` once per step with the current state and the
 role's legal moves (at least two: a forced move is played without asking), ``finish`` at the
-end. Every call gets a ``Budget``: a strategy must return before ``budget.expired()``, and
-may ``offer`` its best move so far, which is sent if it does not return in time.
+end. Every call gets a ``Budget``: a strategy must return by its deadline, at the latest
+``SEARCH_MARGIN`` seconds after it, and may ``offer`` its best move so far, which is sent
+if it does not return in time. A strategy
+that searches says what it did: one ``SearchReport`` per ``select_move`` in ``reports``,
+which the player takes (``take_reports``) and logs.
 
 Strategies: ``legal`` (the first legal move), ``random`` (a uniformly random legal move),
 ``mcts`` (Monte Carlo tree search, in ``gdl2pl.ggp.mcts``). ``make_strategy`` builds one
@@ -20,6 +23,7 @@ import time
 from abc import ABC
 from abc import abstractmethod
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from gdl2pl.bridge.machine import MachineState
@@ -27,6 +31,9 @@ from gdl2pl.contract import GameMachine
 from gdl2pl.syntax import Term
 
 Offer = Callable[[Term], None]
+
+#: Seconds after its budget's deadline within which a strategy returns.
+SEARCH_MARGIN = 0.05
 
 
 class Budget:
@@ -48,6 +55,34 @@ class Budget:
         return self.cancel.is_set() or time.monotonic() >= self.deadline
 
 
+@dataclass(frozen=True)
+class SearchReport:
+    """What one ``select_move`` did: it chose ``move`` after ``iterations`` iterations
+    that reached ``depth`` moves below the state searched (the deepest node of its
+    tree), in ``seconds`` of the ``budget`` seconds it was given; the move was tried
+    ``visits`` times and is worth ``value`` goal points (0-100) to the role on average,
+    by the search's own estimate; its tree holds ``nodes`` nodes."""
+
+    move: Term
+    iterations: int
+    depth: int
+    visits: int
+    value: float
+    seconds: float
+    budget: float
+    nodes: int
+
+    @property
+    def over(self) -> float:
+        """Seconds past the budget (0 when within it)."""
+        return max(0.0, self.seconds - self.budget)
+
+    @property
+    def kept(self) -> bool:
+        """The search returned within its budget and ``SEARCH_MARGIN``."""
+        return self.over <= SEARCH_MARGIN
+
+
 class Strategy(ABC):
     """A way of choosing moves for one role in one match (see the module doc)."""
 
@@ -55,6 +90,14 @@ class Strategy(ABC):
     #: It uses the time it is given to search; a GDL-II player leaves the time of one
     #: that does not (``legal``, ``random``) to keeping its belief.
     searches = True
+    #: The searches not taken yet (``take_reports``), oldest first.
+    reports: list[SearchReport]
+
+    def take_reports(self) -> list[SearchReport]:
+        """The reports of the searches since the last call, oldest first."""
+        taken = getattr(self, "reports", [])
+        self.reports = []
+        return taken
 
     def metagame(self, sm: GameMachine, role: Term, budget: Budget) -> None:
         """Called once the game is loaded; ``role`` is spelled as in ``sm.roles``."""

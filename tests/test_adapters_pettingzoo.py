@@ -1,7 +1,12 @@
-"""GDL games as PettingZoo environments: PettingZoo's API tests on them."""
+"""GDL games as PettingZoo environments: PettingZoo's API tests on them, without a
+warning (its conventions: NumPy observations in the space's dtype, the action mask in the
+infos, agents named ``<descriptor>_<number>``)."""
 
 from __future__ import annotations
 
+import warnings
+
+import numpy as np
 import pytest
 from adapters_support import game_params
 from adapters_support import repository_game
@@ -16,16 +21,24 @@ def pz_test():
 
 @pytest.mark.parametrize("name", game_params())
 def test_api_test(pz_test, name):
+    """(Before: every game warned "Observation is not a NumPy array", that the
+    observation space should be a Box, and about the agents' names.)"""
     from gdl2pl.pettingzoo import env
 
-    pz_test.api_test(env(repository_game(name), render_mode="ansi"), num_cycles=30)
+    e = env(repository_game(name), render_mode="ansi")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pz_test.api_test(e, num_cycles=30)
 
 
 @pytest.mark.parametrize("name", game_params())
 def test_parallel_api_test(pz_test, name):
     from gdl2pl.pettingzoo import parallel_env
 
-    pz_test.parallel_api_test(parallel_env(repository_game(name)), num_cycles=30)
+    e = parallel_env(repository_game(name))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pz_test.parallel_api_test(e, num_cycles=30)
 
 
 def test_ansi_render_draws_the_board_and_masks_follow_turns(pz_test):
@@ -33,11 +46,51 @@ def test_ansi_render_draws_the_board_and_masks_follow_turns(pz_test):
 
     e = env(repository_game("ticTacToe"), render_mode="ansi")
     e.reset()
-    assert e.agent_selection == "xplayer"
-    assert e.observe("xplayer")["action_mask"].sum() == 9
-    assert e.observe("oplayer")["action_mask"].sum() == 0
+    assert e.possible_agents == ["xplayer_0", "oplayer_1"]
+    assert e.unwrapped.agent_roles == {"xplayer_0": "xplayer", "oplayer_1": "oplayer"}
+    assert e.agent_selection == "xplayer_0"
+    assert e.infos["xplayer_0"]["action_mask"].sum() == 9
+    assert e.infos["oplayer_1"]["action_mask"].sum() == 0
+    obs = e.observe("xplayer_0")
+    space = e.observation_space("xplayer_0")
+    assert isinstance(obs, np.ndarray) and obs.dtype == space.dtype == np.int8
+    # b, o, x; (control oplayer), (control xplayer); observed by x, by o
+    assert obs.shape == (7, 3, 3) and space.contains(obs)
+    assert obs[4].all() and not obs[3].any()  # x is to move
+    assert obs[5].all() and not obs[6].any()  # and observes
+    assert (e.observe("oplayer_1")[:5] == obs[:5]).all() and e.observe("oplayer_1")[6].all()
     e.step(4)
-    assert "x" in e.render().splitlines()[2] and e.agent_selection == "oplayer"
+    assert "x" in e.render().splitlines()[2] and e.agent_selection == "oplayer_1"
+    assert e.infos["xplayer_0"]["action_mask"].sum() == 0
+    assert e.infos["oplayer_1"]["action_mask"].sum() == 8
+
+
+def test_flat_observations_and_names_of_every_kind_of_role(pz_test):
+    from gdl2pl.pettingzoo import agent_names
+    from gdl2pl.pettingzoo import raw_env
+
+    e = raw_env(repository_game("ticTacToe"), observation="flat")
+    e.reset()
+    assert e.observe("xplayer_0").shape == e.observation_space("xplayer_0").shape == (
+        e.gdl.observation_size + 2,
+    )
+    assert e.observe("oplayer_1")[-2:].tolist() == [0, 1]
+    with pytest.raises(ValueError, match="observation must be 'planes' or 'flat'"):
+        raw_env(repository_game("ticTacToe"), observation="dict")
+    assert agent_names(["Red", "player2", "7", "b_x"]) == ["red_0", "player_1", "player_2", "bx_3"]
+
+
+def test_an_illegal_action_ends_a_parallel_game_with_a_penalty(pz_test):
+    from gdl2pl.pettingzoo import parallel_env
+
+    e = parallel_env(repository_game("ticTacToe"))
+    _, infos = e.reset()
+    taken = int(np.flatnonzero(infos["xplayer_0"]["action_mask"])[0])
+    e.step({"xplayer_0": taken, "oplayer_1": 0})  # O's action is ignored: its only move
+    _, rewards, terminations, _, infos = e.step({"xplayer_0": 0, "oplayer_1": taken})
+    assert rewards == {"xplayer_0": 0.0, "oplayer_1": -1.0}  # that cell is taken
+    assert all(terminations.values()) and e.agents == []
+    assert infos["oplayer_1"]["illegal_action"] and not infos["xplayer_0"]["illegal_action"]
 
 
 @pytest.mark.parametrize(
@@ -59,8 +112,8 @@ def test_flagship_games_play_in_the_aec_loop(name, options):
         e.action_space(agent).seed(i)
     steps = 0
     for agent in e.agent_iter(max_iter=40):
-        obs, _, terminated, truncated, _ = e.last()
-        mask = obs["action_mask"]
+        _, _, terminated, truncated, info = e.last()
+        mask = info["action_mask"]
         assert mask.any() or terminated or truncated
         e.step(None if terminated or truncated else e.action_space(agent).sample(mask))
         steps += 1

@@ -40,3 +40,45 @@ def test_example_runs(title, capsys):
     require_module(LIBRARIES[title])
     exec(compile(examples()[title], f"{DOC}:{title}", "exec"), {})
     assert capsys.readouterr().out.strip()
+
+
+REPO = DOC.parent.parent
+#: The pages a reader meets pyspiel.load_game("gdl", ...) in.
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+
+
+def _first_registry_load(lines: list[str]) -> int | None:
+    return next((i for i, line in enumerate(lines) if re.search(r'load_game\("gdl', line)), None)
+
+
+def test_the_first_registry_load_of_each_page_says_the_import_comes_first():
+    """pyspiel.load_game("gdl", ...) fails with OpenSpiel's "Unknown game 'gdl'" unless
+    gdl2pl.openspiel was imported: where a page (or the modules' own docs) first shows
+    it, the import is said to come first, in that line or the two before."""
+    require_module("pyspiel")
+    import gdl2pl.openspiel
+    import gdl2pl.openspiel.imperfect
+
+    texts = {str(p): p.read_text() for p in PAGES}
+    for module in (gdl2pl.openspiel, gdl2pl.openspiel.imperfect):
+        texts[module.__name__] = module.__doc__ or ""
+    shown = 0
+    for where, text in texts.items():
+        lines = text.splitlines()
+        i = _first_registry_load(lines)
+        if i is None:
+            continue
+        shown += 1
+        before = " ".join(lines[max(0, i - 2) : i + 1])
+        assert "import gdl2pl.openspiel" in before, (where, lines[i])
+    assert shown >= 4  # README, docs/adapters.md, docs/gdl2.md, the modules
+
+
+def test_load_times_say_which_engine():
+    """"checkers loads in under 2 s" held on the reasoner only: the compiled engine
+    grounds it first, for several times as long."""
+    text = " ".join(DOC.read_text().split())
+    sentence = next(s for s in re.split(r"(?<=\.) ", text) if "checkers loads" in s)
+    assert "On the reasoner" in text[: text.index(sentence)][-200:] + sentence
+    after = text[text.index(sentence) :][:600]
+    assert "compiled" in after and "checkers' 264,881 ground rules" in after

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -320,16 +321,19 @@ GROWING = """
 
 
 def test_a_growing_term_game_stops_at_the_budget_and_auto_falls_back() -> None:
+    """The refusal says what happened: under "compiled" no engine plays the game (it
+    said "the Prolog engine plays it"); under "auto" the reasoner does, and says so."""
     budget = GroundingBudget(seconds=5.0, inferences=20_000_000)
-    with pytest.raises(
-        GroundingBudgetError,
-        match=r"growing: grounding (needs|took) .*",
-    ):
+    with pytest.raises(GroundingBudgetError) as refused:
         machine_from_text(GROWING, "compiled", name="growing", budget=budget)
+    said = str(refused.value)
+    assert re.match(r"growing: grounding (needs|took) .*; engine='compiled' has no other "
+                    r"engine to fall back on \(engine='auto' plays it on the reasoner\)$", said)
+    assert "the Prolog engine plays it" not in said
     with machine_from_text(GROWING, "auto", name="growing", budget=budget) as m:
         assert isinstance(m, AutoMachine)
         assert m.wait_for_engine(60).engine == "prolog"
-        assert "growing: grounding" in m.engine_choice.reason
+        assert str(m.engine_choice).startswith("prolog engine: growing: grounding")
         assert m.legal_moves(m.initial_state, "counter")
 
 

@@ -146,16 +146,16 @@ def test_pettingzoo_on_the_compiled_engine_plays_the_same_match():
 
     def play(engine: str) -> list[tuple]:
         env = parallel_env(repository_game("connectFour"), engine=engine)
-        obs, _ = env.reset(seed=3)
+        obs, infos = env.reset(seed=3)
         rng = random.Random(3)
         out = []
         while env.agents:
             acts = {}
             for a in env.agents:
-                legal = [i for i, m in enumerate(obs[a]["action_mask"]) if m]
+                legal = [i for i, m in enumerate(infos[a]["action_mask"]) if m]
                 acts[a] = rng.choice(legal)
-            obs, rewards, _, _, _ = env.step(acts)
-            seen = {a: o["observation"].tolist() for a, o in obs.items()}
+            obs, rewards, _, _, infos = env.step(acts)
+            seen = {a: o.tolist() for a, o in obs.items()}
             out.append((sorted(acts.items()), seen, sorted(rewards.items())))
         env.close()
         return out

@@ -1,6 +1,7 @@
 """GDL games as OpenSpiel games.
 
 >>> game = load_game("ticTacToe.kif")          # a pyspiel.Game
+>>> import gdl2pl.openspiel  # first: it registers "gdl" (and "gdl_ii") with OpenSpiel
 >>> pyspiel.load_game("gdl", {"game": "ticTacToe.kif"})   # the same, through the registry
 
 Importing this module registers the games ``gdl`` (and ``gdl_ii``) with OpenSpiel:
@@ -13,7 +14,8 @@ SIMULTANEOUS. Deterministic, perfect information, terminal rewards only; returns
 ``(goal - 50) / 50``, their range the goal rules' values; utility ZERO_SUM/CONSTANT_SUM
 when every reachable terminal state was seen to be so or the goal rules prove it, or when
 declared (``utility="zero_sum"``, checked in every terminal state met), else GENERAL_SUM;
-``max_game_length`` proved by enumeration or a step counter, else the parameter;
+``max_game_length`` proved by enumeration, a step counter or a measure every step moves
+(``gdl2pl.length_bound``), else the parameter;
 ``game.gdl_metadata()`` says which of these claims are proved and which assumed. Action
 ids are per player (the role's move table); the observation tensor is the state as planes
 ``[channels, rows, cols]`` where the fluents form a board, else (or with

@@ -1,6 +1,7 @@
 """GDL-II games as OpenSpiel games of imperfect information.
 
 >>> game = load_imperfect_game("kuhnPoker.kif")            # a pyspiel.Game
+>>> import gdl2pl.openspiel  # first: it registers "gdl_ii" with OpenSpiel
 >>> pyspiel.load_game("gdl_ii", {"game": "kuhnPoker.kif"})  # the same, through the registry
 
 Players are the roles other than ``random``, in file order; ``random`` is OpenSpiel's chance

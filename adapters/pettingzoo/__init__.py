@@ -1,21 +1,29 @@
-"""GDL games as PettingZoo environments, with the conventions of the classic ones.
+"""GDL games as PettingZoo environments, with PettingZoo's conventions.
 
 ``env(path)`` is an ``AECEnv``: in a turn-taking game (see ``gdl2pl.adapters.game``) only
 the role with a choice acts, the others' only move is played for them; in any other game
 every role acts in role order and the joint move is played after the last. ``parallel_env``
 is a ``ParallelEnv`` for any game: every agent gives an action each step, and the action of
-an agent with a single legal move is ignored (that move is played).
+an agent with a single legal move is ignored (that move is played); an illegal action
+ends the game with reward -1 for its agent, as ``env()``'s wrapper does.
 
-Agents are the roles' names. Observations are dicts: ``observation`` (one 0/1 entry per
-base proposition, int8), ``action_mask`` (int8, 1 for the agent's legal actions when it
-is to act) and, where the fluents form a board (``gdl2pl.adapters.planes``), ``board``
-(int8 planes ``[channels, rows, cols]``); read-only arrays. Action spaces are
-``Discrete`` over the role's move table.
+Agents are named after the roles, numbered in role order (``xplayer_0``, ``oplayer_1``:
+``gdl2pl.pettingzoo.agents``); ``agent_roles`` maps each to its role. An observation is a
+read-only int8 NumPy array in the agent's ``Box`` space: the state as planes
+``[channels, rows, cols]`` where the fluents form a board (the board's channels, then the
+other fluents, as OpenSpiel's observation tensor has them: ``gdl2pl.adapters.planes``),
+else (or with ``observation="flat"``) one 0/1 entry per base proposition; then one plane
+(or entry) per agent, 1 for the agent observing: which role it plays, so that one policy
+can play every role, and no observation is all zeros (PettingZoo's API test takes one
+for a broken observation, and a game may start from an empty state). The legal
+actions are ``infos[agent]["action_mask"]`` (int8, 1 for the agent's legal actions when it
+is to act), where PettingZoo's API test and ``TerminateIllegalWrapper`` look for a mask
+beside an array observation. Action spaces are ``Discrete`` over the role's move table.
 Rewards come at the end: ``(goal - 50) / 50``. ``render_mode="ansi"``: ``render()``
-returns the board. Options are ``GdlGame``'s, e.g. ``engine="compiled"`` to step the game
-with its compiled network (default: the reasoner).
-Shimmy's OpenSpiel wrapper is not used: it puts the mask in ``infos`` rather than the
-observation, has no ParallelEnv, and prints instead of returning the ansi board.
+returns the board. Other options are ``GdlGame``'s, e.g. ``engine="compiled"`` to step
+the game with its compiled network (default: the reasoner).
+Shimmy's OpenSpiel wrapper is not used: it has no ParallelEnv, and prints instead of
+returning the ansi board.
 """
 
 from __future__ import annotations
@@ -35,6 +43,8 @@ from gdl2pl.adapters import find_game
 from gdl2pl.adapters.arrays import ActionMasks
 from gdl2pl.adapters.arrays import frozen
 
+from .agents import agent_names
+
 METADATA = {"render_modes": ["ansi"], "name": "gdl_v0", "is_parallelizable": True}
 
 
@@ -43,28 +53,35 @@ class _Shared:
 
     metadata = METADATA
 
-    def _load(self, path: str | os.PathLike[str], render_mode: str | None, **options: Any) -> None:
+    def _load(
+        self,
+        path: str | os.PathLike[str],
+        render_mode: str | None,
+        observation: str = "planes",
+        **options: Any,
+    ) -> None:
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        if observation not in ("planes", "flat"):
+            raise ValueError(f"observation must be 'planes' or 'flat', not {observation!r}")
         self.render_mode = render_mode
         self.gdl = GdlGame(find_game(path), **options)
-        self.possible_agents = [str(r) for r in self.gdl.roles]
+        self.possible_agents = agent_names(self.gdl.roles)
+        #: Each agent's role, as the game names it.
+        self.agent_roles = {a: str(r) for a, r in zip(self.possible_agents, self.gdl.roles,
+                                                       strict=True)}
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
-        n_base = self.gdl.observation_size
-        layout = self.gdl.board
-        board = {} if layout is None else {"board": spaces.Box(0, 1, layout.shape, np.int8)}
+        self._layout = self.gdl.board if observation == "planes" else None
+        n = len(self.possible_agents)
+        if self._layout is None:
+            shape: tuple[int, ...] = (self.gdl.observation_size + n,)
+        else:
+            channels, rows, cols = self._layout.planes_shape
+            shape = (channels + n, rows, cols)
+        space = spaces.Box(0, 1, shape, np.int8)
+        self._observation_spaces = {a: space for a in self.possible_agents}
         self._action_spaces = {
             a: spaces.Discrete(self.gdl.action_space_sizes[i]) for a, i in self._index.items()
-        }
-        self._observation_spaces = {
-            a: spaces.Dict(
-                {
-                    "observation": spaces.Box(0, 1, (n_base,), np.int8),
-                    "action_mask": spaces.Box(0, 1, (self.gdl.action_space_sizes[i],), np.int8),
-                    **board,
-                }
-            )
-            for a, i in self._index.items()
         }
         self._masks = ActionMasks(list(self.gdl.action_space_sizes))
         self._pos: Position = self.gdl.position(self.gdl.initial_state)
@@ -76,24 +93,35 @@ class _Shared:
     def action_space(self, agent: str) -> spaces.Space:  # type: ignore[type-arg]
         return self._action_spaces[agent]
 
-    def _observation(self, agent: str, acting: bool) -> dict[str, np.ndarray]:
-        """The agent's observation of the current position. Its arrays are read-only and
-        shared by every call until the position changes (agents see the same state)."""
+    def _observation(self, agent: str) -> np.ndarray:
+        """The agent's observation of the current position: the state, then which agent
+        observes. Read-only, and made once per agent and position."""
         pos = self._pos
         if pos is not self._seen_pos:
             self._seen_pos = pos
+            self._seen: dict[str, np.ndarray] = {}
+        obs = self._seen.get(agent)
+        if obs is None:
             vec = self.gdl.observation(pos.state)
-            self._seen_obs = frozen(np.asarray(vec, np.int8))
-            layout = self.gdl.board
-            self._seen_board = (
-                None if layout is None else frozen(layout.planes(vec).astype(np.int8))
-            )
+            layout = self._layout
+            n = len(self.possible_agents)
+            me = np.zeros(n, np.int8)
+            me[self._index[agent]] = 1
+            if layout is None:
+                obs = np.concatenate([np.asarray(vec, np.int8), me])
+            else:
+                state = layout.observation_planes(vec).astype(np.int8)
+                who = np.broadcast_to(me[:, None, None], (n, *state.shape[1:]))
+                obs = np.concatenate([state, who])
+            obs = self._seen[agent] = frozen(obs)
+        return obs
+
+    def _info(self, agent: str, acting: bool) -> dict[str, Any]:
+        """The agent's info: its ``action_mask``, all zeros unless it is to act."""
+        pos = self._pos
         i = self._index[agent]
         legal = pos.node.legal[i] if acting and not pos.node.terminal else ()
-        obs = {"observation": self._seen_obs, "action_mask": self._masks.mask(i, legal)}
-        if self._seen_board is not None:
-            obs["board"] = self._seen_board
-        return obs
+        return {"action_mask": self._masks.mask(i, legal)}
 
     def render(self) -> str | None:
         if self.render_mode == "ansi":
@@ -141,17 +169,22 @@ class GdlAECEnv(_Shared, AECEnv):  # type: ignore[misc]
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._pending: dict[str, int] = {}
         self._queue = self._actors()
+        self._update_infos()
         if self._pos.node.terminal:  # a game over before it starts: returns at once
             for a, r in zip(self.agents, self._pos.node.returns, strict=True):
                 self.rewards[a] = self._cumulative_rewards[a] = r
                 self.terminations[a] = True
         self.agent_selection = self._queue[0] if self._queue else self.agents[0]
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        return self._observation(agent, agent in self._queue)
+    def _update_infos(self) -> None:
+        self.infos: dict[str, dict[str, Any]] = {
+            a: self._info(a, a in self._queue) for a in self.agents
+        }
+
+    def observe(self, agent: str) -> np.ndarray:
+        return self._observation(agent)
 
     def step(self, action: int) -> None:
         agent = self.agent_selection
@@ -174,6 +207,7 @@ class GdlAECEnv(_Shared, AECEnv):  # type: ignore[misc]
                     self.rewards[a] = r
                     self.terminations[a] = True
             self._queue = self._actors()
+        self._update_infos()
         if self._queue:
             self.agent_selection = self._queue[0]
         elif self.agents:
@@ -190,17 +224,40 @@ class GdlParallelEnv(_Shared, ParallelEnv):  # type: ignore[misc]
         self._load(path, render_mode, dynamics="simultaneous", **options)
         self.agents: list[str] = []
 
-    def _observations(self) -> dict[str, dict[str, np.ndarray]]:
-        return {a: self._observation(a, True) for a in self.agents}
+    def _observations(self) -> dict[str, np.ndarray]:
+        return {a: self._observation(a) for a in self.agents}
+
+    def _infos(self) -> dict[str, dict[str, Any]]:
+        return {a: self._info(a, True) for a in self.agents}
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         self._pos = self.gdl.position(self.gdl.initial_state)
         self.agents = list(self.possible_agents)
-        return self._observations(), {a: {} for a in self.agents}
+        return self._observations(), self._infos()
 
     def step(self, actions: dict[str, int]) -> tuple[Any, Any, Any, Any, Any]:
+        """One joint move. An agent with a choice whose action is missing or illegal
+        ends the game: it gets -1, the others 0, and its info ``illegal_action`` True
+        (as PettingZoo's ``TerminateIllegalWrapper`` does in ``env()``)."""
+        illegal = [
+            a
+            for a in self.agents
+            if len(legal := self._pos.node.legal[self._index[a]]) > 1
+            and actions.get(a) not in legal
+        ]
+        if illegal:
+            agents = self.agents
+            self.agents = []
+            infos = {a: {**self._info(a, False), "illegal_action": a in illegal} for a in agents}
+            return (
+                {a: self._observation(a) for a in agents},
+                {a: -1.0 if a in illegal else 0.0 for a in agents},
+                {a: True for a in agents},
+                {a: False for a in agents},
+                infos,
+            )
         joint = [self._check(a, actions.get(a, -1)) for a in self.possible_agents]
         self._pos = self.gdl.position(self.gdl.next(self._pos.state, joint))
         node = self._pos.node
@@ -208,7 +265,7 @@ class GdlParallelEnv(_Shared, ParallelEnv):  # type: ignore[misc]
         rewards = {a: node.returns[self._index[a]] for a in agents}
         terminations = {a: node.terminal for a in agents}
         truncations = {a: False for a in agents}
-        infos: dict[str, dict[str, Any]] = {a: {} for a in agents}
+        infos = self._infos()
         observations = self._observations()
         if node.terminal:
             self.agents = []
@@ -234,4 +291,4 @@ def parallel_env(path: str | os.PathLike[str], render_mode: str | None = None, *
     return GdlParallelEnv(path, render_mode, **options)
 
 
-__all__ = ["GdlAECEnv", "GdlParallelEnv", "env", "parallel_env", "raw_env"]
+__all__ = ["GdlAECEnv", "GdlParallelEnv", "agent_names", "env", "parallel_env", "raw_env"]

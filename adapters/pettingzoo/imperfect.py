@@ -2,15 +2,17 @@
 the state.
 
 ``imperfect_env(path)`` is an ``AECEnv`` over ``gdl2pl.adapters.imperfect``: agents are
-the roles other than ``random``; the rounds of the game are played one decision after
-another (the agents with a choice in role order), and chance's moves are drawn by the
-environment, uniformly, from the generator ``reset(seed=...)`` seeds. An agent's
-observation is a dict: ``observation``, one 0/1 entry per percept the game declares for
-it with ``percept`` (1 for what it perceived after the last round; empty for a game that
-declares none), and ``action_mask`` (1 for its legal actions when it is to act). Action
-spaces are ``Discrete`` over the role's move table. Rewards come at the end:
-``(goal - 50) / 50``. ``infos[agent]["history"]`` is what the agent knows: its move and
-percepts (KIF) of each round.
+the roles other than ``random``, named as in ``gdl2pl.pettingzoo`` (``first_0``,
+``second_1``; ``agent_roles`` maps them to the roles); the rounds of the game are played
+one decision after another (the agents with a choice in role order), and chance's moves
+are drawn by the environment, uniformly, from the generator ``reset(seed=...)`` seeds.
+An agent's observation is an int8 NumPy array: one 0/1 entry per percept the game declares
+for it with ``percept`` (1 for what it perceived after the last round), and a last entry
+that is 1 when it perceived none of them (nothing is news too, and PettingZoo's API test
+takes an all-zero observation for a broken one). ``infos[agent]["action_mask"]`` has 1
+for its legal actions when it is to act, and ``infos[agent]["history"]`` is what the agent
+knows: its move and percepts (KIF) of each round. Action spaces are ``Discrete`` over the
+role's move table. Rewards come at the end: ``(goal - 50) / 50``.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from gdl2pl.adapters.imperfect import ImperfectGame
 from gdl2pl.adapters.imperfect import Round
 from gdl2pl.kif import kif_term
 
+from .agents import agent_names
+
 METADATA = {"render_modes": [], "name": "gdl_ii_v0", "is_parallelizable": False}
 
 
@@ -42,20 +46,17 @@ class GdlImperfectAECEnv(AECEnv):  # type: ignore[misc]
     ) -> None:
         super().__init__()
         self.game = g = ImperfectGame(find_game(path), analysis_states, engine)  # type: ignore[arg-type]
-        self.possible_agents = [str(g.sm.roles[i]) for i in g.player_roles]
+        self.possible_agents = agent_names([g.sm.roles[i] for i in g.player_roles])
+        #: Each agent's role, as the game names it.
+        self.agent_roles = {
+            a: str(g.sm.roles[i]) for a, i in zip(self.possible_agents, g.player_roles, strict=True)
+        }
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
         self._action_spaces = {
             a: spaces.Discrete(len(g.moves[g.player_roles[i]])) for a, i in self._index.items()
         }
         self._observation_spaces = {
-            a: spaces.Dict(
-                {
-                    "observation": spaces.Box(0, 1, (len(g.percepts[i]),), np.int8),
-                    "action_mask": spaces.Box(
-                        0, 1, (len(g.moves[g.player_roles[i]]),), np.int8
-                    ),
-                }
-            )
+            a: spaces.Box(0, 1, (len(g.percepts[i]) + 1,), np.int8)
             for a, i in self._index.items()
         }
         self.agents: list[str] = []
@@ -83,15 +84,16 @@ class GdlImperfectAECEnv(AECEnv):  # type: ignore[misc]
         return self.possible_agents[self.game.player_roles.index(self.game.chooser(self._round))]
 
     def _infos(self) -> dict[str, dict[str, Any]]:
-        g = self.game
+        g, n = self.game, self._round
         out: dict[str, dict[str, Any]] = {}
         for a, i in self._index.items():
-            moves = g.moves[g.player_roles[i]]
-            history = [
-                (kif_term(moves[m]), [kif_term(p) for p in ps])
-                for m, ps in self._round.histories[i]
-            ]
-            out[a] = {"history": history}
+            role = g.player_roles[i]
+            moves = g.moves[role]
+            history = [(kif_term(moves[m]), [kif_term(p) for p in ps]) for m, ps in n.histories[i]]
+            mask = np.zeros(len(moves), np.int8)
+            if not n.terminal and g.chooser(n) == role:
+                mask[list(n.legal[role])] = 1
+            out[a] = {"action_mask": mask, "history": history}
         return out
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -106,17 +108,14 @@ class GdlImperfectAECEnv(AECEnv):  # type: ignore[misc]
         self.infos = self._infos()
         self.agent_selection = self.agents[0] if self._round.terminal else self._mover()
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def observe(self, agent: str) -> np.ndarray:
         g, n = self.game, self._round
         i = self._index[agent]
-        seen = np.zeros(len(g.percepts[i]), np.int8)
+        seen = np.zeros(len(g.percepts[i]) + 1, np.int8)
         history = n.histories[i]
         seen[g.percept_ids(i, history[-1][1] if history else ())] = 1
-        role = g.player_roles[i]
-        mask = np.zeros(len(g.moves[role]), np.int8)
-        if not n.terminal and g.chooser(n) == role:
-            mask[list(n.legal[role])] = 1
-        return {"observation": seen, "action_mask": mask}
+        seen[-1] = not seen[:-1].any()  # perceived nothing
+        return seen
 
     def step(self, action: int) -> None:
         agent = self.agent_selection

@@ -1,0 +1,158 @@
+"""Game lengths proved from the rules (issue 42 item 2): connectFour's cells fill up (48),
+breakthrough's pawns only go forward (208), and OpenSpiel is told so; a bound is never
+claimed where none exists (a pass, a way back, a mark that can be wiped out), and never
+below a play's length: checked against the exact longest play of our own small games
+(searched here, every state) and against random matches of the corpus games."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from adapters_support import OWN_GAMES
+from adapters_support import repository_game
+from adapters_support import require_module
+from prolog_env import require_prolog
+
+from gdl2pl.adapters import GdlGame
+from gdl2pl.adapters.reach import reachable_domains
+from gdl2pl.bridge import StateMachine
+from gdl2pl.length_bound import prove_length_bound
+from gdl2pl.load import read_game
+
+LENGTH = OWN_GAMES / "length"
+
+
+@pytest.fixture(autouse=True)
+def _needs_prolog() -> None:
+    require_prolog()
+
+
+def longest_play(sm: StateMachine) -> int | None:
+    """The most steps of any play of the game, every reachable state searched; None if
+    a play can go on for ever (a state can be met again)."""
+    memo: dict[object, int] = {}
+    path: set[object] = set()
+
+    def go(s: object) -> int:
+        if s in memo:
+            return memo[s]
+        if s in path:
+            raise RecursionError("a cycle")
+        if sm.is_terminal(s):  # type: ignore[arg-type]
+            memo[s] = 0
+            return 0
+        path.add(s)
+        n = 1 + max(go(sm.next_state(s, jm)) for jm in sm.legal_joint_moves(s))  # type: ignore[arg-type]
+        path.discard(s)
+        memo[s] = n
+        return n
+
+    try:
+        return go(sm.initial_state)
+    except RecursionError:
+        return None
+
+
+@pytest.mark.parametrize(
+    ("name", "claimed", "exact"),
+    [
+        ("fill", 9, 9),  # 3x3 cells filled one a move (6,046 states: past the enumeration)
+        ("pawns", 18, 13),  # three pawns a side, three rows each to go
+        ("fill_pass", None, None),  # a pass: plays can go on for ever
+        ("shuttle", None, None),  # back to the start: plays can go on for ever
+        ("fill_erase", None, 9),  # a mark can be wiped out: filling proves nothing
+    ],
+)
+def test_a_bound_is_claimed_only_where_it_holds(name: str, claimed: int | None, exact: int | None):
+    path = LENGTH / f"{name}.kif"
+    with StateMachine.from_file(path) as sm:
+        assert longest_play(sm) == exact
+    game = GdlGame(path)
+    try:
+        claim = game.gdl_metadata()["max_game_length"]
+        if claimed is None:
+            assert (claim.value, claim.status) == (None, "assumed"), claim
+        else:
+            assert (claim.value, claim.status) == (claimed, "proved"), claim
+            assert exact is not None and claimed >= exact
+    finally:
+        game.close()
+
+
+def test_an_enumeration_with_a_way_back_proves_no_length():
+    """Every state of shuttle and fill_pass is enumerated, and the deepest level of the
+    search is no play's length: a move goes back. (Before: "proved" 2 and 8, the search's
+    depth, for games whose plays can go on for ever.)"""
+    for name in ("shuttle", "fill_pass"):
+        game = GdlGame(LENGTH / f"{name}.kif")
+        try:
+            assert game.kind.proved and not game.kind.layered
+            claim = game.gdl_metadata()["max_game_length"]
+            assert claim.status == "assumed" and "leads back" in claim.how, claim
+        finally:
+            game.close()
+    game = GdlGame(repository_game("ticTacToe"))
+    try:  # every move one level deeper: the deepest level is the longest play
+        assert game.kind.layered
+        assert game.gdl_metadata()["max_game_length"].value == 9
+    finally:
+        game.close()
+
+
+@pytest.mark.parametrize(
+    ("name", "steps", "why"),
+    [
+        ("connectFour", 48, "adds a cell fluent at one of its 48 positions"),
+        ("breakthrough", 208, "each cellHolds fluent is worth the moves its argument 2"),
+        ("breakthroughSmall", 108, "each cell fluent is worth"),
+    ],
+)
+def test_connect_four_fills_and_breakthrough_advances(name: str, steps: int, why: str):
+    game = GdlGame(repository_game(name))
+    try:
+        claim = game.gdl_metadata()["max_game_length"]
+        assert (claim.value, claim.status) == (steps, "proved") and why in claim.how, claim
+    finally:
+        game.close()
+
+
+def test_openspiel_is_told_the_proved_lengths():
+    require_module("pyspiel")
+    from gdl2pl.openspiel import load_game
+
+    for name, steps in (("connectFour", 48), ("breakthrough", 208)):
+        game = load_game(repository_game(name))
+        assert game.max_game_length() == steps  # it was the parameter's 10,000
+
+
+#: Corpus games the measures bound, and matches of each played to the end at random.
+CORPUS = ["connectFour", "breakthrough", "breakthroughSmall", "atariGo_7x7", "knightThrough"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", CORPUS)
+def test_no_random_match_is_longer_than_the_bound(name: str):
+    path = repository_game(name)
+    d = read_game(path)
+    with StateMachine.from_file(path) as sm:
+        reach = reachable_domains(d, sm.roles, name, 100_000)
+        bound = prove_length_bound(d, reach.fluents, reach.moves)
+        assert bound is not None
+        rng = random.Random(7)
+        for _ in range(6):
+            state, steps = sm.initial_state, 0
+            while not sm.is_terminal(state):
+                state = sm.next_state(state, rng.choice(sm.legal_joint_moves(state)))
+                steps += 1
+                assert steps <= bound.steps, (name, bound)
+
+
+def test_the_proof_fails_where_its_work_runs_out():
+    """The verdict depends on a fixed amount of work, not on the machine: 3pConnectFour
+    (three colours per cell) needs more, and is assumed."""
+    path = repository_game("3pConnectFour")
+    d = read_game(path)
+    with StateMachine.from_file(path) as sm:
+        reach = reachable_domains(d, sm.roles, "3pConnectFour", 100_000)
+    assert prove_length_bound(d, reach.fluents, reach.moves, seconds=600) is None
