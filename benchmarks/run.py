@@ -5,6 +5,7 @@ to the reference prover on this machine type.
                              [--modes a,b,c] [--out benchmarks/out] [--quick]
                              [--results benchmarks/RESULTS.md]
                              [--engine prolog|compiled|auto|both]
+                             [--baseline-cmd "CMD {game} {warmup} {seconds}"]
 
 Modes are described in ``loops.py``. Each game is loaded once per round, run in every
 mode, and closed; an exception in a game (or a mode) becomes an "error" row, not a crash.
@@ -17,6 +18,9 @@ With ``--repeats R`` the whole set is run R times, round after round (so that a 
 minute does not hit every run of one game), and each game and mode reports its median run.
 With ``--process-per-game`` each game of each round runs in a fresh Python process, as a
 player loads one game per process (nothing of the games before it in the process).
+With ``--baseline-cmd`` a reference engine is measured by that command (``baseline.py``)
+on each game right before the game's own runs, round after round, and its states/s is
+what the ratios divide by, instead of the anchors table's.
 """
 
 from __future__ import annotations
@@ -34,6 +38,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from baseline import BaselineError
+from baseline import Measured
+from baseline import check_template
+from baseline import measure
 from loops import MODES
 from loops import Count
 from loops import cached_steps
@@ -64,6 +72,8 @@ TARGETS: list[tuple[str, float, float | None]] = [("a", 25.0, 5.0), ("b", 10.0, 
 COMPILED_TARGETS: list[tuple[str, float, float | None]] = [("a", 100.0, None), ("b", 30.0, 5.0)]
 
 MD_HEADER = ["game", "mode", "states/s", "playouts/s", "avg depth", "ref states/s", "ratio", "note"]
+#: The table's header when the reference is measured in the run (``--baseline-cmd``).
+MD_HEADER_BASELINE = [*MD_HEADER[:5], "baseline states/s", *MD_HEADER[6:]]
 CSV_HEADER = [
     "game",
     "mode",
@@ -90,6 +100,15 @@ class Row:
     count: Count | None = None
     error: str = ""
     engine: str = "prolog"
+    baseline_error: str = ""  # why the baseline measured for this row's round failed
+
+    def note(self) -> str:
+        """The note column: the count's note or the error, and a baseline failure."""
+        text = self.error if self.count is None else self.count.note
+        if self.baseline_error:
+            failed = f"baseline: {self.baseline_error}"
+            text = f"{text}; {failed}" if text else failed
+        return text
 
     @property
     def ratio(self) -> float | None:
@@ -101,10 +120,10 @@ class Row:
         label = f"{self.mode} ({MODES[self.mode]})"
         if self.engine != "prolog":
             label += f", {self.engine}"
-        ref = rate(self.ref.states_per_s)
+        ref = "error" if self.baseline_error else rate(self.ref.states_per_s)
         c = self.count
         if c is None:
-            return [self.ref.game, label, "error", "", "", ref, "", self.error]
+            return [self.ref.game, label, "error", "", "", ref, "", self.note()]
         depth = f"{c.states / c.playouts:.1f}" if c.playouts else ""
         r = self.ratio
         return [
@@ -115,7 +134,7 @@ class Row:
             depth,
             ref,
             ratio(r) if r is not None else "",
-            c.note,
+            self.note(),
         ]
 
     def csv(self) -> list[object]:
@@ -126,7 +145,8 @@ class Row:
         ]
         tail: list[object] = [ref.states_per_s, ref.playouts_per_s]
         if c is None:
-            return [*head, "", "", "", *tail, "", "", "", "", "", self.error]
+            failed = f"baseline: {self.baseline_error}" if self.baseline_error else ""
+            return [*head, "", "", "", *tail, "", "", "", "", failed, self.error]
         depth = round(c.states / c.playouts, 2) if c.playouts else ""
         return [
             *head,
@@ -138,7 +158,7 @@ class Row:
             c.playouts,
             round(c.seconds, 3),
             depth,
-            c.note,
+            self.note(),
             "",
         ]
 
@@ -241,8 +261,10 @@ def engine_note(sm: object, loaded: float) -> str:
 
 
 def median_rows(rounds: list[list[Row]]) -> list[Row]:
-    """Per game and mode, the run with the median states/s over the rounds (an error in
-    any round is reported instead); the note gives the spread."""
+    """Per game and mode, the run with the median ratio over the rounds (the median
+    states/s when a round has no ratio; an error in any round is reported instead); the
+    note gives the spread, and that of the reference when it was measured round by
+    round (``--baseline-cmd``)."""
     if len(rounds) == 1:
         return rounds[0]
     out: list[Row] = []
@@ -251,12 +273,18 @@ def median_rows(rounds: list[list[Row]]) -> list[Row]:
         if failed:
             out.append(failed[0])
             continue
-        ranked = sorted(runs, key=lambda r: r.count.states_per_s)  # type: ignore[union-attr]
+        by_ratio = all(r.ratio is not None for r in runs)
+        ranked = sorted(runs, key=lambda r: r.ratio if by_ratio else r.count.states_per_s)  # type: ignore[union-attr]
         mid = ranked[(len(ranked) - 1) // 2]
         assert mid.count is not None
-        lo, hi = (rate(r.count.states_per_s) for r in (ranked[0], ranked[-1]))  # type: ignore[union-attr]
+        speeds = sorted(r.count.states_per_s for r in runs)  # type: ignore[union-attr]
         count = dataclasses.replace(mid.count)
-        count.add_note(f"median of {len(runs)} runs, {lo} to {hi} states/s")
+        count.add_note(
+            f"median of {len(runs)} runs, {rate(speeds[0])} to {rate(speeds[-1])} states/s"
+        )
+        refs = sorted(r.ref.states_per_s for r in runs if not r.baseline_error)
+        if refs and refs[0] != refs[-1]:
+            count.add_note(f"baseline {rate(refs[0])} to {rate(refs[-1])} states/s")
         out.append(dataclasses.replace(mid, count=count))
     return out
 
@@ -272,9 +300,10 @@ def summary(rows: list[Row], modes: list[str]) -> list[str]:
             of_mode = [r for r in rows if r.mode == mode and r.engine == engine]
             ok = [(r.ratio, r.ref.game) for r in of_mode if r.ratio is not None]
             errors = [r.ref.game for r in of_mode if r.count is None]
+            no_ref = [r.ref.game for r in of_mode if r.count is not None and r.ratio is None]
             name = f"{mode} ({MODES[mode]}, {engine} engine)"
             if not ok:
-                lines.append(f"- {name}: no game ran")
+                lines.append(f"- {name}: " + ("no baseline" if no_ref else "no game ran"))
                 continue
             median = statistics.median(x for x, _ in ok)
             low, low_game = min(ok)
@@ -284,18 +313,50 @@ def summary(rows: list[Row], modes: list[str]) -> list[str]:
             )
             if errors:
                 text += f"; errors: {', '.join(errors)}"
+            if no_ref:
+                text += f"; no baseline: {', '.join(no_ref)}"
             for t_mode, t_median, t_low in targets:
                 if t_mode != mode:
                     continue
-                met = median >= t_median and (t_low is None or low >= t_low) and not errors
+                met = median >= t_median and (t_low is None or low >= t_low)
+                met = met and not errors and not no_ref
                 bound = f"median ≥ {t_median:g}x" + (f", none below {t_low:g}x" if t_low else "")
                 text += f" — target {bound}: {'PASS' if met else 'FAIL'}"
             lines.append(text)
     return lines
 
 
-def render(header: list[tuple[str, str]], rows: list[Row], args: argparse.Namespace) -> str:
-    """The Markdown report: machine header, settings, table, medians."""
+def ratio_text(args: argparse.Namespace, measured: list[Measured]) -> str:
+    """What the ratios divide by: the anchors table, or the baseline command measured
+    in this run (and when)."""
+    if not args.baseline_cmd:
+        anchors = DEFAULT_ANCHORS.name if args.anchors == DEFAULT_ANCHORS else args.anchors
+        return (
+            "Ratio = states/s ÷ the reference prover's states/s on this machine type "
+            f"({anchors}); indicative only, the reference was not re-run here."
+        )
+    when = "no measurement succeeded"
+    if measured:
+        first, last = min(m.at for m in measured), max(m.at for m in measured)
+        end = f"{last:%H:%M %Z}" if last.date() == first.date() else f"{last:%Y-%m-%d %H:%M %Z}"
+        when = f"measured {first:%Y-%m-%d %H:%M} to {end}"
+    return (
+        "Ratio = states/s ÷ the baseline's states/s measured in this run "
+        f"({when}; {len(measured)} measurements): `{args.baseline_cmd}` on each game right "
+        "before the game's own runs, in every round, with the same warm-up and measured "
+        "seconds; each ratio divides by the baseline of its own round. The anchors table "
+        "was not used."
+    )
+
+
+def render(
+    header: list[tuple[str, str]],
+    rows: list[Row],
+    args: argparse.Namespace,
+    measured: list[Measured] | None = None,
+) -> str:
+    """The Markdown report: machine header, settings, table, what the ratios divide by,
+    medians. ``measured``: the baseline command's runs (with ``--baseline-cmd``)."""
     settings = (
         f"{args.engine} engine, "
         f"{args.seconds:g} s per game and mode after {args.warmup:g} s warm-up, "
@@ -305,15 +366,20 @@ def render(header: list[tuple[str, str]], rows: list[Row], args: argparse.Namesp
         settings += f"; median of {args.repeats} rounds over the set"
     if args.process_per_game:
         settings += "; each game in a fresh Python process"
+    if args.baseline_cmd:
+        settings += "; baseline measured in this run before each game (see below)"
+    else:
+        settings += "; baseline: the anchors table"
 
     return (
         "\n\n".join(
             [
                 header_markdown(header) + f"\n- run: {settings}",
-                markdown_table(MD_HEADER, [r.markdown() for r in rows]),
-                "Ratio = states/s ÷ the reference prover's states/s on this machine type "
-                f"({DEFAULT_ANCHORS.name if args.anchors == DEFAULT_ANCHORS else args.anchors}); "
-                "indicative only, the reference was not re-run here.",
+                markdown_table(
+                    MD_HEADER_BASELINE if args.baseline_cmd else MD_HEADER,
+                    [r.markdown() for r in rows],
+                ),
+                ratio_text(args, measured or []),
                 "\n".join(summary(rows, args.modes)),
             ]
         )
@@ -371,6 +437,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help="run each game (each round) in a fresh Python process",
     )
+    p.add_argument(
+        "--baseline-cmd",
+        metavar="CMD",
+        help="a command measuring a reference engine with the same loop on {game} for "
+        "{warmup} + {seconds} s and printing a JSON line with states, playouts, seconds; "
+        "run before each game's own runs, its states/s replaces the anchors' as the ratios' "
+        "baseline",
+    )
     p.add_argument("--worker", metavar="GAME", help=argparse.SUPPRESS)
     add_set_options(p)
     args = p.parse_args(argv)
@@ -382,9 +456,39 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         p.error(f"unknown mode(s) {', '.join(bad)}; choose from {', '.join(MODES)}")
     if args.repeats < 1:
         p.error("--repeats must be at least 1")
+    if args.baseline_cmd is not None:
+        try:
+            check_template(args.baseline_cmd)
+        except BaselineError as e:
+            p.error(str(e))
     if args.quick:
         args.seconds, args.warmup, args.repeats = 1.0, 0.25, 1
     return args
+
+
+def measure_baseline(
+    ref: Reference, args: argparse.Namespace, measured: list[Measured]
+) -> tuple[Reference, str]:
+    """The reference of ``ref``'s game measured now by ``--baseline-cmd`` (appended to
+    ``measured``), and ""; or, when the command fails, a reference without figures (so
+    no ratio) and why."""
+    path = game_path(ref.game, args.games_dir)
+    try:
+        m = measure(args.baseline_cmd, path, args.warmup, args.seconds)
+    except BaselineError as e:
+        print(f"{ref.game} | baseline | error: {e}", file=sys.stderr, flush=True)
+        why = " ".join(str(e).split())
+        if len(why) > 160:
+            why = why[:157] + "..."
+        return Reference(ref.game, 0.0, 0.0, 0.0), why
+    measured.append(m)
+    print(
+        f"{ref.game} | baseline | {rate(m.states_per_s)} states/s, "
+        f"{rate(m.playouts_per_s)} playouts/s",
+        file=sys.stderr,
+        flush=True,
+    )
+    return m.reference(ref.game), ""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -404,23 +508,30 @@ def main(argv: list[str] | None = None) -> int:
     md_path = args.out / f"run-{stamp}.md"
     csv_path = args.out / f"run-{stamp}.csv"
     rounds: list[list[Row]] = []
+    measured: list[Measured] = []
     started = time.perf_counter()
     for n in range(args.repeats):
         if args.repeats > 1:
             print(f"-- round {n + 1} of {args.repeats}", file=sys.stderr, flush=True)
         rows: list[Row] = []
         for ref in refs:
+            failed = ""
+            if args.baseline_cmd:
+                ref, failed = measure_baseline(ref, args, measured)
             if args.process_per_game:
-                rows += run_game_in_process(ref, args, worker_argv)
+                game_rows = run_game_in_process(ref, args, worker_argv)
             else:
-                rows += run_game(ref, args)
+                game_rows = run_game(ref, args)
+            for r in game_rows:
+                r.baseline_error = failed
+            rows += game_rows
             if not rounds:  # rewritten as it goes: an interrupted run leaves its table
-                write_tables(md_path, csv_path, render(header, rows, args), rows)
+                write_tables(md_path, csv_path, render(header, rows, args, measured), rows)
         rounds.append(rows)
         shown = median_rows(rounds)
-        write_tables(md_path, csv_path, render(header, shown, args), shown)
+        write_tables(md_path, csv_path, render(header, shown, args, measured), shown)
     rows = median_rows(rounds)
-    report = render(header, rows, args)
+    report = render(header, rows, args, measured)
     print()
     print(report)
     print(f"({time.perf_counter() - started:.0f} s) written: {md_path}, {csv_path}")
