@@ -65,6 +65,25 @@ typedef struct {
     int32_t *cand_next;    /* n_rules: the next candidate rule of the same head */
     int32_t *sc_head, *mc_head;   /* per head: first candidate pushed by the state / move */
     uint32_t *sc_stamp, *mc_stamp, state_epoch, move_epoch;
+    /* event-driven watched evaluation (after tune(), when the programs allow it): an
+       atom is looked at only if a rule of it became a candidate (its bit is pending)
+       or it has a rule without positive literal or is in a cyclic group ("always");
+       every other derived atom is false. The atoms a run made true are listed, so that
+       the next run starts from all-false without touching the others. */
+    int events;            /* 1: evaluation by events */
+    int can_events;        /* the programs list atoms in ascending order, each rule reading
+                              only earlier atoms of its program (cycles: contiguous groups) */
+    Py_ssize_t n_words;    /* 64-bit words of a bitmap over the atoms */
+    uint64_t *pend_state;  /* state-program atoms with a candidate of this state */
+    uint64_t *pend_ms;     /* move-program atoms with a candidate from the state */
+    uint64_t *pend_mm;     /* move-program atoms with a candidate from the joint move */
+    uint64_t *always_state, *always_move;
+    uint8_t *program_of;   /* n_atoms: 1 state program, 2 move program, 0 neither */
+    int32_t *group_pos;    /* n_atoms: index in its program of its group's marker, or -1 */
+    int32_t *true_state, *true_move;  /* atoms made true by the last state / move run */
+    Py_ssize_t n_true_state, n_true_move;
+    int32_t *legal_of_start, *legal_of;  /* per atom: the legal entries it is the atom of */
+    uint32_t *rule_seen, *atom_done, group_epoch;  /* a cyclic group's run by events */
     int32_t *move_legal;   /* n_moves: the legal atom of each move (-1: never legal) */
     int32_t *move_role;    /* n_moves: the role whose legal atom it has */
     int32_t *choice;       /* scratch: legal moves of one role */
@@ -360,7 +379,11 @@ release_arrays(Network *self)
                       self->mc_head, self->sc_stamp, self->mc_stamp, self->move_legal,
                       self->move_role, self->group_of, self->occ_start, self->occ_rules,
                       self->missing, self->queue, self->result_moves, self->result_count,
-                      self->sees_start, self->sees_atom, self->sees_percept};
+                      self->sees_start, self->sees_atom, self->sees_percept,
+                      self->pend_state, self->pend_ms, self->pend_mm, self->always_state,
+                      self->always_move, self->program_of, self->group_pos,
+                      self->true_state, self->true_move, self->legal_of_start,
+                      self->legal_of, self->rule_seen, self->atom_done};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) PyMem_Free(arrays[i]);
     self->rule_start = self->lit_start = self->lits = self->state_prog = NULL;
     self->move_prog = self->legal_start = self->legal_atom = self->legal_move = NULL;
@@ -374,6 +397,15 @@ release_arrays(Network *self)
     self->result_moves = NULL;
     self->result_count = NULL;
     self->sees_start = self->sees_atom = self->sees_percept = NULL;
+    self->pend_state = self->pend_ms = self->pend_mm = NULL;
+    self->always_state = self->always_move = NULL;
+    self->program_of = NULL;
+    self->group_pos = self->true_state = self->true_move = NULL;
+    self->legal_of_start = self->legal_of = NULL;
+    self->rule_seen = self->atom_done = NULL;
+    self->group_epoch = 0;
+    self->events = self->can_events = 0;
+    self->n_true_state = self->n_true_move = 0;
     Py_CLEAR(self->goal_values);
     Py_CLEAR(self->move_objects);
     self->watched = 0;
@@ -472,6 +504,93 @@ build_occurrences(Network *self)
         }
     }
     PyMem_Free(fill);
+    return 0;
+}
+
+/* Whether the programs allow evaluation by events, and the arrays it needs: each
+   program's atoms in ascending order, a single atom's rules reading only earlier atoms
+   of its own program (and a state-program atom none of the move program), a cyclic
+   group's atoms contiguous; and per atom its legal entries. */
+static int
+prepare_events(Network *self)
+{
+    int32_t n = self->n_atoms;
+    self->n_words = ((Py_ssize_t)n + 63) / 64;
+    self->program_of = ALLOC(n, uint8_t);
+    self->group_pos = ALLOC(n, int32_t);
+    self->true_state = ALLOC(n, int32_t);
+    self->true_move = ALLOC(n, int32_t);
+    self->pend_state = ALLOC(self->n_words, uint64_t);
+    self->pend_ms = ALLOC(self->n_words, uint64_t);
+    self->pend_mm = ALLOC(self->n_words, uint64_t);
+    self->always_state = ALLOC(self->n_words, uint64_t);
+    self->always_move = ALLOC(self->n_words, uint64_t);
+    self->legal_of_start = ALLOC((Py_ssize_t)n + 1, int32_t);
+    Py_ssize_t n_legal = self->legal_start[self->n_roles];
+    self->legal_of = ALLOC(n_legal, int32_t);
+    self->rule_seen = ALLOC(self->n_rules, uint32_t);
+    self->atom_done = ALLOC(n, uint32_t);
+    if (!self->program_of || !self->group_pos || !self->true_state || !self->true_move ||
+        !self->pend_state || !self->pend_ms || !self->pend_mm || !self->always_state ||
+        !self->always_move || !self->legal_of_start || !self->legal_of || !self->rule_seen ||
+        !self->atom_done)
+        return -1;
+    for (int32_t a = 0; a < n; a++) self->group_pos[a] = -1;
+    int ok = 1;
+    const int32_t *progs[2] = {self->state_prog, self->move_prog};
+    Py_ssize_t lens[2] = {self->n_state_prog, self->n_move_prog};
+    for (int p = 0; p < 2; p++) {
+        int32_t last = -1;
+        Py_ssize_t i = 0;
+        while (i < lens[p]) {
+            int32_t x = progs[p][i];
+            if (x >= 0) {
+                if (x <= last) ok = 0;
+                last = x;
+                self->program_of[x] = (uint8_t)(p + 1);
+                i++;
+                continue;
+            }
+            Py_ssize_t k = -(Py_ssize_t)x;
+            for (Py_ssize_t j = 0; j < k; j++) {
+                int32_t a = progs[p][i + 1 + j];
+                if (a <= last || (j > 0 && a != last + 1)) ok = 0;
+                last = a;
+                self->program_of[a] = (uint8_t)(p + 1);
+                self->group_pos[a] = (int32_t)i;
+            }
+            i += 1 + k;
+        }
+    }
+    for (int32_t a = 0; ok && a < n; a++) {
+        int pa = self->program_of[a];
+        if (!pa) continue;
+        for (int32_t r = self->rule_start[a]; ok && r < self->rule_start[a + 1]; r++)
+            for (int32_t i = self->lit_start[r]; i < self->lit_start[r + 1]; i++) {
+                int32_t b = self->lits[i] >> 1;
+                int pb = self->program_of[b];
+                int same_group = self->group_pos[a] >= 0 && self->group_of[b] == self->group_of[a];
+                if ((pb == pa && b >= a && !same_group) || (pa == 1 && pb == 2)) {
+                    ok = 0;
+                    break;
+                }
+            }
+    }
+    int32_t first = self->n_fluents + self->n_moves + 1;   /* the first derived atom */
+    for (int32_t a = first; ok && a < n; a++)
+        if (!self->program_of[a] && self->rule_start[a] < self->rule_start[a + 1]) ok = 0;
+    for (Py_ssize_t e = 0; ok && e < n_legal; e++)
+        if (self->legal_atom[e] < first) ok = 0;   /* a legal atom that is an input */
+    for (Py_ssize_t e = 0; e < n_legal; e++) self->legal_of_start[self->legal_atom[e] + 1]++;
+    for (int32_t a = 0; a < n; a++) self->legal_of_start[a + 1] += self->legal_of_start[a];
+    int32_t *fill = ALLOC(n, int32_t);
+    if (!fill) return -1;
+    for (Py_ssize_t e = 0; e < n_legal; e++) {
+        int32_t a = self->legal_atom[e];
+        self->legal_of[self->legal_of_start[a] + fill[a]++] = (int32_t)e;
+    }
+    PyMem_Free(fill);
+    self->can_events = ok;
     return 0;
 }
 
@@ -635,6 +754,7 @@ build(Network *self, PyObject *args)
             self->move_legal[m] = self->legal_atom[i];
             self->move_role[m] = r;
         }
+    if (prepare_events(self) < 0) return -1;
     self->rng = 0x9E3779B97F4A7C15ULL;
     return 0;
 }
@@ -669,11 +789,20 @@ rule_holds(const Network *self, int32_t r)
 /* Atom a is true: its watchers become candidates of their heads, in the move's lists
    if a depends on the joint move, else in the state's. */
 static inline void
+mark(uint64_t *bits, int32_t a)
+{
+    bits[a >> 6] |= (uint64_t)1 << (a & 63);
+}
+
+static inline void
 push(Network *self, int32_t a)
 {
     int move = self->moving[a];
     for (int32_t i = self->watch_start[a]; i < self->watch_start[a + 1]; i++) {
         int32_t r = self->watch_rules[i], h = self->rule_head[r];
+        if (self->events)
+            mark(self->program_of[h] == 1 ? self->pend_state
+                 : move ? self->pend_mm : self->pend_ms, h);
         if (move) {
             if (self->mc_stamp[h] != self->move_epoch) {
                 self->mc_stamp[h] = self->move_epoch; self->mc_head[h] = -1;
@@ -738,6 +867,64 @@ eval_group(Network *self, const int32_t *group, Py_ssize_t k)
     }
 }
 
+/* eval_group by events (watched mode): the group's atoms that hold at once are those
+   with a candidate (or always) rule that holds; from there a worklist, each rule of the
+   group looked at when an atom of the group it reads comes off the list (counting then
+   the atoms of the group it still waits for), so that a group none of whose rules is a
+   candidate costs next to nothing, however large. */
+static inline int
+bit(const uint64_t *bits, int32_t a)
+{
+    return (bits[a >> 6] >> (a & 63)) & 1;
+}
+
+static void
+eval_group_events(Network *self, const int32_t *group, Py_ssize_t k, const uint64_t *pend,
+                  const uint64_t *also, const uint64_t *always)
+{
+    uint8_t *val = self->val;
+    int32_t g = self->group_of[group[0]];
+    if (++self->group_epoch == 0) {   /* the stamps wrapped: start them afresh */
+        memset(self->rule_seen, 0, sizeof(uint32_t) * (size_t)self->n_rules);
+        memset(self->atom_done, 0, sizeof(uint32_t) * (size_t)self->n_atoms);
+        self->group_epoch = 1;
+    }
+    uint32_t ep = self->group_epoch;
+    Py_ssize_t queued = 0;
+    for (Py_ssize_t j = 0; j < k; j++) val[group[j]] = 0;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        int32_t a = group[j];   /* (only an atom with a candidate or always rule can hold) */
+        if ((bit(pend, a) || bit(also, a) || bit(always, a)) && candidate_value(self, a)) {
+            val[a] = 1;
+            self->queue[queued++] = a;
+        }
+    }
+    while (queued > 0) {
+        int32_t b = self->queue[--queued];
+        for (int32_t i = self->occ_start[b]; i < self->occ_start[b + 1]; i++) {
+            int32_t r = self->occ_rules[i];
+            if (self->rule_seen[r] != ep) {
+                /* first look: the group's atoms it reads that are not done yet (b
+                   among them: each of b's occurrences counts down below), or -1 if a
+                   literal from outside the group fails */
+                self->rule_seen[r] = ep;
+                int32_t miss = 0;
+                for (int32_t l = self->lit_start[r]; l < self->lit_start[r + 1]; l++) {
+                    int32_t lit = self->lits[l], x = lit >> 1;
+                    if (self->group_of[x] == g) miss += self->atom_done[x] != ep;
+                    else if (val[x] == (lit & 1)) { miss = -1; break; }
+                }
+                self->missing[r] = miss;
+            }
+            if (self->missing[r] > 0 && --self->missing[r] == 0) {
+                int32_t h = self->rule_head[r];
+                if (!val[h]) { val[h] = 1; self->queue[queued++] = h; }
+            }
+        }
+        self->atom_done[b] = ep;
+    }
+}
+
 static void
 run(Network *self, const int32_t *prog, Py_ssize_t n)
 {
@@ -763,17 +950,73 @@ run(Network *self, const int32_t *prog, Py_ssize_t n)
     }
 }
 
+/* Evaluation by events of the state (kind 1) or move (kind 2) program: only the atoms
+   whose bit is pending or always set are looked at, in ascending order (the order of
+   the program); every other atom of the program stays false. */
+static void
+run_events(Network *self, int kind)
+{
+    const int32_t *prog = kind == 1 ? self->state_prog : self->move_prog;
+    const uint64_t *pend = kind == 1 ? self->pend_state : self->pend_mm;
+    const uint64_t *also = kind == 1 ? self->pend_state : self->pend_ms;
+    const uint64_t *always = kind == 1 ? self->always_state : self->always_move;
+    int32_t *trues = kind == 1 ? self->true_state : self->true_move;
+    Py_ssize_t nt = kind == 1 ? self->n_true_state : self->n_true_move;
+    uint8_t *val = self->val;
+    Py_ssize_t cur = 0;
+    for (;;) {
+        Py_ssize_t w = cur >> 6;
+        if (w >= self->n_words) break;
+        /* (a push while this runs sets only later bits: reading the words again here
+           sees them) */
+        uint64_t bits = (pend[w] | also[w] | always[w]) & (~(uint64_t)0 << (cur & 63));
+        if (!bits) { cur = (w + 1) << 6; continue; }
+        int32_t a = (int32_t)((w << 6) + __builtin_ctzll(bits));
+        if (self->group_pos[a] >= 0) {
+            const int32_t *group = prog + self->group_pos[a] + 1;
+            Py_ssize_t k = -(Py_ssize_t)prog[self->group_pos[a]];
+            eval_group_events(self, group, k, pend, also, always);
+            for (Py_ssize_t j = 0; j < k; j++)
+                if (val[group[j]]) { push(self, group[j]); trues[nt++] = group[j]; }
+            cur = (Py_ssize_t)group[k - 1] + 1;
+        } else {
+            if ((val[a] = candidate_value(self, a))) { push(self, a); trues[nt++] = a; }
+            cur = (Py_ssize_t)a + 1;
+        }
+    }
+    if (kind == 1) self->n_true_state = nt;
+    else self->n_true_move = nt;
+}
+
+/* Back to all-false: the atoms the last move run made true (and with state, those of
+   the last state run too). */
+static void
+forget_runs(Network *self, int state)
+{
+    uint8_t *val = self->val;
+    for (Py_ssize_t i = 0; i < self->n_true_move; i++) val[self->true_move[i]] = 0;
+    self->n_true_move = 0;
+    memset(self->pend_mm, 0, sizeof(uint64_t) * (size_t)self->n_words);
+    if (!state) return;
+    for (Py_ssize_t i = 0; i < self->n_true_state; i++) val[self->true_state[i]] = 0;
+    self->n_true_state = 0;
+    memset(self->pend_state, 0, sizeof(uint64_t) * (size_t)self->n_words);
+    memset(self->pend_ms, 0, sizeof(uint64_t) * (size_t)self->n_words);
+}
+
 static void
 install(Network *self, const uint8_t *state)
 {
     if (self->has_current && memcmp(self->current, state, (size_t)self->n_fluents) == 0)
         return;
+    if (self->events) forget_runs(self, 1);
     for (int32_t f = 0; f < self->n_fluents; f++) self->val[f] = state[f] != 0;
     if (self->watched) {
         self->state_epoch++;
         for (int32_t f = 0; f < self->n_fluents; f++) if (self->val[f]) push(self, f);
     }
-    run(self, self->state_prog, self->n_state_prog);
+    if (self->events) run_events(self, 1);
+    else run(self, self->state_prog, self->n_state_prog);
     memcpy(self->current, state, (size_t)self->n_fluents);
     self->has_current = 1;
 }
@@ -783,6 +1026,7 @@ static void
 successor(Network *self, uint8_t *out)
 {
     uint8_t *moves = self->val + self->n_fluents;
+    if (self->events) forget_runs(self, 0);
     memset(moves, 0, (size_t)self->n_moves);
     for (int32_t r = 0; r < self->n_roles; r++) moves[self->joint[r]] = 1;
     if (self->watched) {
@@ -790,7 +1034,8 @@ successor(Network *self, uint8_t *out)
         for (int32_t r = 0; r < self->n_roles; r++)
             push(self, self->n_fluents + self->joint[r]);
     }
-    run(self, self->move_prog, self->n_move_prog);
+    if (self->events) run_events(self, 2);
+    else run(self, self->move_prog, self->n_move_prog);
     memset(out, 0, (size_t)self->n_fluents);
     for (Py_ssize_t i = 0; i < self->n_next; i++)
         if (self->val[self->next_atom[i]]) out[self->next_fluent[i]] = 1;
@@ -807,10 +1052,38 @@ state_arg(Network *self, PyObject *state, const uint8_t **bytes)
     return 0;
 }
 
-/* The installed state's legal moves into result_moves / result_count (C only). */
+static int
+compare_ints(const void *x, const void *y)
+{
+    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The installed state's legal moves into result_moves / result_count (C only), each
+   role's in the network's order. */
 static void
 collect_legal(Network *self)
 {
+    if (self->events) {
+        /* the legal entries of the atoms the state run made true, in entry order */
+        Py_ssize_t k = 0;
+        for (Py_ssize_t i = 0; i < self->n_true_state; i++) {
+            int32_t t = self->true_state[i];
+            for (int32_t j = self->legal_of_start[t]; j < self->legal_of_start[t + 1]; j++)
+                self->choice[k++] = self->legal_of[j];
+        }
+        if (k > 1) qsort(self->choice, (size_t)k, sizeof(int32_t), compare_ints);
+        Py_ssize_t at = 0, j = 0;
+        for (int32_t r = 0; r < self->n_roles; r++) {
+            Py_ssize_t count = 0;
+            for (; j < k && self->choice[j] < self->legal_start[r + 1]; j++)
+                if (self->choice[j] >= self->legal_start[r])
+                    self->result_moves[at + count++] = self->legal_move[self->choice[j]];
+            self->result_count[r] = count;
+            at += count;
+        }
+        return;
+    }
     Py_ssize_t at = 0;
     for (int32_t r = 0; r < self->n_roles; r++) {
         Py_ssize_t k = 0;
@@ -1096,12 +1369,13 @@ playout(Network *self, uint8_t *buf, int64_t max_depth, Pace *pace)
     for (;;) {
         install(self, buf);
         if (self->val[self->terminal] || depth >= max_depth) return depth;
+        collect_legal(self);
+        Py_ssize_t at = 0;
         for (int32_t r = 0; r < self->n_roles; r++) {
-            Py_ssize_t k = 0;
-            for (int32_t i = self->legal_start[r]; i < self->legal_start[r + 1]; i++)
-                if (self->val[self->legal_atom[i]]) self->choice[k++] = self->legal_move[i];
+            Py_ssize_t k = self->result_count[r];
             if (k == 0) return -1 - (int64_t)r;
-            self->joint[r] = self->choice[next_random(self) % (uint64_t)k];
+            self->joint[r] = self->result_moves[at + (Py_ssize_t)(next_random(self) % (uint64_t)k)];
+            at += k;
         }
         successor(self, buf);
         depth++;
@@ -1365,6 +1639,24 @@ Network_tune(Network *self, PyObject *args)
     self->state_epoch = self->move_epoch = 1;
     self->watched = 1;
     self->has_current = 0;
+    if (self->can_events) {
+        /* from all-false: the atoms with a rule without positive literal are looked at
+           in every run, the rest on events. A cyclic group too: an atom of it can
+           become true first only by a rule without positive literal of the group, which
+           watches an atom outside the group (a pending bit) or has none (always). */
+        for (int32_t a = 0; a < self->n_atoms; a++) {
+            if (!self->program_of[a]) continue;
+            if (self->always_start[a] < self->always_start[a + 1])
+                mark(self->program_of[a] == 1 ? self->always_state : self->always_move, a);
+        }
+        int32_t first = self->n_fluents + self->n_moves;
+        memset(self->val + first, 0, (size_t)(self->n_atoms - first));
+        self->n_true_state = self->n_true_move = 0;
+        memset(self->pend_state, 0, sizeof(uint64_t) * (size_t)self->n_words);
+        memset(self->pend_ms, 0, sizeof(uint64_t) * (size_t)self->n_words);
+        memset(self->pend_mm, 0, sizeof(uint64_t) * (size_t)self->n_words);
+        self->events = 1;
+    }
     leave(self);
     return PyLong_FromSsize_t(done);
 }
