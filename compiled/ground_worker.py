@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import resource
 import sys
 from pathlib import Path
@@ -45,7 +46,15 @@ def _limit_memory(limit: int) -> None:
     janus.query_once("set_prolog_flag(stack_limit, L)", {"L": max(limit // 2, 2**28)})
 
 
+#: How much lower the worker's priority is than its parent's (``os.nice``): grounding in
+#: the background must not slow the player's search, an adapter's analyses or the
+#: caller's own work on a machine with few cores.
+NICENESS = 10
+
+
 def _ground(folder: Path, request: dict[str, Any]) -> None:
+    with contextlib.suppress(OSError):
+        os.nice(NICENESS)
     _limit_memory(int(request["budget"]["memory"]))
     inp = GroundingInput(**request["input"])
     roles = tuple(_raw(r) for r in request["roles"])
