@@ -63,6 +63,7 @@
        out/3,           % out(Head, Pos, Neg): a ground rule, atoms by number
        atoms/1,         % atoms(Trie): ground atom -> its number (atom_number_of/2)
        profile/4,       % profile(Rule, Rows, Rules, CpuSeconds) of grounding
+       plan_made/4,     % plan_made(Rule, Delta, AtFacts, Segments): a model round's plan
        limit/2.         % limit(What, N)
 
 %!  ground_game(+Rules, +Relations, +Keywords, +Limits, -Result) is det.
@@ -121,6 +122,7 @@ forget :-
     retractall(keyword(_, _)), forget_stores, retractall(shape(_, _, _)),
     forget_sizes, retractall(distinct(_, _, _)),
     retractall(out(_, _, _)), retractall(profile(_, _, _, _)), retractall(limit(_, _)),
+    retractall(plan_made(_, _, _, _)),
     forall(retract(atoms(T)), trie_destroy(T)),
     abolish_private_tables.
 
@@ -342,13 +344,16 @@ depth_within(T, D) :-
 %   shape_stats(+Literal, -Rows, -Counts): how many facts match the literal's shape
 %   (its functors and constants, its variables free), and per variable of the literal
 %   (term_variables/2 order) how many distinct values it takes in them. Cached per
-%   shape; counted again once the facts of the literal's key have doubled.
+%   shape; counted again once the facts of the literal's key have grown by a quarter
+%   (or at all, for a shape that had none), and once the model is whole.
 shape_stats(L, Rows, Counts) :-
     literal_key(L, K),
     size_of(K, N),
     copy_term(L, G),
     copy_term(G, Shape), numbervars(Shape, 0, _),
-    (   distinct(Shape, At, Rows0-Counts0), N =< 2 * At
+    (   distinct(Shape, At, Rows0-Counts0),
+        N =< At + At // 4,                % a shape is counted again as its key grows,
+        ( Rows0 > 0 ; N =:= At )          % and an empty one as soon as it grows at all
     ->  Rows = Rows0, Counts = Counts0
     ;   term_variables(G, Vs),
         model_goal(G, full, Goal),
@@ -383,15 +388,23 @@ generator(s(_)). generator(p(_)). generator(t(_)). generator(m(_, _)).
 
 plan(Body, Head, Delta, Segments) :-
     numbered(Body, 0, Numbered),
+    length(Body, N),
     (   Delta == none
-    ->  (   length(Body, N), N =< 10, best_order(Numbered, Head, Steps0)
+    ->  (   N =< 10, best_order(Numbered, Head, none, Steps0)
         ->  Steps = Steps0
         ;   cheapest_order(Numbered, Head, Steps)
         )
     ;   select(Delta-L, Numbered, Rest),
         term_variables(L, Bound0),
         order(Rest, Bound0, Ordered),
-        Steps = [step(L, delta)|Ordered]
+        Greedy = [step(L, delta)|Ordered],
+        (   N =< 10,
+            best_order(Numbered, Head, Delta, Best, BestCost),
+            steps_cost(Numbered, Head, Greedy, GreedyCost),
+            GreedyCost > 3 * BestCost       % the greedy order is far off: the best one
+        ->  Steps = Best
+        ;   Steps = Greedy
+        )
     ),
     segments(Steps, Head, Segments).
 
@@ -425,8 +438,13 @@ greedy_from(I, Numbered, [step(L, full)|Ordered]) :-
 %   carries on, and those rows are the join's size (the product of the literals'
 %   rows divided, per variable shared by k of them, by its domain k - 1 times) or, if
 %   fewer, the product of the domains of the variables still needed. A test counts
-%   only once its variables are bound. Fails for a body without a generator.
-best_order(Numbered, Head, Steps) :-
+%   only once its variables are bound. First: the index of the literal that comes first
+%   (the one read from the round's delta), or none. Fails for a body without a
+%   generator.
+best_order(Numbered, Head, First, Steps) :-
+    best_order(Numbered, Head, First, Steps, _).
+
+best_order(Numbered, Head, First, Steps, C) :-
     memberchk(_-G, Numbered), generator(G), !,
     term_variables(Numbered, Vars),
     length(Numbered, N),
@@ -437,12 +455,16 @@ best_order(Numbered, Head, Steps) :-
     functor(Table, t, Size),
     nb_setarg(1, Table, 0.0-none),
     Full is Size - 1,
-    forall(between(1, Full, S), dp_subset(S, Infos, HeadVars, Table)),
-    arg(1, Table, _),
+    forall(between(1, Full, S), dp_subset(S, Infos, HeadVars, First, Table)),
     Last is Full + 1,
     arg(Last, Table, C-_),
     C < inf,
-    dp_steps(Full, Table, Infos, [], Steps).
+    dp_steps(Full, Table, Infos, [], Steps0),
+    (   First == none
+    ->  Steps = Steps0
+    ;   Steps0 = [step(L, full)|More],   % the delta's literal comes first, from the delta
+        Steps = [step(L, delta)|More]
+    ).
 
 %   info(Index, Literal, Bit, Generator, VarIndices, Rows, Counts): the bit is the
 %   index (literals are numbered from 0); Counts per variable of the literal, in the
@@ -461,13 +483,15 @@ var_indices(Vars, Vs, Is) :-
 
 var_index(Vars, V, I) :- nth0(I, Vars, X), X == V, !.
 
-dp_subset(S, Infos, HeadVars, Table) :-
-    (   valid_subset(S, Infos)
+dp_subset(S, Infos, HeadVars, First, Table) :-
+    (   valid_subset(S, Infos),
+        (   First == none -> true ; S /\ (1 << First) =\= 0 )   % it starts with First
     ->  subset_rows(S, Infos, HeadVars, Rows),
         findall(C-B,
                 (   member(Info, Infos),
                     info_bit(Info, B),
                     S /\ (1 << B) =\= 0,
+                    ( B \== First ; S =:= 1 << B ),       % First is joined first
                     Prev is S /\ \ (1 << B),
                     Arg is Prev + 1,
                     arg(Arg, Table, C0-_),
@@ -482,6 +506,21 @@ dp_subset(S, Infos, HeadVars, Table) :-
     nb_setarg(Arg1, Table, Best).
 
 info_bit(info(_, _, B, _, _, _, _), B).
+
+%   steps_cost(+Numbered, +Head, +Steps, -Cost): the cost best_order/5 gives an order:
+%   the rows every prefix carries on.
+steps_cost(Numbered, Head, Steps, Cost) :-
+    term_variables(Numbered, Vars),
+    maplist(literal_info(Vars), Numbered, Infos),
+    term_variables(Head, HeadVars0),
+    var_indices(Vars, HeadVars0, HeadVars),
+    foldl(prefix_cost(Numbered, Infos, HeadVars), Steps, 0-0, _-Cost).
+
+prefix_cost(Numbered, Infos, HeadVars, step(L, _), S0-C0, S-C) :-
+    member(I-L0, Numbered), L0 == L, !,
+    S is S0 \/ (1 << I),
+    subset_rows(S, Infos, HeadVars, Rows),
+    C is C0 + Rows.
 
 %   Every test of the subset has its variables bound by its generators.
 valid_subset(S, Infos) :-
@@ -674,8 +713,14 @@ must_ground(X) :-
 %   The heads a rule derives (Delta: which literal reads the delta, or none).
 derive(Id, Delta, Heads) :-
     flag(gdl_ground_rule, _, Id),
-    rule(Id, Head, Body),
-    plan(Body, Head, Delta, Segments),
+    flag(gdl_ground_facts, Facts, Facts),
+    (   plan_made(Id, Delta, At, Segments0), Facts =< 2 * At + 64
+    ->  Segments = Segments0               % (a copy: its variables are its own)
+    ;   rule(Id, Head, Body),
+        plan(Body, Head, Delta, Segments),
+        retractall(plan_made(Id, Delta, _, _)),
+        assertz(plan_made(Id, Delta, Facts, Segments))
+    ),
     foldl(join_model, Segments, [v], Heads).
 
 join_model(seg(Prev, Steps, Next), Rows0, Rows) :-
@@ -787,6 +832,7 @@ dynamic_literal(m(_, _)).
 %   atoms (legal, next, terminal, goal, sees of a static relation) as rules without
 %   a body.
 ground_rules :-
+    retractall(distinct(_, _, _)),       % the model is whole now: count its shapes afresh
     flag(gdl_ground_rules, _, 0),
     flag(gdl_ground_atoms, _, 0),
     trie_new(Atoms),
