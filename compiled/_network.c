@@ -49,6 +49,7 @@ typedef struct {
     int32_t *sees_atom, *sees_percept;
     uint8_t *val;          /* every atom's value */
     uint8_t *current;      /* the state whose state program val holds */
+    uint8_t *scratch;      /* a state's worth of scratch (sees' next state) */
     int has_current;
     /* cyclic groups (a program's -k markers): each is evaluated by a worklist */
     int32_t *group_of;     /* n_atoms: the group an atom belongs to, or -1 */
@@ -373,7 +374,7 @@ release_arrays(Network *self)
     void *arrays[] = {self->rule_start, self->lit_start, self->lits, self->state_prog,
                       self->move_prog, self->legal_start, self->legal_atom, self->legal_move,
                       self->next_atom, self->next_fluent, self->goal_start, self->goal_atom,
-                      self->val, self->current, self->choice, self->joint,
+                      self->val, self->current, self->scratch, self->choice, self->joint,
                       self->rule_head, self->moving, self->watch_start, self->watch_rules,
                       self->always_start, self->always_rules, self->cand_next, self->sc_head,
                       self->mc_head, self->sc_stamp, self->mc_stamp, self->move_legal,
@@ -388,7 +389,7 @@ release_arrays(Network *self)
     self->rule_start = self->lit_start = self->lits = self->state_prog = NULL;
     self->move_prog = self->legal_start = self->legal_atom = self->legal_move = NULL;
     self->next_atom = self->next_fluent = self->goal_start = self->goal_atom = NULL;
-    self->val = self->current = self->moving = NULL;
+    self->val = self->current = self->scratch = self->moving = NULL;
     self->choice = self->joint = self->rule_head = self->watch_start = NULL;
     self->watch_rules = self->always_start = self->always_rules = self->cand_next = NULL;
     self->sc_head = self->mc_head = self->move_legal = self->move_role = NULL;
@@ -705,6 +706,7 @@ build(Network *self, PyObject *args)
     Py_DECREF(nexts);
     self->val = ALLOC(n_atoms, uint8_t);
     self->current = ALLOC((Py_ssize_t)n_fluents + 1, uint8_t);
+    self->scratch = ALLOC((Py_ssize_t)n_fluents + 1, uint8_t);
     self->joint = ALLOC(n_roles + 1, int32_t);
     self->rule_head = ALLOC(self->n_rules, int32_t);
     self->moving = ALLOC(n_atoms, uint8_t);
@@ -716,7 +718,7 @@ build(Network *self, PyObject *args)
     self->choice = ALLOC(n_legal + 1, int32_t);
     self->result_moves = ALLOC(n_legal + 1, int32_t);
     self->result_count = ALLOC(n_roles + 1, Py_ssize_t);
-    if (!self->val || !self->current || !self->joint || !self->rule_head || !self->moving ||
+    if (!self->val || !self->current || !self->scratch || !self->joint || !self->rule_head || !self->moving ||
         !self->move_legal || !self->move_role || !self->group_of || !self->missing ||
         !self->choice || !self->result_moves || !self->result_count)
         return -1;
@@ -1129,13 +1131,46 @@ legal_result(Network *self, PyObject *objects)
 
 /* ---- the step API ---------------------------------------------------------------- */
 
+/* Per role, a list of its entries start[r]..start[r+1]-1 (goals, percepts) whose atom
+   holds: each as values[i], or with values NULL as its place among the role's entries.
+   Counted, then listed: the values cannot change meanwhile (the caller holds the
+   network), so the list is filled exactly. */
+static PyObject *
+holding(Network *self, const int32_t *start, const int32_t *atoms, const int32_t *values)
+{
+    PyObject *out = PyList_New(self->n_roles);
+    for (int32_t r = 0; out && r < self->n_roles; r++) {
+        Py_ssize_t k = 0;
+        for (int32_t i = start[r]; i < start[r + 1]; i++) k += self->val[atoms[i]] != 0;
+        PyObject *list = PyList_New(k);
+        if (!list) { Py_CLEAR(out); break; }
+        PyList_SET_ITEM(out, r, list);
+        Py_ssize_t j = 0;
+        for (int32_t i = start[r]; i < start[r + 1] && j < k; i++) {
+            if (!self->val[atoms[i]]) continue;
+            PyObject *x = PyLong_FromLong(values ? values[i] : i - start[r]);
+            if (!x) { Py_CLEAR(out); break; }
+            PyList_SET_ITEM(list, j++, x);
+        }
+    }
+    return out;
+}
+
+/* Take the network for a question about one state, and install that state. */
+static int
+enter_state(Network *self, PyObject *state)
+{
+    const uint8_t *s;
+    if (enter(self) < 0) return -1;
+    if (state_arg(self, state, &s) < 0) { leave(self); return -1; }
+    install(self, s);
+    return 0;
+}
+
 static PyObject *
 Network_legal(Network *self, PyObject *state)
 {
-    const uint8_t *s;
-    if (enter(self) < 0) return NULL;
-    if (state_arg(self, state, &s) < 0) { leave(self); return NULL; }
-    install(self, s);
+    if (enter_state(self, state) < 0) return NULL;
     collect_legal(self);
     PyObject *out = legal_result(self, NULL);
     leave(self);
@@ -1145,10 +1180,7 @@ Network_legal(Network *self, PyObject *state)
 static PyObject *
 Network_terminal(Network *self, PyObject *state)
 {
-    const uint8_t *s;
-    if (enter(self) < 0) return NULL;
-    if (state_arg(self, state, &s) < 0) { leave(self); return NULL; }
-    install(self, s);
+    if (enter_state(self, state) < 0) return NULL;
     int t = self->val[self->terminal];
     leave(self);
     return PyBool_FromLong(t);
@@ -1157,30 +1189,8 @@ Network_terminal(Network *self, PyObject *state)
 static PyObject *
 Network_goals(Network *self, PyObject *state)
 {
-    const uint8_t *s;
-    if (enter(self) < 0) return NULL;
-    if (state_arg(self, state, &s) < 0) { leave(self); return NULL; }
-    install(self, s);
-    /* the goal entries that hold, into the result buffer first (no allocation yet):
-       result_moves has room for as many entries as legal moves only, so count here */
-    PyObject *out = PyList_New(self->n_roles);
-    if (!out) { leave(self); return NULL; }
-    for (int32_t r = 0; r < self->n_roles; r++) {
-        Py_ssize_t k = 0;
-        for (int32_t i = self->goal_start[r]; i < self->goal_start[r + 1]; i++)
-            k += self->val[self->goal_atom[i]] != 0;
-        PyObject *vs = PyList_New(k);
-        if (!vs) { Py_DECREF(out); leave(self); return NULL; }
-        /* the lock is held: no other call can change val while the list is filled */
-        Py_ssize_t j = 0;
-        for (int32_t i = self->goal_start[r]; i < self->goal_start[r + 1] && j < k; i++) {
-            if (!self->val[self->goal_atom[i]]) continue;
-            PyObject *x = PyLong_FromLong(i - self->goal_start[r]);
-            if (!x) { Py_DECREF(vs); Py_DECREF(out); leave(self); return NULL; }
-            PyList_SET_ITEM(vs, j++, x);
-        }
-        PyList_SET_ITEM(out, r, vs);
-    }
+    if (enter_state(self, state) < 0) return NULL;
+    PyObject *out = holding(self, self->goal_start, self->goal_atom, NULL);
     leave(self);
     return out;
 }
@@ -1217,19 +1227,30 @@ joint_arg(Network *self, PyObject *moves, int check)
     return -1;
 }
 
+/* Take the network for a question about a joint move (one move index per role;
+   legality is not checked) in a state, and play it: the next state into out. */
+static int
+enter_move(Network *self, PyObject *state, PyObject *moves, uint8_t *out)
+{
+    if (enter_state(self, state) < 0) return -1;
+    if (joint_arg(self, moves, 0) == -2) { leave(self); return -1; }
+    successor(self, out);
+    return 0;
+}
+
 static PyObject *
 Network_next(Network *self, PyObject *args)
 {
     PyObject *state, *moves;
-    const uint8_t *s;
     if (!PyArg_ParseTuple(args, "OO", &state, &moves)) return NULL;
-    if (enter(self) < 0) return NULL;
-    if (state_arg(self, state, &s) < 0) { leave(self); return NULL; }
-    PyObject *out = PyBytes_FromStringAndSize(NULL, self->n_fluents);
-    if (!out) { leave(self); return NULL; }
-    install(self, s);
-    if (joint_arg(self, moves, 0) == -2) { Py_DECREF(out); leave(self); return NULL; }
-    successor(self, (uint8_t *)PyBytes_AS_STRING(out));
+    if (!PyBytes_Check(state)) return PyErr_Format(PyExc_ValueError, "a state is bytes");
+    PyObject *out = PyBytes_FromStringAndSize(NULL, PyBytes_GET_SIZE(state));
+    if (!out) return NULL;
+    /* (a state of the wrong size is refused before anything is written) */
+    if (enter_move(self, state, moves, (uint8_t *)PyBytes_AS_STRING(out)) < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
     leave(self);
     return out;
 }
@@ -1240,34 +1261,9 @@ static PyObject *
 Network_sees(Network *self, PyObject *args)
 {
     PyObject *state, *moves;
-    const uint8_t *s;
     if (!PyArg_ParseTuple(args, "OO", &state, &moves)) return NULL;
-    if (enter(self) < 0) return NULL;
-    if (state_arg(self, state, &s) < 0) { leave(self); return NULL; }
-    uint8_t *buf = ALLOC((Py_ssize_t)self->n_fluents + 1, uint8_t);
-    if (!buf) { leave(self); return NULL; }
-    install(self, s);
-    if (joint_arg(self, moves, 0) == -2) { PyMem_Free(buf); leave(self); return NULL; }
-    successor(self, buf);
-    PyMem_Free(buf);
-    /* the percepts that hold, counted then listed: val cannot change meanwhile (the
-       network is held by this call) */
-    PyObject *out = PyList_New(self->n_roles);
-    for (int32_t r = 0; out && r < self->n_roles; r++) {
-        Py_ssize_t k = 0;
-        for (int32_t i = self->sees_start[r]; i < self->sees_start[r + 1]; i++)
-            k += self->val[self->sees_atom[i]] != 0;
-        PyObject *ps = PyList_New(k);
-        if (!ps) { Py_CLEAR(out); break; }
-        PyList_SET_ITEM(out, r, ps);
-        Py_ssize_t j = 0;
-        for (int32_t i = self->sees_start[r]; i < self->sees_start[r + 1] && j < k; i++) {
-            if (!self->val[self->sees_atom[i]]) continue;
-            PyObject *x = PyLong_FromLong(self->sees_percept[i]);
-            if (!x) { Py_CLEAR(out); break; }
-            PyList_SET_ITEM(ps, j++, x);
-        }
-    }
+    if (enter_move(self, state, moves, self->scratch) < 0) return NULL;
+    PyObject *out = holding(self, self->sees_start, self->sees_atom, self->sees_percept);
     leave(self);
     return out;
 }

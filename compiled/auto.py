@@ -18,7 +18,6 @@ import threading
 import time
 from collections.abc import Iterable
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from fractions import Fraction
 
 from gdl2pl.bridge import StateMachine
@@ -36,6 +35,7 @@ from gdl2pl.syntax import Term
 from .build import NetworkBuild
 from .ground import GroundingBudget
 from .machine import CompiledMachine
+from .reasoner_part import ReasonerPart
 
 log = logging.getLogger("gdl2pl.compiled")
 
@@ -49,7 +49,7 @@ def compiled_reason(m: CompiledMachine, seconds: float) -> str:
     )
 
 
-class AutoMachine(GameMachine):
+class AutoMachine(ReasonerPart, GameMachine):
     """The game ``prolog`` loaded, on the reasoner now and on its network once built
     (see the module's docstring). ``close()`` stops the build and closes the engines."""
 
@@ -138,15 +138,6 @@ class AutoMachine(GameMachine):
 
     def __repr__(self) -> str:
         return f"AutoMachine({self.name!r}, {self._choice})"
-
-    # -- what the Prolog engine answers for the game -------------------------------------
-
-    @property
-    def module(self) -> str:
-        return self.prolog.module
-
-    def using(self) -> AbstractContextManager[None]:
-        return self.prolog.using()
 
     # -- the contract, answered by the engine of the moment ------------------------------
 
@@ -257,16 +248,6 @@ class AutoMachine(GameMachine):
             self._seed = int(seed)
             engine = self._engine
         engine.seed(seed)
-
-    @property
-    def base_propositions(self) -> list[Term]:
-        return self.prolog.base_propositions
-
-    def input_moves(self, role: Term | str) -> list[Term]:
-        return self.prolog.input_moves(role)
-
-    def declared_percepts(self, role: Term | str) -> list[Term]:
-        return self.prolog.declared_percepts(role)
 
     def percepts(
         self, state: MachineState, joint_move: Sequence[Term | str], role: Term | str

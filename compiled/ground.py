@@ -352,6 +352,21 @@ def _strata(graph: Any, names: _Names) -> list[list[int]]:
     ]
 
 
+def _per_role(
+    triples: list[Any], role_index: dict[Raw, int], names: _Names
+) -> list[list[tuple[int, Raw]]]:
+    """[role, value, atom] triples (goals, percepts) as per role (atom, raw value) pairs
+    in standard order of the values; triples of something not a role are left out."""
+    out: list[list[tuple[int, Raw]]] = [[] for _ in role_index]
+    for r, v, atom in triples:
+        role = role_index.get(names.raw(r))
+        if role is not None:
+            out[role].append((atom, names.raw(v)))
+    for pairs in out:
+        pairs.sort(key=lambda pair: standard_order(pair[1]))
+    return out
+
+
 def _network(result: list[Any], names: _Names, roles: tuple[Raw, ...], seconds: float) -> Network:
     """The network of the grounder's answer (see gdl_ground.pl)."""
     _, arrays, outputs, stats = result
@@ -368,20 +383,8 @@ def _network(result: list[Any], names: _Names, roles: tuple[Raw, ...], seconds: 
             legal[role].append((atom, m))
     for ms in legal:
         ms.sort(key=lambda pair: standard_order(move_list[pair[1]][1]))
-    goals: list[list[tuple[int, Raw]]] = [[] for _ in roles]
-    for r, v, atom in goal_triples:
-        role = role_index.get(names.raw(r))
-        if role is not None:
-            goals[role].append((atom, names.raw(v)))
-    for vs in goals:
-        vs.sort(key=lambda pair: standard_order(pair[1]))
-    sees: list[list[tuple[int, Raw]]] = [[] for _ in roles]
-    for r, p, atom in sees_triples:
-        role = role_index.get(names.raw(r))
-        if role is not None:
-            sees[role].append((atom, names.raw(p)))
-    for ps in sees:
-        ps.sort(key=lambda pair: standard_order(pair[1]))
+    goals = _per_role(goal_triples, role_index, names)
+    sees = _per_role(sees_triples, role_index, names)
     facts, rounds, count, profile = stats
     return Network(
         n_fluents=n_f,

@@ -16,7 +16,6 @@ import itertools
 import os
 from collections.abc import Iterable
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from itertools import compress
 from pathlib import Path
 from typing import Any
@@ -45,6 +44,7 @@ from .errors import CompileRefusedError
 from .ground import GroundingBudget
 from .network import Network
 from .network import PyEvaluator
+from .reasoner_part import ReasonerPart
 
 Raw = Any
 _set = object.__setattr__
@@ -112,7 +112,7 @@ def _numeric(value: Raw) -> int:
     return -1 if number is None else number
 
 
-class CompiledMachine(GameMachine):
+class CompiledMachine(ReasonerPart, GameMachine):
     """A game answered by its propositional network (see the module's docstring): a
     ``GameMachine`` whose primitives are the network's, the rest written once there.
     Build with ``from_file``/``from_text``/``from_machine``; ``close()`` closes the
@@ -226,20 +226,6 @@ class CompiledMachine(GameMachine):
         """Close the Prolog engine (idempotent); later calls raise ``GameClosedError``."""
         self.prolog.close()
 
-    # -- what the Prolog engine answers for this machine ---------------------------------
-    #
-    # Named one by one (no catch-all): the game's module and the ``using`` guard, for the
-    # tools that query the runtime themselves (explain, analysis); GDL-II's percepts and
-    # the declared base, input and percept sets below.
-
-    @property
-    def module(self) -> str:
-        """The Prolog module the reasoner loaded the game into."""
-        return self.prolog.module
-
-    def using(self) -> AbstractContextManager[None]:
-        """Hold the game loaded while the calling thread queries its module."""
-        return self.prolog.using()
 
     # -- states -------------------------------------------------------------------------
 
@@ -479,16 +465,6 @@ class CompiledMachine(GameMachine):
         """Seed the network's playout generator (and the Prolog engine's)."""
         self._net.seed(int(seed))
         self.prolog.seed(seed)
-
-    @property
-    def base_propositions(self) -> list[Term]:
-        return self.prolog.base_propositions
-
-    def input_moves(self, role: Term | str) -> list[Term]:
-        return self.prolog.input_moves(role)
-
-    def declared_percepts(self, role: Term | str) -> list[Term]:
-        return self.prolog.declared_percepts(role)
 
     def percepts(
         self, state: MachineState, joint_move: Sequence[Term | str], role: Term | str
