@@ -28,6 +28,8 @@ weighs them, replace it. So no turn costs more than one expansion per state held
 
 ``guess_moves`` serves when no consistent state is known: the moves legal for the role
 in the nearest states, but those the manager did not take on the last turns (``refuse``).
+``known_moves`` are the role's legal moves in the last consistent state known, of this
+turn or an earlier one: the last resort of a player with nothing better.
 """
 
 from __future__ import annotations
@@ -38,7 +40,9 @@ import time
 from collections import Counter
 
 from gdl2pl.bridge.errors import GameError
+from gdl2pl.bridge.errors import MoveDefinitionError
 from gdl2pl.bridge.errors import QueryInterrupted
+from gdl2pl.bridge.errors import ReasonerError
 from gdl2pl.bridge.machine import MachineState
 from gdl2pl.contract import GameMachine
 from gdl2pl.information import NoConsistentStateError
@@ -108,6 +112,8 @@ class BeliefTracker:
         self._refused: dict[Term, int] = {}
         #: Seconds the last update had: with ``_cost``, how many particles to keep.
         self._span = 0.0
+        #: The role's legal moves in the last consistent state known.
+        self._known: list[Term] = []
 
     @property
     def lost(self) -> bool:
@@ -223,6 +229,9 @@ class BeliefTracker:
                 continue
             except QueryInterrupted:  # the deadline's interrupt (see hidden.choose_move)
                 return children, False
+            except ReasonerError as e:  # out of a resource on this state: skip it
+                log.warning("%s: a state of the belief was skipped: %s", self.sm.name, e)
+                continue
             for kid in kids:
                 children[kid.state] = children.get(kid.state, 0.0) + weight * float(kid.weight)
             self._cost = 0.9 * self._cost + 0.1 * (time.monotonic() - start)
@@ -367,10 +376,13 @@ class BeliefTracker:
                 break
             try:
                 for mine in moves_since:
+                    if self.sm.is_terminal(state):
+                        break
                     state = self.sm.next_state(state, self._joint(state, mine))
-                if not self.sm.is_terminal(state):
-                    counts.update(self.sm.legal_moves(state, self.role))
-            except (GameError, QueryInterrupted):
+                else:
+                    if not self.sm.is_terminal(state):
+                        counts.update(self.sm.legal_moves(state, self.role))
+            except (GameError, ReasonerError):  # QueryInterrupted included
                 continue
         moves = [m for m, _ in counts.most_common()]
         recent = {m for m, t in self._refused.items() if len(self.history) - t < REFUSED_TURNS}
@@ -378,9 +390,27 @@ class BeliefTracker:
 
     def _joint(self, state: MachineState, move: Term | str) -> list[Term]:
         """A joint move of ``state``: the role's ``move`` (a random legal move if it is
-        not legal there) and random legal moves of the others."""
+        not legal there) and random legal moves of the others. ``MoveDefinitionError``
+        if a role has no legal move there (the game is over, or ill-written)."""
         mine = self.sm.term(move)
         joint = []
         for r, moves in zip(self.sm.roles, self.sm.all_legal_moves(state), strict=True):
+            if not moves:
+                raise MoveDefinitionError(f"{self.sm.name}: {r} has no legal move in {state}")
             joint.append(mine if r == self.role and mine in moves else self.rng.choice(moves))
         return joint
+
+    def note_legal(self, moves: list[Term]) -> None:
+        """``moves`` are legal for the role in a state consistent with the whole history
+        (of this turn): kept for ``known_moves``."""
+        if moves:
+            self._known = list(moves)
+
+    def known_moves(self) -> list[Term]:
+        """The role's legal moves in the last consistent state known (``note_legal``),
+        those the manager did not take on the last turns first; empty if none was
+        ever known. Of an earlier turn than this one if the belief is lost: the last
+        resort of a guess."""
+        moves = self._known
+        recent = {m for m, t in self._refused.items() if len(self.history) - t < REFUSED_TURNS}
+        return [m for m in moves if m not in recent] + [m for m in moves if m in recent]

@@ -11,9 +11,10 @@ move of most weight among those legal in every such state.
 
 A ``play`` message always gets a move: when no consistent state is known (the search
 ran out of time, or the history cannot have happened in this reading of the game), the
-move is a guess (``BeliefTracker.guess_moves``), and the log says why. A move whose
-work starts too late to take in its turn (the turn before ran over) is a guess too, and
-the turn is taken in with the next.
+move is a guess (``BeliefTracker.guess_moves``, else ``known_moves``), and the log says
+why. A move whose work starts too late to take in its turn (the turn before ran over)
+is a guess too, and the turn is taken in with the next. An error of the reasoner or of
+the strategy while choosing is logged and answered the same way: never with an error.
 """
 
 from __future__ import annotations
@@ -144,10 +145,38 @@ def choose_move(
     for a strategy that does not search or a belief whose states all died): the move with the
     most weight among those the strategy chooses in each determinization; a guess when
     no consistent state is known (leaving out the moves the manager did not take from
-    it on the last turns); None only when not even a guess has a legal move."""
-    move = _choose(sm, role, knowledge, strategy, budget, offer, rng)
+    it on the last turns); None only when not even a guess has a legal move. Raises
+    nothing but what stops the whole program: a failure while choosing is logged and
+    answered with the best move known (``_fallback``)."""
+    try:
+        move = _choose(sm, role, knowledge, strategy, budget, offer, rng)
+    except Exception as e:
+        move = _fallback(sm, role, knowledge, rng, e)
     knowledge.replied = move
     return move
+
+
+def _fallback(
+    sm: GameMachine, role: Term, knowledge: Knowledge, rng: random.Random, error: Exception
+) -> Term | None:
+    """The move of a choice that failed with ``error``: one legal in the last consistent
+    state known, else a guess (logged either way)."""
+    tracker = knowledge.tracker(sm, role, rng)
+    moves = tracker.known_moves()
+    if not moves:
+        try:
+            moves = tracker.guess_moves(tries=1)
+        except Exception as again:  # the reasoner fails on every question: nothing known
+            log.warning("%s: no guess either: %s", sm.name, again)
+    log.warning(
+        "%s: choosing %s's move failed (%s: %s); playing %s",
+        sm.name,
+        role,
+        type(error).__name__,
+        str(error).splitlines()[0] if str(error) else "",
+        moves[0] if moves else "nothing",
+    )
+    return moves[0] if moves else None
 
 
 def _choose(
@@ -172,7 +201,7 @@ def _choose(
                 knowledge.replied,
             )
             tracker.refuse(knowledge.replied)
-        guess = tracker.guess_moves(turn.move, tries=1)
+        guess = tracker.guess_moves(turn.move, tries=1) or tracker.known_moves()
         if guess:
             offer(guess[0])  # sent if the update does not end in time
         now, left = time.monotonic(), budget.remaining()
@@ -198,8 +227,9 @@ def _choose(
     if tracker.states:
         states = tracker.determinizations(SAMPLES)
         legal, states = _shared_moves(sm, role, states, budget.deadline)
+        tracker.note_legal(legal)
     if not legal:
-        guess = tracker.guess_moves(deadline=budget.deadline)
+        guess = tracker.guess_moves(deadline=budget.deadline) or tracker.known_moves()
         log.warning(
             "%s: no state consistent with %s's %d turn(s) is known: playing a guess, %s",
             sm.name,

@@ -232,6 +232,7 @@ class _Match:
     steps: int = 0
     rules_size: int = 0  # characters of the rules received
     knowledge: Knowledge = field(default_factory=Knowledge)  # GDL-II: own moves, percepts
+    gdl_ii: bool | None = None  # played with GDL-II's plays (True) or GDL's; None: no play yet
 
     @property
     def shown_id(self) -> str:
@@ -459,9 +460,7 @@ class GamePlayer:
                 raise GdlError(f"the rules are not valid GDL: {errors[0]}{more}")
             if match.cancel.is_set():
                 raise GdlError("the match ended before its game was loaded")
-            prolog = StateMachine.from_description(
-                d, name=label, compiling=match.loading.running()
-            )
+            prolog = StateMachine.from_description(d, name=label, compiling=match.loading.running())
             sm = prolog if self.engine == "prolog" else self._compiled(prolog, d, budget)
             match.sm = sm
             role = sm.term(match.role_name)
@@ -493,6 +492,15 @@ class GamePlayer:
         match = self._current(msg.match_id)
         if match is None:
             return self._unknown(msg.match_id, "play")
+        gdl_ii = isinstance(msg, PlayII)
+        if match.gdl_ii is None:
+            match.gdl_ii = gdl_ii
+        elif match.gdl_ii != gdl_ii:
+            # the two kinds speak of different states: neither can follow the other
+            kind, other = ("GDL-II", "GDL") if match.gdl_ii else ("GDL", "GDL-II")
+            form = "(play ID TURN LASTMOVE PERCEPTS)" if match.gdl_ii else "(play ID MOVES)"
+            log.warning("%s: a %s play in a %s match refused", match.shown_id, other, kind)
+            return Reply(400, f"error: this match is played with {kind} plays, {form}")
         match.expires = self._expiry(received, match.play_clock, match.play_clock)
         deadline = self._deadline(received, match.play_clock)
         job = match.worker.submit(
@@ -562,7 +570,13 @@ class GamePlayer:
         sm, role = match.sm, match.role
         if sm is None or role is None:
             raise GdlError("the game is not loaded")
-        match.knowledge.learn(sm, msg.turn, msg.last_move, msg.percepts)
+        try:  # what is wrong here is the message's: the reply refuses it and says why
+            match.knowledge.learn(sm, msg.turn, msg.last_move, msg.percepts)
+        except GdlError:
+            raise
+        except Exception as e:
+            raise GdlError(f"turn {msg.turn} cannot be read: {_reason(e)}") from e
+        # choose_move answers whatever goes wrong inside (a guess, logged)
         rng = random.Random(f"{match.id}:{match.steps + 1}")
         try:
             move = choose_move(
