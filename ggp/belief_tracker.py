@@ -13,15 +13,18 @@ weighs them, replace it. So no turn costs more than one expansion per state held
   ``exact_limit``), re-sampled whenever the filtered set grows beyond that. They are
   consistent, but their weights only approximate the belief. The heaviest of the states
   left out (``RESERVE`` per particle) are kept with them for ``POOLS`` turns.
-- When every particle dies (the true state was not among them), those pools are
-  filtered again, the newest first, through the turns since; if none gives a state
-  either, or an update runs out of time before any child is found, the belief is
-  re-seeded by ``gdl2pl.information.sample_states`` over the whole history (randomized
-  search from the initial state) with as many expansions as fit in the time left. These
-  fall-backs may run until ``last_resort``, later than the update's own deadline. If
-  they find nothing, the belief is *lost* until a later turn's search succeeds; meanwhile
-  it follows the states *nearest* to the history (reached by the role's moves, the
-  percepts matched best).
+- Before any of that, each update extends the *witness* (``gdl2pl.ggp.witness``): one
+  state consistent with the whole history, kept with the depth-first path that reached
+  it, whose consistent children are asked first, whatever the clock says. So the player
+  knows a state it may be in, and a move legal there (``on_state``), before it filters.
+- When every particle dies (the true state was not among them), or an update runs out
+  of time before any child is found, the witness's depth-first search looks for
+  ``_count()`` states: backing up the witness's path, then probing from the pools'
+  states (one of each pool in turn, the newest first) and from the initial state,
+  remembering the dead ends from turn to turn. It may run until ``last_resort``, later
+  than the update's own deadline. If it finds nothing, the belief is *lost* until a
+  later turn's search succeeds; meanwhile it follows the states *nearest* to the
+  history (reached by the role's moves, the percepts matched best).
 - A ``play`` message says the game goes on: terminal states are dropped from the belief.
 - Prolog calls past the deadline are cut short by an interrupt (``hidden.choose_move``
   runs ``update`` under ``interrupt_after``): ``QueryInterrupted`` counts as out of time.
@@ -34,10 +37,13 @@ turn or an earlier one: the last resort of a player with nothing better.
 
 from __future__ import annotations
 
+import itertools
 import logging
+import math
 import random
 import time
 from collections import Counter
+from collections.abc import Callable
 
 from gdl2pl.bridge.errors import GameError
 from gdl2pl.bridge.errors import MoveDefinitionError
@@ -45,10 +51,10 @@ from gdl2pl.bridge.errors import QueryInterrupted
 from gdl2pl.bridge.errors import ReasonerError
 from gdl2pl.bridge.machine import MachineState
 from gdl2pl.contract import GameMachine
-from gdl2pl.information import NoConsistentStateError
 from gdl2pl.information import Turn
-from gdl2pl.information import sample_states
 from gdl2pl.syntax import Term
+
+from .witness import Witness
 
 log = logging.getLogger("gdl2pl.player")
 
@@ -59,11 +65,9 @@ PARTICLES = 64
 #: Share of an update's time the filtering of the states held may take; the rest is
 #: for the reserve and the search when they all die.
 FILTER_SHARE = 0.6
-#: Share of the time left after that the filtering of earlier turns' states may take.
-REFILTER_SHARE = 0.6
 #: States kept in reserve per particle, tried when the particles all die.
 RESERVE = 8
-#: Turns whose states (and reserve) are kept to filter again from when all die.
+#: Turns whose states (and reserve) are kept to search again from when all die.
 POOLS = 6
 #: Turns a move the manager did not take stays out of guesses.
 REFUSED_TURNS = 4
@@ -99,7 +103,7 @@ class BeliefTracker:
         #: States of the last thinning left out of the particles.
         self._reserve: dict[MachineState, float] = {}
         #: The states held (with their reserve) after each of the last ``POOLS`` turns,
-        #: with the number of turns taken in: where to filter again from when all die.
+        #: with the number of turns taken in: where to search again from when all die.
         self._pools: list[tuple[int, dict[MachineState, float]]] = [(0, dict(self.states))]
         #: When lost: states nearest to the history (percepts matched best), for guesses.
         self._nearest: dict[MachineState, float] = dict(self.states)
@@ -112,6 +116,8 @@ class BeliefTracker:
         self._refused: dict[Term, int] = {}
         #: Seconds the last update had: with ``_cost``, how many particles to keep.
         self._span = 0.0
+        #: One state consistent with the whole history, kept by depth-first search.
+        self.witness = Witness(sm, role, self.history, rng)
         #: The role's legal moves in the last consistent state known.
         self._known: list[Term] = []
 
@@ -120,18 +126,27 @@ class BeliefTracker:
         """No state consistent with the history is known."""
         return not self.states
 
-    def update(self, turn: Turn, deadline: float, last_resort: float | None = None) -> None:
+    def update(
+        self,
+        turn: Turn,
+        deadline: float,
+        last_resort: float | None = None,
+        on_state: Callable[[MachineState], None] | None = None,
+    ) -> None:
         """Take in one more turn of the role (its move and what it perceived after it),
-        expanding no state after ``deadline`` (``time.monotonic()``), or, when the
-        states held all die, after ``last_resort`` (later than ``deadline``, if given:
-        finding a consistent state at all is worth more than searching for a good
-        move). The game goes on: terminal states are dropped. Never raises for a
-        history no state fits: the belief is then ``lost`` (and why is logged)."""
+        expanding no state after ``deadline`` (``time.monotonic()``) but the witness's
+        first, or, when the states held all die, after ``last_resort`` (later than
+        ``deadline``, if given: finding a consistent state at all is worth more than
+        searching for a good move). ``on_state`` is called with the first state found
+        consistent with the whole history, as soon as it is found. The game goes on:
+        terminal states are dropped. Never raises for a history no state fits: the
+        belief is then ``lost`` (and why is logged)."""
         self.history.append(turn)
         start = time.monotonic()
         self._span = max(0.0, deadline - start)
         before = self.states or self._nearest
         before_taken = len(self.history) - 1 if self.states else self._nearest_taken
+        told = self._tell(on_state, self.witness.extend(deadline))
         held: dict[MachineState, float] = {}
         if self.states:
             # the filter may take most of the time; what is left is for a fall-back
@@ -139,7 +154,7 @@ class BeliefTracker:
             if not complete:
                 self.exact = False
             held = self._live(self._thinned(children))
-            if not held and complete and self.exact:
+            if not held and complete and self.exact and self.witness.state is None:
                 log.warning(
                     "%s: no state agrees with %s's %d turn(s): the history cannot have "
                     "happened in this reading of the game",
@@ -150,21 +165,31 @@ class BeliefTracker:
                 self._lose(before, before_taken, turn, deadline)
                 return
         if not held:
-            # the pools may take most of what is left, the search the rest but the
-            # slice kept for the nearest states, should both fail
+            # the search may take all that is left but the slice kept for the nearest
+            # states, should it fail
             deadline = max(deadline, last_resort or deadline)
             now = time.monotonic()
             near_until = deadline - min(NEAR_SHARE * (deadline - now), NEAR_DRAWS * self._cost)
-            pools_until = now + REFILTER_SHARE * max(0.0, near_until - now)
-            held = self._live(self._thinned(self._refiltered(pools_until, set(self.states))))
-            if not held:
-                held = self._live(self._thinned(self._reseed(near_until)))
+            held = self._live(self._thinned(self._searched(near_until)))
         if not held:
             self._lose(before, before_taken, turn, deadline)
             return
+        if self.witness.state is None:
+            self.witness.adopt(max(sorted(held, key=str), key=held.__getitem__))
+        if not told:
+            self._tell(on_state, self.witness.state)
         self.states = held
         self._nearest, self._nearest_taken = held, len(self.history)
         self._pools = [*self._pools[-POOLS + 1 :], (len(self.history), {**self._reserve, **held})]
+
+    def _tell(
+        self, on_state: Callable[[MachineState], None] | None, state: MachineState | None
+    ) -> bool:
+        """Call ``on_state`` with ``state`` if both are given; whether it was called."""
+        if on_state is None or state is None:
+            return False
+        on_state(state)
+        return True
 
     def _terminal(self, state: MachineState) -> bool:
         """``sm.is_terminal``, asked again if the deadline's interrupt stopped it."""
@@ -179,26 +204,40 @@ class BeliefTracker:
         total = sum(live.values())
         return {s: w / total for s, w in live.items()} if total else {}
 
-    def _refiltered(self, deadline: float, tried: set[MachineState]) -> dict[MachineState, float]:
-        """States consistent with the whole history, found by filtering the pools of
-        earlier turns again (the newest first, leaving out the states ``tried`` in the
-        last; twice ``_count()`` of each drawn by weight), down to ``_count()`` live
-        states after each turn; empty if none is found in time."""
+    def _searched(self, deadline: float) -> dict[MachineState, float]:
+        """States consistent with the whole history (weight 1 each), up to ``_count()``,
+        found by the witness's depth-first search from the pools (the newest first, each
+        pool's states in an order drawn by weight) and the initial state before the
+        deadline; empty if none is found (logged)."""
         self.exact = False
-        for i, (taken, pool) in enumerate(reversed(self._pools)):
-            left = {s: w for s, w in pool.items() if i or s not in tried}
-            states = self._live(self._drawn(left, 2 * self._count())) if left else {}
-            for turn in self.history[taken:]:
-                if not states or time.monotonic() > deadline:
-                    break
-                states, _ = self._filter(states, turn, deadline)
-                states = self._live(self._drawn(states, self._count())) if states else {}
-            else:
-                if states:
-                    return states
-            if time.monotonic() > deadline:
-                break
-        return {}
+        left = deadline - time.monotonic()
+        before = self.witness.expansions
+        # one root of each pool in turn, the newest first, and the initial state among
+        # the first: where the true state's ancestors are is not known
+        pools = [
+            [(taken, s) for s in self._drawn_order(pool)[: self._count()]]
+            for taken, pool in reversed(self._pools)
+        ]
+        pools.insert(0, [(0, self.sm.initial_state)])
+        roots = [r for row in itertools.zip_longest(*pools) for r in row[1:] + row[:1] if r]
+        found = self.witness.search(roots, deadline, want=self._count())
+        if not found:
+            log.warning(
+                "%s: belief lost: a search of %d state(s) found none consistent with %s's "
+                "%d turn(s) in the %.2f s left",
+                self.sm.name,
+                self.witness.expansions - before,
+                self.role,
+                len(self.history),
+                max(0.0, left),
+            )
+        return dict.fromkeys(found, 1.0)
+
+    def _drawn_order(self, states: dict[MachineState, float]) -> list[MachineState]:
+        """``states`` in a random order drawn by weight, the heaviest likely first."""
+        # Efraimidis-Spirakis: sorting by log(u) / w draws an order by weight
+        keyed = {s: math.log(1.0 - self.rng.random()) / max(w, 1e-300) for s, w in states.items()}
+        return sorted(keyed, key=lambda s: -keyed[s])
 
     def _lose(
         self, before: dict[MachineState, float], taken: int, turn: Turn, deadline: float
@@ -226,46 +265,18 @@ class BeliefTracker:
             try:
                 kids = self.sm.consistent_successors(state, self.role, turn.move, turn.percepts)
             except GameError:  # the role's move is not legal there: no such state
-                continue
+                kids = []
             except QueryInterrupted:  # the deadline's interrupt (see hidden.choose_move)
                 return children, False
             except ReasonerError as e:  # out of a resource on this state: skip it
                 log.warning("%s: a state of the belief was skipped: %s", self.sm.name, e)
                 continue
+            if not kids:
+                self.witness.dead_end(len(self.history) - 1, state)
             for kid in kids:
                 children[kid.state] = children.get(kid.state, 0.0) + weight * float(kid.weight)
             self._cost = 0.9 * self._cost + 0.1 * (time.monotonic() - start)
         return children, True
-
-    def _reseed(self, deadline: float) -> dict[MachineState, float]:
-        """States found by searching the whole history again (weight 1 each), with as
-        many expansions as fit before the deadline; empty when none is found."""
-        self.exact = False
-        left = deadline - time.monotonic()
-        # sample_states spends its budget twice at most (exact belief, then search)
-        budget = max(1, int(left / max(self._cost, 1e-4) / 2))
-        try:
-            found = sample_states(
-                self.sm,
-                self.history,
-                self.role,
-                self.particles,
-                budget=budget,
-                rng=self.rng,
-                deadline=deadline,
-            )
-            return {s: float(n) for s, n in Counter(found).items()}
-        except (NoConsistentStateError, QueryInterrupted):
-            log.warning(
-                "%s: belief lost: a search of %d state(s) found none consistent with %s's "
-                "%d turn(s) in the %.2f s left",
-                self.sm.name,
-                budget,
-                self.role,
-                len(self.history),
-                max(0.0, left),
-            )
-            return {}
 
     def _near_misses(
         self,

@@ -9,12 +9,15 @@ states of that belief (``SAMPLES`` at most, weighted), lets the match's strategy
 move in each as if the state were known, with an equal share of the time, and plays the
 move of most weight among those legal in every such state.
 
-A ``play`` message always gets a move: when no consistent state is known (the search
-ran out of time, or the history cannot have happened in this reading of the game), the
-move is a guess (``BeliefTracker.guess_moves``, else ``known_moves``), and the log says
-why. A move whose work starts too late to take in its turn (the turn before ran over)
-is a guess too, and the turn is taken in with the next. An error of the reasoner or of
-the strategy while choosing is logged and answered the same way: never with an error.
+A ``play`` message always gets a move, legal in a state consistent with the history
+whenever one is known: the update offers a legal move of the first such state it finds
+(the witness, found before any search: ``gdl2pl.ggp.witness``), so a reply cut short by
+the clock sends it. When no consistent state is known (the search ran out of time, or
+the history cannot have happened in this reading of the game), the move is a guess
+(``BeliefTracker.guess_moves``, else ``known_moves``), and the log says why. A move
+whose work starts too late to take in its turn (the turn before ran over) is a guess
+too, and the turn is taken in with the next. An error of the reasoner or of the
+strategy while choosing is logged and answered the same way: never with an error.
 """
 
 from __future__ import annotations
@@ -208,20 +211,43 @@ def _choose(
         # a strategy that does not search leaves its time to the belief
         soft = SEARCH_SHARE if strategy.searches else LAST_RESORT_SHARE
         if left < MIN_UPDATE * len(pending):
-            # started too late (the turn before ran over): take the turn in next time
+            # started too late (the turn before ran over): take the turn in next time,
+            # but follow the witness through it (an expansion a turn) for a legal move
+            witness = tracker.witness.peek(pending)
+            moves = sm.legal_moves(witness, role) if witness is not None else []
+            tracker.note_legal(moves)
             log.warning(
-                "%s: %.2f s left: %d turn(s) of %s taken in on the next play; a guess now",
+                "%s: %.2f s left: %d turn(s) of %s taken in on the next play; %s now",
                 sm.name,
                 left,
                 len(pending),
                 role,
+                "a move legal in the witness" if moves else "a guess",
             )
-            return guess[0] if guess else None
+            moves = moves or guess
+            return moves[0] if moves else None
+
+        def witnessed(state: MachineState) -> None:
+            """A state consistent with the whole history: offer a move legal there."""
+            try:
+                moves = sm.legal_moves(state, role)
+            except GdlError:  # interrupted, or the reasoner failed: the guess stands
+                return
+            tracker.note_legal(moves)
+            if moves:
+                offer(moves[0])
+
         # one Prolog call may take long: the interrupt ends it at the last resort
         with interrupt_after(LAST_RESORT_SHARE * left + INTERRUPT_GRACE):
             for i, turn in enumerate(pending, 1):  # the turns not taken in share the time
                 share = i / len(pending) * left
-                tracker.update(turn, now + soft * share, now + LAST_RESORT_SHARE * share)
+                last = i == len(pending)
+                tracker.update(
+                    turn,
+                    now + soft * share,
+                    now + LAST_RESORT_SHARE * share,
+                    on_state=witnessed if last else None,
+                )
     legal: list[Term] = []
     states: Weighted = []
     if tracker.states:

@@ -14,11 +14,13 @@ from prolog_env import require_prolog
 
 from gdl2pl.bridge import StateMachine
 from gdl2pl.bridge import swipl as engine
+from gdl2pl.bridge.errors import GameError
 from gdl2pl.ggp.belief_tracker import BeliefTracker
 from gdl2pl.ggp.hidden import Knowledge
 from gdl2pl.ggp.hidden import choose_move
 from gdl2pl.ggp.strategy import Budget
 from gdl2pl.ggp.strategy import make_strategy
+from gdl2pl.ggp.witness import Witness
 from gdl2pl.information import Turn
 from gdl2pl.information import belief
 from gdl2pl.kif import parse_kif_term
@@ -83,7 +85,10 @@ def test_an_exact_belief_is_the_belief_while_it_fits() -> None:
             assert tracker.states[s] == pytest.approx(float(p))
 
 
-def test_an_update_with_no_time_loses_the_belief_and_the_next_finds_it_again() -> None:
+def test_an_update_with_no_time_keeps_one_consistent_state_and_the_next_finds_more() -> None:
+    """An update past its deadline expands nothing but the witness's children: one
+    state consistent with the whole history is still known (the player's move is legal
+    there), and the next update with time holds the belief again."""
     with StateMachine.from_file(MARKS) as sm:
         role = sm.term("white")
         history = played(sm, "white", 7, 1)
@@ -92,12 +97,44 @@ def test_an_update_with_no_time_loses_the_belief_and_the_next_finds_it_again() -
         for turn in history[:5]:
             tracker.update(turn, time.monotonic() + 30)
         start = time.monotonic()
-        tracker.update(history[5], start)  # no time at all: nothing may be expanded
+        expanded = tracker.witness.expansions
+        tracker.update(history[5], start - 1)  # no time at all: only the witness's turn
+        assert tracker.witness.expansions - expanded <= 1
         assert time.monotonic() - start < 2.0
-        assert tracker.lost and not tracker.exact
-        tracker.update(history[6], time.monotonic() + 30)  # searched again from the start
+        assert not tracker.exact
+        exact6 = belief(sm, history[:6], role, budget=50_000)
+        assert tracker.states and set(tracker.states) <= set(exact6)
+        assert tracker.witness.state in exact6
+        tracker.update(history[6], time.monotonic() + 30)
         assert tracker.states
         assert set(tracker.states) <= set(belief(sm, history, role, budget=50_000))
+
+
+def test_a_belief_lost_for_want_of_time_is_found_again_by_the_next_update() -> None:
+    """When the witness dies on a turn with no time (and so do the states held), the
+    belief is lost; the next update's depth-first search finds it again."""
+    with StateMachine.from_file(MARKS) as sm:
+        role = sm.term("white")
+        history = played(sm, "white", 7, 1)
+        tracker = BeliefTracker(sm, role, random.Random(1), exact_limit=10_000)
+        for turn in history[:4]:
+            tracker.update(turn, time.monotonic() + 30)
+
+        def dies(state: object) -> bool:
+            try:
+                kids = sm.consistent_successors(state, role, *history[4])  # type: ignore[arg-type]
+            except GameError:
+                return True
+            return not kids
+
+        doomed = next(s for s in sorted(tracker.states, key=str) if dies(s))
+        tracker.states = {doomed: 1.0}
+        tracker.witness.adopt(doomed)
+        tracker.update(history[4], time.monotonic() - 1)
+        assert tracker.lost and not tracker.exact
+        tracker.update(history[5], time.monotonic() + 30)
+        assert tracker.states and tracker.witness.state in tracker.states
+        assert set(tracker.states) <= set(belief(sm, history[:6], role, budget=50_000))
 
 
 def test_terminal_states_leave_the_belief_of_a_game_that_goes_on() -> None:
@@ -182,3 +219,54 @@ def test_a_guess_is_for_this_turn_when_no_nearest_state_was_reached(monkeypatch)
         assert tracker.lost
         # the initial state, where white may try any cell, advanced by white's try
         assert [str(m) for m in tracker.guess_moves()] == ["noop"]
+
+
+def test_a_move_started_too_late_is_legal_in_the_witness_not_a_guess() -> None:
+    """No time at all for a turn (the turn before ran over): the move comes from the
+    witness followed through the turn, legal in a state consistent with the whole
+    history. The guess of old, the heaviest state of the turn before advanced at random,
+    has black on (1 2): there white's try of (1 2) is taken and white tries again, while
+    the manager said it was ok, so black has the turn and white's only move is noop."""
+    with StateMachine.from_file(MARKS) as sm:
+        white = sm.term("white")
+        knowledge = Knowledge()
+        knowledge.learn(sm, 0, None, None)
+        rng = random.Random(1)
+        tracker = knowledge.tracker(sm, white, rng)
+        history = [("(try 1 1)", ["(ok 1 1)"]), ("noop", ["yourturn"]), ("(try 1 2)", ["(ok 1 2)"])]
+        for turn, (move, seen) in enumerate(history, 1):
+            learned = knowledge.learn(sm, turn, parse_kif_term(move), tuple(map(sm.term, seen)))
+            if turn < len(history):
+                tracker.update(learned, time.monotonic() + 30)  # type: ignore[arg-type]
+        heaviest = max(tracker.states, key=tracker.states.__getitem__)
+        assert "(mark 1 2 black)" in str(heaviest)  # where a guess would come from
+        strategy = make_strategy("random", 1)
+        late = Budget(time.monotonic() - 1)
+        move = choose_move(sm, white, knowledge, strategy, late, lambda m: None, rng)
+        consistent = belief(sm, knowledge.history, white)
+        assert any(move in sm.legal_moves(s, white) for s in consistent), move
+        assert str(move) == "noop"
+
+
+def test_the_witness_search_finds_states_is_complete_and_remembers_dead_ends() -> None:
+    """With no root but the initial state, the search finds states consistent with the
+    history; for a history that cannot have happened it ends, having searched
+    everything, well before its deadline; dead ends found once are not expanded again."""
+    with StateMachine.from_file(MARKS) as sm:
+        white = sm.term("white")
+        history = played(sm, "white", 6, 2)
+        witness = Witness(sm, white, list(history), random.Random(0))
+        found = witness.search([], time.monotonic() + 30, want=5)
+        assert len(found) == 5 and witness.state == found[0]
+        assert set(found) <= set(belief(sm, history, white, budget=50_000))
+        assert all(not sm.is_terminal(s) for s in found)
+        with StateMachine.from_file(ORACLE) as oracle:
+            seer = oracle.term("seer")
+            # the game is over after four turns in every reading: no fifth comes
+            impossible = [Turn(oracle.term("(call 1)"), ())] * 5
+            lost = Witness(oracle, seer, impossible, random.Random(0))
+            start = time.monotonic()
+            assert lost.search([], start + 30, want=3) == []
+            assert time.monotonic() - start < 5
+            spent = lost.expansions
+            assert lost.search([], time.monotonic() + 30) == [] and lost.expansions == spent
