@@ -217,3 +217,24 @@ def _well_formed(move: str, percepts: str) -> bool:
     """A move and percepts the protocol can carry: a ground move, not ``nil``, and a
     list of ground percepts."""
     return move != "nil" and "?" not in percepts
+
+
+# -- messages too large to read within a clock ------------------------------------------
+
+
+def test_a_play_too_large_to_read_in_time_is_refused_at_once() -> None:
+    """A play of megabytes of percepts took seconds to read (the reply came after the
+    clock, and every later play got nil): past ``MAX_PLAY`` it is refused at once,
+    saying why, and the turn sent again in a readable size gets a move."""
+    from gdl2pl.ggp.protocol import MAX_PLAY
+
+    percepts = "(" + " ".join(f"(opened {i})" for i in range(MAX_PLAY // 8)) + ")"
+    with served() as port:
+        start(port, "big")
+        assert post(port, "(play big 0 nil nil)")[:2] == (200, "wait")
+        status, body, took = post(port, f"(play big 1 wait {percepts})")
+        assert status == 400 and f"at most {MAX_PLAY} characters" in body, body
+        assert took < PLAY_CLOCK / 2
+        status, body, took = post(port, "(play big 1 wait nil)")
+        assert status == 200 and body.startswith("(pick "), body
+        assert took < PLAY_CLOCK
