@@ -63,6 +63,9 @@ class Knowledge:
         self.started = False  # turn 0 was seen
         self.belief: BeliefTracker | None = None
         self.replied: Term | None = None  # the move chosen on the turn before
+        #: A move for a reply that must leave before its turn's work has begun (the work
+        #: of the turn before ran over): one legal on the turn before, not the one played.
+        self.spare: Term | None = None
 
     def learn(
         self,
@@ -156,6 +159,9 @@ def choose_move(
     except Exception as e:
         move = _fallback(sm, role, knowledge, rng, e)
     knowledge.replied = move
+    if knowledge.spare == move and knowledge.belief is not None:
+        others = [m for m in knowledge.belief.known_moves() if m != move]
+        knowledge.spare = others[-1] if others else move
     return move
 
 
@@ -254,6 +260,8 @@ def _choose(
         states = tracker.determinizations(SAMPLES)
         legal, states = _shared_moves(sm, role, states, budget.deadline)
         tracker.note_legal(legal)
+        if legal:  # known before the strategy's search, which may run over
+            knowledge.spare = legal[-1]
     if not legal:
         guess = tracker.guess_moves(deadline=budget.deadline) or tracker.known_moves()
         log.warning(

@@ -514,11 +514,12 @@ class GamePlayer:
         )
         if not job.done.wait(max(0.0, deadline - time.monotonic())):
             match.late = True
-            move = job.offered
+            move, what = job.offered, "the best move so far"
+            if move is None and gdl_ii and match.knowledge.spare is not None:
+                # the worker is still on the turn before: a move legal then beats nil
+                move, what = match.knowledge.spare, "a move legal on the turn before"
             log.warning(
-                "%s: out of time, sending %s",
-                match.shown_id,
-                "the best move so far" if move is not None else "nil",
+                "%s: out of time, sending %s", match.shown_id, what if move is not None else "nil"
             )
             return Reply(200, kif_term(move) if move is not None else "nil")
         if job.error is not None and job.offered is not None:

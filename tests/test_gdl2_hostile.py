@@ -11,6 +11,7 @@ import random
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import hypothesis
 import pytest
@@ -23,6 +24,7 @@ from gdl2pl.bridge import swipl as engine
 from gdl2pl.ggp.player import GamePlayer
 from gdl2pl.ggp.protocol import one_line_rules
 from gdl2pl.ggp.server import PlayerServer
+from gdl2pl.ggp.strategy import Strategy
 from gdl2pl.ggp.strategy import make_strategy
 from gdl2pl.information import NoConsistentStateError
 from gdl2pl.information import belief
@@ -219,7 +221,7 @@ def _well_formed(move: str, percepts: str) -> bool:
     return move != "nil" and "?" not in percepts
 
 
-# -- messages too large to read within a clock ------------------------------------------
+# -- messages too large, and a worker that runs over ------------------------------------------
 
 
 def test_a_play_too_large_to_read_in_time_is_refused_at_once() -> None:
@@ -238,3 +240,51 @@ def test_a_play_too_large_to_read_in_time_is_refused_at_once() -> None:
         status, body, took = post(port, "(play big 1 wait nil)")
         assert status == 200 and body.startswith("(pick "), body
         assert took < PLAY_CLOCK
+
+
+MARKS = Path(__file__).parent / "games" / "gdl2" / "blind_marks_5x5.kif"
+
+
+class _Overrunning(Strategy):
+    """The legal strategy, but its second choice takes three play clocks (a search
+    that does not watch its budget)."""
+
+    searches = False
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def select_move(self, state, legal, budget, offer):  # type: ignore[no-untyped-def]
+        self.calls += 1
+        if self.calls == 2:
+            time.sleep(3 * PLAY_CLOCK)
+        return legal[0]
+
+
+def test_a_play_answered_while_the_turn_before_still_runs_gets_a_move_not_nil() -> None:
+    """White's search of turn 2 runs over its clock; turn 3 (its try was taken: white
+    tries again) arrives while the worker is still on turn 2, and its reply leaves at
+    the clock with a move legal on the turn before, other than the one played: legal
+    here, where nil never is."""
+    player = GamePlayer(_Overrunning, name="overrun", margin=0.2)
+    server = PlayerServer(player, "127.0.0.1", 0, read_timeout=2.0)
+    server.start_in_thread()
+    port = int(server.server_address[1])
+    try:
+        rules = one_line_rules(read_game(MARKS))
+        assert post(port, f"(start o1 white ({rules}) 10 {PLAY_CLOCK})")[:2] == (200, "ready")
+        assert post(port, "(play o1 0 nil nil)")[:2] == (200, "(try 1 1)")
+        assert post(port, "(play o1 1 (try 1 1) ((ok 1 1)))")[:2] == (200, "noop")
+        status, mine, took = post(port, "(play o1 2 noop (yourturn))")  # runs over
+        assert status == 200 and mine.startswith("(try ") and took < PLAY_CLOCK
+        cell = mine.removeprefix("(try ").rstrip(")")
+        # black had marked that very cell on turn 1: white's try is taken, white again
+        status, body, took = post(port, f"(play o1 3 {mine} ((taken {cell})))")
+        assert status == 200 and took < PLAY_CLOCK, (status, body, took)
+        with StateMachine.from_file(MARKS) as sm:
+            state = sm.initial_state
+            for joint in (["(try 1 1)", "noop"], ["noop", mine], [mine, "noop"]):
+                state = sm.next_state(state, joint)
+            assert body in {kif_term(m) for m in sm.legal_moves(state, "white")}, body
+    finally:
+        server.close()
