@@ -223,12 +223,12 @@ class BeliefTracker:
         found = self.witness.search(roots, deadline, want=self._count())
         if not found:
             log.warning(
-                "%s: belief lost: a search of %d state(s) found none consistent with %s's "
-                "%d turn(s) in the %.2f s left",
+                "%s: belief lost: no state consistent with %s's %d turn(s) found by %d "
+                "more expansion(s) in the %.2f s left",
                 self.sm.name,
-                self.witness.expansions - before,
                 self.role,
                 len(self.history),
+                self.witness.expansions - before,
                 max(0.0, left),
             )
         return dict.fromkeys(found, 1.0)

@@ -45,8 +45,9 @@ from gdl2pl.syntax import Term
 PROBE = 8
 #: Expansions spent backing up the witness's own path before probes from other roots.
 BACKUP = 2 * PROBE
-#: The most (turn, state) pairs each memory holds; past it, it is cleared.
-MEMO_LIMIT = 200_000
+#: The most (turn, state) pairs each memory holds; past it, it is cleared (a few
+#: hundred expansions fit in a turn's search: this is many turns' worth).
+MEMO_LIMIT = 50_000
 
 Node = tuple[int, MachineState]
 
