@@ -54,12 +54,14 @@ Node = tuple[int, MachineState]
 
 @dataclass
 class _Frame:
-    """A state on the depth-first path: its turn (how many turns it has taken in), and
-    its children not tried yet (None until it is expanded)."""
+    """A state on the depth-first path: its turn (how many turns it has taken in), its
+    children not tried yet (None until it is expanded), and whether a state at the end
+    of the history was found below it (then it is no dead end, whatever is left)."""
 
     depth: int
     state: MachineState
     todo: list[MachineState] | None = None
+    live: bool = False
 
 
 class Witness:
@@ -197,7 +199,7 @@ class Witness:
                 continue
             if frame.depth == goal:
                 if frame.state in seen or frame.state in found:
-                    path.pop()  # found before: look for another
+                    self._leave_alive(path)  # found before: look for another
                     continue
                 try:
                     over = self._is_terminal(frame.state)
@@ -208,6 +210,8 @@ class Witness:
                     self._remember_dead(node)  # the game goes on: not this state
                     continue
                 found.append(frame.state)
+                if len(path) > 1:
+                    path[-2].live = True
                 if len(found) >= most:
                     return found
                 path.pop()
@@ -228,10 +232,20 @@ class Witness:
                 frame.todo.pop()
             if frame.todo:
                 path.append(_Frame(frame.depth + 1, frame.todo.pop()))
+            elif frame.live:
+                self._leave_alive(path)
             else:
                 self._remember_dead(node)
                 path.pop()
         return found
+
+    @staticmethod
+    def _leave_alive(path: list[_Frame]) -> None:
+        """Pop the last frame of ``path``, a state with a consistent state at the end of
+        the history below it (or itself one): so its parent has one too."""
+        path.pop()
+        if path:
+            path[-1].live = True
 
     def _expand(
         self, depth: int, state: MachineState, turn: Turn | None = None

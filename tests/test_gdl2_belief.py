@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import EXAMPLES
 from prolog_env import require_prolog
 
 from gdl2pl.bridge import StateMachine
@@ -28,6 +29,7 @@ from gdl2pl.kif import parse_kif_term
 GAMES = Path(__file__).parent / "games" / "gdl2"
 MARKS = GAMES / "blind_marks_5x5.kif"
 ORACLE = GAMES / "dice_oracle.kif"
+MONTY = EXAMPLES / "montyHall.kif"
 
 
 @pytest.fixture(autouse=True)
@@ -270,3 +272,23 @@ def test_the_witness_search_finds_states_is_complete_and_remembers_dead_ends() -
             assert time.monotonic() - start < 5
             spent = lost.expansions
             assert lost.search([], time.monotonic() + 30) == [] and lost.expansions == spent
+
+
+def test_a_search_that_found_every_state_leaves_their_ancestors_alive() -> None:
+    """A search that finds all the states there are must not take their ancestors for
+    dead ends: once the witness dies on the next turn, the search finds the others."""
+    with StateMachine.from_file(MONTY) as sm:
+        contestant = sm.term("contestant")
+        history = [Turn(sm.term("wait"), ()), Turn(sm.term("(pick 1)"), ())]
+        for seed in range(20):  # a witness with the car behind door 2 or 3
+            witness = Witness(sm, contestant, list(history), random.Random(seed))
+            found = witness.search([], time.monotonic() + 30, want=5)
+            assert len(found) == 3  # the car behind each door
+            car = next(str(f) for f in witness.state.fluents if "car" in str(f))  # type: ignore[union-attr]
+            if car != "(car 1)":
+                break
+        door = car.removeprefix("(car ").rstrip(")")
+        # the host opens the door the witness hides the car behind: the witness dies
+        witness.history.append(Turn(sm.term("wait"), (sm.term(f"(opened {door})"),)))
+        again = witness.search([], time.monotonic() + 30, want=1)
+        assert again and car not in str(again[0]) and witness.state == again[0]
