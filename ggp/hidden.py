@@ -14,10 +14,13 @@ whenever one is known: the update offers a legal move of the first such state it
 (the witness, found before any search: ``gdl2pl.ggp.witness``), so a reply cut short by
 the clock sends it. When no consistent state is known (the search ran out of time, or
 the history cannot have happened in this reading of the game), the move is a guess
-(``BeliefTracker.guess_moves``, else ``known_moves``), and the log says why. A move
-whose work starts too late to take in its turn (the turn before ran over) is a guess
-too, and the turn is taken in with the next. An error of the reasoner or of the
-strategy while choosing is logged and answered the same way: never with an error.
+(``BeliefTracker.guess_moves``, else ``known_moves``), and the log says why. When the
+work of a turn starts too late to take it in (the turn before ran over), the turn is
+taken in with the next, and the move is legal in the witness followed through it (one
+expansion a turn), else a guess; a reply that must leave before its turn's work has
+even begun sends ``Knowledge.spare`` (``gdl2pl.ggp.player``). An error of the reasoner
+or of the strategy while choosing is logged and answered like a lost belief: never with
+an error.
 """
 
 from __future__ import annotations

@@ -22,7 +22,10 @@ the player keeps its own moves and percepts and the states it cannot tell apart,
 turn, and plays by determinized sampling (``gdl2pl.ggp.hidden``), with the match's
 strategy choosing in each sampled state. Every such ``play`` is answered with a move, also
 when the belief is lost or the history cannot have happened (a guess, logged), never with
-an error text: managers read a reply to ``play`` as a move whatever its status.
+an error text: managers read a reply to ``play`` as a move whatever its status. Only a
+message that is itself wrong is refused (400, saying why): a turn out of order, a missing
+move, a term that cannot be read, or a play of the other kind (a match is played with
+GDL's plays or with GDL-II's, which speak of different states).
 
 Replies carry an HTTP-like status: 200, or 400 for a malformed message, illegal moves or
 rules that cannot be loaded, 404 for a match id that is not the current match's.
@@ -32,7 +35,9 @@ clock runs out, where ``margin(c) = min(max(margin, margin_fraction * c), c / 2)
 (defaults: 1 s or 10 %, whichever is larger, but never more than half the clock). All
 Prolog work of a match happens on that match's own worker thread, in order; ``handle``
 waits for it only until that deadline and then answers the best move offered so far (at
-first, the first legal move), so a slow reasoner makes a weak move, not a late one. A
+first, the first legal move; in GDL-II, before a turn's work has even begun because the
+turn before ran over, a move legal on the turn before: ``Knowledge.spare``), so a slow
+reasoner makes a weak move, not a late one. A
 clock longer than ``max_clock`` (default 3600 s) is cut to it, so no manager can keep the
 player busy for longer (and a manager that goes away is noticed within a bounded time:
 see expiry below). One
