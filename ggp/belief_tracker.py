@@ -12,7 +12,9 @@ weighs them, replace it. So no turn costs more than one expansion per state held
   filtering time can expand (``_count``: at least ``particles``, at most
   ``exact_limit``), re-sampled whenever the filtered set grows beyond that. They are
   consistent, but their weights only approximate the belief. The heaviest of the states
-  left out (``RESERVE`` per particle) are kept with them for ``POOLS`` turns.
+  left out (``RESERVE`` per particle) are kept with them for ``POOLS`` turns, and the
+  filtering time the particles leave is spent on them: their consistent children join
+  the particles' before the next re-sampling.
 - Before any of that, each update extends the *witness* (``gdl2pl.ggp.witness``): one
   state consistent with the whole history, kept with the depth-first path that reached
   it, whose consistent children are asked first, whatever the clock says. So the player
@@ -105,6 +107,9 @@ class BeliefTracker:
         #: The states held (with their reserve) after each of the last ``POOLS`` turns,
         #: with the number of turns taken in: where to search again from when all die.
         self._pools: list[tuple[int, dict[MachineState, float]]] = [(0, dict(self.states))]
+        #: The last exact belief, with its number of turns: every state consistent with
+        #: the history descends from one of its states (the search's surest roots).
+        self._exact_pool: tuple[int, dict[MachineState, float]] = (0, dict(self.states))
         #: When lost: states nearest to the history (percepts matched best), for guesses.
         self._nearest: dict[MachineState, float] = dict(self.states)
         #: How many turns of the history the nearest states have taken in.
@@ -150,9 +155,16 @@ class BeliefTracker:
         held: dict[MachineState, float] = {}
         if self.states:
             # the filter may take most of the time; what is left is for a fall-back
-            children, complete = self._filter(self.states, turn, start + FILTER_SHARE * self._span)
+            until = start + FILTER_SHARE * self._span
+            children, complete = self._filter(self.states, turn, until)
             if not complete:
                 self.exact = False
+            elif self._reserve and time.monotonic() < until:
+                # time to spare: the states left out of the particles are consistent
+                # too, and their children keep the belief from narrowing to a few
+                spared, _ = self._filter(self._reserve, turn, until)
+                for kid, w in spared.items():
+                    children[kid] = children.get(kid, 0.0) + w
             held = self._live(self._thinned(children))
             if not held and complete and self.exact and self.witness.state is None:
                 log.warning(
@@ -181,6 +193,8 @@ class BeliefTracker:
         self.states = held
         self._nearest, self._nearest_taken = held, len(self.history)
         self._pools = [*self._pools[-POOLS + 1 :], (len(self.history), {**self._reserve, **held})]
+        if self.exact:
+            self._exact_pool = (len(self.history), held)
 
     def _tell(
         self, on_state: Callable[[MachineState], None] | None, state: MachineState | None
@@ -206,21 +220,24 @@ class BeliefTracker:
 
     def _searched(self, deadline: float) -> dict[MachineState, float]:
         """States consistent with the whole history (weight 1 each), up to ``_count()``,
-        found by the witness's depth-first search from the pools (the newest first, each
-        pool's states in an order drawn by weight) and the initial state before the
-        deadline; empty if none is found (logged)."""
+        found by the witness's depth-first search before the deadline; empty if none is
+        found (logged). It probes from two sources, each pool's states in an order
+        drawn by weight, which share its expansions evenly: the last exact belief's
+        states (every consistent state descends from one of them), and the states of
+        the particle pools since, one pool after the other, the newest first (nearer,
+        but they may hold no ancestor)."""
         self.exact = False
         left = deadline - time.monotonic()
         before = self.witness.expansions
-        # one root of each pool in turn, the newest first, and the initial state among
-        # the first: where the true state's ancestors are is not known
+        exact_taken, exact = self._exact_pool
+        surest = [(exact_taken, s) for s in self._drawn_order(exact)]
         pools = [
-            [(taken, s) for s in self._drawn_order(pool)[: self._count()]]
+            [(taken, s) for s in self._drawn_order(pool)]
             for taken, pool in reversed(self._pools)
+            if taken > exact_taken
         ]
-        pools.insert(0, [(0, self.sm.initial_state)])
-        roots = [r for row in itertools.zip_longest(*pools) for r in row[1:] + row[:1] if r]
-        found = self.witness.search(roots, deadline, want=self._count())
+        nearer = [r for row in itertools.zip_longest(*pools) for r in row if r]
+        found = self.witness.search([nearer, surest], deadline, want=self._count())
         if not found:
             log.warning(
                 "%s: belief lost: no state consistent with %s's %d turn(s) found by %d "
@@ -271,10 +288,12 @@ class BeliefTracker:
             except ReasonerError as e:  # out of a resource on this state: skip it
                 log.warning("%s: a state of the belief was skipped: %s", self.sm.name, e)
                 continue
-            if not kids:
-                self.witness.dead_end(len(self.history) - 1, state)
+            mine: dict[MachineState, float] = {}
             for kid in kids:
-                children[kid.state] = children.get(kid.state, 0.0) + weight * float(kid.weight)
+                mine[kid.state] = mine.get(kid.state, 0.0) + float(kid.weight)
+            self.witness.learned(len(self.history) - 1, state, mine)
+            for kid, w in mine.items():
+                children[kid] = children.get(kid, 0.0) + weight * w
             self._cost = 0.9 * self._cost + 0.1 * (time.monotonic() - start)
         return children, True
 

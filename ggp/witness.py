@@ -8,15 +8,17 @@ turn, that child is the new witness, found before any other search and whatever 
 clock says. When none does, ``search`` looks further, depth-first:
 
 - back up the path a little (the witness's siblings and its parent's), then
-- probes from roots given by the caller (the belief's states of earlier turns, the
-  newest first), each probe bounded by ``PROBE`` expansions per turn it has to go, and
-- a probe from the initial state; rounds of probes double their bounds, so given time
-  the search is complete: it finds a consistent state whenever one exists.
+- probe from roots given by the caller (the belief's states of earlier turns; the
+  initial state if none), in sources that share the expansions evenly, each probe
+  bounded by ``PROBE`` expansions per turn it has to go. Rounds of probes double their
+  bounds, so given time, and roots that hold an ancestor of every consistent state (an
+  exact belief of an earlier turn does), the search is complete: it finds a consistent
+  state whenever one exists.
 
 What it learns is kept across turns and probes: the consistent children of each
 (turn, state) expanded, and the *dead* ones, from which no path agrees with the rest of
-the history. A history only grows, so a dead end stays dead (``dead_end`` lets the
-belief's own filter say so too). Both memories are bounded (``MEMO_LIMIT``).
+the history. A history only grows, so a dead end stays dead. The belief's own filter
+tells it what it expanded too (``learned``). Both memories are bounded (``MEMO_LIMIT``).
 
 Children are tried in a random order drawn by their weight (chance and the other roles
 choosing uniformly), so a witness is a plausible state, not the first one in some fixed
@@ -29,7 +31,8 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Iterable
+from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gdl2pl.bridge.errors import GameError
@@ -89,10 +92,13 @@ class Witness:
             return self._path[-1].state
         return None
 
-    def dead_end(self, depth: int, state: MachineState) -> None:
-        """``state``, reached after ``depth`` turns, has no child that agrees with turn
-        ``depth`` (the caller expanded it): no search need expand it again."""
-        self._remember_dead((depth, state))
+    def learned(self, depth: int, state: MachineState, kids: dict[MachineState, float]) -> None:
+        """The caller expanded ``state``, reached after ``depth`` turns: ``kids`` are
+        its children that agree with turn ``depth``, with their weights (none: a dead
+        end). No search need expand it again."""
+        self._remember(self._kids, (depth, state), kids)
+        if not kids:
+            self._remember_dead((depth, state))
 
     def adopt(self, state: MachineState) -> None:
         """Make ``state`` (consistent with the whole history, found by the caller) the
@@ -132,15 +138,19 @@ class Witness:
 
     def search(
         self,
-        roots: Iterable[Node],
+        sources: Sequence[Sequence[Node]],
         deadline: float,
         want: int = 1,
     ) -> list[MachineState]:
         """Up to ``want`` distinct states consistent with the whole history, the
-        witness first: ``extend``, then probes from ``roots`` (turn, state: each
-        consistent with the history up to its turn, as the belief's states of earlier
-        turns are), in that order, and from the initial state, in rounds of doubling
-        bounds, none started after ``deadline`` (``time.monotonic()``). Empty if none is
+        witness first: ``extend``, then probes from the roots of ``sources`` (turn,
+        state: each consistent with the history up to its turn, as the belief's states
+        of earlier turns are; the initial state if none is given), in rounds of
+        doubling bounds, none started after ``deadline`` (``time.monotonic()``). The
+        sources share the expansions evenly: the next probe is from the source that has
+        spent the fewest, its roots in their given order. Given time, the search is
+        complete when the roots hold an ancestor of every consistent state (the initial
+        state does, and so does an exact belief of an earlier turn). Empty if none is
         found."""
         found: list[MachineState] = []
         seen: set[MachineState] = set()
@@ -149,25 +159,29 @@ class Witness:
             found.append(witness)
             seen.add(witness)
         kept = list(self._path)  # the witness's path, restored after the extra probes
-        live = [r for r in dict.fromkeys(roots) if r[0] <= len(self.history)]
-        if (0, self.sm.initial_state) not in live:
-            live.append((0, self.sm.initial_state))
+        goal = len(self.history)
+        live = [[r for r in dict.fromkeys(roots) if r[0] <= goal] for roots in sources]
+        live = [roots for roots in live if roots] or [[(0, self.sm.initial_state)]]
+        spent = [0] * len(live)
         bound = PROBE
-        while live and len(found) < want and time.monotonic() <= deadline:
-            for root in list(live):
-                if len(found) >= want or time.monotonic() > deadline:
-                    break
+        while any(live) and len(found) < want and time.monotonic() <= deadline:
+            todo = [deque(roots) for roots in live]  # this round's roots, per source
+            while any(todo) and len(found) < want and time.monotonic() <= deadline:
+                i = min((i for i, roots in enumerate(todo) if roots), key=spent.__getitem__)
+                root = todo[i].popleft()
                 path = [_Frame(*root)]
-                budget = bound * max(1, len(self.history) - root[0])
+                before = self.expansions
                 # a few states per probe at most: the rest from other roots, for variety
                 share = max(1, (want - len(found)) // 4)
+                budget = bound * max(1, goal - root[0])
                 more = self._probe(path, budget, deadline, seen, most=share)
+                spent[i] += self.expansions - before
                 if more and not found:
                     kept = list(path)
                 found += more
                 seen.update(more)
                 if not path:  # searched to the end: nothing more below this root
-                    live.remove(root)
+                    live[i].remove(root)
             bound *= 2
         self._path = kept
         if found and self.state is None:
