@@ -12,39 +12,51 @@ weighs them, replace it. So no turn costs more than one expansion per state held
   filtering time can expand (``_count``: at least ``particles``, at most
   ``exact_limit``), re-sampled whenever the filtered set grows beyond that. They are
   consistent, but their weights only approximate the belief. The heaviest of the states
-  left out (``RESERVE`` per particle) are kept with them for ``POOLS`` turns.
-- When every particle dies (the true state was not among them), those pools are
-  filtered again, the newest first, through the turns since; if none gives a state
-  either, or an update runs out of time before any child is found, the belief is
-  re-seeded by ``gdl2pl.information.sample_states`` over the whole history (randomized
-  search from the initial state) with as many expansions as fit in the time left. These
-  fall-backs may run until ``last_resort``, later than the update's own deadline. If
-  they find nothing, the belief is *lost* until a later turn's search succeeds; meanwhile
-  it follows the states *nearest* to the history (reached by the role's moves, the
-  percepts matched best).
+  left out (``RESERVE`` per particle) are kept with them for ``POOLS`` turns, and the
+  filtering time the particles leave is spent on them: their consistent children join
+  the particles' before the next re-sampling.
+- Before any of that, each update extends the *witness* (``gdl2pl.ggp.witness``): one
+  state consistent with the whole history, kept with the depth-first path that reached
+  it, whose consistent children are asked first, whatever the clock says. So the player
+  knows a state it may be in, and a move legal there (``on_state``), before it filters.
+- When every particle dies (the true state was not among them), or an update runs out
+  of time before any child is found, the witness's depth-first search looks for
+  ``_count()`` states: backing up the witness's path, then probing from the pools'
+  states (one of each pool in turn, the newest first) and from the initial state,
+  remembering the dead ends from turn to turn. It may run until ``last_resort``, later
+  than the update's own deadline. If it finds nothing, the belief is *lost* until a
+  later turn's search succeeds; meanwhile it follows the states *nearest* to the
+  history (reached by the role's moves, the percepts matched best).
 - A ``play`` message says the game goes on: terminal states are dropped from the belief.
 - Prolog calls past the deadline are cut short by an interrupt (``hidden.choose_move``
   runs ``update`` under ``interrupt_after``): ``QueryInterrupted`` counts as out of time.
 
 ``guess_moves`` serves when no consistent state is known: the moves legal for the role
 in the nearest states, but those the manager did not take on the last turns (``refuse``).
+``known_moves`` are the role's legal moves in the last consistent state known, of this
+turn or an earlier one: the last resort of a player with nothing better.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
+import math
 import random
 import time
 from collections import Counter
+from collections.abc import Callable
 
 from gdl2pl.bridge.errors import GameError
+from gdl2pl.bridge.errors import MoveDefinitionError
 from gdl2pl.bridge.errors import QueryInterrupted
+from gdl2pl.bridge.errors import ReasonerError
 from gdl2pl.bridge.machine import MachineState
 from gdl2pl.contract import GameMachine
-from gdl2pl.information import NoConsistentStateError
 from gdl2pl.information import Turn
-from gdl2pl.information import sample_states
 from gdl2pl.syntax import Term
+
+from .witness import Witness
 
 log = logging.getLogger("gdl2pl.player")
 
@@ -55,11 +67,9 @@ PARTICLES = 64
 #: Share of an update's time the filtering of the states held may take; the rest is
 #: for the reserve and the search when they all die.
 FILTER_SHARE = 0.6
-#: Share of the time left after that the filtering of earlier turns' states may take.
-REFILTER_SHARE = 0.6
 #: States kept in reserve per particle, tried when the particles all die.
 RESERVE = 8
-#: Turns whose states (and reserve) are kept to filter again from when all die.
+#: Turns whose states (and reserve) are kept to search again from when all die.
 POOLS = 6
 #: Turns a move the manager did not take stays out of guesses.
 REFUSED_TURNS = 4
@@ -95,8 +105,11 @@ class BeliefTracker:
         #: States of the last thinning left out of the particles.
         self._reserve: dict[MachineState, float] = {}
         #: The states held (with their reserve) after each of the last ``POOLS`` turns,
-        #: with the number of turns taken in: where to filter again from when all die.
+        #: with the number of turns taken in: where to search again from when all die.
         self._pools: list[tuple[int, dict[MachineState, float]]] = [(0, dict(self.states))]
+        #: The last exact belief, with its number of turns: every state consistent with
+        #: the history descends from one of its states (the search's surest roots).
+        self._exact_pool: tuple[int, dict[MachineState, float]] = (0, dict(self.states))
         #: When lost: states nearest to the history (percepts matched best), for guesses.
         self._nearest: dict[MachineState, float] = dict(self.states)
         #: How many turns of the history the nearest states have taken in.
@@ -108,32 +121,52 @@ class BeliefTracker:
         self._refused: dict[Term, int] = {}
         #: Seconds the last update had: with ``_cost``, how many particles to keep.
         self._span = 0.0
+        #: One state consistent with the whole history, kept by depth-first search.
+        self.witness = Witness(sm, role, self.history, rng)
+        #: The role's legal moves in the last consistent state known.
+        self._known: list[Term] = []
 
     @property
     def lost(self) -> bool:
         """No state consistent with the history is known."""
         return not self.states
 
-    def update(self, turn: Turn, deadline: float, last_resort: float | None = None) -> None:
+    def update(
+        self,
+        turn: Turn,
+        deadline: float,
+        last_resort: float | None = None,
+        on_state: Callable[[MachineState], None] | None = None,
+    ) -> None:
         """Take in one more turn of the role (its move and what it perceived after it),
-        expanding no state after ``deadline`` (``time.monotonic()``), or, when the
-        states held all die, after ``last_resort`` (later than ``deadline``, if given:
-        finding a consistent state at all is worth more than searching for a good
-        move). The game goes on: terminal states are dropped. Never raises for a
-        history no state fits: the belief is then ``lost`` (and why is logged)."""
+        expanding no state after ``deadline`` (``time.monotonic()``) but the witness's
+        first, or, when the states held all die, after ``last_resort`` (later than
+        ``deadline``, if given: finding a consistent state at all is worth more than
+        searching for a good move). ``on_state`` is called with the first state found
+        consistent with the whole history, as soon as it is found. The game goes on:
+        terminal states are dropped. Never raises for a history no state fits: the
+        belief is then ``lost`` (and why is logged)."""
         self.history.append(turn)
         start = time.monotonic()
         self._span = max(0.0, deadline - start)
         before = self.states or self._nearest
         before_taken = len(self.history) - 1 if self.states else self._nearest_taken
+        told = self._tell(on_state, self.witness.extend(deadline))
         held: dict[MachineState, float] = {}
         if self.states:
             # the filter may take most of the time; what is left is for a fall-back
-            children, complete = self._filter(self.states, turn, start + FILTER_SHARE * self._span)
+            until = start + FILTER_SHARE * self._span
+            children, complete = self._filter(self.states, turn, until)
             if not complete:
                 self.exact = False
+            elif self._reserve and time.monotonic() < until:
+                # time to spare: the states left out of the particles are consistent
+                # too, and their children keep the belief from narrowing to a few
+                spared, _ = self._filter(self._reserve, turn, until)
+                for kid, w in spared.items():
+                    children[kid] = children.get(kid, 0.0) + w
             held = self._live(self._thinned(children))
-            if not held and complete and self.exact:
+            if not held and complete and self.exact and self.witness.state is None:
                 log.warning(
                     "%s: no state agrees with %s's %d turn(s): the history cannot have "
                     "happened in this reading of the game",
@@ -144,21 +177,33 @@ class BeliefTracker:
                 self._lose(before, before_taken, turn, deadline)
                 return
         if not held:
-            # the pools may take most of what is left, the search the rest but the
-            # slice kept for the nearest states, should both fail
+            # the search may take all that is left but the slice kept for the nearest
+            # states, should it fail
             deadline = max(deadline, last_resort or deadline)
             now = time.monotonic()
             near_until = deadline - min(NEAR_SHARE * (deadline - now), NEAR_DRAWS * self._cost)
-            pools_until = now + REFILTER_SHARE * max(0.0, near_until - now)
-            held = self._live(self._thinned(self._refiltered(pools_until, set(self.states))))
-            if not held:
-                held = self._live(self._thinned(self._reseed(near_until)))
+            held = self._live(self._thinned(self._searched(near_until)))
         if not held:
             self._lose(before, before_taken, turn, deadline)
             return
+        if self.witness.state is None:
+            self.witness.adopt(max(sorted(held, key=str), key=held.__getitem__))
+        if not told:
+            self._tell(on_state, self.witness.state)
         self.states = held
         self._nearest, self._nearest_taken = held, len(self.history)
         self._pools = [*self._pools[-POOLS + 1 :], (len(self.history), {**self._reserve, **held})]
+        if self.exact:
+            self._exact_pool = (len(self.history), held)
+
+    def _tell(
+        self, on_state: Callable[[MachineState], None] | None, state: MachineState | None
+    ) -> bool:
+        """Call ``on_state`` with ``state`` if both are given; whether it was called."""
+        if on_state is None or state is None:
+            return False
+        on_state(state)
+        return True
 
     def _terminal(self, state: MachineState) -> bool:
         """``sm.is_terminal``, asked again if the deadline's interrupt stopped it."""
@@ -173,26 +218,43 @@ class BeliefTracker:
         total = sum(live.values())
         return {s: w / total for s, w in live.items()} if total else {}
 
-    def _refiltered(self, deadline: float, tried: set[MachineState]) -> dict[MachineState, float]:
-        """States consistent with the whole history, found by filtering the pools of
-        earlier turns again (the newest first, leaving out the states ``tried`` in the
-        last; twice ``_count()`` of each drawn by weight), down to ``_count()`` live
-        states after each turn; empty if none is found in time."""
+    def _searched(self, deadline: float) -> dict[MachineState, float]:
+        """States consistent with the whole history (weight 1 each), up to ``_count()``,
+        found by the witness's depth-first search before the deadline; empty if none is
+        found (logged). It probes from two sources, each pool's states in an order
+        drawn by weight, which share its expansions evenly: the last exact belief's
+        states (every consistent state descends from one of them), and the states of
+        the particle pools since, one pool after the other, the newest first (nearer,
+        but they may hold no ancestor)."""
         self.exact = False
-        for i, (taken, pool) in enumerate(reversed(self._pools)):
-            left = {s: w for s, w in pool.items() if i or s not in tried}
-            states = self._live(self._drawn(left, 2 * self._count())) if left else {}
-            for turn in self.history[taken:]:
-                if not states or time.monotonic() > deadline:
-                    break
-                states, _ = self._filter(states, turn, deadline)
-                states = self._live(self._drawn(states, self._count())) if states else {}
-            else:
-                if states:
-                    return states
-            if time.monotonic() > deadline:
-                break
-        return {}
+        left = deadline - time.monotonic()
+        before = self.witness.expansions
+        exact_taken, exact = self._exact_pool
+        surest = [(exact_taken, s) for s in self._drawn_order(exact)]
+        pools = [
+            [(taken, s) for s in self._drawn_order(pool)]
+            for taken, pool in reversed(self._pools)
+            if taken > exact_taken
+        ]
+        nearer = [r for row in itertools.zip_longest(*pools) for r in row if r]
+        found = self.witness.search([nearer, surest], deadline, want=self._count())
+        if not found:
+            log.warning(
+                "%s: belief lost: no state consistent with %s's %d turn(s) found by %d "
+                "more expansion(s) in the %.2f s left",
+                self.sm.name,
+                self.role,
+                len(self.history),
+                self.witness.expansions - before,
+                max(0.0, left),
+            )
+        return dict.fromkeys(found, 1.0)
+
+    def _drawn_order(self, states: dict[MachineState, float]) -> list[MachineState]:
+        """``states`` in a random order drawn by weight, the heaviest likely first."""
+        # Efraimidis-Spirakis: sorting by log(u) / w draws an order by weight
+        keyed = {s: math.log(1.0 - self.rng.random()) / max(w, 1e-300) for s, w in states.items()}
+        return sorted(keyed, key=lambda s: -keyed[s])
 
     def _lose(
         self, before: dict[MachineState, float], taken: int, turn: Turn, deadline: float
@@ -220,43 +282,20 @@ class BeliefTracker:
             try:
                 kids = self.sm.consistent_successors(state, self.role, turn.move, turn.percepts)
             except GameError:  # the role's move is not legal there: no such state
-                continue
+                kids = []
             except QueryInterrupted:  # the deadline's interrupt (see hidden.choose_move)
                 return children, False
+            except ReasonerError as e:  # out of a resource on this state: skip it
+                log.warning("%s: a state of the belief was skipped: %s", self.sm.name, e)
+                continue
+            mine: dict[MachineState, float] = {}
             for kid in kids:
-                children[kid.state] = children.get(kid.state, 0.0) + weight * float(kid.weight)
+                mine[kid.state] = mine.get(kid.state, 0.0) + float(kid.weight)
+            self.witness.learned(len(self.history) - 1, state, mine)
+            for kid, w in mine.items():
+                children[kid] = children.get(kid, 0.0) + weight * w
             self._cost = 0.9 * self._cost + 0.1 * (time.monotonic() - start)
         return children, True
-
-    def _reseed(self, deadline: float) -> dict[MachineState, float]:
-        """States found by searching the whole history again (weight 1 each), with as
-        many expansions as fit before the deadline; empty when none is found."""
-        self.exact = False
-        left = deadline - time.monotonic()
-        # sample_states spends its budget twice at most (exact belief, then search)
-        budget = max(1, int(left / max(self._cost, 1e-4) / 2))
-        try:
-            found = sample_states(
-                self.sm,
-                self.history,
-                self.role,
-                self.particles,
-                budget=budget,
-                rng=self.rng,
-                deadline=deadline,
-            )
-            return {s: float(n) for s, n in Counter(found).items()}
-        except (NoConsistentStateError, QueryInterrupted):
-            log.warning(
-                "%s: belief lost: a search of %d state(s) found none consistent with %s's "
-                "%d turn(s) in the %.2f s left",
-                self.sm.name,
-                budget,
-                self.role,
-                len(self.history),
-                max(0.0, left),
-            )
-            return {}
 
     def _near_misses(
         self,
@@ -367,10 +406,13 @@ class BeliefTracker:
                 break
             try:
                 for mine in moves_since:
+                    if self.sm.is_terminal(state):
+                        break
                     state = self.sm.next_state(state, self._joint(state, mine))
-                if not self.sm.is_terminal(state):
-                    counts.update(self.sm.legal_moves(state, self.role))
-            except (GameError, QueryInterrupted):
+                else:
+                    if not self.sm.is_terminal(state):
+                        counts.update(self.sm.legal_moves(state, self.role))
+            except (GameError, ReasonerError):  # QueryInterrupted included
                 continue
         moves = [m for m, _ in counts.most_common()]
         recent = {m for m, t in self._refused.items() if len(self.history) - t < REFUSED_TURNS}
@@ -378,9 +420,27 @@ class BeliefTracker:
 
     def _joint(self, state: MachineState, move: Term | str) -> list[Term]:
         """A joint move of ``state``: the role's ``move`` (a random legal move if it is
-        not legal there) and random legal moves of the others."""
+        not legal there) and random legal moves of the others. ``MoveDefinitionError``
+        if a role has no legal move there (the game is over, or ill-written)."""
         mine = self.sm.term(move)
         joint = []
         for r, moves in zip(self.sm.roles, self.sm.all_legal_moves(state), strict=True):
+            if not moves:
+                raise MoveDefinitionError(f"{self.sm.name}: {r} has no legal move in {state}")
             joint.append(mine if r == self.role and mine in moves else self.rng.choice(moves))
         return joint
+
+    def note_legal(self, moves: list[Term]) -> None:
+        """``moves`` are legal for the role in a state consistent with the whole history
+        (of this turn): kept for ``known_moves``."""
+        if moves:
+            self._known = list(moves)
+
+    def known_moves(self) -> list[Term]:
+        """The role's legal moves in the last consistent state known (``note_legal``),
+        those the manager did not take on the last turns first; empty if none was
+        ever known. Of an earlier turn than this one if the belief is lost: the last
+        resort of a guess."""
+        moves = self._known
+        recent = {m for m, t in self._refused.items() if len(self.history) - t < REFUSED_TURNS}
+        return [m for m in moves if m not in recent] + [m for m in moves if m in recent]

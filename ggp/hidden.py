@@ -9,11 +9,18 @@ states of that belief (``SAMPLES`` at most, weighted), lets the match's strategy
 move in each as if the state were known, with an equal share of the time, and plays the
 move of most weight among those legal in every such state.
 
-A ``play`` message always gets a move: when no consistent state is known (the search
-ran out of time, or the history cannot have happened in this reading of the game), the
-move is a guess (``BeliefTracker.guess_moves``), and the log says why. A move whose
-work starts too late to take in its turn (the turn before ran over) is a guess too, and
-the turn is taken in with the next.
+A ``play`` message always gets a move, legal in a state consistent with the history
+whenever one is known: the update offers a legal move of the first such state it finds
+(the witness, found before any search: ``gdl2pl.ggp.witness``), so a reply cut short by
+the clock sends it. When no consistent state is known (the search ran out of time, or
+the history cannot have happened in this reading of the game), the move is a guess
+(``BeliefTracker.guess_moves``, else ``known_moves``), and the log says why. When the
+work of a turn starts too late to take it in (the turn before ran over), the turn is
+taken in with the next, and the move is legal in the witness followed through it (one
+expansion a turn), else a guess; a reply that must leave before its turn's work has
+even begun sends ``Knowledge.spare`` (``gdl2pl.ggp.player``). An error of the reasoner
+or of the strategy while choosing is logged and answered like a lost belief: never with
+an error.
 """
 
 from __future__ import annotations
@@ -59,6 +66,9 @@ class Knowledge:
         self.started = False  # turn 0 was seen
         self.belief: BeliefTracker | None = None
         self.replied: Term | None = None  # the move chosen on the turn before
+        #: A move for a reply that must leave before its turn's work has begun (the work
+        #: of the turn before ran over): one legal on the turn before, not the one played.
+        self.spare: Term | None = None
 
     def answer(self, move: Term | None) -> Term | None:
         """``move``, remembered as this turn's reply (``replied``)."""
@@ -151,7 +161,52 @@ def choose_move(
     no consistent state is known (leaving out the moves the manager did not take from
     it on the last turns); None only when not even a guess has a legal move. The move
     returned is remembered (``Knowledge.answer``) to be checked against the one the
-    manager reports next turn."""
+    manager reports next turn. Raises nothing but what stops the whole program: a
+    failure while choosing is logged and answered with the best move known
+    (``_fallback``)."""
+    try:
+        move = _choose(sm, role, knowledge, strategy, budget, offer, rng)
+    except Exception as e:
+        move = _fallback(sm, role, knowledge, rng, e)
+    knowledge.answer(move)
+    if knowledge.spare == move and knowledge.belief is not None:
+        others = [m for m in knowledge.belief.known_moves() if m != move]
+        knowledge.spare = others[-1] if others else move
+    return move
+
+
+def _fallback(
+    sm: GameMachine, role: Term, knowledge: Knowledge, rng: random.Random, error: Exception
+) -> Term | None:
+    """The move of a choice that failed with ``error``: one legal in the last consistent
+    state known, else a guess (logged either way)."""
+    tracker = knowledge.tracker(sm, role, rng)
+    moves = tracker.known_moves()
+    if not moves:
+        try:
+            moves = tracker.guess_moves(tries=1)
+        except Exception as again:  # the reasoner fails on every question: nothing known
+            log.warning("%s: no guess either: %s", sm.name, again)
+    log.warning(
+        "%s: choosing %s's move failed (%s: %s); playing %s",
+        sm.name,
+        role,
+        type(error).__name__,
+        str(error).splitlines()[0] if str(error) else "",
+        moves[0] if moves else "nothing",
+    )
+    return moves[0] if moves else None
+
+
+def _choose(
+    sm: GameMachine,
+    role: Term,
+    knowledge: Knowledge,
+    strategy: Strategy,
+    budget: Budget,
+    offer: Offer,
+    rng: random.Random,
+) -> Term | None:
     tracker = knowledge.tracker(sm, role, rng)
     pending = knowledge.history[len(tracker.history) :]
     if pending:
@@ -165,34 +220,60 @@ def choose_move(
                 knowledge.replied,
             )
             tracker.refuse(knowledge.replied)
-        guess = tracker.guess_moves(turn.move, tries=1)
+        guess = tracker.guess_moves(turn.move, tries=1) or tracker.known_moves()
         if guess:
             offer(guess[0])  # sent if the update does not end in time
         now, left = time.monotonic(), budget.remaining()
         # a strategy that does not search leaves its time to the belief
         soft = SEARCH_SHARE if strategy.searches else LAST_RESORT_SHARE
         if left < MIN_UPDATE * len(pending):
-            # started too late (the turn before ran over): take the turn in next time
+            # started too late (the turn before ran over): take the turn in next time,
+            # but follow the witness through it (an expansion a turn) for a legal move
+            witness = tracker.witness.peek(pending)
+            moves = sm.legal_moves(witness, role) if witness is not None else []
+            tracker.note_legal(moves)
             log.warning(
-                "%s: %.2f s left: %d turn(s) of %s taken in on the next play; a guess now",
+                "%s: %.2f s left: %d turn(s) of %s taken in on the next play; %s now",
                 sm.name,
                 left,
                 len(pending),
                 role,
+                "a move legal in the witness" if moves else "a guess",
             )
-            return knowledge.answer(guess[0] if guess else None)
+            moves = moves or guess
+            return moves[0] if moves else None
+
+        def witnessed(state: MachineState) -> None:
+            """A state consistent with the whole history: offer a move legal there."""
+            try:
+                moves = sm.legal_moves(state, role)
+            except GdlError:  # interrupted, or the reasoner failed: the guess stands
+                return
+            tracker.note_legal(moves)
+            if moves:
+                offer(moves[0])
+
         # one Prolog call may take long: the interrupt ends it at the last resort
         with interrupt_after(LAST_RESORT_SHARE * left + INTERRUPT_GRACE):
             for i, turn in enumerate(pending, 1):  # the turns not taken in share the time
                 share = i / len(pending) * left
-                tracker.update(turn, now + soft * share, now + LAST_RESORT_SHARE * share)
+                last = i == len(pending)
+                tracker.update(
+                    turn,
+                    now + soft * share,
+                    now + LAST_RESORT_SHARE * share,
+                    on_state=witnessed if last else None,
+                )
     legal: list[Term] = []
     states: Weighted = []
     if tracker.states:
         states = tracker.determinizations(SAMPLES)
         legal, states = _shared_moves(sm, role, states, budget.deadline)
+        tracker.note_legal(legal)
+        if legal:  # known before the strategy's search, which may run over
+            knowledge.spare = legal[-1]
     if not legal:
-        guess = tracker.guess_moves(deadline=budget.deadline)
+        guess = tracker.guess_moves(deadline=budget.deadline) or tracker.known_moves()
         log.warning(
             "%s: no state consistent with %s's %d turn(s) is known: playing a guess, %s",
             sm.name,
@@ -200,10 +281,10 @@ def choose_move(
             len(tracker.history),
             guess[0] if guess else "none found",
         )
-        return knowledge.answer(guess[0] if guess else None)
+        return guess[0] if guess else None
     offer(legal[0])
     if len(legal) == 1:
-        return knowledge.answer(legal[0])
+        return legal[0]
     votes: dict[Term, float] = {}
     for i, (s, weight) in enumerate(states):
         if budget.expired():
@@ -217,4 +298,4 @@ def choose_move(
         if move in legal:
             votes[move] = votes.get(move, 0.0) + weight
             offer(max(legal, key=lambda m: votes.get(m, 0.0)))
-    return knowledge.answer(max(legal, key=lambda m: votes.get(m, 0.0)))
+    return max(legal, key=lambda m: votes.get(m, 0.0))

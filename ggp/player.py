@@ -22,7 +22,10 @@ the player keeps its own moves and percepts and the states it cannot tell apart,
 turn, and plays by determinized sampling (``gdl2pl.ggp.hidden``), with the match's
 strategy choosing in each sampled state. Every such ``play`` is answered with a move, also
 when the belief is lost or the history cannot have happened (a guess, logged), never with
-an error text: managers read a reply to ``play`` as a move whatever its status.
+an error text: managers read a reply to ``play`` as a move whatever its status. Only a
+message that is itself wrong is refused (400, saying why): a turn out of order, a missing
+move, a term that cannot be read, or a play of the other kind (a match is played with
+GDL's plays or with GDL-II's, which speak of different states).
 
 Replies carry an HTTP-like status: 200, or 400 for a malformed message, illegal moves or
 rules that cannot be loaded, 404 for a match id that is not the current match's.
@@ -32,7 +35,9 @@ clock runs out, where ``margin(c) = min(max(margin, margin_fraction * c), c / 2)
 (defaults: 1 s or 10 %, whichever is larger, but never more than half the clock). All
 Prolog work of a match happens on that match's own worker thread, in order; ``handle``
 waits for it only until that deadline and then answers the best move offered so far (at
-first, the first legal move), so a slow reasoner makes a weak move, not a late one. A
+first, the first legal move; in GDL-II, before a turn's work has even begun because the
+turn before ran over, a move legal on the turn before: ``Knowledge.spare``), so a slow
+reasoner makes a weak move, not a late one. A
 clock longer than ``max_clock`` (default 3600 s) is cut to it, so no manager can keep the
 player busy for longer (and a manager that goes away is noticed within a bounded time:
 see expiry below). One
@@ -244,6 +249,7 @@ class _Match:
     rules_size: int = 0  # characters of the rules received
     knowledge: Knowledge = field(default_factory=Knowledge)  # GDL-II: own moves, percepts
     searches: MatchSearches = field(default_factory=MatchSearches)  # for the log
+    gdl_ii: bool | None = None  # played with GDL-II's plays (True) or GDL's; None: no play yet
 
     @property
     def shown_id(self) -> str:
@@ -326,6 +332,11 @@ class GamePlayer:
         match.cancel.set()
         match.loading.cancel()
         self._interrupter.interrupt(match.worker)
+        if moves is None and match.sm is not None:
+            # an abort or an expiry: the game is closed now, from here, so that a search
+            # the interrupt cannot reach (one on the compiled network, in C) stops at its
+            # next question instead of running out its clock in the retiring worker
+            match.sm.close()
         match.worker.submit(
             f"{match.shown_id}: finish", lambda job: self._finish(match, moves), Budget(0)
         )
@@ -474,9 +485,7 @@ class GamePlayer:
                 raise GdlError(f"the rules are not valid GDL: {errors[0]}{more}")
             if match.cancel.is_set():
                 raise GdlError("the match ended before its game was loaded")
-            prolog = StateMachine.from_description(
-                d, name=label, compiling=match.loading.running()
-            )
+            prolog = StateMachine.from_description(d, name=label, compiling=match.loading.running())
             sm = prolog if self.engine == "prolog" else self._compiled(prolog, d, budget)
             match.sm = sm
             role = sm.term(match.role_name)
@@ -521,6 +530,15 @@ class GamePlayer:
         match = self._current(msg.match_id)
         if match is None:
             return self._unknown(msg.match_id, "play")
+        gdl_ii = isinstance(msg, PlayII)
+        if match.gdl_ii is None:
+            match.gdl_ii = gdl_ii
+        elif match.gdl_ii != gdl_ii:
+            # the two kinds speak of different states: neither can follow the other
+            kind, other = ("GDL-II", "GDL") if match.gdl_ii else ("GDL", "GDL-II")
+            form = "(play ID TURN LASTMOVE PERCEPTS)" if match.gdl_ii else "(play ID MOVES)"
+            log.warning("%s: a %s play in a %s match refused", match.shown_id, other, kind)
+            return Reply(400, f"error: this match is played with {kind} plays, {form}")
         match.expires = self._expiry(received, match.play_clock, match.play_clock)
         deadline = self._deadline(received, match.play_clock)
         what = f"{match.shown_id}: play {match.steps + 1}"
@@ -529,11 +547,12 @@ class GamePlayer:
         )
         if not job.done.wait(max(0.0, deadline - time.monotonic())):
             match.late = True
-            move = job.offered
+            move, what = job.offered, "the best move so far"
+            if move is None and gdl_ii and match.knowledge.spare is not None:
+                # the worker is still on the turn before: a move legal then beats nil
+                move, what = match.knowledge.spare, "a move legal on the turn before"
             log.warning(
-                "%s: out of time, sending %s",
-                match.shown_id,
-                "the best move so far" if move is not None else "nil",
+                "%s: out of time, sending %s", match.shown_id, what if move is not None else "nil"
             )
             match.searches.add([], time.monotonic() - received, late=True)
             return Reply(200, kif_term(move) if move is not None else "nil")
@@ -602,7 +621,13 @@ class GamePlayer:
         sm, role = match.sm, match.role
         if sm is None or role is None:
             raise GdlError("the game is not loaded")
-        match.knowledge.learn(sm, msg.turn, msg.last_move, msg.percepts)
+        try:  # what is wrong here is the message's: the reply refuses it and says why
+            match.knowledge.learn(sm, msg.turn, msg.last_move, msg.percepts)
+        except GdlError:
+            raise
+        except Exception as e:
+            raise GdlError(f"turn {msg.turn} cannot be read: {_reason(e)}") from e
+        # choose_move answers whatever goes wrong inside (a guess, logged)
         rng = random.Random(f"{match.id}:{match.steps + 1}")
         try:
             move = choose_move(

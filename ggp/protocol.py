@@ -31,10 +31,12 @@ Replies are plain text: ``ready``, a move in KIF, ``done``, ``aborted``, ``busy`
 reads the bare atoms of older players and ggp-base's earlier JSON form.
 
 Limits (the text comes from strangers): a message is at most ``MAX_MESSAGE`` characters, a
-move reply at most ``MAX_MOVE`` characters, and no list is nested deeper than ``MAX_DEPTH``
-(the deepest real game nests about 10); beyond them ``ProtocolError`` says which limit was
-hit. The reader is iterative, so no input can exhaust the Python stack. ``shown(text)``
-writes network text for a log line: control characters escaped, length capped.
+``play`` or ``stop`` message at most ``MAX_PLAY`` (its moves and percepts are terms of the
+game, and it must be read and answered within a play clock), a move reply at most
+``MAX_MOVE`` characters, and no list is nested deeper than ``MAX_DEPTH`` (the deepest real
+game nests about 10); beyond them ``ProtocolError`` says which limit was hit. The reader
+is iterative, so no input can exhaust the Python stack. ``shown(text)`` writes network
+text for a log line: control characters escaped, length capped.
 """
 
 from __future__ import annotations
@@ -76,6 +78,10 @@ __all__ = [
 MAX_MESSAGE = 8_000_000
 #: Longest move reply accepted, in characters.
 MAX_MOVE = 64_000
+#: Longest ``play`` or ``stop`` message accepted, in characters: reading one this long
+#: and taking in its percepts costs a few hundredths of a second; one of megabytes
+#: took longer than a play clock.
+MAX_PLAY = 64_000
 #: Deepest nesting of lists accepted in a message or a reply.
 MAX_DEPTH = 200
 
@@ -260,8 +266,33 @@ _ARITY = {"info": 0, "preview": 2, "start": 5, "play": 2, "stop": 2, "abort": 1}
 _GDL_II_ARITY = {"play": 4, "stop": 4}
 
 
+_WORD = re.compile(r"[^\s();]+")
+
+
+def _keyword(text: str) -> str:
+    """The first symbol of ``text`` after white space, comments and one ``(`` at most,
+    in lower case ("" if none): a message's keyword, found without reading the rest."""
+    i, opened = 0, False
+    while i < len(text):
+        c = text[i]
+        if c == ";":
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end + 1
+        elif c.isspace():
+            i += 1
+        elif c == "(" and not opened:
+            i, opened = i + 1, True
+        else:
+            word = _WORD.match(text, i)
+            return word.group().lower() if word else ""
+    return ""
+
+
 def parse_message(text: str) -> Message:
     """The message ``text`` holds; ``ProtocolError`` if it is not one well-formed message."""
+    kind = _keyword(text)
+    if kind in ("play", "stop") and len(text) > MAX_PLAY:
+        raise ProtocolError(f"a {kind} message is at most {MAX_PLAY} characters, found {len(text)}")
     items = _read(text)
     if not items:
         raise ProtocolError("empty message")

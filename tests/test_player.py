@@ -479,9 +479,11 @@ def test_an_aborted_start_stops_compiling_at_once() -> None:
         rules = _big_game(150_000)  # several seconds of compiling in Python
         before = set(threading.enumerate())  # other tests' workers may still be stopping
         t0 = time.monotonic()
-        # a play clock of 5 s keeps the match from expiring (3 clocks) while a busy machine
-        # still parses the 150,000 facts of the message; the start clock stays 1 s
-        assert p.handle(f"(start big xplayer ({rules}) 1 5)", received=t0).body == "ready"
+        # the match must not expire (3 play clocks of silence) while the message's 150,000
+        # facts are still being read: on a machine four times as slow as this one that
+        # took more than 15 s, so a play clock of 600 s (expiry is not what is tested
+        # here); the start clock stays 1 s
+        assert p.handle(f"(start big xplayer ({rules}) 1 600)", received=t0).body == "ready"
         assert p.handle("(abort big)").body == "aborted"
         aborted = time.monotonic()
         while any(
@@ -502,7 +504,11 @@ DOUBLING = (REPO / "tests" / "games" / "doubling.kif").read_text(encoding="utf-8
 def test_a_game_that_grows_a_term_ends_its_match_not_the_player() -> None:
     p = GamePlayer(lambda: make_strategy("mcts", 1), margin=0.2)
     try:
-        assert p.handle(f"(start g xplayer ({DOUBLING}) 2 1)").body == "ready"
+        # the clock is not what is tested: near the cap a step's state has 65,536 nodes,
+        # which on a machine four times as slow as this one took longer than a 1 s clock
+        # to compute (the reply was nil); with one legal move each reply leaves as soon
+        # as the state is known, so a 10 s clock costs no time
+        assert p.handle(f"(start g xplayer ({DOUBLING}) 2 10)").body == "ready"
         replies = [p.handle("(play g nil)")]
         for _ in range(25):
             replies.append(p.handle("(play g (stay))"))

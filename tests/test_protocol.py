@@ -11,6 +11,7 @@ from conftest import EXAMPLES
 from gdl2pl.ggp.protocol import Abort
 from gdl2pl.ggp.protocol import Info
 from gdl2pl.ggp.protocol import Play
+from gdl2pl.ggp.protocol import PlayII
 from gdl2pl.ggp.protocol import Preview
 from gdl2pl.ggp.protocol import ProtocolError
 from gdl2pl.ggp.protocol import Start
@@ -206,9 +207,11 @@ def test_nesting_beyond_the_limit_is_refused_without_recursion() -> None:
     assert parse_move(nested(MAX_DEPTH)) is not None
     with pytest.raises(ProtocolError, match=f"nested deeper than {MAX_DEPTH} lists"):
         parse_move(nested(MAX_DEPTH + 1))
-    for n in (MAX_DEPTH + 1, 100_000):  # far beyond Python's recursion limit
-        with pytest.raises(ProtocolError, match="nested deeper"):
-            parse_message("(play m (" + nested(n) + "))")
+    with pytest.raises(ProtocolError, match="nested deeper"):
+        parse_message("(play m (" + nested(MAX_DEPTH + 1) + "))")
+    # far beyond Python's recursion limit (and MAX_PLAY: in the rules of a start)
+    with pytest.raises(ProtocolError, match="nested deeper"):
+        parse_message("(start m r ((role " + nested(100_000) + ")) 10 5)")
     assert parse_info_reply("(" * 100_000).status == ""
 
 
@@ -220,6 +223,22 @@ def test_sizes_beyond_the_limits_are_refused() -> None:
         parse_move("(mark " + "1" * MAX_MOVE + ")")
     with pytest.raises(ProtocolError, match=f"at most {MAX_MESSAGE}"):
         parse_message("(info" + " " * MAX_MESSAGE + ")")
+
+
+def test_play_and_stop_messages_have_a_limit_of_their_own() -> None:
+    """A play must be read and answered within a play clock: one of megabytes took
+    seconds just to read. Its keyword is found by a scan (white space, comments, one
+    parenthesis), so the check costs nothing whatever comes before it."""
+    from gdl2pl.ggp.protocol import MAX_PLAY
+
+    with pytest.raises(ProtocolError, match=f"a play message is at most {MAX_PLAY} characters"):
+        parse_message("(play m 1 a (" + "(p)" * MAX_PLAY + "))")
+    with pytest.raises(ProtocolError, match=f"a stop message is at most {MAX_PLAY} characters"):
+        parse_message(" ; a comment\n ( STOP m nil" + " " * MAX_PLAY + ")")
+    assert isinstance(parse_message("(play m 1 a (" + "(p) " * 1000 + "))"), PlayII)
+    # the other messages keep the larger limit: a start carries the rules
+    assert isinstance(parse_message("(info" + " " * MAX_PLAY + ")"), Info)
+    assert isinstance(parse_message(" " * 100_000 + ";" * 100_000 + "\n(info)"), Info)
 
 
 def test_shown_escapes_what_could_forge_a_log_line() -> None:
