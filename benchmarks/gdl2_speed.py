@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from report import markdown_table
+from report import replace_section
 from sysinfo import header_markdown
 from sysinfo import machine_header
 
@@ -134,17 +135,6 @@ def report(args: argparse.Namespace) -> str:
     ])
 
 
-def replace_section(path: Path, text: str) -> None:
-    old = path.read_text(encoding="utf-8") if path.is_file() else ""
-    if SECTION in old:
-        head, rest = old.split(SECTION, 1)
-        tail = rest.split("\n## ", 1)
-        old = head + text + ("\n## " + tail[1] if len(tail) > 1 else "")
-    else:
-        old = old.rstrip("\n") + "\n\n" + text
-    path.write_text(old, encoding="utf-8")
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--iterations", type=int, default=60)
@@ -155,7 +145,7 @@ def main() -> int:
     text = report(args)
     print(text)
     if args.results:
-        replace_section(Path(args.results), text)
+        replace_section(Path(args.results), SECTION, text)
     return 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
+from pathlib import Path
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -45,3 +46,17 @@ def publish(text: str, out: str | None) -> None:
     if out:
         with open(out, "w", encoding="utf-8") as f:
             f.write(text)
+
+
+def replace_section(path: Path, heading: str, text: str) -> None:
+    """Put ``text`` (a Markdown section starting with ``heading``) into the file at
+    ``path``: in place of that section (up to the next ``## ``) if present, else at the
+    end."""
+    old = path.read_text(encoding="utf-8") if path.is_file() else ""
+    if heading in old:
+        head, rest = old.split(heading, 1)
+        tail = rest.split("\n## ", 1)
+        old = head + text + ("\n## " + tail[1] if len(tail) > 1 else "")
+    else:
+        old = old.rstrip("\n") + "\n\n" + text
+    path.write_text(old, encoding="utf-8")
