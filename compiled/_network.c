@@ -763,6 +763,27 @@ run(Network *self, const int32_t *prog, Py_ssize_t n)
     }
 }
 
+/* The next epoch of the state's (the move's) candidate lists. At the wrap of the 32-bit
+   counter every stamp is cleared first, so that a stamp of 2**32 epochs ago, or the 0
+   of a head never stamped, never passes for the new epoch's. */
+static inline void
+next_state_epoch(Network *self)
+{
+    if (++self->state_epoch == 0) {
+        memset(self->sc_stamp, 0, sizeof(uint32_t) * (size_t)self->n_atoms);
+        self->state_epoch = 1;
+    }
+}
+
+static inline void
+next_move_epoch(Network *self)
+{
+    if (++self->move_epoch == 0) {
+        memset(self->mc_stamp, 0, sizeof(uint32_t) * (size_t)self->n_atoms);
+        self->move_epoch = 1;
+    }
+}
+
 static void
 install(Network *self, const uint8_t *state)
 {
@@ -770,7 +791,7 @@ install(Network *self, const uint8_t *state)
         return;
     for (int32_t f = 0; f < self->n_fluents; f++) self->val[f] = state[f] != 0;
     if (self->watched) {
-        self->state_epoch++;
+        next_state_epoch(self);
         for (int32_t f = 0; f < self->n_fluents; f++) if (self->val[f]) push(self, f);
     }
     run(self, self->state_prog, self->n_state_prog);
@@ -786,7 +807,7 @@ successor(Network *self, uint8_t *out)
     memset(moves, 0, (size_t)self->n_moves);
     for (int32_t r = 0; r < self->n_roles; r++) moves[self->joint[r]] = 1;
     if (self->watched) {
-        self->move_epoch++;
+        next_move_epoch(self);
         for (int32_t r = 0; r < self->n_roles; r++)
             push(self, self->n_fluents + self->joint[r]);
     }
@@ -1369,6 +1390,22 @@ Network_tune(Network *self, PyObject *args)
     return PyLong_FromSsize_t(done);
 }
 
+/* _set_epochs(state, move): put the candidate lists' epoch counters where a test wants
+   them (near their wrap); the lists are stale from then on only if the counters lie. */
+static PyObject *
+Network_set_epochs(Network *self, PyObject *args)
+{
+    unsigned int se, me;
+    if (!PyArg_ParseTuple(args, "II", &se, &me)) return NULL;
+    if (enter(self) < 0) return NULL;
+    if (self->watched) {
+        self->state_epoch = se;
+        self->move_epoch = me;
+    }
+    leave(self);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef Network_methods[] = {
     {"step", (PyCFunction)Network_step, METH_VARARGS,
      "step(state, joint, full) -> ('illegal', role) | state | (state, terminal, legal); "
@@ -1394,6 +1431,8 @@ static PyMethodDef Network_methods[] = {
      "playouts(state, n, max_depth) -> ('playouts', per role [(goal, depth)], steps) | "
      "('stuck', role, state)"},
     {"seed", (PyCFunction)Network_seed, METH_O, "seed(int): seed the playout generator"},
+    {"_set_epochs", (PyCFunction)Network_set_epochs, METH_VARARGS,
+     "_set_epochs(state, move): a test's hook: the candidate lists' epoch counters"},
     {NULL, NULL, 0, NULL}
 };
 

@@ -199,6 +199,36 @@ def test_the_evaluator_is_safe_for_any_interleaving_of_threads() -> None:
     assert out.strip() == "errors 0"
 
 
+def test_the_candidate_lists_stay_right_past_the_wrap_of_their_epoch_counters() -> None:
+    """The watched evaluation stamps each head's candidate list with a 32-bit epoch, one
+    more per state installed and per joint move: a batch of games stepped for a day
+    passes 2**32. Past the wrap, a stamp of 2**32 epochs ago (or a never-stamped 0) must
+    not pass for new: every answer stays the reference evaluator's."""
+    out = in_child(f"""
+        import random
+        from gdl2pl.compiled import load_machine
+        from gdl2pl.compiled.network import PyEvaluator
+        c = load_machine({TICTACTOE!r}, "compiled")
+        net, ref, rng = c._net, PyEvaluator(c.network), random.Random(3)
+        start = c.fluents_of([c.initial_state])[0]
+        # stamps of the first epochs, then counters just short of their wrap
+        net.playouts(start, 20, 100)
+        net._set_epochs(2**32 - 7, 2**32 - 5)
+        wrong, b = 0, start
+        for _ in range(400):
+            if ref.terminal(b):
+                b = start
+            legal = ref.legal(b)
+            wrong += net.legal(b) != legal or net.terminal(b) != ref.terminal(b)
+            joint = [rng.choice(ms) for ms in legal]
+            nxt = ref.next(b, joint)
+            wrong += net.next(b, joint) != nxt
+            b = nxt
+        print("wrong", wrong)
+    """)
+    assert out.strip() == "wrong 0"
+
+
 def test_a_network_called_from_inside_its_own_call_refuses_never_deadlocks() -> None:
     """A finalizer that the collector runs inside a call of the network (an
     allocation there starts a collection) and that calls the same network is refused
