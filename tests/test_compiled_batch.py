@@ -1,0 +1,332 @@
+"""The batched engine (issue 45): N games of a compiled game stepped together in C, the
+outputs written into numpy arrays.
+
+- step for step, the batch equals N games played one state at a time through the
+  adapters' per-state path (``GdlGame.node``, ``observation``, ``next``) on their own
+  machine: the compiled engine for every corpus game here, the reasoner for the small
+  ones; states, observations (flat and planes), masks, rewards, ends, movers, with
+  auto-reset, games left out by a mask, resets of some, and single-move roles whose
+  action is anything;
+- illegal actions are refused with nothing stepped, or end their game; a game that has
+  ended is refused without auto-reset; sampling is reproducible from the seed; states
+  can be saved and restored;
+- what breaks the adapters' contract is reported as ``GdlGame.node`` reports it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from adapters_support import repository_game
+from adapters_support import require_module
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+pytestmark = pytest.mark.compiled
+
+#: Corpus games that compile in seconds, of every kind: turn-taking (ticTacToe,
+#: connectFour, breakthrough, knightThrough), puzzles (hanoi, blocks, eightPuzzle),
+#: simultaneous (connectFourSimultaneous, smallest_4player), 3 players (3pConnectFour).
+QUICK = ["ticTacToe", "connectFour", "hanoi", "3pConnectFour", "connectFourSimultaneous",
+         "smallest_4player", "blocks"]
+SLOW = ["breakthrough", "knightThrough", "eightPuzzle", "dotsAndBoxes", "pacman3p"]
+#: Games also checked against the reasoner (the Prolog engine) itself.
+ON_THE_REASONER = {"ticTacToe", "hanoi", "smallest_4player"}
+
+
+@pytest.fixture(scope="module")
+def np():
+    return require_module("numpy")
+
+
+_LOADED: dict[tuple[str, str], object] = {}
+
+
+def loaded(name: str, engine: str):
+    """The game ``name`` as a ``GdlGame`` on ``engine``, loaded once per module."""
+    key = (name, engine)
+    if key not in _LOADED:
+        from gdl2pl.adapters import GdlGame
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # undeclared fluents, missing goals
+            _LOADED[key] = GdlGame(repository_game(name), engine=engine)
+    return _LOADED[key]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _close_games() -> Iterator[None]:
+    yield
+    for game in _LOADED.values():
+        game.close()  # type: ignore[attr-defined]
+    _LOADED.clear()
+
+
+def expected(np, ref, state, form: str, num_actions: int):
+    """What the batch must show for ``state``, from the adapters' per-state path."""
+    node = ref.node(state)
+    vec = ref.observation(state)
+    planes = form == "planes"
+    obs = ref.board.observation_planes(vec) if planes else np.asarray(vec, np.float32)
+    masks = np.zeros((ref.num_roles, num_actions), np.int8)
+    for r, ids in enumerate(node.legal):
+        masks[r, list(ids)] = 1
+    rewards = np.asarray(node.returns if node.terminal else [0.0] * ref.num_roles)
+    return obs, masks, rewards, node.terminal, node.mover
+
+
+def check_equal(np, batch, ref, states) -> None:
+    for i, state in enumerate(states):
+        assert batch.machine_state(i) == state, i
+        obs, masks, rewards, terminal, mover = expected(
+            np, ref, state, batch.observation_form, batch.num_actions)
+        assert np.array_equal(batch.observations[i].astype(np.float32), obs), i
+        assert np.array_equal(batch.action_masks[i], masks), i
+        assert np.allclose(batch.rewards[i], rewards), i
+        assert bool(batch.terminated[i]) == terminal, i
+        assert int(batch.mover[i]) == mover, i
+        assert not batch.illegal[i]
+
+
+def play_alongside(np, name: str, engine: str, n: int, steps: int, seed: int,
+                   form: str, use_masks: bool) -> None:
+    from gdl2pl.adapters.batch import GdlBatch
+
+    game = loaded(name, "compiled")
+    ref = loaded(name, engine) if engine != "compiled" else loaded(name, "compiled-ref")
+    batch = GdlBatch(game, n, observation=form, seed=seed)
+    rng = np.random.default_rng(seed)
+    states = [ref.initial_state] * n
+    check_equal(np, batch, ref, states)
+    for _ in range(steps):
+        if use_masks and rng.random() < 0.1:  # reset some games
+            chosen = rng.random(n) < 0.5
+            batch.reset(chosen)
+            states = [ref.initial_state if c else s for c, s in zip(chosen, states, strict=True)]
+            check_equal(np, batch, ref, states)
+        active = rng.random(n) < 0.7 if use_masks else np.ones(n, bool)
+        joint = np.zeros((n, ref.num_roles), np.int64)
+        moves = []
+        for i, state in enumerate(states):
+            node = ref.node(state)
+            move = []
+            for r in range(ref.num_roles):
+                legal = node.legal[r]
+                if len(legal) == 1:  # played whatever the action says
+                    joint[i, r] = rng.integers(0, batch.num_actions)
+                    move.append(legal[0])
+                elif legal:
+                    joint[i, r] = legal[rng.integers(0, len(legal))]
+                    move.append(int(joint[i, r]))
+            moves.append(move)
+        batch.step(joint, active if use_masks else None)
+        for i, state in enumerate(states):
+            if not active[i]:
+                continue
+            states[i] = ref.initial_state if ref.node(state).terminal else ref.next(state, moves[i])
+        check_equal(np, batch, ref, states)
+
+
+def _load_reference(name: str, engine: str) -> None:
+    if engine == "compiled":
+        from gdl2pl.adapters import GdlGame
+
+        key = (name, "compiled-ref")
+        if key not in _LOADED:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                _LOADED[key] = GdlGame(repository_game(name), engine="compiled")
+
+
+CASES = [(name, "compiled") for name in QUICK] + [(name, "prolog") for name in ON_THE_REASONER]
+
+
+@pytest.mark.parametrize(("name", "engine"), CASES)
+@settings(max_examples=6, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(n=st.integers(1, 6), steps=st.integers(1, 50), seed=st.integers(0, 2**32 - 1),
+       form=st.sampled_from(["planes", "flat"]), use_masks=st.booleans())
+def test_the_batch_equals_games_played_one_state_at_a_time(
+    np, name: str, engine: str, n: int, steps: int, seed: int, form: str, use_masks: bool
+) -> None:
+    _load_reference(name, engine)
+    play_alongside(np, name, engine, n, steps, seed, form, use_masks)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", SLOW)
+@settings(max_examples=3, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(n=st.integers(1, 4), steps=st.integers(1, 80), seed=st.integers(0, 2**32 - 1),
+       form=st.sampled_from(["planes", "flat"]), use_masks=st.booleans())
+def test_the_batch_equals_games_played_one_state_at_a_time_on_bigger_games(
+    np, name: str, n: int, steps: int, seed: int, form: str, use_masks: bool
+) -> None:
+    _load_reference(name, "compiled")
+    play_alongside(np, name, "compiled", n, steps, seed, form, use_masks)
+
+
+def test_an_illegal_action_is_refused_with_nothing_stepped_or_ends_its_game(np) -> None:
+    from gdl2pl.adapters.batch import GdlBatch
+
+    batch = GdlBatch(loaded("ticTacToe", "compiled"), 3)
+    before = batch.states()
+    joint = batch.sample_actions()
+    joint[1, 0] = 9  # xplayer's noop: not legal while it is to mark
+    with pytest.raises(ValueError, match=r"game 1: action 9 of role 0 is not legal"):
+        batch.step(joint)
+    assert np.array_equal(batch.states(), before)
+    batch.step(joint, illegal="end")
+    assert batch.terminated.tolist() == [False, True, False]
+    assert batch.illegal.tolist() == [False, True, False]
+    assert batch.rewards[1].tolist() == [-1.0, 0.0]
+    assert np.array_equal(batch.states()[1], before[1])  # the state stays
+    assert not np.array_equal(batch.states()[0], before[0])
+    batch.step(batch.sample_actions())  # game 1 restarts
+    assert not batch.terminated[1] and not batch.illegal[1]
+
+
+def test_a_game_that_has_ended_is_refused_without_auto_reset(np) -> None:
+    from gdl2pl.adapters.batch import GdlBatch
+
+    batch = GdlBatch(loaded("ticTacToe", "compiled"), 2, seed=4)
+    while not batch.terminated.any():
+        batch.step(batch.sample_actions())
+    ended = int(np.flatnonzero(batch.terminated)[0])
+    with pytest.raises(ValueError, match=f"game {ended} has ended"):
+        batch.step(batch.sample_actions(), autoreset=False)
+    batch.step(batch.sample_actions())  # auto-reset: back at the initial state
+    assert batch.machine_state(ended) == batch.game.initial_state
+
+
+def test_one_action_per_game_is_the_movers_in_a_turn_taking_game(np) -> None:
+    from gdl2pl.adapters.batch import GdlBatch
+
+    batch = GdlBatch(loaded("ticTacToe", "compiled"), 2)
+    batch.step(np.array([0, 8]))
+    assert batch.machine_state(0) != batch.machine_state(1)
+    simultaneous = GdlBatch(loaded("connectFourSimultaneous", "compiled"), 2)
+    with pytest.raises(ValueError, match="not turn-taking"):
+        simultaneous.step(np.array([0, 0]))
+    with pytest.raises(ValueError, match="shape"):
+        batch.step(np.zeros((2, 3), np.int64))
+    with pytest.raises(ValueError, match="integer"):
+        batch.step(np.zeros((2, 2), np.float64))
+
+
+def test_sampling_is_reproducible_from_the_seed(np) -> None:
+    from gdl2pl.adapters.batch import GdlBatch
+
+    def run(seed: int) -> list[bytes]:
+        batch = GdlBatch(loaded("connectFour", "compiled"), 16, seed=seed)
+        seen = []
+        for _ in range(60):
+            batch.step(batch.sample_actions())
+            seen.append(batch.states().tobytes())
+        return seen
+
+    assert run(7) == run(7)
+    assert run(7) != run(8)
+
+
+def test_states_are_saved_and_restored(np) -> None:
+    from gdl2pl.adapters.batch import GdlBatch
+
+    batch = GdlBatch(loaded("connectFour", "compiled"), 8, seed=2)
+    for _ in range(5):
+        batch.step(batch.sample_actions())
+    saved, obs, masks = batch.states(), batch.observations.copy(), batch.action_masks.copy()
+    batch.step(batch.sample_actions())
+    only = np.zeros(8, bool)
+    only[:3] = True
+    batch.set_states(saved, only)
+    assert np.array_equal(batch.states()[:3], saved[:3])
+    assert not np.array_equal(batch.states()[3:], saved[3:])
+    batch.set_states(saved)
+    assert np.array_equal(batch.observations, obs) and np.array_equal(batch.action_masks, masks)
+    with pytest.raises(ValueError, match="states: shape"):
+        batch.set_states(saved[:4])
+
+
+def test_outputs_are_read_only_views_and_memory_is_stated(np) -> None:
+    from gdl2pl.adapters.batch import GdlBatch
+
+    batch = GdlBatch(loaded("ticTacToe", "compiled"), 10, observation="flat",
+                     dtype=np.float32)
+    with pytest.raises(ValueError):
+        batch.observations[0, 0] = 1
+    assert batch.observations.shape == (10, 29) and batch.observations.dtype == np.float32
+    assert 0 < batch.memory_bytes <= 10 * batch.memory_per_game + 10_000
+    with pytest.raises(MemoryError, match="max_bytes"):
+        GdlBatch(loaded("ticTacToe", "compiled"), 10**9)
+
+
+def write_game(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "game.kif"
+    path.write_text(text)
+    return path
+
+
+STUCK = """
+(role p) (init (s 0))
+(<= (legal p go) (true (s 0)))
+(<= (next (s 1)) (does p go))
+(<= terminal (true (s 2)))
+(goal p 100)
+"""
+
+NO_GOAL = """
+(role p) (init (s 0))
+(legal p go)
+(<= (next (s 1)) (does p go))
+(<= terminal (true (s 1)))
+(<= (goal p 100) (true (s 0)))
+"""
+
+
+def test_a_state_that_breaks_the_contract_is_reported_as_the_adapters_report_it(
+    np, tmp_path: Path
+) -> None:
+    from gdl2pl.adapters import GdlGame
+    from gdl2pl.adapters import UnrepresentableStateError
+    from gdl2pl.adapters.batch import GdlBatch
+    from gdl2pl.adapters.errors import MissingGoalWarning
+
+    game = GdlGame(write_game(tmp_path, STUCK), engine="compiled", dynamics="simultaneous")
+    try:
+        batch = GdlBatch(game, 2)
+        with pytest.raises(UnrepresentableStateError,
+                           match=r"game 0 of the batch: role p has no legal move"):
+            batch.step(np.zeros((2, 1), np.int32))
+    finally:
+        game.close()
+    game = GdlGame(write_game(tmp_path, NO_GOAL), engine="compiled", missing_goal="error",
+                   dynamics="simultaneous")
+    try:
+        batch = GdlBatch(game, 2)
+        with pytest.raises(UnrepresentableStateError, match="role p has no goal value"):
+            batch.step(np.zeros((2, 1), np.int32))
+    finally:
+        game.close()
+    game = GdlGame(write_game(tmp_path, NO_GOAL), engine="compiled", missing_goal=30,
+                   dynamics="simultaneous")
+    try:
+        batch = GdlBatch(game, 2)
+        batch.step(np.zeros((2, 1), np.int32))
+        assert batch.rewards[:, 0].tolist() == pytest.approx([-0.4, -0.4])
+        assert "(s 1)" in game.missing_goal_met  # as GdlGame.node records it
+    finally:
+        game.close()
+    game = GdlGame(write_game(tmp_path, NO_GOAL), engine="compiled", dynamics="simultaneous")
+    try:
+        batch = GdlBatch(game, 2)
+        with pytest.warns(MissingGoalWarning, match="no goal value"):
+            batch.step(np.zeros((2, 1), np.int32))
+        assert batch.rewards[:, 0].tolist() == [0.0, 0.0]
+    finally:
+        game.close()
