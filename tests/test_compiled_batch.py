@@ -15,6 +15,7 @@ outputs written into numpy arrays.
 
 from __future__ import annotations
 
+import textwrap
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -330,3 +331,201 @@ def test_a_state_that_breaks_the_contract_is_reported_as_the_adapters_report_it(
         assert batch.rewards[:, 0].tolist() == [0.0, 0.0]
     finally:
         game.close()
+
+
+# -- the C type under hostile and careless use (run where a crash cannot end the suite) --
+
+TICTACTOE = str(repository_game("ticTacToe"))
+
+#: A child's preamble: a compiled game and a C Batch over it, with buffers of the
+#: standard library only (no numpy: the C extension must not need it).
+C_BATCH = f"""
+import array, sys
+from gdl2pl.compiled import load_machine
+from gdl2pl.compiled._network import Batch
+sm = load_machine({TICTACTOE!r}, "compiled")
+net, N = sm._net, sm.network
+R = len(N.legal)
+move_action = [-1] * N.n_moves
+for ms in N.legal:
+    for k, (_, m) in enumerate(ms):
+        move_action[m] = k
+A = max(len(ms) for ms in N.legal)
+F = N.n_fluents
+start, at = list(range(F + 1)), list(range(F))
+returns = [(int(v) - 50) / 50 for vs in N.goals for _, v in vs]
+init = sm.fluents_of([sm.initial_state])[0]
+def outputs(n, obs="b"):
+    return (array.array(obs, bytes(n * F * array.array(obs).itemsize)),
+            bytearray(n * R * A), array.array("f", [0.0] * (n * R)), bytearray(n),
+            array.array("i", [0] * n), bytearray(n))
+def make(n=2, size=None, **change):
+    args = dict(network=net, n=n, init=init, move_action=move_action, n_actions=A,
+                obs_start=start, obs_at=at, obs_size=F, goal_returns=returns,
+                missing_return=0.0)
+    args.update(zip(("observations", "masks", "rewards", "terminated", "mover", "illegal"),
+                    outputs(n if size is None else size)))
+    args.update(change)
+    return Batch(**args)
+"""
+
+
+def in_child(code: str, timeout: float = 300, numpy: bool = True) -> str:
+    """``code`` after the preamble, in a fresh Python (without numpy: any import of it
+    fails, from the first line on)."""
+    from test_compiled_hardening import in_child as run
+
+    block = "" if numpy else "import sys\nsys.modules['numpy'] = None\n"
+    return run(block + C_BATCH + textwrap.dedent(code), timeout)
+
+
+def test_the_c_batch_works_without_numpy() -> None:
+    out = in_child("""
+        n = 3
+        outs = outputs(n, "f")
+        b = make(n, **dict(zip(("observations", "masks", "rewards", "terminated", "mover",
+                                "illegal"), outs)))
+        acts = array.array("q", [0] * (n * R))
+        for _ in range(30):
+            b.sample(acts)
+            b.step(acts)
+        print(b.n, len(b.get_states()) == n * b.state_bytes, sum(outs[0]) > 0,
+              sys.modules["numpy"] is None)
+    """, numpy=False)
+    assert out.split() == ["3", "True", "True", "True"]
+
+
+@pytest.mark.parametrize(("change", "error"), [
+    ("observations=bytearray(5)", "observations: 58 items expected"),
+    ("masks=bytes(2 * 2 * 10)", "writable"),
+    ("rewards=array.array('i', [0] * 4)", "float32 or float64"),
+    ("mover=bytearray(2)", "int32"),
+    ("move_action=[99] * N.n_moves", "move_action: item 0 out of range"),
+    ("move_action=[0] * N.n_moves", "two moves of role 0 have action id 0"),
+    ("obs_at=[10**6] * F", "obs_at: item 0 out of range"),
+    ("obs_start=[0] * (F + 1)", "spanning obs_at"),
+    ("goal_returns=[0.0]", "one reward per goal entry"),
+    ("goal_returns=['x'] * len(returns)", "not a number"),
+    ("init=b'x'", "init: bytes, one per fluent"),
+    ("n=0", "n >= 1"),
+    ("n=2**62, size=2", "overflows"),
+    ("n=2**40, size=2", "items expected"),
+    ("network=type(net).__new__(type(net))", "never built"),
+])
+def test_a_c_batch_of_bad_arguments_is_refused(change: str, error: str) -> None:
+    out = in_child(f"""
+        try:
+            make({change})
+            print("built")
+        except Exception as e:
+            print(type(e).__name__, str(e))
+    """)
+    assert error in out, out
+
+
+def test_bad_calls_are_refused_and_a_rebuilt_network_too() -> None:
+    out = in_child("""
+        b = make(2)
+        for call in (lambda: b.step(array.array("i", [0])),
+                     lambda: b.step(array.array("d", [0.0] * 4)),
+                     lambda: b.step(array.array("i", [0] * 4), bytearray(1)),
+                     lambda: b.sample(bytes(16)),
+                     lambda: b.state(2), lambda: b.state(-1),
+                     lambda: b.set_states(bytes(1))):
+            try:
+                call()
+                print("answered")
+            except (ValueError, TypeError, IndexError, BufferError):
+                print("refused")
+        net.__init__(N.n_atoms, N.n_fluents, N.n_moves, N.rule_start, N.lit_start, N.lits,
+                     N.state_program, N.move_program, N.legal, N.next, N.terminal,
+                     [[(a, int(v)) for a, v in vs] for vs in N.goals])
+        try:
+            b.reset()
+        except RuntimeError as e:
+            print("rebuilt:", "built again" in str(e))
+    """)
+    assert out.split("\n")[:7] == ["refused"] * 7
+    assert "rebuilt: True" in out
+
+
+def test_batches_and_the_network_are_safe_for_any_interleaving_of_threads() -> None:
+    """Two batches and single-state calls share one network from three threads, while
+    the collector runs finalizers that let other threads in: each thread's answers are
+    those it gets alone."""
+    out = in_child("""
+        import gc, threading, time
+        def run_batch(seed, steps):
+            b = make(64)
+            b.seed(seed)
+            acts = array.array("i", [0] * (64 * R))
+            seen = []
+            for _ in range(steps):
+                b.sample(acts)
+                b.step(acts)
+                seen.append(b.get_states())
+                Yield()
+            return seen
+        bits = init
+        def run_single(steps):
+            seen, s = [], bits
+            for i in range(steps):
+                legal = net.legal(s)
+                if net.terminal(s):
+                    s = bits
+                    continue
+                s = net.next(s, [ms[i % len(ms)] for ms in legal])
+                seen.append(s)
+                Yield()
+            return seen
+        class Yield:
+            def __init__(self):
+                self.me = self
+            def __del__(self):
+                time.sleep(0)
+        alone = [run_batch(1, 300), run_batch(2, 300), run_single(2000)]
+        gc.set_threshold(5)
+        got = [None] * 3
+        def job(k, f, *a):
+            got[k] = f(*a)
+        threads = [threading.Thread(target=job, args=(0, run_batch, 1, 300)),
+                   threading.Thread(target=job, args=(1, run_batch, 2, 300)),
+                   threading.Thread(target=job, args=(2, run_single, 2000))]
+        for t in threads: t.start()
+        for t in threads: t.join()
+        print([g == a for g, a in zip(got, alone)])
+    """, timeout=600)
+    assert out.strip() == "[True, True, True]"
+
+
+def test_a_signal_in_a_long_step_is_raised_after_every_game_stepped() -> None:
+    """A handler that raises (Ctrl-C) during a step of many games: the step finishes
+    (the batch is never half stepped), then the error comes; a handler that calls the
+    batch from inside its call is refused, never deadlocked."""
+    out = in_child("""
+        import signal
+        n = 200_000
+        b, twin = make(n), make(n)
+        acts = array.array("i", [0] * (n * R))
+        b.sample(acts)
+        twin.step(acts)
+        calls = []
+        def handler(signum, frame):
+            try:
+                b.reset()
+                calls.append("answered")
+            except RuntimeError:
+                calls.append("refused")
+            raise KeyboardInterrupt
+        signal.signal(signal.SIGALRM, handler)
+        signal.setitimer(signal.ITIMER_REAL, 0.02)
+        try:
+            b.step(acts)
+            print("finished before the signal")
+        except KeyboardInterrupt:
+            print("interrupted")
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        print(calls, b.get_states() == twin.get_states())
+    """)
+    lines = out.strip().split("\n")
+    assert lines == ["interrupted", "['refused'] True"], out
