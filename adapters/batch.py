@@ -279,12 +279,14 @@ class GdlBatch:
         self._check(self._batch.reset(self._games(games)))
 
     def step(self, actions: Any, games: Any = None, *, autoreset: bool = True,
-             illegal: Literal["raise", "end"] = "raise") -> None:
+             illegal: Literal["raise", "end"] = "raise", strict: int | None = None) -> None:
         """One joint move in each game (``games``: a boolean mask of those to step; the
         others are left as they are). ``actions``: ``(N, roles)`` action ids, or in a
         turn-taking game ``(N,)``, the mover's. An action that is not legal raises
         ``ValueError`` before any game moves, or with ``illegal="end"`` ends its game
-        (reward -1 for its role, ``illegal`` set)."""
+        (reward -1 for its role, ``illegal`` set). A role with one legal move plays it
+        whatever its action says, but role ``strict``, whose action must be that move
+        (as in a one-player environment, where every action is the agent's)."""
         if illegal not in ("raise", "end"):
             raise ValueError(f"illegal must be 'raise' or 'end', not {illegal!r}")
         a = np.asarray(actions)
@@ -303,7 +305,7 @@ class GdlBatch:
             raise ValueError(f"actions: shape ({self.num_games}, {self.num_roles}) or "
                              f"({self.num_games},), not {a.shape}")
         self._check(self._batch.step(joint, self._games(games), autoreset,
-                                     illegal == "end"))
+                                     illegal == "end", -1 if strict is None else int(strict)))
 
     def sample_actions(self, out: np.ndarray | None = None, games: Any = None) -> np.ndarray:
         """Per game and role a legal action id drawn uniformly (0 for a game that has

@@ -2149,20 +2149,21 @@ Batch_reset(Batch *b, PyObject *args, PyObject *kw)
     return failed ? NULL : problem_result(b);
 }
 
-/* step(actions, active=None, autoreset=True, end_illegal=False) -> None | (problem,
-   game, detail). actions: n * roles action ids (int32 or int64), role by role for each
-   game. A role with one legal move plays it, whatever its action says. A game that
+/* step(actions, active=None, autoreset=True, end_illegal=False, strict=-1) -> None |
+   (problem, game, detail). actions: n * roles action ids (int32 or int64), role by role
+   for each game. A role with one legal move plays it, whatever its action says (but
+   role `strict`, whose action must be that move, as a one-player environment's). A game that
    has ended is reset instead (autoreset; its actions are not read) or refused. An
    action that is not legal is refused, nothing stepped (ValueError), or with
    end_illegal ends its game (reward -1 for its role, `illegal` set). */
 static PyObject *
 Batch_step(Batch *b, PyObject *args, PyObject *kw)
 {
-    static char *names[] = {"actions", "active", "autoreset", "end_illegal", NULL};
+    static char *names[] = {"actions", "active", "autoreset", "end_illegal", "strict", NULL};
     PyObject *actions_obj, *active_obj = NULL;
-    int autoreset = 1, end_illegal = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|Opp:step", names, &actions_obj,
-                                     &active_obj, &autoreset, &end_illegal))
+    int autoreset = 1, end_illegal = 0, strict = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|Oppi:step", names, &actions_obj,
+                                     &active_obj, &autoreset, &end_illegal, &strict))
         return NULL;
     Py_buffer actions, active;
     if (PyObject_GetBuffer(actions_obj, &actions, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
@@ -2199,7 +2200,7 @@ Batch_step(Batch *b, PyObject *args, PyObject *kw)
         const uint8_t *legal = b->legals + i * b->legal_bytes;
         for (int32_t r = 0; r < R; r++) {
             Py_ssize_t k = i * R + r;
-            int32_t m = b->only[k];
+            int32_t m = r == strict ? -1 : b->only[k];
             if (m < 0) {
                 long long a = wide ? (long long)((const int64_t *)actions.buf)[k]
                                    : (long long)((const int32_t *)actions.buf)[k];
