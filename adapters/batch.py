@@ -1,9 +1,11 @@
 """Many copies of one GDL game stepped together in C, their outputs as numpy arrays.
 
 ``GdlBatch(game, num_games)`` holds ``N`` games of a compiled game (the C evaluator's
-``Batch``: each state packed in bits, one network shared) and steps them together: one
-``step(actions)`` call moves every game, and C writes what learning code reads into
-arrays made once here, without a Python loop per game:
+``Batch``) and steps them together: one ``step(actions)`` call moves every game, and C
+writes what learning code reads into arrays made once here, without a Python loop per
+game. The games are evaluated bit-sliced, 64 at a time (a group of 64 where at most
+``solo`` games change, default 4, steps them one by one with the network's watched
+evaluation instead: the same answers). The outputs:
 
 - ``observations`` ``(N, *observation_shape)``: the observation the adapters define
   (``GdlGame.observation``: one entry per base proposition, ``observation="flat"``;
@@ -28,7 +30,8 @@ The arrays are read-only views that every call overwrites (copy what you keep). 
 that break the adapters' contract raise ``UnrepresentableStateError`` as
 ``GdlGame.node`` does (naming the game's index in the batch); they are found after the
 step, which has happened. Memory: ``memory_bytes`` (bounded by ``max_bytes``, checked
-before anything is allocated); about ``memory_per_game`` bytes a game.
+before anything is allocated): at most ``memory_per_game`` bytes a game and
+``memory_fixed`` bytes besides.
 """
 
 from __future__ import annotations
@@ -82,6 +85,7 @@ class GdlBatch:
         reward_dtype: Any = np.float32,
         seed: int = 0,
         max_bytes: int = MAX_BYTES,
+        solo: int | None = None,
         **options: Any,
     ) -> None:
         if isinstance(game, GdlGame):
@@ -92,7 +96,7 @@ class GdlBatch:
             options.setdefault("engine", "compiled")
             self.game, self._owned = GdlGame(find_game(game), **options), True
         try:
-            self._setup(num_games, observation, dtype, reward_dtype, seed, max_bytes)
+            self._setup(num_games, observation, dtype, reward_dtype, seed, max_bytes, solo)
         except BaseException:
             if self._owned:
                 self.game.close()
@@ -106,6 +110,7 @@ class GdlBatch:
         reward_dtype: Any,
         seed: int,
         max_bytes: int,
+        solo: int | None,
     ) -> None:
         game = self.game
         name = game.name
@@ -147,11 +152,13 @@ class GdlBatch:
         self.observation_shape: tuple[int, ...] = shape
         self.memory_per_game = self._per_game(np.dtype(dtype).itemsize,
                                               np.dtype(reward_dtype).itemsize)
-        fixed = 4 * (len(start) + len(at) + net.n_moves + self.num_roles * self.num_actions)
-        if n * self.memory_per_game + fixed > max_bytes:
+        self.memory_fixed = self._fixed(len(start) + len(at) + net.n_moves
+                                        + 2 * sum(len(vs) for vs in net.goals))
+        if n * self.memory_per_game + self.memory_fixed > max_bytes:
             raise MemoryError(
-                f"{name}: {n:,} games take about {n * self.memory_per_game + fixed:,} bytes "
-                f"({self.memory_per_game:,} a game), more than max_bytes={max_bytes:,}"
+                f"{name}: {n:,} games take up to {n * self.memory_per_game:,} bytes "
+                f"({self.memory_per_game:,} a game) and {self.memory_fixed:,} more, more "
+                f"than max_bytes={max_bytes:,}"
             )
         roles, actions = self.num_roles, self.num_actions
         self._observations = np.zeros((n, *shape), dtype)
@@ -182,6 +189,8 @@ class GdlBatch:
             self._mover,
             self._illegal,
         )
+        if solo is not None:
+            self._batch.solo = int(solo)
         self.observations = _readonly(self._observations)
         self.action_masks = _readonly(self._masks)
         self.rewards = _readonly(self._rewards)
@@ -245,15 +254,25 @@ class GdlBatch:
         return out
 
     def _per_game(self, obs_item: int, reward_item: int) -> int:
-        """Bytes a game takes, the C batch's (its interface bounded by every atom) and the
-        output arrays."""
+        """Bytes a game takes at most: the C batch's (a bit per fluent and per interface
+        atom, bounded by every atom, in 64-bit words; its legal moves packed; flags,
+        roles' moves) and the output arrays."""
         net = self.sm.network
         roles, actions = self.num_roles, self.num_actions
-        packed = (net.n_fluents + 7) // 8 + (net.n_moves + 7) // 8 + (net.n_atoms + 7) // 8
-        own = packed + 2 + 4 + 3 * 4 * roles  # done, plan, culprit, only, joints
+        bits = (net.n_fluents + 1 + net.n_atoms + 1) // 8 + 1 + (net.n_moves + 7) // 8
+        own = bits + 2 + 4 + 2 * 4 * roles  # done, plan, culprit; only, joints
         outputs = (int(np.prod(self.observation_shape)) * obs_item + roles * actions
                    + roles * reward_item + 1 + 4 + 1 + 4 * roles)
         return own + outputs
+
+    def _fixed(self, table_items: int) -> int:
+        """Bytes a batch takes at most whatever its games: its tables, the scratch of one
+        group of 64 games (a word per atom, the rounding of the last group), of the
+        worklist of a cyclic group, of one state."""
+        net = self.sm.network
+        words = 8 * (4 * (net.n_fluents + 1) + 2 * (net.n_atoms + 1))
+        return (4 * table_items + words + 14 * net.n_atoms + 4 * net.n_rules
+                + 64 * 16 * self.num_roles + 4 * self.num_roles * self.num_actions + 4096)
 
     @property
     def memory_bytes(self) -> int:

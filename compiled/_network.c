@@ -1454,51 +1454,63 @@ static PyTypeObject NetworkType = {
 
 /* ---- batches of games ------------------------------------------------------------ */
 
-/* A Batch holds N games of one network, each a state in packed bits, and steps them
-   together: one call steps every game (or those a mask names) and writes what
-   learning code reads into arrays it was given when built (any writable C-contiguous
-   buffer: numpy arrays, array.array, bytearray; this file needs no numpy): per game
-   the observation row, per role the legal-action mask and the reward, whether the
-   game has ended, the role to move, and whether an illegal action ended it.
+/* A Batch holds N games of one network and steps them together: one call steps every
+   game (or those a mask names) and writes what learning code reads into arrays it was
+   given when built (any writable C-contiguous buffer: numpy arrays, array.array,
+   bytearray; this file needs no numpy): per game the observation row, per role the
+   legal-action mask and the reward, whether the game has ended, the role to move, and
+   whether an illegal action ended it.
 
-   A game's step puts its state's bits back into the network's values, with the values
-   of the state program's atoms that the move program or a next reads (its interface,
-   saved at the game's last step), runs the move program, installs the next state (the
-   state program runs once) and writes its outputs. So a step costs what a step of a
-   playout costs, one state program and one move program, and N games need no more
-   than their packed bits and one set of the network's values.
+   Bit-sliced: the games go in groups of 64, and a group's states are held as one
+   64-bit word per fluent, bit k for its k-th game. A group is evaluated at once, every
+   atom's value a word: a rule is the AND of its literals' words, an atom the OR of its
+   rules', a cyclic group's least fixpoint found by a worklist of the atoms whose word
+   grew (each grows at most 64 times: linear work, however the cycle is ordered). So
+   64 games cost one pass over the rules, where one game alone costs a watched
+   evaluation (tune()); a group with few games to step (at most `solo`) steps them one
+   by one that way instead. A step of a group: the fluents' words and the interface's
+   (the state program's atoms that the move program or a next reads, saved at the
+   group's last evaluation) and the joint moves' bits; the move program; the next
+   state's words (games not stepped keep theirs); the state program; the outputs.
 
    Tables from Python say what the outputs mean, nothing of a game's text does: the
    action id of each move in its role's action table (-1: none), for each fluent the
    offsets of an observation row that hold 1 while it holds, and per goal entry the
    reward it gives (NaN: no number).
 
-   A call takes the network's lock for its whole length, and the batch's own arrays
-   are touched only under it: one call at a time per network, whatever threads share
-   it (a call from inside a call is refused, as for the network). Long loops release
-   the GIL; a signal handler's error is raised once the call is done, every game
-   stepped, so that a batch is never left half stepped. Memory: the `memory` member
-   (bytes of the batch's own arrays, linear in N) plus the output arrays. */
+   A call takes the network's lock for its whole length (the one-by-one steps use the
+   network's values), and the batch's own arrays are touched only under it: one call
+   at a time per network, whatever threads share it (a call from inside a call is
+   refused, as for the network). Long loops release the GIL; a signal handler's error
+   is raised once the call is done, every game stepped, so that a batch is never left
+   half stepped. Memory: the `memory` member (bytes of the batch's own arrays: linear
+   in N, plus the scratch of one group) and the output arrays. */
 
 enum { OUT_OBS, OUT_MASKS, OUT_REWARDS, OUT_TERMINATED, OUT_MOVER, OUT_ILLEGAL, N_OUT };
 
-/* What a state can break of the adapters' contract (the first of a call is reported). */
+/* What a state can break of the adapters' contract. The problem reported is the first
+   by game, then stage (a fluent without observation entry; a role's legal moves; its
+   goals), then detail (the fluent's or the role's index), whatever the order the games
+   were evaluated in. */
 enum { P_NONE, P_MISSING_GOAL, P_NO_GOAL, P_GOALS, P_NO_LEGAL, P_NO_ACTION, P_UNOBSERVED };
 static const char *problem_names[] = {
     "", "missing goal", "no goal", "goals", "no legal move", "move without action",
     "fluent without observation"
 };
+static const int problem_stage[] = {2, 2, 2, 2, 1, 1, 0};
 
 /* What a step does to one game. */
 enum { PLAN_NONE, PLAN_STEP, PLAN_RESET, PLAN_ILLEGAL, PLAN_LOAD };
+
+#define LANES 64
 
 typedef struct {
     PyObject_HEAD
     Network *net;
     uint64_t generation;   /* the network's when built: a rebuilt network is refused */
-    Py_ssize_t n;          /* games */
-    int32_t n_roles, n_actions, n_fluents, n_moves, n_iface;
-    Py_ssize_t obs_size, state_bytes, iface_bytes, legal_bytes, memory;
+    Py_ssize_t n, n_groups;    /* games, and groups of LANES games */
+    int32_t n_roles, n_actions, n_fluents, n_moves, n_iface, solo;
+    Py_ssize_t obs_size, state_bytes, legal_bytes, largest, memory;
     int32_t *iface;        /* the interface: state program atoms the move program reads */
     int32_t *move_action;  /* n_moves: its action id in its role's table, -1: none */
     int32_t *action_move;  /* n_roles * n_actions: the move of an action id, -1: none */
@@ -1506,18 +1518,24 @@ typedef struct {
     double *goal_return;   /* per goal entry, its reward (NaN: not a number) */
     double missing_return; /* the reward of a role without goal (NaN: a problem) */
     uint8_t *init;         /* the initial state, one byte per fluent */
-    uint8_t *states;       /* n * state_bytes: each game's fluents, packed */
-    uint8_t *ifaces;       /* n * iface_bytes: each game's interface values, packed */
+    uint64_t *init_words;  /* n_fluents: all ones where the initial state holds it */
+    uint64_t *fw;          /* n_groups * n_fluents: each group's fluents, a lane a game */
+    uint64_t *iw;          /* n_groups * n_iface: each group's interface values */
+    uint64_t *words;       /* n_atoms: scratch, every atom's word in one group */
+    uint64_t *next_words, *load_words;   /* n_fluents each: scratch */
+    int32_t *wqueue;       /* largest cyclic group + 1: scratch, its worklist */
+    uint8_t *queued;       /* n_atoms: scratch, in the worklist */
+    int32_t *lane_count, *lane_last, *goal_count, *goal_found;  /* LANES * roles: scratch */
     uint8_t *legals;       /* n * legal_bytes: each game's legal moves, packed */
     uint8_t *done;         /* n: the game has ended (terminal, or by an illegal action) */
     int32_t *only;         /* n * n_roles: a role's one legal move, -1: none or several */
-    uint8_t *plan;         /* n: scratch, what a step does to each game */
+    uint8_t *plan;         /* n: scratch, what a call does to each game */
     int32_t *culprit;      /* n: scratch, the role whose action was illegal */
     int32_t *joints;       /* n * n_roles: scratch, the joint moves of a step */
+    uint8_t *scratch, *next;   /* n_fluents + 1 each: a state, one byte per fluent */
+    uint8_t *iface_vals;   /* n_iface + 1: scratch */
     int32_t *mw_start, *mw_rules;  /* once the network watches: per atom, its watchers
                                       whose head the move program evaluates */
-    uint8_t *scratch, *next;   /* n_fluents + 1 each: a state, one byte per fluent */
-    uint8_t *iface_vals;   /* n_iface + 1: scratch, the interface's values */
     Py_buffer out[N_OUT];
     int obs_float, rewards_double;
     uint64_t rng;
@@ -1532,10 +1550,19 @@ static void
 note_problem(Batch *b, int kind, Py_ssize_t game, int32_t detail)
 {
     if (kind == P_MISSING_GOAL) {
-        if (!b->soft_kind) { b->soft_kind = kind; b->soft_game = game; b->soft_detail = detail; }
-    } else if (!b->hard_kind) {
-        b->hard_kind = kind; b->hard_game = game; b->hard_detail = detail;
+        if (!b->soft_kind || game < b->soft_game ||
+            (game == b->soft_game && detail < b->soft_detail)) {
+            b->soft_kind = kind; b->soft_game = game; b->soft_detail = detail;
+        }
+        return;
     }
+    if (b->hard_kind) {
+        int s = problem_stage[kind], t = problem_stage[b->hard_kind];
+        if (game > b->hard_game || (game == b->hard_game &&
+                                    (s > t || (s == t && detail >= b->hard_detail))))
+            return;
+    }
+    b->hard_kind = kind; b->hard_game = game; b->hard_detail = detail;
 }
 
 static inline int
@@ -1544,44 +1571,40 @@ bit(const uint8_t *bits, Py_ssize_t k)
     return (bits[k >> 3] >> (k & 7)) & 1;
 }
 
-/* n bytes, each 0 or 1, packed into n_bytes bytes (bit k: byte k, lowest bit first).
-   On a little-endian machine eight at a time, the eight 0/1 bytes gathered by one
-   multiplication (each partial product lands on a bit of its own, so none carries). */
+/* n bytes, each 0 or 1, packed into n_bytes bytes (bit k: byte k, lowest bit first). */
 static void
 pack(uint8_t *out, const uint8_t *bytes, Py_ssize_t n, Py_ssize_t n_bytes)
 {
-    Py_ssize_t k = 0;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    for (; k + 8 <= n; k += 8) {
-        uint64_t x;
-        memcpy(&x, bytes + k, 8);
-        out[k >> 3] = (uint8_t)(((x & 0x0101010101010101ULL) * 0x0102040810204080ULL) >> 56);
-    }
-#endif
-    for (; k + 8 <= n; k += 8) {
-        uint8_t byte = 0;
-        for (int j = 0; j < 8; j++) byte |= (uint8_t)((bytes[k + j] & 1) << j);
-        out[k >> 3] = byte;
-    }
-    if (k < n) {
-        uint8_t last = 0;
-        for (Py_ssize_t j = k; j < n; j++) last |= (uint8_t)((bytes[j] & 1) << (j - k));
-        out[k >> 3] = last;
-        k += 8;
-    }
-    for (Py_ssize_t j = k >> 3; j < n_bytes; j++) out[j] = 0;
+    memset(out, 0, (size_t)n_bytes);
+    for (Py_ssize_t k = 0; k < n; k++) out[k >> 3] |= (uint8_t)((bytes[k] & 1) << (k & 7));
 }
 
-/* spread[v]: the 8 bits of byte v as 8 bytes of 0 or 1 (filled when the module loads) */
-static uint8_t spread[256][8];
-
-/* bits (as pack makes them) into n bytes of 0 or 1, eight at a time */
+/* bits (as pack makes them) into n bytes of 0 or 1 */
 static void
 unpack(uint8_t *out, const uint8_t *bits, Py_ssize_t n)
 {
-    Py_ssize_t k = 0;
-    for (; k + 8 <= n; k += 8) memcpy(out + k, spread[bits[k >> 3]], 8);
-    for (; k < n; k++) out[k] = (uint8_t)bit(bits, k);
+    for (Py_ssize_t k = 0; k < n; k++) out[k] = (uint8_t)bit(bits, k);
+}
+
+/* Lane `lane` of n words as n bytes of 0 or 1, and back. */
+static void
+lane_get(const uint64_t *words, Py_ssize_t n, int lane, uint8_t *out)
+{
+    for (Py_ssize_t k = 0; k < n; k++) out[k] = (uint8_t)((words[k] >> lane) & 1);
+}
+
+static void
+lane_set(uint64_t *words, Py_ssize_t n, int lane, const uint8_t *bytes)
+{
+    const uint64_t one = (uint64_t)1 << lane;
+    for (Py_ssize_t k = 0; k < n; k++)
+        words[k] = (words[k] & ~one) | ((uint64_t)(bytes[k] & 1) << lane);
+}
+
+static inline int
+lowest_lane(uint64_t w)
+{
+    return __builtin_ctzll(w);
 }
 
 static inline void
@@ -1591,92 +1614,128 @@ put_reward(Batch *b, Py_ssize_t k, double x)
     else ((float *)b->out[OUT_REWARDS].buf)[k] = (float)x;
 }
 
-/* Game i's outputs and saved values, from the network's values of its (new) state. */
+/* Game i's reward for role r in a terminal state where `count` of its goal entries
+   hold (the last found one `found`). */
+static double
+terminal_reward(Batch *b, Py_ssize_t i, int32_t r, int32_t count, int32_t found)
+{
+    double x;
+    if (count == 1) {
+        x = b->goal_return[found];
+        if (isnan(x)) { note_problem(b, P_GOALS, i, r); x = 0.0; }
+    } else if (count == 0) {
+        x = b->missing_return;
+        if (isnan(x)) { note_problem(b, P_NO_GOAL, i, r); x = 0.0; }
+        else note_problem(b, P_MISSING_GOAL, i, r);
+    } else {
+        note_problem(b, P_GOALS, i, r);
+        x = 0.0;
+    }
+    return x;
+}
+
+/* Game i's mover, only moves and problems from its roles' legal move counts (and the
+   last move found). */
+static void
+finish_game(Batch *b, Py_ssize_t i, int terminal, const int32_t *count, const int32_t *last)
+{
+    const int32_t R = b->n_roles;
+    int32_t movers = 0, mover = 0;
+    for (int32_t r = 0; r < R; r++) {
+        b->only[i * R + r] = count[r] == 1 ? last[r] : -1;
+        if (terminal) continue;
+        if (count[r] == 0) note_problem(b, P_NO_LEGAL, i, r);
+        else if (count[r] > 1) { movers++; mover = r; }
+    }
+    ((int32_t *)b->out[OUT_MOVER].buf)[i] =
+        terminal ? -1 : movers == 0 ? 0 : movers == 1 ? mover : -1;
+    ((uint8_t *)b->out[OUT_TERMINATED].buf)[i] = (uint8_t)terminal;
+    ((uint8_t *)b->out[OUT_ILLEGAL].buf)[i] = 0;
+    b->done[i] = (uint8_t)terminal;
+}
+
+/* Game i's rows of the outputs and legal moves, cleared before they are written. */
+static void
+clear_game(Batch *b, Py_ssize_t i)
+{
+    const int32_t R = b->n_roles, A = b->n_actions;
+    size_t item = b->obs_float ? sizeof(float) : 1;
+    memset((uint8_t *)b->out[OUT_OBS].buf + (size_t)i * (size_t)b->obs_size * item, 0,
+           (size_t)b->obs_size * item);
+    memset((uint8_t *)b->out[OUT_MASKS].buf + i * (Py_ssize_t)R * A, 0, (size_t)R * (size_t)A);
+    memset(b->legals + i * b->legal_bytes, 0, (size_t)b->legal_bytes);
+}
+
+/* Fluent f holds in game i: 1 at its offsets of i's observation row. */
+static inline void
+observe(Batch *b, Py_ssize_t i, int32_t f)
+{
+    if (b->obs_start[f] == b->obs_start[f + 1]) note_problem(b, P_UNOBSERVED, i, f);
+    if (b->obs_float) {
+        float *row = (float *)b->out[OUT_OBS].buf + i * b->obs_size;
+        for (int32_t k = b->obs_start[f]; k < b->obs_start[f + 1]; k++) row[b->obs_at[k]] = 1.0f;
+    } else {
+        uint8_t *row = (uint8_t *)b->out[OUT_OBS].buf + i * b->obs_size;
+        for (int32_t k = b->obs_start[f]; k < b->obs_start[f + 1]; k++) row[b->obs_at[k]] = 1;
+    }
+}
+
+/* Move m (legal entry of role r) is legal in game i. */
+static inline void
+mark_legal(Batch *b, Py_ssize_t i, int32_t r, int32_t m)
+{
+    uint8_t *bits = b->legals + i * b->legal_bytes;
+    bits[m >> 3] |= (uint8_t)(1u << (m & 7));
+    int32_t a = b->move_action[m];
+    if (a < 0) note_problem(b, P_NO_ACTION, i, r);
+    else ((uint8_t *)b->out[OUT_MASKS].buf)[(i * b->n_roles + r) * (Py_ssize_t)b->n_actions + a] = 1;
+}
+
+/* ---- one game at a time, in the network's values (watched evaluation) ------------- */
+
+/* Game i's outputs and interface values, from the network's values of its state. */
 static void
 emit(Batch *b, Py_ssize_t i)
 {
     Network *net = b->net;
     const uint8_t *val = net->val;
-    const int32_t R = b->n_roles, A = b->n_actions;
+    const int32_t R = b->n_roles;
     int terminal = val[net->terminal] != 0;
-    /* the observation: each fluent that holds writes 1 at its offsets */
-    if (b->obs_float) {
-        float *row = (float *)b->out[OUT_OBS].buf + i * b->obs_size;
-        memset(row, 0, sizeof(float) * (size_t)b->obs_size);
-        for (int32_t f = 0; f < b->n_fluents; f++) {
-            if (!val[f]) continue;
-            if (b->obs_start[f] == b->obs_start[f + 1]) note_problem(b, P_UNOBSERVED, i, f);
-            for (int32_t k = b->obs_start[f]; k < b->obs_start[f + 1]; k++)
-                row[b->obs_at[k]] = 1.0f;
-        }
-    } else {
-        uint8_t *row = (uint8_t *)b->out[OUT_OBS].buf + i * b->obs_size;
-        memset(row, 0, (size_t)b->obs_size);
-        for (int32_t f = 0; f < b->n_fluents; f++) {
-            if (!val[f]) continue;
-            if (b->obs_start[f] == b->obs_start[f + 1]) note_problem(b, P_UNOBSERVED, i, f);
-            for (int32_t k = b->obs_start[f]; k < b->obs_start[f + 1]; k++) row[b->obs_at[k]] = 1;
-        }
-    }
-    /* legal moves: the masks, the packed set, each role's only move, the mover */
-    uint8_t *mask = (uint8_t *)b->out[OUT_MASKS].buf + i * (Py_ssize_t)R * A;
-    memset(mask, 0, (size_t)R * (size_t)A);
-    uint8_t *bits = b->legals + i * b->legal_bytes;
-    memset(bits, 0, (size_t)b->legal_bytes);
-    int32_t *only = b->only + i * R;
-    int32_t movers = 0, mover = 0;
+    int32_t *count = b->lane_count, *last = b->lane_last;   /* lane 0's rows: scratch */
+    clear_game(b, i);
+    for (int32_t f = 0; f < b->n_fluents; f++) if (val[f]) observe(b, i, f);
     for (int32_t r = 0; r < R; r++) {
-        only[r] = -1;
+        count[r] = 0; last[r] = -1;
         if (terminal) continue;
-        int32_t count = 0, last = -1;
         for (int32_t j = net->legal_start[r]; j < net->legal_start[r + 1]; j++) {
             if (!val[net->legal_atom[j]]) continue;
-            int32_t m = net->legal_move[j], a = b->move_action[m];
-            bits[m >> 3] |= (uint8_t)(1u << (m & 7));
-            count++;
-            last = m;
-            if (a < 0) note_problem(b, P_NO_ACTION, i, r);
-            else mask[(Py_ssize_t)r * A + a] = 1;
+            mark_legal(b, i, r, net->legal_move[j]);
+            count[r]++;
+            last[r] = net->legal_move[j];
         }
-        if (count == 0) note_problem(b, P_NO_LEGAL, i, r);
-        else if (count == 1) only[r] = last;
-        else { movers++; mover = r; }
     }
-    ((int32_t *)b->out[OUT_MOVER].buf)[i] = terminal ? -1 : movers == 0 ? 0 : movers == 1 ? mover : -1;
-    /* rewards: each role's goal at the end, 0 before */
+    finish_game(b, i, terminal, count, last);
     for (int32_t r = 0; r < R; r++) {
         double x = 0.0;
         if (terminal) {
-            int32_t found = -1, count = 0;
+            int32_t found = -1, k = 0;
             for (int32_t j = net->goal_start[r]; j < net->goal_start[r + 1]; j++)
-                if (val[net->goal_atom[j]]) { found = j; count++; }
-            if (count == 1) {
-                x = b->goal_return[found];
-                if (isnan(x)) { note_problem(b, P_GOALS, i, r); x = 0.0; }
-            } else if (count == 0) {
-                x = b->missing_return;
-                if (isnan(x)) { note_problem(b, P_NO_GOAL, i, r); x = 0.0; }
-                else note_problem(b, P_MISSING_GOAL, i, r);
-            } else {
-                note_problem(b, P_GOALS, i, r);
-            }
+                if (val[net->goal_atom[j]]) { found = j; k++; }
+            x = terminal_reward(b, i, r, k, found);
         }
         put_reward(b, i * R + r, x);
     }
-    ((uint8_t *)b->out[OUT_TERMINATED].buf)[i] = (uint8_t)terminal;
-    ((uint8_t *)b->out[OUT_ILLEGAL].buf)[i] = 0;
-    b->done[i] = (uint8_t)terminal;
     for (int32_t k = 0; k < b->n_iface; k++) b->iface_vals[k] = val[b->iface[k]];
-    pack(b->ifaces + i * b->iface_bytes, b->iface_vals, b->n_iface, b->iface_bytes);
+    lane_set(b->iw + (i / LANES) * b->n_iface, b->n_iface, (int)(i % LANES), b->iface_vals);
 }
 
 /* Game i in `state` (one byte per fluent): installed, its outputs written. */
 static void
-load_game(Batch *b, Py_ssize_t i, const uint8_t *state)
+solo_load(Batch *b, Py_ssize_t i, const uint8_t *state)
 {
     install(b->net, state);
     emit(b, i);
-    pack(b->states + i * b->state_bytes, state, b->n_fluents, b->state_bytes);
+    lane_set(b->fw + (i / LANES) * b->n_fluents, b->n_fluents, (int)(i % LANES), state);
 }
 
 /* Atom a (a fluent or of the interface: not moving) is true: its watchers that the
@@ -1694,17 +1753,19 @@ push_moving(Batch *b, int32_t a)
     }
 }
 
-/* The network's values as they were after game i's last step, as far as the move
-   program reads them: the fluents and the interface (the watched evaluation's state
-   candidates too). The rest of the state program's atoms are stale: has_current is
-   cleared, so that the next install evaluates them. */
+/* The network's values as they were after game i's last evaluation, as far as the
+   move program reads them: the fluents and the interface (the watched evaluation's
+   state candidates too). The rest of the state program's atoms are stale: has_current
+   is cleared, so that the next install evaluates them. */
 static void
 restore(Batch *b, Py_ssize_t i)
 {
     Network *net = b->net;
     uint8_t *val = net->val;
-    unpack(val, b->states + i * b->state_bytes, b->n_fluents);
-    unpack(b->iface_vals, b->ifaces + i * b->iface_bytes, b->n_iface);
+    Py_ssize_t g = i / LANES;
+    int lane = (int)(i % LANES);
+    lane_get(b->fw + g * b->n_fluents, b->n_fluents, lane, val);
+    lane_get(b->iw + g * b->n_iface, b->n_iface, lane, b->iface_vals);
     for (int32_t k = 0; k < b->n_iface; k++) val[b->iface[k]] = b->iface_vals[k];
     net->has_current = 0;
     if (net->watched) {
@@ -1715,23 +1776,11 @@ restore(Batch *b, Py_ssize_t i)
     }
 }
 
-static void
-step_game(Batch *b, Py_ssize_t i)
-{
-    Network *net = b->net;
-    restore(b, i);
-    memcpy(net->joint, b->joints + i * b->n_roles, sizeof(int32_t) * (size_t)b->n_roles);
-    successor(net, b->next);
-    load_game(b, i, b->next);
-}
-
-/* Game i ends by role r's illegal action: its state stays (outputs written again),
-   reward -1 for r, 0 for the others. */
+/* Game i ends by role r's illegal action (its state stays, its outputs written): reward
+   -1 for r, 0 for the others. */
 static void
 end_game(Batch *b, Py_ssize_t i, int32_t r)
 {
-    unpack(b->scratch, b->states + i * b->state_bytes, b->n_fluents);
-    load_game(b, i, b->scratch);
     for (int32_t q = 0; q < b->n_roles; q++) put_reward(b, i * b->n_roles + q, q == r ? -1.0 : 0.0);
     ((uint8_t *)b->out[OUT_TERMINATED].buf)[i] = 1;
     ((uint8_t *)b->out[OUT_ILLEGAL].buf)[i] = 1;
@@ -1739,34 +1788,244 @@ end_game(Batch *b, Py_ssize_t i, int32_t r)
     b->done[i] = 1;
 }
 
-/* Each game's plan in b->plan, run with the GIL released after its first milliseconds.
-   Returns 0, or -1 with a signal handler's error set (every game has still run). */
+/* Game i's plan, one game at a time (`states`: set_states' packed states). */
+static void
+solo_game(Batch *b, Py_ssize_t i, const uint8_t *states)
+{
+    Network *net = b->net;
+    switch (b->plan[i]) {
+    case PLAN_STEP:
+        restore(b, i);
+        memcpy(net->joint, b->joints + i * b->n_roles, sizeof(int32_t) * (size_t)b->n_roles);
+        successor(net, b->next);
+        solo_load(b, i, b->next);
+        break;
+    case PLAN_RESET:
+        solo_load(b, i, b->init);
+        break;
+    case PLAN_ILLEGAL:
+        lane_get(b->fw + (i / LANES) * b->n_fluents, b->n_fluents, (int)(i % LANES), b->scratch);
+        solo_load(b, i, b->scratch);
+        end_game(b, i, b->culprit[i]);
+        break;
+    case PLAN_LOAD:
+        unpack(b->scratch, states + i * b->state_bytes, b->n_fluents);
+        solo_load(b, i, b->scratch);
+        break;
+    default:
+        break;
+    }
+}
+
+/* ---- 64 games at a time, bit-sliced ------------------------------------------------ */
+
+static inline uint64_t
+rule_word(const Network *net, const uint64_t *W, int32_t r)
+{
+    uint64_t w = ~(uint64_t)0;
+    for (int32_t i = net->lit_start[r]; i < net->lit_start[r + 1] && w; i++) {
+        int32_t lit = net->lits[i];
+        w &= W[lit >> 1] ^ ((uint64_t)0 - (uint64_t)(lit & 1));
+    }
+    return w;
+}
+
+static inline uint64_t
+atom_word(const Network *net, const uint64_t *W, int32_t a)
+{
+    uint64_t v = 0;
+    for (int32_t r = net->rule_start[a]; r < net->rule_start[a + 1] && ~v; r++)
+        v |= rule_word(net, W, r);
+    return v;
+}
+
+/* The least fixpoint of a cyclic group of k atoms in every lane: from all-false, each
+   atom's word once, then the rules reading an atom whose word grew (its group's rules
+   read its atoms only positively, so words only grow: an atom is queued at most 65
+   times, the work is linear in the group's rules). */
+static void
+group_words(Batch *b, uint64_t *W, const int32_t *group, Py_ssize_t k)
+{
+    const Network *net = b->net;
+    Py_ssize_t cap = b->largest + 1, head = 0, tail = 0;
+    for (Py_ssize_t j = 0; j < k; j++) W[group[j]] = 0;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        int32_t a = group[j];
+        uint64_t v = atom_word(net, W, a);
+        if (v) {
+            W[a] = v;
+            b->queued[a] = 1;
+            b->wqueue[tail] = a;
+            tail = (tail + 1) % cap;
+        }
+    }
+    while (head != tail) {
+        int32_t a = b->wqueue[head];
+        head = (head + 1) % cap;
+        b->queued[a] = 0;
+        for (int32_t i = net->occ_start[a]; i < net->occ_start[a + 1]; i++) {
+            int32_t r = net->occ_rules[i], h = net->rule_head[r];
+            uint64_t grown = W[h] | rule_word(net, W, r);
+            if (grown == W[h]) continue;
+            W[h] = grown;
+            if (!b->queued[h]) {
+                b->queued[h] = 1;
+                b->wqueue[tail] = h;
+                tail = (tail + 1) % cap;
+            }
+        }
+    }
+}
+
+static void
+run_words(Batch *b, uint64_t *W, const int32_t *prog, Py_ssize_t n)
+{
+    Py_ssize_t i = 0;
+    while (i < n) {
+        int32_t x = prog[i];
+        if (x >= 0) {
+            W[x] = atom_word(b->net, W, x);
+            i++;
+            continue;
+        }
+        Py_ssize_t k = -(Py_ssize_t)x;
+        group_words(b, W, prog + i + 1, k);
+        i += 1 + k;
+    }
+}
+
+/* The outputs of the games of group g in `lanes`, from the words of their states. */
+static void
+emit_words(Batch *b, Py_ssize_t g, uint64_t lanes)
+{
+    const Network *net = b->net;
+    const uint64_t *W = b->words;
+    const int32_t R = b->n_roles;
+    const Py_ssize_t base = g * LANES;
+    uint64_t term = W[net->terminal] & lanes;
+    for (uint64_t w = lanes; w; w &= w - 1) {
+        int lane = lowest_lane(w);
+        clear_game(b, base + lane);
+        for (int32_t r = 0; r < R; r++) {
+            b->lane_count[lane * R + r] = b->goal_count[lane * R + r] = 0;
+            b->lane_last[lane * R + r] = b->goal_found[lane * R + r] = -1;
+        }
+    }
+    for (int32_t f = 0; f < b->n_fluents; f++)
+        for (uint64_t w = W[f] & lanes; w; w &= w - 1) observe(b, base + lowest_lane(w), f);
+    uint64_t moving = lanes & ~term;
+    for (int32_t r = 0; r < R; r++)
+        for (int32_t j = net->legal_start[r]; j < net->legal_start[r + 1]; j++) {
+            int32_t m = net->legal_move[j];
+            for (uint64_t w = W[net->legal_atom[j]] & moving; w; w &= w - 1) {
+                int lane = lowest_lane(w);
+                mark_legal(b, base + lane, r, m);
+                b->lane_count[lane * R + r]++;
+                b->lane_last[lane * R + r] = m;
+            }
+        }
+    if (term)
+        for (int32_t r = 0; r < R; r++)
+            for (int32_t j = net->goal_start[r]; j < net->goal_start[r + 1]; j++)
+                for (uint64_t w = W[net->goal_atom[j]] & term; w; w &= w - 1) {
+                    int lane = lowest_lane(w);
+                    b->goal_count[lane * R + r]++;
+                    b->goal_found[lane * R + r] = j;
+                }
+    for (uint64_t w = lanes; w; w &= w - 1) {
+        int lane = lowest_lane(w);
+        Py_ssize_t i = base + lane;
+        int terminal = (int)((term >> lane) & 1);
+        finish_game(b, i, terminal, b->lane_count + lane * R, b->lane_last + lane * R);
+        for (int32_t r = 0; r < R; r++)
+            put_reward(b, i * R + r, terminal ? terminal_reward(b, i, r,
+                       b->goal_count[lane * R + r], b->goal_found[lane * R + r]) : 0.0);
+    }
+}
+
+/* Group g's plans (`states`: set_states' packed states): bit-sliced, or one game at a
+   time when at most `solo` of its games change. */
+static void
+run_group(Batch *b, Py_ssize_t g, const uint8_t *states)
+{
+    Network *net = b->net;
+    const Py_ssize_t base = g * LANES;
+    const int lanes = (int)(b->n - base < LANES ? b->n - base : LANES);
+    const int32_t R = b->n_roles, nf = b->n_fluents;
+    uint64_t step = 0, reset = 0, ended = 0, load = 0;
+    for (int lane = 0; lane < lanes; lane++) {
+        uint64_t one = (uint64_t)1 << lane;
+        switch (b->plan[base + lane]) {
+        case PLAN_STEP: step |= one; break;
+        case PLAN_RESET: reset |= one; break;
+        case PLAN_ILLEGAL: ended |= one; break;
+        case PLAN_LOAD: load |= one; break;
+        default: break;
+        }
+    }
+    uint64_t touched = step | reset | ended | load;
+    if (!touched) return;
+    if (__builtin_popcountll(touched) <= b->solo) {
+        for (uint64_t w = touched; w; w &= w - 1) solo_game(b, base + lowest_lane(w), states);
+        return;
+    }
+    uint64_t *F = b->fw + g * nf, *I = b->iw + g * b->n_iface, *W = b->words;
+    if (load) {
+        memset(b->load_words, 0, sizeof(uint64_t) * (size_t)nf);
+        for (uint64_t w = load; w; w &= w - 1) {
+            int lane = lowest_lane(w);
+            unpack(b->scratch, states + (base + lane) * b->state_bytes, nf);
+            for (int32_t f = 0; f < nf; f++)
+                b->load_words[f] |= (uint64_t)b->scratch[f] << lane;
+        }
+    }
+    if (step) {
+        memcpy(W, F, sizeof(uint64_t) * (size_t)nf);
+        for (int32_t k = 0; k < b->n_iface; k++) W[b->iface[k]] = I[k];
+        memset(W + nf, 0, sizeof(uint64_t) * (size_t)b->n_moves);
+        for (uint64_t w = step; w; w &= w - 1) {
+            int lane = lowest_lane(w);
+            const int32_t *joint = b->joints + (base + lane) * R;
+            for (int32_t r = 0; r < R; r++) W[nf + joint[r]] |= (uint64_t)1 << lane;
+        }
+        run_words(b, W, net->move_prog, net->n_move_prog);
+        memset(b->next_words, 0, sizeof(uint64_t) * (size_t)nf);
+        for (Py_ssize_t e = 0; e < net->n_next; e++)
+            b->next_words[net->next_fluent[e]] |= W[net->next_atom[e]];
+    }
+    uint64_t keep = ~(step | reset | load);
+    for (int32_t f = 0; f < nf; f++)
+        F[f] = (F[f] & keep) | (b->next_words[f] & step) | (b->init_words[f] & reset) |
+               (b->load_words[f] & load);
+    memcpy(W, F, sizeof(uint64_t) * (size_t)nf);
+    run_words(b, W, net->state_prog, net->n_state_prog);
+    for (int32_t k = 0; k < b->n_iface; k++) I[k] = W[b->iface[k]];
+    emit_words(b, g, touched);
+    for (uint64_t w = ended; w; w &= w - 1) {
+        Py_ssize_t i = base + lowest_lane(w);
+        end_game(b, i, b->culprit[i]);
+    }
+}
+
+/* Every game's plan in b->plan, group by group, with the GIL released after the first
+   milliseconds. Returns 0, or -1 with a signal handler's error set (every game has
+   still run). */
 static int
 run_plans(Batch *b, const uint8_t *states)
 {
     Pace pace;
     pace_start(&pace, 0);
     b->hard_kind = b->soft_kind = P_NONE;
-    for (Py_ssize_t i = 0; i < b->n; i++) {
-        switch (b->plan[i]) {
-        case PLAN_STEP: step_game(b, i); break;
-        case PLAN_RESET: load_game(b, i, b->init); break;
-        case PLAN_ILLEGAL: end_game(b, i, b->culprit[i]); break;
-        case PLAN_LOAD:   /* set_states: game i's given bits */
-            unpack(b->scratch, states + i * b->state_bytes, b->n_fluents);
-            load_game(b, i, b->scratch);
-            break;
-        default: break;
-        }
-        if (!pace.stop) pace_step(&pace);
+    for (Py_ssize_t g = 0; g < b->n_groups; g++) {
+        run_group(b, g, states);
+        if (!pace.stop) pace_check(&pace);
     }
     pace_end(&pace);
     return pace.stop == 1 ? -1 : 0;
 }
 
-/* None, or (kind, game, detail) of the first problem of the call: a role's (detail:
-   its index) or a fluent's (its index) breach of the adapters' contract first, else
-   a role without goal given the missing-goal reward. */
+/* None, or (kind, game, detail) of the first problem of the call: a breach of the
+   adapters' contract first, else a role without goal given the missing-goal reward. */
 static PyObject *
 problem_result(Batch *b)
 {
@@ -1776,9 +2035,6 @@ problem_result(Batch *b)
         return Py_BuildValue("(sni)", problem_names[b->soft_kind], b->soft_game, b->soft_detail);
     Py_RETURN_NONE;
 }
-
-/* ---- a batch's arguments ---------------------------------------------------------- */
-
 static int
 format_is(const Py_buffer *v, const char *codes, Py_ssize_t itemsize)
 {
@@ -1914,19 +2170,6 @@ batch_enter(Batch *b)
 
 /* ---- building a batch ------------------------------------------------------------- */
 
-static void
-Batch_dealloc(Batch *b)
-{
-    void *arrays[] = {b->iface, b->move_action, b->action_move, b->obs_start, b->obs_at,
-                      b->goal_return, b->init, b->states, b->ifaces, b->legals, b->done,
-                      b->only, b->plan, b->culprit, b->joints, b->scratch, b->next,
-                      b->mw_start, b->mw_rules, b->iface_vals};
-    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) PyMem_Free(arrays[k]);
-    for (int k = 0; k < N_OUT; k++) if (b->out[k].obj) PyBuffer_Release(&b->out[k]);
-    Py_XDECREF(b->net);
-    Py_TYPE(b)->tp_free((PyObject *)b);
-}
-
 /* The interface of the network: the state program's atoms that a rule of the move
    program reads, or that a next reads. */
 static int
@@ -1968,6 +2211,36 @@ batch_alloc(Batch *b, Py_ssize_t n, Py_ssize_t size)
     void *p = alloc_array(bytes, 1);
     if (p) b->memory += bytes > 0 ? bytes : 1;
     return p;
+}
+
+
+static void
+Batch_dealloc(Batch *b)
+{
+    void *arrays[] = {b->iface, b->move_action, b->action_move, b->obs_start, b->obs_at,
+                      b->goal_return, b->init, b->init_words, b->fw, b->iw, b->words,
+                      b->next_words, b->load_words, b->wqueue, b->queued, b->lane_count,
+                      b->lane_last, b->goal_count, b->goal_found, b->legals, b->done,
+                      b->only, b->plan, b->culprit, b->joints, b->scratch, b->next,
+                      b->iface_vals, b->mw_start, b->mw_rules};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) PyMem_Free(arrays[k]);
+    for (int k = 0; k < N_OUT; k++) if (b->out[k].obj) PyBuffer_Release(&b->out[k]);
+    Py_XDECREF(b->net);
+    Py_TYPE(b)->tp_free((PyObject *)b);
+}
+
+/* The size of the largest cyclic group of a program (its -k markers). */
+static Py_ssize_t
+largest_group(const int32_t *prog, Py_ssize_t n)
+{
+    Py_ssize_t largest = 0, i = 0;
+    while (i < n) {
+        if (prog[i] >= 0) { i++; continue; }
+        Py_ssize_t k = -(Py_ssize_t)prog[i];
+        if (k > largest) largest = k;
+        i += 1 + k;
+    }
+    return largest;
 }
 
 /* The part of building done under the network's lock: sizes checked against the
@@ -2038,31 +2311,52 @@ batch_build_locked(Batch *b, PyObject *init, Py_ssize_t n_ma, Py_ssize_t n_os,
         }
     if (find_interface(b) < 0) return -1;
     b->memory += (Py_ssize_t)b->n_iface * 4;
+    b->n_groups = (b->n + LANES - 1) / LANES;
     b->state_bytes = ((Py_ssize_t)b->n_fluents + 7) / 8;
-    b->iface_bytes = ((Py_ssize_t)b->n_iface + 7) / 8;
     b->legal_bytes = ((Py_ssize_t)b->n_moves + 7) / 8;
-    b->init = batch_alloc(b, (Py_ssize_t)b->n_fluents + 1, 1);
-    b->scratch = batch_alloc(b, (Py_ssize_t)b->n_fluents + 1, 1);
-    b->next = batch_alloc(b, (Py_ssize_t)b->n_fluents + 1, 1);
+    b->largest = largest_group(net->state_prog, net->n_state_prog);
+    Py_ssize_t in_move = largest_group(net->move_prog, net->n_move_prog);
+    if (in_move > b->largest) b->largest = in_move;
+    const Py_ssize_t nf1 = (Py_ssize_t)b->n_fluents + 1, lanes_roles = (Py_ssize_t)LANES * R;
+    b->init = batch_alloc(b, nf1, 1);
+    b->scratch = batch_alloc(b, nf1, 1);
+    b->next = batch_alloc(b, nf1, 1);
     b->iface_vals = batch_alloc(b, (Py_ssize_t)b->n_iface + 1, 1);
-    b->states = batch_alloc(b, b->n, b->state_bytes);
-    b->ifaces = batch_alloc(b, b->n, b->iface_bytes);
+    b->init_words = batch_alloc(b, nf1, sizeof(uint64_t));
+    b->next_words = batch_alloc(b, nf1, sizeof(uint64_t));
+    b->load_words = batch_alloc(b, nf1, sizeof(uint64_t));
+    b->words = batch_alloc(b, net->n_atoms, sizeof(uint64_t));
+    b->queued = batch_alloc(b, net->n_atoms, 1);
+    b->wqueue = batch_alloc(b, b->largest + 1, sizeof(int32_t));
+    b->lane_count = batch_alloc(b, lanes_roles, sizeof(int32_t));
+    b->lane_last = batch_alloc(b, lanes_roles, sizeof(int32_t));
+    b->goal_count = batch_alloc(b, lanes_roles, sizeof(int32_t));
+    b->goal_found = batch_alloc(b, lanes_roles, sizeof(int32_t));
+    b->fw = batch_alloc(b, checked_mul(b->n_groups, nf1), sizeof(uint64_t));
+    b->iw = batch_alloc(b, checked_mul(b->n_groups, (Py_ssize_t)b->n_iface + 1),
+                        sizeof(uint64_t));
     b->legals = batch_alloc(b, b->n, b->legal_bytes);
     b->done = batch_alloc(b, b->n, 1);
     b->plan = batch_alloc(b, b->n, 1);
     b->culprit = batch_alloc(b, b->n, sizeof(int32_t));
     b->only = batch_alloc(b, roles, sizeof(int32_t));
     b->joints = batch_alloc(b, roles, sizeof(int32_t));
-    if (!b->init || !b->scratch || !b->next || !b->iface_vals || !b->states || !b->ifaces || !b->legals ||
-        !b->done || !b->plan || !b->culprit || !b->only || !b->joints)
+    if (!b->init || !b->scratch || !b->next || !b->iface_vals || !b->init_words ||
+        !b->next_words || !b->load_words || !b->words || !b->queued || !b->wqueue ||
+        !b->lane_count || !b->lane_last || !b->goal_count || !b->goal_found || !b->fw ||
+        !b->iw || !b->legals || !b->done || !b->plan || !b->culprit || !b->only ||
+        !b->joints)
         return -1;
     memcpy(b->init, PyBytes_AS_STRING(init), (size_t)b->n_fluents);
-    for (int32_t f = 0; f < b->n_fluents; f++) b->init[f] = b->init[f] != 0;
+    for (int32_t f = 0; f < b->n_fluents; f++) {
+        b->init[f] = b->init[f] != 0;
+        b->init_words[f] = b->init[f] ? ~(uint64_t)0 : 0;
+    }
     b->rng = 0x9E3779B97F4A7C15ULL;
+    b->solo = 4;
     memset(b->plan, PLAN_RESET, (size_t)b->n);
     return run_plans(b, NULL);
 }
-
 /* Batch(network, n, init, move_action, n_actions, obs_start, obs_at, obs_size,
          goal_returns, missing_return, observations, masks, rewards, terminated, mover,
          illegal): see the section's comment. The output buffers are held for the
@@ -2341,7 +2635,8 @@ Batch_state(Batch *b, PyObject *arg)
     PyObject *out = PyBytes_FromStringAndSize(NULL, b->n_fluents);  /* before the lock */
     if (!out) return NULL;
     if (batch_enter(b) < 0) { Py_DECREF(out); return NULL; }
-    unpack((uint8_t *)PyBytes_AS_STRING(out), b->states + i * b->state_bytes, b->n_fluents);
+    lane_get(b->fw + (i / LANES) * b->n_fluents, b->n_fluents, (int)(i % LANES),
+             (uint8_t *)PyBytes_AS_STRING(out));
     leave(b->net);
     return out;
 }
@@ -2356,7 +2651,12 @@ Batch_get_states(Batch *b, PyObject *Py_UNUSED(ignored))
     PyObject *out = PyBytes_FromStringAndSize(NULL, size);   /* before the lock */
     if (!out) return NULL;
     if (batch_enter(b) < 0) { Py_DECREF(out); return NULL; }
-    memcpy(PyBytes_AS_STRING(out), b->states, (size_t)size);
+    uint8_t *bytes = (uint8_t *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < b->n; i++) {
+        lane_get(b->fw + (i / LANES) * b->n_fluents, b->n_fluents, (int)(i % LANES),
+                 b->scratch);
+        pack(bytes + i * b->state_bytes, b->scratch, b->n_fluents, b->state_bytes);
+    }
     leave(b->net);
     return out;
 }
@@ -2396,7 +2696,7 @@ static PyMethodDef Batch_methods[] = {
     {"reset", (PyCFunction)(void (*)(void))Batch_reset, METH_VARARGS | METH_KEYWORDS,
      "reset(active=None) -> None | (problem, game, detail)"},
     {"step", (PyCFunction)(void (*)(void))Batch_step, METH_VARARGS | METH_KEYWORDS,
-     "step(actions, active=None, autoreset=True, end_illegal=False) -> None | "
+     "step(actions, active=None, autoreset=True, end_illegal=False, strict=-1) -> None | "
      "(problem, game, detail)"},
     {"sample", (PyCFunction)(void (*)(void))Batch_sample, METH_VARARGS | METH_KEYWORDS,
      "sample(out, active=None): random legal action ids, by the batch's generator"},
@@ -2419,6 +2719,9 @@ static PyMemberDef Batch_members[] = {
      "atoms of the state program the move program reads (saved per game)"},
     {"memory", T_PYSSIZET, offsetof(Batch, memory), READONLY,
      "bytes of the batch's own arrays (the output buffers are the caller's)"},
+    {"solo", T_INT, offsetof(Batch, solo), 0,
+     "a group of 64 games with at most this many to change steps them one by one "
+     "(watched evaluation) rather than bit-sliced (default 4; 0: never, 64: always)"},
     {NULL, 0, 0, 0, NULL}
 };
 
@@ -2428,8 +2731,8 @@ static PyTypeObject BatchType = {
     .tp_basicsize = sizeof(Batch),
     .tp_dealloc = (destructor)Batch_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "N games of one network stepped together, outputs written to arrays "
-              "(see compiled/_network.c).",
+    .tp_doc = "N games of one network stepped together, bit-sliced, outputs written to "
+              "arrays (see compiled/_network.c).",
     .tp_methods = Batch_methods,
     .tp_members = Batch_members,
     .tp_new = Batch_new,
@@ -2445,8 +2748,6 @@ PyMODINIT_FUNC
 PyInit__network(void)
 {
     if (PyType_Ready(&NetworkType) < 0 || PyType_Ready(&BatchType) < 0) return NULL;
-    for (int v = 0; v < 256; v++)
-        for (int j = 0; j < 8; j++) spread[v][j] = (uint8_t)((v >> j) & 1);
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     Py_INCREF(&NetworkType);

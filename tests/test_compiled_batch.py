@@ -15,6 +15,7 @@ outputs written into numpy arrays.
 
 from __future__ import annotations
 
+import random
 import textwrap
 import warnings
 from collections.abc import Iterator
@@ -24,6 +25,7 @@ import pytest
 from adapters_support import repository_game
 from adapters_support import require_module
 from hypothesis import HealthCheck
+from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -49,14 +51,16 @@ _LOADED: dict[tuple[str, str], object] = {}
 
 
 def loaded(name: str, engine: str):
-    """The game ``name`` as a ``GdlGame`` on ``engine``, loaded once per module."""
+    """The game ``name`` (of the corpus, or a path) as a ``GdlGame`` on ``engine``
+    ("compiled-ref": a second compiled one), loaded once per module."""
     key = (name, engine)
     if key not in _LOADED:
         from gdl2pl.adapters import GdlGame
 
+        path = Path(name) if name.endswith(".kif") else repository_game(name)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # undeclared fluents, missing goals
-            _LOADED[key] = GdlGame(repository_game(name), engine=engine)
+            _LOADED[key] = GdlGame(path, engine=engine.removesuffix("-ref"))
     return _LOADED[key]
 
 
@@ -95,12 +99,12 @@ def check_equal(np, batch, ref, states) -> None:
 
 
 def play_alongside(np, name: str, engine: str, n: int, steps: int, seed: int,
-                   form: str, use_masks: bool) -> None:
+                   form: str, use_masks: bool, solo: int) -> None:
     from gdl2pl.adapters.batch import GdlBatch
 
     game = loaded(name, "compiled")
     ref = loaded(name, engine) if engine != "compiled" else loaded(name, "compiled-ref")
-    batch = GdlBatch(game, n, observation=form, seed=seed)
+    batch = GdlBatch(game, n, observation=form, seed=seed, solo=solo)
     rng = np.random.default_rng(seed)
     states = [ref.initial_state] * n
     check_equal(np, batch, ref, states)
@@ -133,43 +137,71 @@ def play_alongside(np, name: str, engine: str, n: int, steps: int, seed: int,
         check_equal(np, batch, ref, states)
 
 
-def _load_reference(name: str, engine: str) -> None:
-    if engine == "compiled":
-        from gdl2pl.adapters import GdlGame
-
-        key = (name, "compiled-ref")
-        if key not in _LOADED:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                _LOADED[key] = GdlGame(repository_game(name), engine="compiled")
-
-
 CASES = [(name, "compiled") for name in QUICK] + [(name, "prolog") for name in ON_THE_REASONER]
 
 
 @pytest.mark.parametrize(("name", "engine"), CASES)
 @settings(max_examples=6, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(n=st.integers(1, 6), steps=st.integers(1, 50), seed=st.integers(0, 2**32 - 1),
-       form=st.sampled_from(["planes", "flat"]), use_masks=st.booleans())
+@given(n=st.integers(1, 70), steps=st.integers(1, 50), seed=st.integers(0, 2**32 - 1),
+       form=st.sampled_from(["planes", "flat"]), use_masks=st.booleans(),
+       solo=st.sampled_from([0, 3, 64]))
+@example(n=70, steps=30, seed=1, form="planes", use_masks=True, solo=0)
+@example(n=70, steps=30, seed=1, form="flat", use_masks=True, solo=64)
 def test_the_batch_equals_games_played_one_state_at_a_time(
-    np, name: str, engine: str, n: int, steps: int, seed: int, form: str, use_masks: bool
+    np, name: str, engine: str, n: int, steps: int, seed: int, form: str, use_masks: bool,
+    solo: int,
 ) -> None:
-    _load_reference(name, engine)
-    play_alongside(np, name, engine, n, steps, seed, form, use_masks)
+    """``solo`` 0: every group bit-sliced; 64: every game one by one; 3: as it falls."""
+    play_alongside(np, name, engine, n, steps, seed, form, use_masks, solo)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", SLOW)
 @settings(max_examples=3, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(n=st.integers(1, 4), steps=st.integers(1, 80), seed=st.integers(0, 2**32 - 1),
-       form=st.sampled_from(["planes", "flat"]), use_masks=st.booleans())
+@given(n=st.integers(1, 70), steps=st.integers(1, 80), seed=st.integers(0, 2**32 - 1),
+       form=st.sampled_from(["planes", "flat"]), use_masks=st.booleans(),
+       solo=st.sampled_from([0, 3, 64]))
 def test_the_batch_equals_games_played_one_state_at_a_time_on_bigger_games(
-    np, name: str, n: int, steps: int, seed: int, form: str, use_masks: bool
+    np, name: str, n: int, steps: int, seed: int, form: str, use_masks: bool, solo: int
 ) -> None:
-    _load_reference(name, "compiled")
-    play_alongside(np, name, "compiled", n, steps, seed, form, use_masks)
+    play_alongside(np, name, "compiled", n, steps, seed, form, use_masks, solo)
+
+
+def flip_game(k: int, seed: int = 0) -> str:
+    """A game whose ``reach`` runs over a ring of ``k`` nodes with chords, written in
+    random order, each edge switched on and off by a move: one cyclic group in the
+    network, whose fixpoint differs from game to game."""
+    rng = random.Random(seed)
+    edges = [(i, (i + 1) % k) for i in range(k)] + [(i, (i * 7 + 3) % k) for i in range(0, k, 3)]
+    rng.shuffle(edges)
+    facts = [f"(edge e{j} n{a} n{b})" for j, (a, b) in enumerate(edges)]
+    on = [f"(init (on e{j}))" for j in range(len(edges)) if rng.random() < 0.6]
+    return "\n".join([
+        "(role p)", "(init (step 0))", *on, *facts,
+        *(f"(succ {i} {i + 1})" for i in range(8)),
+        "(reach n0)",
+        "(<= (reach ?y) (reach ?x) (edge ?e ?x ?y) (true (on ?e)))",
+        "(<= (legal p (flip ?e)) (edge ?e ?x ?y) (reach ?x))",
+        "(legal p wait)",
+        "(<= (next (on ?e)) (true (on ?e)) (not (does p (flip ?e))))",
+        "(<= (next (on ?e)) (edge ?e ?x ?y) (not (true (on ?e))) (does p (flip ?e)))",
+        "(<= (next (step ?n)) (true (step ?m)) (succ ?m ?n))",
+        "(<= terminal (true (step 8)))",
+        f"(<= (goal p 100) (reach n{k // 2}))",
+        f"(<= (goal p 0) (not (reach n{k // 2})))",
+    ])
+
+
+@pytest.mark.parametrize("solo", [0, 64])
+def test_a_cyclic_group_reaches_its_fixpoint_in_every_game(np, tmp_path_factory, solo) -> None:
+    """Every game of a group of 64 has its own edges on, so its own least fixpoint of
+    ``reach``: the batch equals the reasoner game by game (bit-sliced: the worklist of
+    words; one by one: the network's)."""
+    path = tmp_path_factory.mktemp("flip") / "flip.kif"
+    path.write_text(flip_game(30))
+    play_alongside(np, str(path), "prolog", 70, 20, 5, "flat", True, solo)
 
 
 def test_an_illegal_action_is_refused_with_nothing_stepped_or_ends_its_game(np) -> None:
@@ -262,7 +294,11 @@ def test_outputs_are_read_only_views_and_memory_is_stated(np) -> None:
     with pytest.raises(ValueError):
         batch.observations[0, 0] = 1
     assert batch.observations.shape == (10, 29) and batch.observations.dtype == np.float32
-    assert 0 < batch.memory_bytes <= 10 * batch.memory_per_game + 10_000
+    for game in ("ticTacToe", "hanoi", "connectFour"):
+        for n in (1, 10, 64, 65, 1000):
+            b = GdlBatch(loaded(game, "compiled"), n)
+            outputs = b.observations.nbytes + b.action_masks.nbytes + b.rewards.nbytes
+            assert outputs < b.memory_bytes <= n * b.memory_per_game + b.memory_fixed
     with pytest.raises(MemoryError, match="max_bytes"):
         GdlBatch(loaded("ticTacToe", "compiled"), 10**9)
 
@@ -457,6 +493,7 @@ def test_batches_and_the_network_are_safe_for_any_interleaving_of_threads() -> N
         import gc, threading, time
         def run_batch(seed, steps):
             b = make(64)
+            b.solo = 0 if seed == 1 else 64   # bit-sliced, and one game at a time
             b.seed(seed)
             acts = array.array("i", [0] * (64 * R))
             seen = []
@@ -506,6 +543,7 @@ def test_a_signal_in_a_long_step_is_raised_after_every_game_stepped() -> None:
         import signal
         n = 200_000
         b, twin = make(n), make(n)
+        b.solo = twin.solo = 64  # one game at a time: a step of a second or so
         acts = array.array("i", [0] * (n * R))
         b.sample(acts)
         twin.step(acts)
