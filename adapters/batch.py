@@ -260,7 +260,7 @@ class GdlBatch:
         net = self.sm.network
         roles, actions = self.num_roles, self.num_actions
         bits = (net.n_fluents + 1 + net.n_atoms + 1) // 8 + 1 + (net.n_moves + 7) // 8
-        own = bits + 2 + 4 + 2 * 4 * roles  # done, plan, culprit; only, joints
+        own = bits + 2 + 4 + 3 * 4 * roles  # done, plan, culprit; only, counts, joints
         outputs = (int(np.prod(self.observation_shape)) * obs_item + roles * actions
                    + roles * reward_item + 1 + 4 + 1 + 4 * roles)
         return own + outputs

@@ -1529,6 +1529,9 @@ typedef struct {
     uint8_t *legals;       /* n * legal_bytes: each game's legal moves, packed */
     uint8_t *done;         /* n: the game has ended (terminal, or by an illegal action) */
     int32_t *only;         /* n * n_roles: a role's one legal move, -1: none or several */
+    int32_t *counts;       /* n * n_roles: how many legal moves a role has */
+    int32_t *move_lo, *move_hi;  /* per role: its moves are lo..hi-1, each with an action
+                                    id (else lo = hi = -1: sample scans its entries) */
     uint8_t *plan;         /* n: scratch, what a call does to each game */
     int32_t *culprit;      /* n: scratch, the role whose action was illegal */
     int32_t *joints;       /* n * n_roles: scratch, the joint moves of a step */
@@ -1643,6 +1646,7 @@ finish_game(Batch *b, Py_ssize_t i, int terminal, const int32_t *count, const in
     int32_t movers = 0, mover = 0;
     for (int32_t r = 0; r < R; r++) {
         b->only[i * R + r] = count[r] == 1 ? last[r] : -1;
+        b->counts[i * R + r] = count[r];
         if (terminal) continue;
         if (count[r] == 0) note_problem(b, P_NO_LEGAL, i, r);
         else if (count[r] > 1) { movers++; mover = r; }
@@ -1666,17 +1670,20 @@ clear_game(Batch *b, Py_ssize_t i)
     memset(b->legals + i * b->legal_bytes, 0, (size_t)b->legal_bytes);
 }
 
-/* Fluent f holds in game i: 1 at its offsets of i's observation row. */
+/* Fluent f holds in game i: 1 at its offsets of i's observation row. (Locals: a store
+   through a byte pointer may alias the batch's fields, which would be read again.) */
 static inline void
 observe(Batch *b, Py_ssize_t i, int32_t f)
 {
-    if (b->obs_start[f] == b->obs_start[f + 1]) note_problem(b, P_UNOBSERVED, i, f);
+    const int32_t start = b->obs_start[f], end = b->obs_start[f + 1];
+    const int32_t *restrict at = b->obs_at;
+    if (start == end) note_problem(b, P_UNOBSERVED, i, f);
     if (b->obs_float) {
-        float *row = (float *)b->out[OUT_OBS].buf + i * b->obs_size;
-        for (int32_t k = b->obs_start[f]; k < b->obs_start[f + 1]; k++) row[b->obs_at[k]] = 1.0f;
+        float *restrict row = (float *)b->out[OUT_OBS].buf + i * b->obs_size;
+        for (int32_t k = start; k < end; k++) row[at[k]] = 1.0f;
     } else {
-        uint8_t *row = (uint8_t *)b->out[OUT_OBS].buf + i * b->obs_size;
-        for (int32_t k = b->obs_start[f]; k < b->obs_start[f + 1]; k++) row[b->obs_at[k]] = 1;
+        uint8_t *restrict row = (uint8_t *)b->out[OUT_OBS].buf + i * b->obs_size;
+        for (int32_t k = start; k < end; k++) row[at[k]] = 1;
     }
 }
 
@@ -2222,7 +2229,8 @@ Batch_dealloc(Batch *b)
                       b->next_words, b->load_words, b->wqueue, b->queued, b->lane_count,
                       b->lane_last, b->goal_count, b->goal_found, b->legals, b->done,
                       b->only, b->plan, b->culprit, b->joints, b->scratch, b->next,
-                      b->iface_vals, b->mw_start, b->mw_rules};
+                      b->iface_vals, b->mw_start, b->mw_rules, b->counts, b->move_lo,
+                      b->move_hi};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) PyMem_Free(arrays[k]);
     for (int k = 0; k < N_OUT; k++) if (b->out[k].obj) PyBuffer_Release(&b->out[k]);
     Py_XDECREF(b->net);
@@ -2340,13 +2348,31 @@ batch_build_locked(Batch *b, PyObject *init, Py_ssize_t n_ma, Py_ssize_t n_os,
     b->plan = batch_alloc(b, b->n, 1);
     b->culprit = batch_alloc(b, b->n, sizeof(int32_t));
     b->only = batch_alloc(b, roles, sizeof(int32_t));
+    b->counts = batch_alloc(b, roles, sizeof(int32_t));
     b->joints = batch_alloc(b, roles, sizeof(int32_t));
+    b->move_lo = batch_alloc(b, R, sizeof(int32_t));
+    b->move_hi = batch_alloc(b, R, sizeof(int32_t));
     if (!b->init || !b->scratch || !b->next || !b->iface_vals || !b->init_words ||
         !b->next_words || !b->load_words || !b->words || !b->queued || !b->wqueue ||
         !b->lane_count || !b->lane_last || !b->goal_count || !b->goal_found || !b->fw ||
         !b->iw || !b->legals || !b->done || !b->plan || !b->culprit || !b->only ||
-        !b->joints)
+        !b->counts || !b->joints || !b->move_lo || !b->move_hi)
         return -1;
+    /* each role's moves as one range, where they form one (sample()'s quick path) */
+    for (int32_t r = 0; r < R; r++) {
+        int32_t lo = INT32_MAX, hi = -1, k = net->legal_start[r + 1] - net->legal_start[r];
+        int ok = 1;
+        for (int32_t j = net->legal_start[r]; j < net->legal_start[r + 1]; j++) {
+            int32_t m = net->legal_move[j];
+            if (m < lo) lo = m;
+            if (m > hi) hi = m;
+            ok &= b->move_action[m] >= 0;
+        }
+        /* every move is legal by one atom only: k entries over k moves fill the range */
+        ok &= k > 0 && hi - lo + 1 == k;
+        b->move_lo[r] = ok ? lo : -1;
+        b->move_hi[r] = ok ? hi + 1 : -1;
+    }
     memcpy(b->init, PyBytes_AS_STRING(init), (size_t)b->n_fluents);
     for (int32_t f = 0; f < b->n_fluents; f++) {
         b->init[f] = b->init[f] != 0;
@@ -2527,6 +2553,24 @@ Batch_step(Batch *b, PyObject *args, PyObject *kw)
     return failed ? NULL : problem_result(b);
 }
 
+/* The pick-th (from 0) set bit of bits in lo..hi-1, or -1. */
+static int32_t
+select_bit(const uint8_t *bits, int32_t lo, int32_t hi, int32_t pick)
+{
+    int32_t m = lo;
+    for (; m < hi && (m & 7); m++)
+        if (bit(bits, m) && pick-- == 0) return m;
+    for (; m + 8 <= hi; m += 8) {
+        int c = __builtin_popcount(bits[m >> 3]);
+        if (pick >= c) { pick -= c; continue; }
+        for (;; m++)
+            if (bit(bits, m) && pick-- == 0) return m;
+    }
+    for (; m < hi; m++)
+        if (bit(bits, m) && pick-- == 0) return m;
+    return -1;
+}
+
 static inline uint64_t
 batch_random(Batch *b)
 {
@@ -2577,6 +2621,13 @@ Batch_sample(Batch *b, PyObject *args, PyObject *kw)
                 a = 0;
             } else if (m >= 0) {
                 a = b->move_action[m] >= 0 ? b->move_action[m] : 0;
+            } else if (b->move_lo[r] >= 0) {
+                int32_t count = b->counts[k];
+                if (count > 0) {
+                    int32_t pick = (int32_t)(batch_random(b) % (uint64_t)count);
+                    int32_t x = select_bit(legal, b->move_lo[r], b->move_hi[r], pick);
+                    a = x >= 0 ? b->move_action[x] : 0;
+                }
             } else {
                 int32_t count = 0;
                 for (int32_t j = net->legal_start[r]; j < net->legal_start[r + 1]; j++) {

@@ -567,3 +567,29 @@ def test_a_signal_in_a_long_step_is_raised_after_every_game_stepped() -> None:
     """)
     lines = out.strip().split("\n")
     assert lines == ["interrupted", "['refused'] True"], out
+
+
+def test_sampled_actions_are_legal_and_uniform_on_both_paths() -> None:
+    """Drawn from the initial state of 9,000 games: each of xplayer's 9 marks about
+    1,000 times (a margin of 5 standard deviations), oplayer's noop always; with one
+    move given no action id, its role's moves are drawn by the scan of its entries:
+    never that move."""
+    out = in_child("""
+        from collections import Counter
+        n = 9000
+        for hole in (None, 4):
+            table = list(move_action)
+            if hole is not None:
+                table[[m for _, m in N.legal[0]][hole]] = -1
+            b = make(n, move_action=table)
+            b.seed(11)
+            acts = array.array("i", [0] * (n * R))
+            b.sample(acts)
+            xs = Counter(acts[0::2])
+            print(sorted(xs), min(xs.values()) > 1000 - 5 * 30 and
+                  max(xs.values()) < 1000 * 9 / (9 - (hole is not None)) + 5 * 31,
+                  set(acts[1::2]))
+    """)
+    first, second = out.strip().split("\n")
+    assert first == "[1, 2, 3, 4, 5, 6, 7, 8, 9] True {0}"  # (action ids: entries in order)
+    assert second == "[1, 2, 3, 5, 6, 7, 8, 9] True {0}"
