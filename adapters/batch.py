@@ -3,7 +3,7 @@
 ``GdlBatch(game, num_games)`` holds ``N`` games of a compiled game (the C evaluator's
 ``Batch``) and steps them together: one ``step(actions)`` call moves every game, and C
 writes what learning code reads into arrays made once here, without a Python loop per
-game. The games are evaluated bit-sliced, 64 at a time (a group of 64 where at most
+game. The games are evaluated bit-sliced, up to 256 at a time (a group where at most
 ``solo`` games change, default 4, steps them one by one with the network's watched
 evaluation instead: the same answers). The outputs:
 
@@ -267,12 +267,12 @@ class GdlBatch:
 
     def _fixed(self, table_items: int) -> int:
         """Bytes a batch takes at most whatever its games: its tables, the scratch of one
-        group of 64 games (a word per atom, the rounding of the last group), of the
-        worklist of a cyclic group, of one state."""
+        group of up to 256 games (four 64-bit words an atom, the rounding of the last
+        group), of the worklist of a cyclic group, of one state."""
         net = self.sm.network
-        words = 8 * (4 * (net.n_fluents + 1) + 2 * (net.n_atoms + 1))
+        words = 32 * (4 * (net.n_fluents + 1) + 2 * (net.n_atoms + 1))
         return (4 * table_items + words + 14 * net.n_atoms + 4 * net.n_rules
-                + 64 * 16 * self.num_roles + 4 * self.num_roles * self.num_actions + 4096)
+                + 256 * 16 * self.num_roles + 4 * self.num_roles * self.num_actions + 4096)
 
     @property
     def memory_bytes(self) -> int:

@@ -1461,14 +1461,14 @@ static PyTypeObject NetworkType = {
    legal-action mask and the reward, whether the game has ended, the role to move, and
    whether an illegal action ended it.
 
-   Bit-sliced: the games go in groups of 64, and a group's states are held as one
-   64-bit word per fluent, bit k for its k-th game. A group is evaluated at once, every
-   atom's value a word: a rule is the AND of its literals' words, an atom the OR of its
-   rules', a cyclic group's least fixpoint found by a worklist of the atoms whose word
-   grew (each grows at most 64 times: linear work, however the cycle is ordered). So
-   64 games cost one pass over the rules, where one game alone costs a watched
-   evaluation (tune()); a group with few games to step (at most `solo`) steps them one
-   by one that way instead. A step of a group: the fluents' words and the interface's
+   Bit-sliced: the games go in groups of 64, 128 or 256 (the batch's width: 1, 2 or 4
+   64-bit words), and a group's states are held as one word (or 2, 4) per fluent, bit k
+   for its k-th game. A group is evaluated at once, every atom's value a word: a rule
+   is the AND of its literals' words, an atom the OR of its rules', a cyclic group's
+   least fixpoint found by a worklist of the atoms whose words grew (each grows at most
+   once a game: linear work, however the cycle is ordered). So a group costs one pass
+   over the rules, where one game alone costs a watched evaluation (tune()); a group
+   with few games to step (at most `solo`) steps them one by one that way instead. A step of a group: the fluents' words and the interface's
    (the state program's atoms that the move program or a next reads, saved at the
    group's last evaluation) and the joint moves' bits; the move program; the next
    state's words (games not stepped keep theirs); the state program; the outputs.
@@ -1502,13 +1502,19 @@ static const int problem_stage[] = {2, 2, 2, 2, 1, 1, 0};
 /* What a step does to one game. */
 enum { PLAN_NONE, PLAN_STEP, PLAN_RESET, PLAN_ILLEGAL, PLAN_LOAD };
 
-#define LANES 64
+/* The most 64-bit words per atom of a group of games. A batch's width is 1, 2 or 4
+   words (64, 128 or 256 games a group), the least that holds its games up to 4: a
+   rule's literals are read once for up to 256 games (breakthrough's batch of 1,024 ran
+   1.85 times as fast as with one word, checkers' twice), and a small batch keeps its
+   words close together (a batch of 64 on a 4-word layout ran at half speed). */
+#define WORDS 4
 
 typedef struct {
     PyObject_HEAD
     Network *net;
     uint64_t generation;   /* the network's when built: a rebuilt network is refused */
-    Py_ssize_t n, n_groups;    /* games, and groups of LANES games */
+    Py_ssize_t n, n_groups;    /* games, and groups of `lanes` games */
+    int width, lanes;      /* 64-bit words an atom has in a group, and games a group */
     int32_t n_roles, n_actions, n_fluents, n_moves, n_iface, solo;
     Py_ssize_t obs_size, state_bytes, legal_bytes, largest, memory;
     int32_t *iface;        /* the interface: state program atoms the move program reads */
@@ -1525,7 +1531,7 @@ typedef struct {
     uint64_t *next_words, *load_words;   /* n_fluents each: scratch */
     int32_t *wqueue;       /* largest cyclic group + 1: scratch, its worklist */
     uint8_t *queued;       /* n_atoms: scratch, in the worklist */
-    int32_t *lane_count, *lane_last, *goal_count, *goal_found;  /* LANES * roles: scratch */
+    int32_t *lane_count, *lane_last, *goal_count, *goal_found;  /* lanes * roles: scratch */
     uint8_t *legals;       /* n * legal_bytes: each game's legal moves, packed */
     uint8_t *done;         /* n: the game has ended (terminal, or by an illegal action) */
     int32_t *only;         /* n * n_roles: a role's one legal move, -1: none or several */
@@ -1589,19 +1595,24 @@ unpack(uint8_t *out, const uint8_t *bits, Py_ssize_t n)
     for (Py_ssize_t k = 0; k < n; k++) out[k] = (uint8_t)bit(bits, k);
 }
 
-/* Lane `lane` of n words as n bytes of 0 or 1, and back. */
+/* Game i's lane of n atoms' words (the batch's width each, from `words`: a group's
+   first) as n bytes of 0 or 1, and back. */
 static void
-lane_get(const uint64_t *words, Py_ssize_t n, int lane, uint8_t *out)
+lane_get(const Batch *b, const uint64_t *words, Py_ssize_t n, Py_ssize_t i, uint8_t *out)
 {
-    for (Py_ssize_t k = 0; k < n; k++) out[k] = (uint8_t)((words[k] >> lane) & 1);
+    const int lane = (int)(i % b->lanes), shift = lane % 64, nw = b->width;
+    const uint64_t *w = words + (i / b->lanes) * n * nw + lane / 64;
+    for (Py_ssize_t k = 0; k < n; k++) out[k] = (uint8_t)((w[k * nw] >> shift) & 1);
 }
 
 static void
-lane_set(uint64_t *words, Py_ssize_t n, int lane, const uint8_t *bytes)
+lane_set(const Batch *b, uint64_t *words, Py_ssize_t n, Py_ssize_t i, const uint8_t *bytes)
 {
-    const uint64_t one = (uint64_t)1 << lane;
+    const int lane = (int)(i % b->lanes), shift = lane % 64, nw = b->width;
+    uint64_t *w = words + (i / b->lanes) * n * nw + lane / 64;
+    const uint64_t one = (uint64_t)1 << shift;
     for (Py_ssize_t k = 0; k < n; k++)
-        words[k] = (words[k] & ~one) | ((uint64_t)(bytes[k] & 1) << lane);
+        w[k * nw] = (w[k * nw] & ~one) | ((uint64_t)(bytes[k] & 1) << shift);
 }
 
 static inline int
@@ -1733,7 +1744,7 @@ emit(Batch *b, Py_ssize_t i)
         put_reward(b, i * R + r, x);
     }
     for (int32_t k = 0; k < b->n_iface; k++) b->iface_vals[k] = val[b->iface[k]];
-    lane_set(b->iw + (i / LANES) * b->n_iface, b->n_iface, (int)(i % LANES), b->iface_vals);
+    lane_set(b, b->iw, b->n_iface, i, b->iface_vals);
 }
 
 /* Game i in `state` (one byte per fluent): installed, its outputs written. */
@@ -1742,7 +1753,7 @@ solo_load(Batch *b, Py_ssize_t i, const uint8_t *state)
 {
     install(b->net, state);
     emit(b, i);
-    lane_set(b->fw + (i / LANES) * b->n_fluents, b->n_fluents, (int)(i % LANES), state);
+    lane_set(b, b->fw, b->n_fluents, i, state);
 }
 
 /* Atom a (a fluent or of the interface: not moving) is true: its watchers that the
@@ -1769,10 +1780,8 @@ restore(Batch *b, Py_ssize_t i)
 {
     Network *net = b->net;
     uint8_t *val = net->val;
-    Py_ssize_t g = i / LANES;
-    int lane = (int)(i % LANES);
-    lane_get(b->fw + g * b->n_fluents, b->n_fluents, lane, val);
-    lane_get(b->iw + g * b->n_iface, b->n_iface, lane, b->iface_vals);
+    lane_get(b, b->fw, b->n_fluents, i, val);
+    lane_get(b, b->iw, b->n_iface, i, b->iface_vals);
     for (int32_t k = 0; k < b->n_iface; k++) val[b->iface[k]] = b->iface_vals[k];
     net->has_current = 0;
     if (net->watched) {
@@ -1811,7 +1820,7 @@ solo_game(Batch *b, Py_ssize_t i, const uint8_t *states)
         solo_load(b, i, b->init);
         break;
     case PLAN_ILLEGAL:
-        lane_get(b->fw + (i / LANES) * b->n_fluents, b->n_fluents, (int)(i % LANES), b->scratch);
+        lane_get(b, b->fw, b->n_fluents, i, b->scratch);
         solo_load(b, i, b->scratch);
         end_game(b, i, b->culprit[i]);
         break;
@@ -1824,130 +1833,178 @@ solo_game(Batch *b, Py_ssize_t i, const uint8_t *states)
     }
 }
 
-/* ---- 64 games at a time, bit-sliced ------------------------------------------------ */
+/* ---- a group of games at a time, bit-sliced ---------------------------------------- */
 
-static inline uint64_t
-rule_word(const Network *net, const uint64_t *W, int32_t r)
-{
-    uint64_t w = ~(uint64_t)0;
-    for (int32_t i = net->lit_start[r]; i < net->lit_start[r + 1] && w; i++) {
-        int32_t lit = net->lits[i];
-        w &= W[lit >> 1] ^ ((uint64_t)0 - (uint64_t)(lit & 1));
-    }
-    return w;
+/* The evaluation of a group's NW words per atom (NW = the batch's width: 1, 2 or 4,
+   each its own copy of these functions, so that the loops over words unroll):
+
+   atom_words_NW: atom a's words, the OR of its rules', a rule's the AND of its
+   literals' (complemented where negated); a rule stops at its first literal that no
+   game of the group has.
+
+   group_words_NW: the least fixpoint of a cyclic group of k atoms in every game: from
+   all-false, each atom's words once, then the rules reading an atom whose words grew
+   (its group's rules read its atoms only positively, so words only grow: an atom is
+   queued at most 64 * NW + 1 times, the work is linear in the group's rules).
+
+   run_words_NW: a program. */
+#define DEFINE_WORDS(NW)                                                                \
+static inline void                                                                      \
+atom_words_##NW(const Network *net, const uint64_t *W, int32_t a, uint64_t *out)        \
+{                                                                                       \
+    uint64_t v[NW] = {0};                                                               \
+    for (int32_t r = net->rule_start[a]; r < net->rule_start[a + 1]; r++) {             \
+        uint64_t w[NW];                                                                 \
+        for (int k = 0; k < NW; k++) w[k] = ~(uint64_t)0;                               \
+        for (int32_t i = net->lit_start[r]; i < net->lit_start[r + 1]; i++) {           \
+            int32_t lit = net->lits[i];                                                 \
+            const uint64_t *x = W + (size_t)(lit >> 1) * NW;                            \
+            uint64_t neg = (uint64_t)0 - (uint64_t)(lit & 1), any = 0;                  \
+            for (int k = 0; k < NW; k++) { w[k] &= x[k] ^ neg; any |= w[k]; }           \
+            if (!any) break;                                                            \
+        }                                                                               \
+        for (int k = 0; k < NW; k++) v[k] |= w[k];                                      \
+    }                                                                                   \
+    for (int k = 0; k < NW; k++) out[k] = v[k];                                         \
+}                                                                                       \
+                                                                                        \
+static void                                                                             \
+group_words_##NW(Batch *b, uint64_t *W, const int32_t *group, Py_ssize_t k)             \
+{                                                                                       \
+    const Network *net = b->net;                                                        \
+    Py_ssize_t cap = b->largest + 1, head = 0, tail = 0;                                \
+    for (Py_ssize_t j = 0; j < k; j++)                                                  \
+        memset(W + (size_t)group[j] * NW, 0, sizeof(uint64_t) * NW);                    \
+    for (Py_ssize_t j = 0; j < k; j++) {                                                \
+        int32_t a = group[j];                                                           \
+        uint64_t *aw = W + (size_t)a * NW, any = 0;                                     \
+        atom_words_##NW(net, W, a, aw);                                                 \
+        for (int q = 0; q < NW; q++) any |= aw[q];                                      \
+        if (any) {                                                                      \
+            b->queued[a] = 1;                                                           \
+            b->wqueue[tail] = a;                                                        \
+            tail = (tail + 1) % cap;                                                    \
+        }                                                                               \
+    }                                                                                   \
+    while (head != tail) {                                                              \
+        int32_t a = b->wqueue[head];                                                    \
+        head = (head + 1) % cap;                                                        \
+        b->queued[a] = 0;                                                               \
+        for (int32_t i = net->occ_start[a]; i < net->occ_start[a + 1]; i++) {           \
+            int32_t r = net->occ_rules[i], h = net->rule_head[r];                       \
+            uint64_t w[NW], grew = 0, *hw = W + (size_t)h * NW;                         \
+            for (int q = 0; q < NW; q++) w[q] = ~(uint64_t)0;                           \
+            for (int32_t j = net->lit_start[r]; j < net->lit_start[r + 1]; j++) {       \
+                int32_t lit = net->lits[j];                                             \
+                const uint64_t *x = W + (size_t)(lit >> 1) * NW;                        \
+                uint64_t neg = (uint64_t)0 - (uint64_t)(lit & 1);                       \
+                for (int q = 0; q < NW; q++) w[q] &= x[q] ^ neg;                        \
+            }                                                                           \
+            for (int q = 0; q < NW; q++) { grew |= w[q] & ~hw[q]; hw[q] |= w[q]; }      \
+            if (grew && !b->queued[h]) {                                                \
+                b->queued[h] = 1;                                                       \
+                b->wqueue[tail] = h;                                                    \
+                tail = (tail + 1) % cap;                                                \
+            }                                                                           \
+        }                                                                               \
+    }                                                                                   \
+}                                                                                       \
+                                                                                        \
+static void                                                                             \
+run_words_##NW(Batch *b, uint64_t *W, const int32_t *prog, Py_ssize_t n)                \
+{                                                                                       \
+    Py_ssize_t i = 0;                                                                   \
+    while (i < n) {                                                                     \
+        int32_t x = prog[i];                                                            \
+        if (x >= 0) {                                                                   \
+            atom_words_##NW(b->net, W, x, W + (size_t)x * NW);                          \
+            i++;                                                                        \
+            continue;                                                                   \
+        }                                                                               \
+        Py_ssize_t k = -(Py_ssize_t)x;                                                  \
+        group_words_##NW(b, W, prog + i + 1, k);                                        \
+        i += 1 + k;                                                                     \
+    }                                                                                   \
 }
 
-static inline uint64_t
-atom_word(const Network *net, const uint64_t *W, int32_t a)
-{
-    uint64_t v = 0;
-    for (int32_t r = net->rule_start[a]; r < net->rule_start[a + 1] && ~v; r++)
-        v |= rule_word(net, W, r);
-    return v;
-}
-
-/* The least fixpoint of a cyclic group of k atoms in every lane: from all-false, each
-   atom's word once, then the rules reading an atom whose word grew (its group's rules
-   read its atoms only positively, so words only grow: an atom is queued at most 65
-   times, the work is linear in the group's rules). */
-static void
-group_words(Batch *b, uint64_t *W, const int32_t *group, Py_ssize_t k)
-{
-    const Network *net = b->net;
-    Py_ssize_t cap = b->largest + 1, head = 0, tail = 0;
-    for (Py_ssize_t j = 0; j < k; j++) W[group[j]] = 0;
-    for (Py_ssize_t j = 0; j < k; j++) {
-        int32_t a = group[j];
-        uint64_t v = atom_word(net, W, a);
-        if (v) {
-            W[a] = v;
-            b->queued[a] = 1;
-            b->wqueue[tail] = a;
-            tail = (tail + 1) % cap;
-        }
-    }
-    while (head != tail) {
-        int32_t a = b->wqueue[head];
-        head = (head + 1) % cap;
-        b->queued[a] = 0;
-        for (int32_t i = net->occ_start[a]; i < net->occ_start[a + 1]; i++) {
-            int32_t r = net->occ_rules[i], h = net->rule_head[r];
-            uint64_t grown = W[h] | rule_word(net, W, r);
-            if (grown == W[h]) continue;
-            W[h] = grown;
-            if (!b->queued[h]) {
-                b->queued[h] = 1;
-                b->wqueue[tail] = h;
-                tail = (tail + 1) % cap;
-            }
-        }
-    }
-}
+DEFINE_WORDS(1)
+DEFINE_WORDS(2)
+DEFINE_WORDS(4)
 
 static void
 run_words(Batch *b, uint64_t *W, const int32_t *prog, Py_ssize_t n)
 {
-    Py_ssize_t i = 0;
-    while (i < n) {
-        int32_t x = prog[i];
-        if (x >= 0) {
-            W[x] = atom_word(b->net, W, x);
-            i++;
-            continue;
-        }
-        Py_ssize_t k = -(Py_ssize_t)x;
-        group_words(b, W, prog + i + 1, k);
-        i += 1 + k;
+    switch (b->width) {
+    case 1: run_words_1(b, W, prog, n); break;
+    case 2: run_words_2(b, W, prog, n); break;
+    default: run_words_4(b, W, prog, n); break;
     }
 }
 
+/* For each game of a group in mask m (the batch's width in words), its lane in `lane`. */
+#define EACH_LANE(b, m, lane, body)                                                   \
+    for (int lane##_q = 0; lane##_q < (b)->width; lane##_q++)                         \
+        for (uint64_t lane##_w = (m)[lane##_q]; lane##_w; lane##_w &= lane##_w - 1) { \
+            int lane = lane##_q * 64 + lowest_lane(lane##_w);                         \
+            body                                                                      \
+        }
+
 /* The outputs of the games of group g in `lanes`, from the words of their states. */
 static void
-emit_words(Batch *b, Py_ssize_t g, uint64_t lanes)
+emit_words(Batch *b, Py_ssize_t g, const uint64_t *lanes)
 {
     const Network *net = b->net;
     const uint64_t *W = b->words;
     const int32_t R = b->n_roles;
-    const Py_ssize_t base = g * LANES;
-    uint64_t term = W[net->terminal] & lanes;
-    for (uint64_t w = lanes; w; w &= w - 1) {
-        int lane = lowest_lane(w);
+    const int nw = b->width;
+    const Py_ssize_t base = g * b->lanes;
+    uint64_t term[WORDS], moving[WORDS];
+    for (int q = 0; q < nw; q++) {
+        term[q] = W[(size_t)net->terminal * nw + q] & lanes[q];
+        moving[q] = lanes[q] & ~term[q];
+    }
+    EACH_LANE(b, lanes, lane, {
         clear_game(b, base + lane);
         for (int32_t r = 0; r < R; r++) {
             b->lane_count[lane * R + r] = b->goal_count[lane * R + r] = 0;
             b->lane_last[lane * R + r] = b->goal_found[lane * R + r] = -1;
         }
+    })
+    for (int32_t f = 0; f < b->n_fluents; f++) {
+        uint64_t m[WORDS];
+        for (int q = 0; q < nw; q++) m[q] = W[(size_t)f * nw + q] & lanes[q];
+        EACH_LANE(b, m, lane, { observe(b, base + lane, f); })
     }
-    for (int32_t f = 0; f < b->n_fluents; f++)
-        for (uint64_t w = W[f] & lanes; w; w &= w - 1) observe(b, base + lowest_lane(w), f);
-    uint64_t moving = lanes & ~term;
     for (int32_t r = 0; r < R; r++)
         for (int32_t j = net->legal_start[r]; j < net->legal_start[r + 1]; j++) {
-            int32_t m = net->legal_move[j];
-            for (uint64_t w = W[net->legal_atom[j]] & moving; w; w &= w - 1) {
-                int lane = lowest_lane(w);
-                mark_legal(b, base + lane, r, m);
+            int32_t x = net->legal_move[j];
+            uint64_t m[WORDS];
+            for (int q = 0; q < nw; q++)
+                m[q] = W[(size_t)net->legal_atom[j] * nw + q] & moving[q];
+            EACH_LANE(b, m, lane, {
+                mark_legal(b, base + lane, r, x);
                 b->lane_count[lane * R + r]++;
-                b->lane_last[lane * R + r] = m;
-            }
+                b->lane_last[lane * R + r] = x;
+            })
         }
-    if (term)
-        for (int32_t r = 0; r < R; r++)
-            for (int32_t j = net->goal_start[r]; j < net->goal_start[r + 1]; j++)
-                for (uint64_t w = W[net->goal_atom[j]] & term; w; w &= w - 1) {
-                    int lane = lowest_lane(w);
-                    b->goal_count[lane * R + r]++;
-                    b->goal_found[lane * R + r] = j;
-                }
-    for (uint64_t w = lanes; w; w &= w - 1) {
-        int lane = lowest_lane(w);
+    for (int32_t r = 0; r < R; r++)
+        for (int32_t j = net->goal_start[r]; j < net->goal_start[r + 1]; j++) {
+            uint64_t m[WORDS];
+            for (int q = 0; q < nw; q++)
+                m[q] = W[(size_t)net->goal_atom[j] * nw + q] & term[q];
+            EACH_LANE(b, m, lane, {
+                b->goal_count[lane * R + r]++;
+                b->goal_found[lane * R + r] = j;
+            })
+        }
+    EACH_LANE(b, lanes, lane, {
         Py_ssize_t i = base + lane;
-        int terminal = (int)((term >> lane) & 1);
+        int terminal = (int)((term[lane / 64] >> (lane % 64)) & 1);
         finish_game(b, i, terminal, b->lane_count + lane * R, b->lane_last + lane * R);
         for (int32_t r = 0; r < R; r++)
             put_reward(b, i * R + r, terminal ? terminal_reward(b, i, r,
                        b->goal_count[lane * R + r], b->goal_found[lane * R + r]) : 0.0);
-    }
+    })
 }
 
 /* Group g's plans (`states`: set_states' packed states): bit-sliced, or one game at a
@@ -1956,62 +2013,79 @@ static void
 run_group(Batch *b, Py_ssize_t g, const uint8_t *states)
 {
     Network *net = b->net;
-    const Py_ssize_t base = g * LANES;
-    const int lanes = (int)(b->n - base < LANES ? b->n - base : LANES);
+    const int nw = b->width;
+    const Py_ssize_t base = g * b->lanes;
+    const int lanes = (int)(b->n - base < b->lanes ? b->n - base : b->lanes);
     const int32_t R = b->n_roles, nf = b->n_fluents;
-    uint64_t step = 0, reset = 0, ended = 0, load = 0;
+    uint64_t step[WORDS] = {0}, reset[WORDS] = {0}, ended[WORDS] = {0}, load[WORDS] = {0};
+    uint64_t touched[WORDS], keep[WORDS], any_step = 0, any_load = 0;
+    int count = 0;
     for (int lane = 0; lane < lanes; lane++) {
-        uint64_t one = (uint64_t)1 << lane;
+        uint64_t one = (uint64_t)1 << (lane % 64);
         switch (b->plan[base + lane]) {
-        case PLAN_STEP: step |= one; break;
-        case PLAN_RESET: reset |= one; break;
-        case PLAN_ILLEGAL: ended |= one; break;
-        case PLAN_LOAD: load |= one; break;
-        default: break;
+        case PLAN_STEP: step[lane / 64] |= one; break;
+        case PLAN_RESET: reset[lane / 64] |= one; break;
+        case PLAN_ILLEGAL: ended[lane / 64] |= one; break;
+        case PLAN_LOAD: load[lane / 64] |= one; break;
+        default: continue;
         }
+        count++;
     }
-    uint64_t touched = step | reset | ended | load;
-    if (!touched) return;
-    if (__builtin_popcountll(touched) <= b->solo) {
-        for (uint64_t w = touched; w; w &= w - 1) solo_game(b, base + lowest_lane(w), states);
+    if (!count) return;
+    for (int q = 0; q < nw; q++) {
+        touched[q] = step[q] | reset[q] | ended[q] | load[q];
+        keep[q] = ~(step[q] | reset[q] | load[q]);
+        any_step |= step[q];
+        any_load |= load[q];
+    }
+    if (count <= b->solo) {
+        EACH_LANE(b, touched, lane, { solo_game(b, base + lane, states); })
         return;
     }
-    uint64_t *F = b->fw + g * nf, *I = b->iw + g * b->n_iface, *W = b->words;
-    if (load) {
-        memset(b->load_words, 0, sizeof(uint64_t) * (size_t)nf);
-        for (uint64_t w = load; w; w &= w - 1) {
-            int lane = lowest_lane(w);
+    const size_t fwords = (size_t)nf * nw;
+    uint64_t *F = b->fw + (size_t)g * fwords, *I = b->iw + (size_t)g * b->n_iface * nw;
+    uint64_t *W = b->words;
+    if (any_load) {
+        memset(b->load_words, 0, sizeof(uint64_t) * fwords);
+        EACH_LANE(b, load, lane, {
             unpack(b->scratch, states + (base + lane) * b->state_bytes, nf);
             for (int32_t f = 0; f < nf; f++)
-                b->load_words[f] |= (uint64_t)b->scratch[f] << lane;
-        }
+                b->load_words[(size_t)f * nw + lane / 64] |=
+                    (uint64_t)b->scratch[f] << (lane % 64);
+        })
     }
-    if (step) {
-        memcpy(W, F, sizeof(uint64_t) * (size_t)nf);
-        for (int32_t k = 0; k < b->n_iface; k++) W[b->iface[k]] = I[k];
-        memset(W + nf, 0, sizeof(uint64_t) * (size_t)b->n_moves);
-        for (uint64_t w = step; w; w &= w - 1) {
-            int lane = lowest_lane(w);
+    if (any_step) {
+        memcpy(W, F, sizeof(uint64_t) * fwords);
+        for (int32_t k = 0; k < b->n_iface; k++)
+            memcpy(W + (size_t)b->iface[k] * nw, I + (size_t)k * nw, sizeof(uint64_t) * nw);
+        memset(W + fwords, 0, sizeof(uint64_t) * (size_t)b->n_moves * nw);
+        EACH_LANE(b, step, lane, {
             const int32_t *joint = b->joints + (base + lane) * R;
-            for (int32_t r = 0; r < R; r++) W[nf + joint[r]] |= (uint64_t)1 << lane;
-        }
+            for (int32_t r = 0; r < R; r++)
+                W[(size_t)(nf + joint[r]) * nw + lane / 64] |= (uint64_t)1 << (lane % 64);
+        })
         run_words(b, W, net->move_prog, net->n_move_prog);
-        memset(b->next_words, 0, sizeof(uint64_t) * (size_t)nf);
+        memset(b->next_words, 0, sizeof(uint64_t) * fwords);
         for (Py_ssize_t e = 0; e < net->n_next; e++)
-            b->next_words[net->next_fluent[e]] |= W[net->next_atom[e]];
+            for (int q = 0; q < nw; q++)
+                b->next_words[(size_t)net->next_fluent[e] * nw + q] |=
+                    W[(size_t)net->next_atom[e] * nw + q];
     }
-    uint64_t keep = ~(step | reset | load);
     for (int32_t f = 0; f < nf; f++)
-        F[f] = (F[f] & keep) | (b->next_words[f] & step) | (b->init_words[f] & reset) |
-               (b->load_words[f] & load);
-    memcpy(W, F, sizeof(uint64_t) * (size_t)nf);
+        for (int q = 0; q < nw; q++) {
+            size_t x = (size_t)f * nw + q;
+            F[x] = (F[x] & keep[q]) | (any_step ? b->next_words[x] & step[q] : 0) |
+                   (b->init_words[f] & reset[q]) | (any_load ? b->load_words[x] & load[q] : 0);
+        }
+    memcpy(W, F, sizeof(uint64_t) * fwords);
     run_words(b, W, net->state_prog, net->n_state_prog);
-    for (int32_t k = 0; k < b->n_iface; k++) I[k] = W[b->iface[k]];
+    for (int32_t k = 0; k < b->n_iface; k++)
+        memcpy(I + (size_t)k * nw, W + (size_t)b->iface[k] * nw, sizeof(uint64_t) * nw);
     emit_words(b, g, touched);
-    for (uint64_t w = ended; w; w &= w - 1) {
-        Py_ssize_t i = base + lowest_lane(w);
+    EACH_LANE(b, ended, lane, {
+        Py_ssize_t i = base + lane;
         end_game(b, i, b->culprit[i]);
-    }
+    })
 }
 
 /* Every game's plan in b->plan, group by group, with the GIL released after the first
@@ -2319,30 +2393,32 @@ batch_build_locked(Batch *b, PyObject *init, Py_ssize_t n_ma, Py_ssize_t n_os,
         }
     if (find_interface(b) < 0) return -1;
     b->memory += (Py_ssize_t)b->n_iface * 4;
-    b->n_groups = (b->n + LANES - 1) / LANES;
+    b->width = b->n > 128 ? 4 : b->n > 64 ? 2 : 1;
+    b->lanes = 64 * b->width;
+    b->n_groups = (b->n + b->lanes - 1) / b->lanes;
     b->state_bytes = ((Py_ssize_t)b->n_fluents + 7) / 8;
     b->legal_bytes = ((Py_ssize_t)b->n_moves + 7) / 8;
     b->largest = largest_group(net->state_prog, net->n_state_prog);
     Py_ssize_t in_move = largest_group(net->move_prog, net->n_move_prog);
     if (in_move > b->largest) b->largest = in_move;
-    const Py_ssize_t nf1 = (Py_ssize_t)b->n_fluents + 1, lanes_roles = (Py_ssize_t)LANES * R;
+    const Py_ssize_t nf1 = (Py_ssize_t)b->n_fluents + 1, lanes_roles = (Py_ssize_t)b->lanes * R;
+    const Py_ssize_t word = sizeof(uint64_t) * b->width;
     b->init = batch_alloc(b, nf1, 1);
     b->scratch = batch_alloc(b, nf1, 1);
     b->next = batch_alloc(b, nf1, 1);
     b->iface_vals = batch_alloc(b, (Py_ssize_t)b->n_iface + 1, 1);
     b->init_words = batch_alloc(b, nf1, sizeof(uint64_t));
-    b->next_words = batch_alloc(b, nf1, sizeof(uint64_t));
-    b->load_words = batch_alloc(b, nf1, sizeof(uint64_t));
-    b->words = batch_alloc(b, net->n_atoms, sizeof(uint64_t));
+    b->next_words = batch_alloc(b, nf1, word);
+    b->load_words = batch_alloc(b, nf1, word);
+    b->words = batch_alloc(b, net->n_atoms, word);
     b->queued = batch_alloc(b, net->n_atoms, 1);
     b->wqueue = batch_alloc(b, b->largest + 1, sizeof(int32_t));
     b->lane_count = batch_alloc(b, lanes_roles, sizeof(int32_t));
     b->lane_last = batch_alloc(b, lanes_roles, sizeof(int32_t));
     b->goal_count = batch_alloc(b, lanes_roles, sizeof(int32_t));
     b->goal_found = batch_alloc(b, lanes_roles, sizeof(int32_t));
-    b->fw = batch_alloc(b, checked_mul(b->n_groups, nf1), sizeof(uint64_t));
-    b->iw = batch_alloc(b, checked_mul(b->n_groups, (Py_ssize_t)b->n_iface + 1),
-                        sizeof(uint64_t));
+    b->fw = batch_alloc(b, checked_mul(b->n_groups, nf1), word);
+    b->iw = batch_alloc(b, checked_mul(b->n_groups, (Py_ssize_t)b->n_iface + 1), word);
     b->legals = batch_alloc(b, b->n, b->legal_bytes);
     b->done = batch_alloc(b, b->n, 1);
     b->plan = batch_alloc(b, b->n, 1);
@@ -2686,8 +2762,7 @@ Batch_state(Batch *b, PyObject *arg)
     PyObject *out = PyBytes_FromStringAndSize(NULL, b->n_fluents);  /* before the lock */
     if (!out) return NULL;
     if (batch_enter(b) < 0) { Py_DECREF(out); return NULL; }
-    lane_get(b->fw + (i / LANES) * b->n_fluents, b->n_fluents, (int)(i % LANES),
-             (uint8_t *)PyBytes_AS_STRING(out));
+    lane_get(b, b->fw, b->n_fluents, i, (uint8_t *)PyBytes_AS_STRING(out));
     leave(b->net);
     return out;
 }
@@ -2704,8 +2779,7 @@ Batch_get_states(Batch *b, PyObject *Py_UNUSED(ignored))
     if (batch_enter(b) < 0) { Py_DECREF(out); return NULL; }
     uint8_t *bytes = (uint8_t *)PyBytes_AS_STRING(out);
     for (Py_ssize_t i = 0; i < b->n; i++) {
-        lane_get(b->fw + (i / LANES) * b->n_fluents, b->n_fluents, (int)(i % LANES),
-                 b->scratch);
+        lane_get(b, b->fw, b->n_fluents, i, b->scratch);
         pack(bytes + i * b->state_bytes, b->scratch, b->n_fluents, b->state_bytes);
     }
     leave(b->net);
@@ -2771,8 +2845,8 @@ static PyMemberDef Batch_members[] = {
     {"memory", T_PYSSIZET, offsetof(Batch, memory), READONLY,
      "bytes of the batch's own arrays (the output buffers are the caller's)"},
     {"solo", T_INT, offsetof(Batch, solo), 0,
-     "a group of 64 games with at most this many to change steps them one by one "
-     "(watched evaluation) rather than bit-sliced (default 4; 0: never, 64: always)"},
+     "a group of games with at most this many to change steps them one by one "
+     "(watched evaluation) rather than bit-sliced (default 4; 0: never, 256: always)"},
     {NULL, 0, 0, 0, NULL}
 };
 
