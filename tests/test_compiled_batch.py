@@ -596,3 +596,30 @@ def test_sampled_actions_are_legal_and_uniform_on_both_paths() -> None:
     first, second = out.strip().split("\n")
     assert first == "[1, 2, 3, 4, 5, 6, 7, 8, 9] True {0}"  # (action ids: entries in order)
     assert second == "[1, 2, 3, 5, 6, 7, 8, 9] True {0}"
+
+
+@pytest.mark.parametrize("policy", ["random", "linear"])
+def test_the_self_play_example_collects_outcomes_from_the_movers_side(np, policy) -> None:
+    """examples/selfplay_connectfour.py: in every finished game the players alternate,
+    the last mover won (+1) or drew (0), and every position of a game carries that
+    outcome from its mover's side."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "selfplay_connectfour.py"
+    spec = importlib.util.spec_from_file_location("selfplay_connectfour", path)
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    data = example.collect(repository_game("connectFour"), 64, 80, policy, seed=3)
+    n = len(data["values"])
+    assert data["planes"].shape == (n, 4, 6, 8) and data["masks"].shape == (n, 9)
+    assert (data["masks"].sum(axis=1) >= 1).all()
+    assert sum(data["first_player"].values()) == data["finished"] > 0
+    episodes = data["episodes"]
+    for e in np.unique(episodes):
+        players = data["players"][episodes == e]
+        values = data["values"][episodes == e]
+        assert (np.diff(players) != 0).all()  # turns alternate
+        assert values[-1] in (1.0, 0.0)  # the last mover won or drew
+        assert np.array_equal(values, np.where(players == players[-1], values[-1],
+                                               -values[-1]))
