@@ -14,6 +14,7 @@ LIBRARIES = {
     "Boards": "pyspiel",
     "PettingZoo": "pettingzoo",
     "Gymnasium": "gymnasium",
+    "Batches": "numpy",
 }
 
 
@@ -40,3 +41,14 @@ def test_example_runs(title, capsys):
     require_module(LIBRARIES[title])
     exec(compile(examples()[title], f"{DOC}:{title}", "exec"), {})
     assert capsys.readouterr().out.strip()
+
+
+def test_every_example_of_the_batches_section_runs(capsys):
+    """The batch, its vector environment and self-play, as docs/adapters.md shows them."""
+    require_module("gymnasium")
+    body = DOC.read_text().split("\n## Batches\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", body, re.S)
+    assert len(blocks) == 3
+    for i, code in enumerate(blocks):
+        exec(compile(code, f"{DOC}:Batches:{i}", "exec"), {})
+        assert capsys.readouterr().out.strip()
