@@ -1966,8 +1966,8 @@ emit_words(Batch *b, Py_ssize_t g, const uint64_t *lanes)
     EACH_LANE(b, lanes, lane, {
         clear_game(b, base + lane);
         for (int32_t r = 0; r < R; r++) {
-            b->lane_count[lane * R + r] = b->goal_count[lane * R + r] = 0;
-            b->lane_last[lane * R + r] = b->goal_found[lane * R + r] = -1;
+            b->lane_count[(Py_ssize_t)lane * R + r] = b->goal_count[(Py_ssize_t)lane * R + r] = 0;
+            b->lane_last[(Py_ssize_t)lane * R + r] = b->goal_found[(Py_ssize_t)lane * R + r] = -1;
         }
     })
     for (int32_t f = 0; f < b->n_fluents; f++) {
@@ -1983,8 +1983,8 @@ emit_words(Batch *b, Py_ssize_t g, const uint64_t *lanes)
                 m[q] = W[(size_t)net->legal_atom[j] * nw + q] & moving[q];
             EACH_LANE(b, m, lane, {
                 mark_legal(b, base + lane, r, x);
-                b->lane_count[lane * R + r]++;
-                b->lane_last[lane * R + r] = x;
+                b->lane_count[(Py_ssize_t)lane * R + r]++;
+                b->lane_last[(Py_ssize_t)lane * R + r] = x;
             })
         }
     for (int32_t r = 0; r < R; r++)
@@ -1993,17 +1993,17 @@ emit_words(Batch *b, Py_ssize_t g, const uint64_t *lanes)
             for (int q = 0; q < nw; q++)
                 m[q] = W[(size_t)net->goal_atom[j] * nw + q] & term[q];
             EACH_LANE(b, m, lane, {
-                b->goal_count[lane * R + r]++;
-                b->goal_found[lane * R + r] = j;
+                b->goal_count[(Py_ssize_t)lane * R + r]++;
+                b->goal_found[(Py_ssize_t)lane * R + r] = j;
             })
         }
     EACH_LANE(b, lanes, lane, {
         Py_ssize_t i = base + lane;
         int terminal = (int)((term[lane / 64] >> (lane % 64)) & 1);
-        finish_game(b, i, terminal, b->lane_count + lane * R, b->lane_last + lane * R);
+        finish_game(b, i, terminal, b->lane_count + (Py_ssize_t)lane * R, b->lane_last + (Py_ssize_t)lane * R);
         for (int32_t r = 0; r < R; r++)
             put_reward(b, i * R + r, terminal ? terminal_reward(b, i, r,
-                       b->goal_count[lane * R + r], b->goal_found[lane * R + r]) : 0.0);
+                       b->goal_count[(Py_ssize_t)lane * R + r], b->goal_found[(Py_ssize_t)lane * R + r]) : 0.0);
     })
 }
 
