@@ -4,7 +4,8 @@
     compiled/network.py for their meaning), never as code, so nothing of a game's
     text reaches C. A state is a bytes object with one byte (0 or 1) per fluent; a
     joint move is a list of move indices. Random playouts run entirely here, with
-    their own seeded generator (xorshift64*).
+    their own seeded generator (xorshift64*). A Batch (the last section) steps many
+    games of one network together, bit-sliced, writing its outputs into buffers.
 
     Safety, as CPython's own modules keep it:
     - every array, size and index that comes from Python is checked when the network
