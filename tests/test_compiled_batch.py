@@ -623,3 +623,23 @@ def test_the_self_play_example_collects_outcomes_from_the_movers_side(np, policy
         assert values[-1] in (1.0, 0.0)  # the last mover won or drew
         assert np.array_equal(values, np.where(players == players[-1], values[-1],
                                                -values[-1]))
+
+
+def test_games_a_batch_cannot_hold_are_refused_saying_why(np) -> None:
+    """A game on the reasoner only, or whose moves are numbered as first seen in play."""
+    from adapters_support import OWN_GAMES
+
+    from gdl2pl.adapters import AdapterError
+    from gdl2pl.adapters import GdlGame
+    from gdl2pl.adapters.batch import GdlBatch
+
+    with pytest.raises(AdapterError, match="needs the compiled engine"):
+        GdlBatch(loaded("ticTacToe", "prolog"), 4)
+    game = GdlGame(OWN_GAMES / "adapter_no_input.kif", max_terms=1, engine="compiled")
+    try:
+        with pytest.raises(AdapterError, match="numbered as first seen"):
+            GdlBatch(game, 4)
+    finally:
+        game.close()
+    with pytest.raises(AdapterError, match="at least one game"):
+        GdlBatch(loaded("ticTacToe", "compiled"), 0)
