@@ -22,7 +22,8 @@ an observation vector, returns, and whether it is turn-taking.
   (``gdl2pl.compiled.AutoMachine``); ``"compiled"`` with the network only (a game it
   cannot compile raises ``CompileRefusedError``); ``"prolog"`` with the reasoner only.
   The analyses (``gdl_kind.pl``, ``reach.py``) always ask the reasoner (``reasoner``);
-  ``engine_choice`` says which engine steps the game now and why.
+  ``engine_choice`` says which engine steps the game now and why; ``grounding_budget``
+  (a ``GroundingBudget``) bounds the compiled engine's build (default: its 30 s).
 
 What the reasoner answers about a state is cached per state (``node``: terminal flag,
 then the legal moves, or the goals of a terminal state); successors per (state, joint
@@ -54,6 +55,7 @@ from gdl2pl.bridge.swipl import runtime_with
 from gdl2pl.compiled import AutoMachine
 from gdl2pl.compiled import CompiledMachine
 from gdl2pl.compiled import EngineChoice
+from gdl2pl.compiled import GroundingBudget
 from gdl2pl.compiled import load_description
 from gdl2pl.compiled.factory import Engine
 from gdl2pl.contract import GameMachine
@@ -213,6 +215,7 @@ class GdlGame:
         cache_size: int = 200_000,
         seed: int = 0,
         engine: Engine = "auto",
+        grounding_budget: GroundingBudget | None = None,
     ) -> None:
         self.path = os.fspath(path)
         self.name = os.path.basename(self.path)
@@ -222,7 +225,7 @@ class GdlGame:
             "analysis_seconds": analysis_seconds,
             "max_terms": max_terms, "num_distinct_actions": num_distinct_actions,
             "missing_goal": missing_goal, "cache_size": cache_size, "seed": seed,
-            "engine": engine,
+            "engine": engine, "grounding_budget": grounding_budget,
         }
         if utility not in ("auto", "zero_sum", "general_sum"):
             raise AdapterError(
@@ -232,7 +235,9 @@ class GdlGame:
         description = read_game(self.path)
         try:
             #: The machine play steps through: the reasoner, or the compiled network.
-            self.sm: GameMachine = load_description(description, engine, name=self.name)
+            self.sm: GameMachine = load_description(
+                description, engine, name=self.name, budget=grounding_budget
+            )
         except ValueError as e:  # an engine that is none of ENGINES
             raise AdapterError(f"{self.name}: {e}") from None
         #: The Prolog reasoner: what the analyses (``gdl_kind.pl``) query, any engine.

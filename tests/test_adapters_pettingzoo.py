@@ -136,3 +136,98 @@ def test_first_seen_moves_get_the_default_action_space():
         assert g.action_space_sizes == (LAZY_ACTIONS,) and LAZY_ACTIONS >= 86_981  # amazons
     finally:
         g.close()
+
+
+# -- self-play on a batch (issue 45) ---------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["ticTacToe", "connectFour", "dotsAndBoxes"])
+def test_self_play_batch_equals_the_aec_env_game_by_game(name):
+    """Every game of a self-play batch, replayed action by action on PettingZoo's AEC
+    environment (with its wrappers): the same agent to move, observation, board, action
+    mask, rewards and ends."""
+    import numpy as np
+
+    require_module("pettingzoo")
+    from gdl2pl.adapters.selfplay import SelfPlayBatch
+    from gdl2pl.pettingzoo import env
+
+    n = 6
+    flat = SelfPlayBatch(repository_game(name), n, observation="flat", dtype=np.int8, seed=5)
+    planes = SelfPlayBatch(flat.game, n, seed=5)
+    aec = env(repository_game(name))
+    try:
+        episodes: list[list[list[object]]] = [[[]] for _ in range(n)]
+        for _ in range(120):
+            mask, to_play = flat.legal_mask, flat.to_play.copy()
+            assert np.array_equal(planes.legal_mask, mask)
+            actions = flat.random_actions()
+            for i in range(n):
+                if to_play[i] >= 0:
+                    episodes[i][-1].append((flat.observations[i].copy(),
+                                            planes.observations[i].copy(), mask[i],
+                                            int(to_play[i]), int(actions[i])))
+            returns, ended = flat.step(actions)
+            assert np.array_equal(planes.step(actions)[0], returns)
+            for i in np.flatnonzero(ended):
+                episodes[i][-1].append(returns[i])
+                episodes[i].append([])
+        agents = aec.possible_agents
+        board = flat.game.board
+        finished = 0
+        for game in episodes:
+            for steps in game:
+                aec.reset()
+                for step in steps:
+                    if not isinstance(step, tuple):  # the end: its returns
+                        assert [aec.rewards[a] for a in agents] == step.tolist()
+                        assert all(aec.terminations.values())
+                        finished += 1
+                        continue
+                    obs_flat, obs_planes, mask, to_play, action = step
+                    agent = agents[to_play]
+                    assert aec.agent_selection == agent
+                    state = aec.observe(agent)[:-len(agents)]  # less the agent planes
+                    if board is None:
+                        assert np.array_equal(state, obs_flat)
+                    else:
+                        assert np.array_equal(state, obs_planes)
+                    seen_mask = aec.infos[agent]["action_mask"]
+                    width = len(seen_mask)
+                    assert np.array_equal(seen_mask, mask[:width])
+                    assert not mask[width:].any()
+                    aec.step(action)
+        assert finished > 0
+    finally:
+        planes.close()
+        flat.close()
+        aec.close()
+
+
+def test_self_play_takes_two_player_turn_taking_games_and_its_seed():
+    import numpy as np
+
+    require_module("pettingzoo")
+    from gdl2pl.adapters import AdapterError
+    from gdl2pl.adapters.selfplay import SelfPlayBatch
+
+    for name in ("connectFourSimultaneous", "3pConnectFour"):
+        with pytest.raises(AdapterError, match="two-player turn-taking"):
+            SelfPlayBatch(repository_game(name), 2)
+
+    def run(seed: int) -> list[bytes]:
+        sp = SelfPlayBatch(repository_game("ticTacToe"), 8, seed=seed)
+        try:
+            out = []
+            for _ in range(20):
+                sp.step(sp.random_actions())
+                out.append(sp.states().tobytes())
+            saved, to_play = sp.states(), sp.to_play.copy()
+            sp.step(sp.random_actions())
+            sp.set_states(saved)
+            assert np.array_equal(sp.to_play, to_play)
+            return out
+        finally:
+            sp.close()
+
+    assert run(1) == run(1) and run(1) != run(2)

@@ -14,6 +14,7 @@ LIBRARIES = {
     "Boards": "pyspiel",
     "PettingZoo": "pettingzoo",
     "Gymnasium": "gymnasium",
+    "Batches": "numpy",
 }
 
 
@@ -84,3 +85,14 @@ def test_load_times_say_which_engine():
     after = text[text.index(sentence) :][:700]
     assert 'engine="auto"' in after and "worker process" in after
     assert 'engine="compiled"' in after and "checkers' 236,147 ground rules" in after
+
+
+def test_every_example_of_the_batches_section_runs(capsys):
+    """The batch, its vector environment and self-play, as docs/adapters.md shows them."""
+    require_module("gymnasium")
+    body = DOC.read_text().split("\n## Batches\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", body, re.S)
+    assert len(blocks) == 3
+    for i, code in enumerate(blocks):
+        exec(compile(code, f"{DOC}:Batches:{i}", "exec"), {})
+        assert capsys.readouterr().out.strip()

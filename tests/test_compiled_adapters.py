@@ -135,6 +135,23 @@ def test_the_adapters_and_the_playing_commands_default_to_auto():
         assert parser.parse_args([command, game]).engine == "prolog"
 
 
+def test_the_grounding_budget_is_the_users():
+    """A game that does not ground within the default 30 s on a busy machine (checkers)
+    needs a larger budget: ``grounding_budget`` is the compiled engine's."""
+    from gdl2pl.compiled import GroundingBudget
+    from gdl2pl.compiled import GroundingBudgetError
+
+    with pytest.raises(GroundingBudgetError, match="ground rules"):
+        GdlGame(repository_game("ticTacToe"), engine="compiled",
+                grounding_budget=GroundingBudget(rules=10))
+    g = GdlGame(repository_game("ticTacToe"), engine="compiled",
+                grounding_budget=GroundingBudget(seconds=120))
+    try:
+        assert isinstance(g.sm, CompiledMachine)
+    finally:
+        g.close()
+
+
 def test_an_unknown_engine_is_refused_by_name():
     with pytest.raises(AdapterError, match=r"ticTacToe\.kif: engine must be one of .*'fast'"):
         GdlGame(repository_game("ticTacToe"), engine="fast")  # type: ignore[arg-type]

@@ -10,6 +10,12 @@ then gdl2pl's examples). Observation: one 0/1 entry per base proposition (int8).
 Reward 0 until the end, then ``(goal - 50) / 50``. An illegal action ends the episode
 (``terminated``) with reward -1 and ``info["illegal_action"] = True``. Other options are
 ``GdlGame``'s, e.g. ``engine="compiled"`` (the game's compiled network; default: the reasoner).
+
+Many copies at once, stepped together in C (``gdl2pl.gymnasium.vector.GdlVectorEnv``,
+games of any number of roles):
+
+>>> envs = gymnasium.make_vec("gdl2pl/Gdl-v0", num_envs=1024,
+...                           vectorization_mode="vector_entry_point", game="ticTacToe.kif")
 """
 
 from __future__ import annotations
@@ -87,6 +93,10 @@ class GdlEnv(gymnasium.Env):  # type: ignore[type-arg]
 
 
 if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point="gdl2pl.gymnasium:GdlEnv")
+    gymnasium.register(
+        id=ENV_ID,
+        entry_point="gdl2pl.gymnasium:GdlEnv",
+        vector_entry_point="gdl2pl.gymnasium.vector:GdlVectorEnv",
+    )
 
 __all__ = ["ENV_ID", "GdlEnv"]

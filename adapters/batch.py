@@ -1,0 +1,427 @@
+"""Many copies of one GDL game stepped together in C, their outputs as numpy arrays.
+
+``GdlBatch(game, num_games)`` holds ``N`` games of a compiled game (the C evaluator's
+``Batch``) and steps them together: one ``step(actions)`` call moves every game, and C
+writes what learning code reads into arrays made once here, without a Python loop per
+game. The games are evaluated bit-sliced, up to 256 at a time (a group where at most
+``solo`` games change, default 4, steps them one by one with the network's watched
+evaluation instead: the same answers). The outputs:
+
+- ``observations`` ``(N, *observation_shape)``: the observation the adapters define
+  (``GdlGame.observation``: one entry per base proposition, ``observation="flat"``;
+  or OpenSpiel's tensor, ``"planes"``: ``BoardLayout.observation_planes`` where the
+  fluents form a board, else flat), int8 or float32;
+- ``action_masks`` ``(N, roles, num_actions)`` int8: 1 for the legal action ids (the
+  adapters' stable ids: ``GdlGame.action_of``), 0 past a role's action space and at
+  the end;
+- ``rewards`` ``(N, roles)``: ``(goal - 50) / 50`` in the state reached at the end,
+  0 before, -1 for an illegal action's role (with ``illegal="end"``);
+- ``terminated`` ``(N,)``, ``mover`` ``(N,)`` (``Node.mover``: the role with a choice,
+  0 if none has, -1 if several have or at the end), ``illegal`` ``(N,)``.
+
+A role with a single legal move plays it whatever its action says, so in a turn-taking
+game ``step`` takes one action per game (the mover's). A game that has ended restarts
+at the next ``step`` (auto-reset, as Gymnasium's ``NEXT_STEP``: its action is not read,
+its outputs are the initial state's) unless ``autoreset=False``. The games are
+deterministic; ``sample_actions`` draws random legal actions in C from a generator that
+``seed`` sets, so a run is reproducible from its seed.
+
+The arrays are read-only views that every call overwrites (copy what you keep). States
+that break the adapters' contract raise ``UnrepresentableStateError`` as
+``GdlGame.node`` does (naming the game's index in the batch); they are found after the
+step, which has happened. Memory: ``memory_bytes`` (bounded by ``max_bytes``, checked
+before anything is allocated): at most ``memory_per_game`` bytes a game and
+``memory_fixed`` bytes besides.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+from typing import Literal
+
+import numpy as np
+
+from gdl2pl.bridge import MachineState
+from gdl2pl.compiled import AutoMachine
+from gdl2pl.compiled import CompiledMachine
+from gdl2pl.kif import kif_term
+from gdl2pl.vocabulary import goal_number
+
+from .errors import AdapterError
+from .errors import UnrepresentableStateError
+from .game import GdlGame
+from .game import goal_return
+from .paths import find_game
+
+Observation = Literal["planes", "flat"]
+
+#: The most bytes a batch may take unless ``max_bytes`` says otherwise (2 GiB).
+MAX_BYTES = 2 << 30
+
+_DTYPES = {np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.float32)}
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
+class GdlBatch:
+    """``num_games`` copies of a compiled game, stepped together (see the module's
+    docstring). ``game`` is a ``GdlGame`` (its compiled engine is used: loaded with
+    ``engine="compiled"``, or ``"auto"`` once its network is built) or a game file
+    (loaded with ``options`` and ``engine="compiled"``, closed by ``close()``)."""
+
+    def __init__(
+        self,
+        game: GdlGame | str | os.PathLike[str],
+        num_games: int,
+        *,
+        observation: Observation = "planes",
+        dtype: Any = np.int8,
+        reward_dtype: Any = np.float32,
+        seed: int = 0,
+        max_bytes: int = MAX_BYTES,
+        solo: int | None = None,
+        **options: Any,
+    ) -> None:
+        if isinstance(game, GdlGame):
+            if options:
+                raise AdapterError(f"{game.name}: options are for a game loaded from a file")
+            self.game, self._owned = game, False
+        else:
+            options.setdefault("engine", "compiled")
+            self.game, self._owned = GdlGame(find_game(game), **options), True
+        try:
+            self._setup(num_games, observation, dtype, reward_dtype, seed, max_bytes, solo)
+        except BaseException:
+            if self._owned:
+                self.game.close()
+            raise
+
+    def _setup(
+        self,
+        num_games: int,
+        observation: Observation,
+        dtype: Any,
+        reward_dtype: Any,
+        seed: int,
+        max_bytes: int,
+        solo: int | None,
+    ) -> None:
+        game = self.game
+        name = game.name
+        if not isinstance(num_games, int | np.integer) or num_games < 1:
+            raise AdapterError(f"{name}: a batch holds at least one game, not {num_games!r}")
+        if observation not in ("planes", "flat"):
+            raise AdapterError(f"{name}: observation must be 'planes' or 'flat', not "
+                               f"{observation!r}")
+        if np.dtype(dtype) not in _DTYPES:
+            raise AdapterError(f"{name}: observations are int8, uint8 or float32, not {dtype}")
+        if np.dtype(reward_dtype) not in (np.dtype(np.float32), np.dtype(np.float64)):
+            raise AdapterError(f"{name}: rewards are float32 or float64, not {reward_dtype}")
+        if "first-seen" in (game.actions_from, game.base_from):
+            raise AdapterError(
+                f"{name}: its moves or fluents are numbered as first seen in play "
+                f"({game.domain_note}); a batch needs the action and observation tables "
+                "before play"
+            )
+        sm = game.sm
+        if isinstance(sm, AutoMachine):
+            choice = sm.wait_for_engine()
+            sm = sm.engine_now
+            if not isinstance(sm, CompiledMachine):
+                raise AdapterError(f"{name}: a batch needs the compiled engine; "
+                                   f"{choice.reason}")
+        if not isinstance(sm, CompiledMachine) or not hasattr(sm._net, "tune"):
+            raise AdapterError(f"{name}: a batch needs the compiled engine's C evaluator "
+                               "(load the game with engine='compiled')")
+        self.sm: CompiledMachine = sm
+        net = sm.network
+        n = int(num_games)
+        self.num_games = n
+        self.num_roles = game.num_roles
+        self.num_actions = game.num_actions
+        self.observation_form: Observation = (
+            "planes" if observation == "planes" and game.board is not None else "flat"
+        )
+        start, at, size, shape = self._observation_table()
+        self.observation_shape: tuple[int, ...] = shape
+        self.memory_per_game = self._per_game(np.dtype(dtype).itemsize,
+                                              np.dtype(reward_dtype).itemsize)
+        self.memory_fixed = self._fixed(len(start) + len(at) + net.n_moves
+                                        + 2 * sum(len(vs) for vs in net.goals))
+        if n * self.memory_per_game + self.memory_fixed > max_bytes:
+            raise MemoryError(
+                f"{name}: {n:,} games take up to {n * self.memory_per_game:,} bytes "
+                f"({self.memory_per_game:,} a game) and {self.memory_fixed:,} more, more "
+                f"than max_bytes={max_bytes:,}"
+            )
+        roles, actions = self.num_roles, self.num_actions
+        self._observations = np.zeros((n, *shape), dtype)
+        self._masks = np.zeros((n, roles, actions), np.int8)
+        self._rewards = np.zeros((n, roles), reward_dtype)
+        self._terminated = np.zeros(n, np.bool_)
+        self._mover = np.zeros(n, np.int32)
+        self._illegal = np.zeros(n, np.bool_)
+        self._joint = np.zeros((n, roles), np.int32)
+        from gdl2pl.compiled._network import Batch  # type: ignore[import-not-found]
+
+        missing = game.missing_goal
+        self._batch = Batch(
+            sm._net,
+            n,
+            sm._initial._bits,
+            self._move_actions(),
+            actions,
+            start,
+            at,
+            size,
+            self._goal_returns(),
+            math.nan if missing is None else goal_return(missing),
+            self._observations.reshape(n, -1),
+            self._masks,
+            self._rewards,
+            self._terminated,
+            self._mover,
+            self._illegal,
+        )
+        if solo is not None:
+            self._batch.solo = int(solo)
+        self.observations = _readonly(self._observations)
+        self.action_masks = _readonly(self._masks)
+        self.rewards = _readonly(self._rewards)
+        self.terminated = _readonly(self._terminated)
+        self.mover = _readonly(self._mover)
+        self.illegal = _readonly(self._illegal)
+        self.seed(seed)
+        self.reset()
+
+    # -- tables: what the C outputs mean ----------------------------------------------
+
+    def _move_actions(self) -> list[int]:
+        """Per move of the network, its action id in its role's table (-1: none)."""
+        sm, action_of = self.sm, self.game.action_of
+        out = []
+        for m, (role, _) in enumerate(sm.network.moves):
+            out.append(action_of[role].get(sm._move_terms[m], -1) if role >= 0 else -1)
+        return out
+
+    def _observation_table(self) -> tuple[list[int], list[int], int, tuple[int, ...]]:
+        """Per fluent of the network, the offsets of an observation row that hold 1 while
+        it holds (as ``start``/``at`` lists), the row's size and the observation's shape."""
+        game, sm = self.game, self.sm
+        where: dict[int, list[int]] = {}  # base index -> offsets
+        layout = game.board
+        if self.observation_form == "flat" or layout is None:
+            size = game.observation_size
+            shape: tuple[int, ...] = (size,)
+            for i in range(size):
+                where[i] = [i]
+        else:
+            shape = layout.planes_shape
+            _, rows, cols = shape
+            area = rows * cols
+            size = int(np.prod(shape))
+            channels = len(layout.contents)
+            for i, c, r, k in zip(layout.on_board, *layout.at, strict=True):
+                where[int(i)] = [int(c) * area + int(r) * cols + int(k)]
+            for j, i in enumerate(layout.rest):
+                if layout.packed:
+                    where[int(i)] = [channels * area + j]
+                else:
+                    plane = (channels + j) * area
+                    where[int(i)] = list(range(plane, plane + area))
+        start: list[int] = [0]
+        at: list[int] = []
+        index = game.base_index
+        for raw in sm.network.fluents:
+            base = index.get(sm._terms.term(raw))
+            at.extend(where.get(base, ()) if base is not None else ())
+            start.append(len(at))
+        return start, at, size, shape
+
+    def _goal_returns(self) -> list[float]:
+        """Per goal entry of the network, role by role: its return (NaN: no number)."""
+        out = []
+        for entries in self.sm.network.goals:
+            for _, value in entries:
+                number = goal_number(value) if isinstance(value, str) else None
+                out.append(math.nan if number is None else goal_return(number))
+        return out
+
+    def _per_game(self, obs_item: int, reward_item: int) -> int:
+        """Bytes a game takes at most: the C batch's (a bit per fluent and per interface
+        atom, bounded by every atom, in 64-bit words; its legal moves packed; flags,
+        roles' moves) and the output arrays."""
+        net = self.sm.network
+        roles, actions = self.num_roles, self.num_actions
+        bits = (net.n_fluents + 1 + net.n_atoms + 1) // 8 + 1 + (net.n_moves + 7) // 8
+        own = bits + 2 + 4 + 3 * 4 * roles  # done, plan, culprit; only, counts, joints
+        outputs = (int(np.prod(self.observation_shape)) * obs_item + roles * actions
+                   + roles * reward_item + 1 + 4 + 1 + 4 * roles)
+        return own + outputs
+
+    def _fixed(self, table_items: int) -> int:
+        """Bytes a batch takes at most whatever its games: its tables, the scratch of one
+        group of up to 256 games (four 64-bit words an atom, the rounding of the last
+        group), of the worklist of a cyclic group, of one state."""
+        net = self.sm.network
+        words = 32 * (4 * (net.n_fluents + 1) + 2 * (net.n_atoms + 1))
+        return (4 * table_items + words + 14 * net.n_atoms + 4 * net.n_rules
+                + 256 * 16 * self.num_roles + 4 * self.num_roles * self.num_actions + 4096)
+
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes the batch holds: the C batch's own arrays and the output arrays."""
+        arrays = (self._observations, self._masks, self._rewards, self._terminated,
+                  self._mover, self._illegal, self._joint)
+        return int(self._batch.memory) + sum(a.nbytes for a in arrays)
+
+    # -- play ---------------------------------------------------------------------------
+
+    def _games(self, games: Any) -> np.ndarray | None:
+        if games is None:
+            return None
+        mask = np.ascontiguousarray(games, np.bool_)
+        if mask.shape != (self.num_games,):
+            raise ValueError(f"games: a mask of {self.num_games} booleans, not shape "
+                             f"{mask.shape}")
+        return mask
+
+    def reset(self, games: Any = None) -> None:
+        """The games ``games`` names (a boolean mask; None: all) back to the initial
+        state, their outputs written."""
+        self._check(self._batch.reset(self._games(games)))
+
+    def step(self, actions: Any, games: Any = None, *, autoreset: bool = True,
+             illegal: Literal["raise", "end"] = "raise", strict: int | None = None) -> None:
+        """One joint move in each game (``games``: a boolean mask of those to step; the
+        others are left as they are). ``actions``: ``(N, roles)`` action ids, or in a
+        turn-taking game ``(N,)``, the mover's. An action that is not legal raises
+        ``ValueError`` before any game moves, or with ``illegal="end"`` ends its game
+        (reward -1 for its role, ``illegal`` set). A role with one legal move plays it
+        whatever its action says, but role ``strict``, whose action must be that move
+        (as in a one-player environment, where every action is the agent's)."""
+        if illegal not in ("raise", "end"):
+            raise ValueError(f"illegal must be 'raise' or 'end', not {illegal!r}")
+        a = np.asarray(actions)
+        if a.dtype.kind not in "iu":
+            raise ValueError(f"actions: integer action ids, not {a.dtype}")
+        if a.shape == (self.num_games,):
+            if not self.game.turn_taking:
+                raise ValueError(f"{self.game.name}: not turn-taking: give one action per "
+                                 "role and game, shape (N, roles)")
+            self._joint[:] = a[:, None]
+            joint = self._joint
+        elif a.shape == (self.num_games, self.num_roles):
+            joint = a if a.dtype in (np.int32, np.int64) and a.flags.c_contiguous else (
+                np.ascontiguousarray(a, np.int64))
+        else:
+            raise ValueError(f"actions: shape ({self.num_games}, {self.num_roles}) or "
+                             f"({self.num_games},), not {a.shape}")
+        self._check(self._batch.step(joint, self._games(games), autoreset,
+                                     illegal == "end", -1 if strict is None else int(strict)))
+
+    def sample_actions(self, out: np.ndarray | None = None, games: Any = None) -> np.ndarray:
+        """Per game and role a legal action id drawn uniformly (0 for a game that has
+        ended), by the batch's generator (``seed``); into ``out`` (``(N, roles)``
+        int32 or int64) when given."""
+        if out is None:
+            out = np.zeros((self.num_games, self.num_roles), np.int32)
+        self._batch.sample(out, self._games(games))
+        return out
+
+    def seed(self, seed: int) -> None:
+        """Seed the generator of ``sample_actions``."""
+        self._batch.seed(int(seed))
+
+    def states(self) -> np.ndarray:
+        """Every game's state, packed: ``(N, state_bytes)`` uint8 (a copy)."""
+        raw = self._batch.get_states()
+        return np.frombuffer(raw, np.uint8).reshape(self.num_games, -1).copy()
+
+    def set_states(self, states: Any, games: Any = None) -> None:
+        """The games ``games`` names take their states from ``states`` (as ``states()``
+        gives them), their outputs written: a search may save and restore a batch."""
+        packed = np.ascontiguousarray(states, np.uint8)
+        if packed.shape != (self.num_games, self._batch.state_bytes):
+            raise ValueError(f"states: shape ({self.num_games}, {self._batch.state_bytes}), "
+                             f"not {packed.shape}")
+        self._check(self._batch.set_states(packed, self._games(games)))
+
+    def machine_state(self, game: int) -> MachineState:
+        """Game ``game``'s state as the machine's ``MachineState``."""
+        return self.sm._state(self._batch.state(int(game)))
+
+    def close(self) -> None:
+        """Unload the game if the batch loaded it."""
+        if self._owned:
+            self.game.close()
+
+    # -- what breaks the adapters' contract ----------------------------------------------
+
+    def _check(self, problem: tuple[str, int, int] | None) -> None:
+        if problem is None:
+            if self.game.utility_option == "zero_sum":
+                self._check_zero_sum()
+            return
+        kind, i, detail = problem
+        game = self.game
+        state = self.machine_state(i)
+        text = _short(state)
+        if kind == "missing goal":
+            game._met_missing_goal(text, game.roles[detail])
+            return
+        where = f"{game.name}: game {i} of the batch:"
+        if kind == "fluent without observation":
+            fluent = self.sm._terms.term(self.sm.network.fluents[detail])
+            raise UnrepresentableStateError(
+                f"{where} the fluent {kif_term(fluent)} is not among the base propositions "
+                f"(from {game.base_from}) in state {text}"
+            )
+        role = game.roles[detail]
+        if kind == "move without action":
+            index = detail
+            moves = [m for m in self.sm.legal_moves(state, role)
+                     if m not in game.action_of[index]]
+            shown = kif_term(moves[0]) if moves else "?"
+            raise UnrepresentableStateError(
+                f"{where} the legal move {shown} of role {role} is not in its action table "
+                f"(from {game.actions_from}) in state {text}"
+            )
+        if kind == "no legal move":
+            raise UnrepresentableStateError(
+                f"{where} role {role} has no legal move in the non-terminal state {text}"
+            )
+        values = self.sm.goal_values(state)[detail]
+        what = "no goal value" if not values else f"goal values {list(values)}"
+        hint = " (missing_goal= gives such a role a value)" if not values else ""
+        raise UnrepresentableStateError(
+            f"{where} role {role} has {what} in the terminal state {text}{hint}"
+        )
+
+    def _check_zero_sum(self) -> None:
+        ended = self._terminated & ~self._illegal
+        if not ended.any():
+            return
+        sums = self._rewards[ended].sum(axis=1)
+        bad = np.flatnonzero(np.abs(sums) > 1e-6)
+        if len(bad):
+            i = int(np.flatnonzero(ended)[bad[0]])
+            raise UnrepresentableStateError(
+                f"{self.game.name}: game {i} of the batch: loaded with utility='zero_sum', "
+                f"but the returns {self._rewards[i].tolist()} of the terminal state "
+                f"{_short(self.machine_state(i))} sum to {float(sums[bad[0]]):g}"
+            )
+
+
+def _short(state: MachineState, width: int = 200) -> str:
+    text = str(state)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+__all__ = ["MAX_BYTES", "GdlBatch", "Observation"]
