@@ -132,28 +132,18 @@ def native_loop(name: str, observe: bool, seed: int) -> Loop:
 
 
 def per_state_loop(path: Path, seed: int, budget: Any) -> tuple[Loop, Any]:
-    import numpy as np
-
+    from adapters import pettingzoo_steps
     from gdl2pl.pettingzoo import raw_env
 
     env = raw_env(path, engine="compiled", grounding_budget=budget)
-    rng = random.Random(seed)
+    transitions = pettingzoo_steps(env, random.Random(seed))
 
     def run(seconds: float) -> int:
         steps = 0
         deadline = time.perf_counter() + seconds
         while time.perf_counter() < deadline:
-            env.reset()
-            for _ in env.agent_iter():
-                _, _, terminated, truncated, info = env.last()
-                if terminated or truncated:
-                    env.step(None)
-                    continue
-                before = env._pos
-                env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
-                steps += env._pos is not before
-                if time.perf_counter() >= deadline:
-                    break
+            next(transitions)
+            steps += 1
         return steps
 
     return run, env.gdl

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from report import markdown_table
-from report import replace_section
+from report import section_main
 from sysinfo import header_markdown
 from sysinfo import machine_header
 
@@ -111,13 +111,7 @@ def main() -> int:
     ap.add_argument("--simulations", type=int, default=100)
     ap.add_argument("--moves", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--results", default=None)
-    args = ap.parse_args()
-    text = report(args)
-    print(text)
-    if args.results:
-        replace_section(Path(args.results), SECTION, text)
-    return 0
+    return section_main(ap, report, SECTION)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
+from collections.abc import Callable
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -60,3 +62,17 @@ def replace_section(path: Path, heading: str, text: str) -> None:
     else:
         old = old.rstrip("\n") + "\n\n" + text
     path.write_text(old, encoding="utf-8")
+
+
+def section_main(
+    ap: argparse.ArgumentParser, report: Callable[[argparse.Namespace], str], heading: str
+) -> int:
+    """A section benchmark's ``main``: with ``ap``'s options and ``--results FILE``, print
+    ``report(args)`` and put it in place of its section ``heading`` of that file."""
+    ap.add_argument("--results", default=None, help="replace this section of that file")
+    args = ap.parse_args()
+    text = report(args)
+    print(text)
+    if args.results:
+        replace_section(Path(args.results), heading, text)
+    return 0

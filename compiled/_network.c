@@ -2502,6 +2502,29 @@ release_active(Py_buffer *v)
     if (v->obj) PyBuffer_Release(v);
 }
 
+/* A buffer of action ids, one per role and game, int32 or int64 (*wide set for int64),
+   writable when `writable`, into *v; -1 with a ValueError naming `what` otherwise. */
+static int
+action_ids_arg(Batch *b, PyObject *obj, Py_buffer *v, int writable, const char *what,
+               int *wide)
+{
+    if (PyObject_GetBuffer(obj, v, (writable ? PyBUF_WRITABLE : 0) | PyBUF_C_CONTIGUOUS |
+                                     PyBUF_FORMAT) < 0)
+        return -1;
+    *wide = format_is(v, "lqn", 8);
+    int narrow = format_is(v, "i", 4) || format_is(v, "l", 4);
+    Py_ssize_t want = checked_mul(b->n, b->n_roles);
+    if ((!*wide && !narrow) || want < 0 || v->len != want * v->itemsize) {
+        PyBuffer_Release(v);
+        if (want >= 0)
+            PyErr_Format(PyExc_ValueError, "%s: a %sC-contiguous buffer of %zd int32 or "
+                         "int64 action ids expected (one per role and game)", what,
+                         writable ? "writable " : "", want);
+        return -1;
+    }
+    return 0;
+}
+
 /* Once the network watches (tune()): per atom, its watchers whose head is in the move
    program (what restore() pushes). */
 static int
@@ -2859,18 +2882,9 @@ Batch_step(Batch *b, PyObject *args, PyObject *kw)
                                      &active_obj, &autoreset, &end_illegal, &strict))
         return NULL;
     Py_buffer actions, active;
-    if (PyObject_GetBuffer(actions_obj, &actions, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+    int wide;
+    if (action_ids_arg(b, actions_obj, &actions, 0, "actions", &wide) < 0)
         return NULL;
-    int wide = format_is(&actions, "lqn", 8);
-    int narrow = format_is(&actions, "i", 4) || format_is(&actions, "l", 4);
-    Py_ssize_t want = checked_mul(b->n, b->n_roles);
-    if ((!wide && !narrow) || want < 0 || actions.len != want * actions.itemsize) {
-        PyBuffer_Release(&actions);
-        if (want >= 0)
-            PyErr_Format(PyExc_ValueError, "actions: a C-contiguous buffer of %zd int32 "
-                         "or int64 action ids expected (one per role and game)", want);
-        return NULL;
-    }
     if (active_arg(b, active_obj, &active) < 0) { PyBuffer_Release(&actions); return NULL; }
     if (batch_enter(b) < 0) {
         PyBuffer_Release(&actions); release_active(&active);
@@ -2964,19 +2978,9 @@ Batch_sample(Batch *b, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:sample", names, &out_obj, &active_obj))
         return NULL;
     Py_buffer out, active;
-    if (PyObject_GetBuffer(out_obj, &out, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS |
-                                              PyBUF_FORMAT) < 0)
+    int wide;
+    if (action_ids_arg(b, out_obj, &out, 1, "out", &wide) < 0)
         return NULL;
-    int wide = format_is(&out, "lqn", 8);
-    int narrow = format_is(&out, "i", 4) || format_is(&out, "l", 4);
-    Py_ssize_t want = checked_mul(b->n, b->n_roles);
-    if ((!wide && !narrow) || want < 0 || out.len != want * out.itemsize) {
-        PyBuffer_Release(&out);
-        if (want >= 0)
-            PyErr_Format(PyExc_ValueError, "out: a writable C-contiguous buffer of %zd "
-                         "int32 or int64 items expected", want);
-        return NULL;
-    }
     if (active_arg(b, active_obj, &active) < 0) { PyBuffer_Release(&out); return NULL; }
     if (batch_enter(b) < 0) { PyBuffer_Release(&out); release_active(&active); return NULL; }
     Network *net = b->net;

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from prolog_env import require_prolog
 from prolog_env import unavailable
 
 from gdl2pl.syntax import Clause
@@ -124,3 +125,14 @@ def layered_game(relations: int, uses: int = 6) -> str:
         lines.append(f"(<= (r{i} ?x) {body})")
     lines.append(f"(<= (goal r 100) (r{relations - 1} ?x))")
     return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def prolog_main_thread() -> None:
+    """SWI-Prolog (else ``unavailable``), started from the main thread, with an engine,
+    before any worker thread of a module's players, servers and managers calls it: a
+    module of those says ``pytestmark = pytest.mark.usefixtures("prolog_main_thread")``."""
+    require_prolog()
+    from gdl2pl.bridge import swipl
+
+    swipl.attach_thread()

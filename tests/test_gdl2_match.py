@@ -11,10 +11,8 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES
-from prolog_env import require_prolog
 
 from gdl2pl.bridge import StateMachine
-from gdl2pl.bridge import swipl as engine
 from gdl2pl.ggp.hidden import Knowledge
 from gdl2pl.ggp.hidden import choose_move
 from gdl2pl.ggp.manager import run_match
@@ -38,14 +36,7 @@ MONTY = EXAMPLES / "montyHall.kif"
 KUHN = EXAMPLES / "kuhnPoker.kif"
 
 
-@pytest.fixture(autouse=True)
-def _needs_prolog() -> None:
-    require_prolog()
-
-
-@pytest.fixture(scope="module", autouse=True)
-def prolog_in_main_thread() -> None:
-    engine.attach_thread()
+pytestmark = pytest.mark.usefixtures("prolog_main_thread")
 
 
 # -- the messages -----------------------------------------------------------------------------

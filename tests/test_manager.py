@@ -19,10 +19,8 @@ from typing import Any
 
 import pytest
 from conftest import EXAMPLES
-from prolog_env import require_prolog
 
 from gdl2pl.bridge import StateMachine
-from gdl2pl.bridge import swipl as engine
 from gdl2pl.cli.network import add_subcommands
 from gdl2pl.ggp.manager import Record
 from gdl2pl.ggp.manager import run_match
@@ -37,10 +35,7 @@ from gdl2pl.ggp.server import serving
 from gdl2pl.ggp.strategy import make_strategy
 from gdl2pl.load import read_game
 
-
-@pytest.fixture(autouse=True)
-def _needs_prolog() -> None:
-    require_prolog()  # skipped without SWI-Prolog, a failure under CI=true
+pytestmark = pytest.mark.usefixtures("prolog_main_thread")
 
 
 TTT = EXAMPLES / "ticTacToe.kif"
@@ -64,12 +59,6 @@ GGP_FIELDS = {
     "playerNamesFromHost",
     "scrambled",
 }
-
-
-@pytest.fixture(scope="module", autouse=True)
-def prolog_in_main_thread() -> None:
-    """Start janus from the main thread (and give it an engine) before any worker does."""
-    engine.attach_thread()
 
 
 @contextmanager

@@ -17,11 +17,9 @@ from conftest import REPO
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
-from prolog_env import require_prolog
 
 from gdl2pl.bridge import ReasonerError
 from gdl2pl.bridge import StateMachine
-from gdl2pl.bridge import swipl as engine
 from gdl2pl.ggp.player import GamePlayer
 from gdl2pl.ggp.protocol import one_line_rules
 from gdl2pl.ggp.protocol import parse_info_reply
@@ -35,20 +33,11 @@ from gdl2pl.kif import parse_kif_term
 from gdl2pl.load import read_game
 from gdl2pl.syntax import Term
 
-
-@pytest.fixture(autouse=True)
-def _needs_prolog() -> None:
-    require_prolog()  # skipped without SWI-Prolog, a failure under CI=true
+pytestmark = pytest.mark.usefixtures("prolog_main_thread")
 
 
 TTT = EXAMPLES / "ticTacToe.kif"
 PENNIES = EXAMPLES / "matchingPennies.kif"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def prolog_in_main_thread() -> None:
-    """Start janus from the main thread (and give it an engine) before any worker does."""
-    engine.attach_thread()
 
 
 def rules(path=TTT) -> str:  # type: ignore[no-untyped-def]

@@ -17,10 +17,8 @@ from contextlib import contextmanager
 import pytest
 from conftest import EXAMPLES
 from conftest import REPO
-from prolog_env import require_prolog
 
 from gdl2pl.bridge import StateMachine
-from gdl2pl.bridge import swipl as engine
 from gdl2pl.ggp import collection
 from gdl2pl.ggp.mcts import MctsStrategy
 from gdl2pl.ggp.player import GamePlayer
@@ -34,14 +32,7 @@ SLOW = REPO / "tests" / "games" / "slow_steps.kif"
 TTT = EXAMPLES / "ticTacToe.kif"
 
 
-@pytest.fixture(autouse=True)
-def _needs_prolog() -> None:
-    require_prolog()
-
-
-@pytest.fixture(scope="module", autouse=True)
-def prolog_in_main_thread() -> None:
-    engine.attach_thread()
+pytestmark = pytest.mark.usefixtures("prolog_main_thread")
 
 
 @contextmanager
