@@ -100,8 +100,10 @@ class NetworkBuild:
                 "memory": b.memory,
             }
             (folder / REQUEST).write_text(json.dumps(request), encoding="utf-8")
+            # -P: the worker imports this installation, never a gdl2pl folder that
+            # happens to be in the working directory
             self._process = subprocess.Popen(
-                [sys.executable, "-m", "gdl2pl.compiled.ground_worker", str(folder)],
+                [sys.executable, "-P", "-m", "gdl2pl.compiled.ground_worker", str(folder)],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,

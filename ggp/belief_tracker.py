@@ -292,8 +292,8 @@ class BeliefTracker:
             for kid in kids:
                 mine[kid.state] = mine.get(kid.state, 0.0) + float(kid.weight)
             self.witness.learned(len(self.history) - 1, state, mine)
-            for kid, w in mine.items():
-                children[kid] = children.get(kid, 0.0) + weight * w
+            for child, w in mine.items():
+                children[child] = children.get(child, 0.0) + weight * w
             self._cost = 0.9 * self._cost + 0.1 * (time.monotonic() - start)
         return children, True
 

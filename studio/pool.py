@@ -26,7 +26,8 @@ class _Worker:
 
     def __init__(self, megabytes: int, dot_seconds: float) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "gdl2pl.studio.worker", str(megabytes), f"{dot_seconds:g}"],
+            [sys.executable, "-P", "-m", "gdl2pl.studio.worker", str(megabytes),
+             f"{dot_seconds:g}"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             start_new_session=True,  # its own group: killing it kills its dot too

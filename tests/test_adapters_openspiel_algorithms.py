@@ -135,7 +135,7 @@ def test_observation_tensor_shape_is_the_board_as_planes() -> None:
 
 def _python(code: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+        [sys.executable, "-P", "-c", code], capture_output=True, text=True, timeout=300,
         env={**os.environ}, check=False,
     )
 

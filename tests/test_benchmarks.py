@@ -352,7 +352,7 @@ def test_a_baseline_command_that_cannot_start_or_overruns_is_a_baseline_error(
     with pytest.raises(baseline.BaselineError, match="could not start"):
         baseline.measure(str(tmp_path / "no-such-program") + " {game}", Path("g.kif"), 0, 1)
     monkeypatch.setattr(baseline, "SLACK_SECONDS", 0.5)
-    sleeper = f"{sys.executable} -c 'import time; time.sleep(60)' {{game}}"
+    sleeper = f"{sys.executable} -P -c 'import time; time.sleep(60)' {{game}}"
     with pytest.raises(baseline.BaselineError, match=r"ran over 0\.6 s on g\.kif"):
         baseline.measure(sleeper, Path("g.kif"), 0, 0.1)
 

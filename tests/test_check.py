@@ -732,7 +732,7 @@ def test_cli_usage_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
 def test_cli_as_a_process_prints_no_traceback(tmp_path: Path) -> None:
     path = _write(tmp_path, "g.kif", "(<= (legal white giveup))")
     r = subprocess.run(
-        [sys.executable, "-m", "gdl2pl.cli", "check", path, str(tmp_path / "none.kif")],
+        [sys.executable, "-P", "-m", "gdl2pl.cli", "check", path, str(tmp_path / "none.kif")],
         capture_output=True,
         text=True,
         check=False,

@@ -56,7 +56,7 @@ SCRIPT = textwrap.dedent(
 def test_close_while_other_threads_query(threads: int) -> None:
     require_prolog()
     r = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(EXAMPLES / "ticTacToe.kif"), str(threads)],
+        [sys.executable, "-P", "-c", SCRIPT, str(EXAMPLES / "ticTacToe.kif"), str(threads)],
         capture_output=True,
         text=True,
         timeout=120,

@@ -48,7 +48,7 @@ def in_child(code: str, timeout: float = 300) -> str:
     """Run ``code`` in a fresh Python; its output, or a failure with what it said (a
     crash shows as a negative return code)."""
     done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
+        [sys.executable, "-P", "-c", textwrap.dedent(code)],
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -433,7 +433,7 @@ def test_simulate_of_a_huge_count_runs_in_bounded_memory_and_stops_at_ctrl_c() -
     import signal
 
     p = subprocess.Popen(
-        [sys.executable, "-m", "gdl2pl.cli", "simulate", TICTACTOE, "--engine", "compiled",
+        [sys.executable, "-P", "-m", "gdl2pl.cli", "simulate", TICTACTOE, "--engine", "compiled",
          "-n", "230584300921369395200"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -31,7 +31,7 @@ def _fake_old_swipl(tmp: Path) -> Path:
 
 def run_program(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
     """``PROGRAM`` run by a new Python process with ``env``, in ``cwd``."""
-    argv = [sys.executable, "-c", PROGRAM]
+    argv = [sys.executable, "-P", "-c", PROGRAM]
     return subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=120)
 
 

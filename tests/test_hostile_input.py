@@ -238,7 +238,7 @@ print("survived")
 
 def test_every_method_may_be_a_new_threads_first_call() -> None:
     done = subprocess.run(
-        [sys.executable, "-c", _FIRST_CALLS.format(ttt=str(TTT))],
+        [sys.executable, "-P", "-c", _FIRST_CALLS.format(ttt=str(TTT))],
         capture_output=True,
         text=True,
         timeout=120,
@@ -356,7 +356,7 @@ def test_model_of_a_huge_cross_product_says_so_without_a_prolog_stack_dump(tmp_p
         " ".join(f"(d {i})" for i in range(300)) + "\n(<= (p ?a ?b ?c) (d ?a) (d ?b) (d ?c))\n"
     )
     done = subprocess.run(  # its own process: the Prolog stack it fills is not pytest's
-        [sys.executable, "-m", "gdl2pl.cli", "model", str(program)],
+        [sys.executable, "-P", "-m", "gdl2pl.cli", "model", str(program)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -385,6 +385,7 @@ def test_ctrl_c_stops_a_long_simulation() -> None:
     proc = subprocess.Popen(
         [
             sys.executable,
+            "-P",
             "-m",
             "gdl2pl.cli",
             "simulate",
@@ -502,7 +503,7 @@ def test_simulate_zero_playouts_is_a_usage_error() -> None:
 
 def test_a_broken_pipe_exits_quietly() -> None:
     proc = subprocess.run(
-        f"{sys.executable} -m gdl2pl.cli trace {TTT} -n 200 | head -n 1",
+        f"{sys.executable} -P -m gdl2pl.cli trace {TTT} -n 200 | head -n 1",
         shell=True,
         capture_output=True,
         text=True,

@@ -37,7 +37,6 @@ from typing import ClassVar
 import prolog_env
 import pytest
 from conftest import EXAMPLES
-from conftest import REPO
 
 from gdl2pl.ggp.protocol import MAX_DEPTH
 from gdl2pl.ggp.protocol import Play
@@ -146,12 +145,10 @@ def _free_port() -> int:
 def gdl2pl_serve(*options: str) -> Iterator[int]:
     """``gdl2pl serve --port P ...`` as a child process; yields P once it answers."""
     port = _free_port()
-    env = dict(os.environ, PYTHONPATH=str(REPO))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gdl2pl.cli", "serve", "--port", str(port), *options],
+        [sys.executable, "-P", "-m", "gdl2pl.cli", "serve", "--port", str(port), *options],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
-        env=env,
     )
     try:
         for _ in range(300):  # up to 30 s to start

@@ -227,7 +227,7 @@ def test_the_cli_refuses_a_model_too_large_instead_of_aborting(tmp_path) -> None
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
     done = subprocess.run(
-        [sys.executable, "-m", "gdl2pl.cli", "model", str(program)],
+        [sys.executable, "-P", "-m", "gdl2pl.cli", "model", str(program)],
         capture_output=True,
         text=True,
         timeout=300,

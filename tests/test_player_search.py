@@ -38,7 +38,7 @@ pytestmark = pytest.mark.usefixtures("prolog_main_thread")
 @contextmanager
 def another_process_on_a_core() -> Iterator[None]:
     """A CPU-bound process running for the block (the machine under load)."""
-    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    hog = subprocess.Popen([sys.executable, "-P", "-c", "while True: pass"])
     try:
         yield
     finally:

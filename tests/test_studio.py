@@ -723,7 +723,7 @@ def _assert_writes_nothing(tmp_path: Any, script: str, given: str) -> None:
 
     env = {**os.environ, "TMPDIR": str(tmp_path), "HOME": str(tmp_path)}
     done = subprocess.run(
-        [sys.executable, "-c", script],
+        [sys.executable, "-P", "-c", script],
         input=given,
         capture_output=True,
         text=True,

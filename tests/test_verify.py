@@ -38,7 +38,7 @@ from gdl2pl.verify.report import repro_name
 ENGINES = REPO / "tests" / "engines"
 TTT = str(EXAMPLES / "ticTacToe.kif")
 BUTTONS = str(EXAMPLES / "buttons.kif")
-SELF = f"{shlex.quote(sys.executable)} -m gdl2pl.cli replay {{game}}"
+SELF = f"{shlex.quote(sys.executable)} -P -m gdl2pl.cli replay {{game}}"
 
 
 def fake(name: str, extra: str = "") -> str:
@@ -255,7 +255,7 @@ def test_a_differing_fluent_is_the_first_divergence(
     # the reproduction replays to exactly the diverging step
     assert Path(r["reproduction"]) == repro / "ticTacToe.kif.moves.jsonl"
     replayed = subprocess.run(
-        [sys.executable, "-m", "gdl2pl.cli", "replay", TTT],
+        [sys.executable, "-P", "-m", "gdl2pl.cli", "replay", TTT],
         input=Path(r["reproduction"]).read_text(),
         capture_output=True, text=True, check=True,
     ).stdout.splitlines()  # fmt: skip
@@ -517,7 +517,7 @@ def test_a_file_name_cannot_run_a_command_through_a_shell_template(
     names = ["$(touch PWNED1).kif", "a`touch PWNED2`b.kif", "x\ntouch PWNED3\n.kif"]
     for name in names:
         (games / name).write_text(text, encoding="utf-8")
-    inner = f"{shlex.quote(sys.executable)} -m gdl2pl.cli replay {{game}}"
+    inner = f"{shlex.quote(sys.executable)} -P -m gdl2pl.cli replay {{game}}"
     script = inner + ' && test -f "$GDL2PL_GAME"'
     command = f"sh -c {shlex.quote(script)}"
     out = tmp_path / "cwd"
@@ -561,7 +561,7 @@ def test_an_engine_that_prints_without_end_is_stopped(program: str, problem: str
     from gdl2pl.verify.engine import run_engine
 
     matches = [[["a"], ["b"]]]  # 3 states: at most 2 * 3 + 10 records
-    run = run_engine([sys.executable, "-c", program], matches, timeout=60)
+    run = run_engine([sys.executable, "-P", "-c", program], matches, timeout=60)
     assert run.problem is not None and problem in run.problem
     assert not run.timed_out
     assert len(run.records) <= 16
@@ -886,7 +886,7 @@ def test_keep_going_names_malformed_and_unsorted_records_and_goes_on(tmp_path: P
     engine = tmp_path / "sloppy.py"
     engine.write_text(
         "import json, subprocess, sys\n"
-        "out = subprocess.run([sys.executable, '-m', 'gdl2pl.cli', 'replay', sys.argv[1]],\n"
+        "out = subprocess.run([sys.executable, '-P', '-m', 'gdl2pl.cli', 'replay', sys.argv[1]],\n"
         "    input=sys.stdin.read(), capture_output=True, text=True).stdout\n"
         "for line in out.splitlines():\n"
         "    r = json.loads(line)\n"
@@ -926,7 +926,7 @@ def test_keep_going_takes_hostile_engine_states_as_data(tmp_path: Path, state: s
     engine = tmp_path / "hostile.py"
     engine.write_text(
         "import json, subprocess, sys\n"
-        "out = subprocess.run([sys.executable, '-m', 'gdl2pl.cli', 'replay', sys.argv[1]],\n"
+        "out = subprocess.run([sys.executable, '-P', '-m', 'gdl2pl.cli', 'replay', sys.argv[1]],\n"
         "    input=sys.stdin.read(), capture_output=True, text=True).stdout\n"
         "for line in out.splitlines():\n"
         "    r = json.loads(line)\n"

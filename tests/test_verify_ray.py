@@ -24,7 +24,7 @@ from gdl2pl.verify.job import run_verify
 
 TTT = str(EXAMPLES / "ticTacToe.kif")
 GAMES = [str(EXAMPLES / "buttons.kif"), TTT]
-SELF = f"{shlex.quote(sys.executable)} -m gdl2pl.cli replay {{game}}"
+SELF = f"{shlex.quote(sys.executable)} -P -m gdl2pl.cli replay {{game}}"
 DIFFER = f"{shlex.quote(sys.executable)} {shlex.quote(str(REPO / 'tests/engines/differ.py'))}"
 BUGS = f"{shlex.quote(sys.executable)} {shlex.quote(str(REPO / 'tests/engines/bugs.py'))}"
 

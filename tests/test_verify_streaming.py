@@ -36,7 +36,7 @@ TTT = str(EXAMPLES / "ticTacToe.kif")
 #: A fake engine's beginning: gdl2pl's own records for the matches on stdin, in ``records``.
 HONEST = (
     "import json, subprocess, sys\n"
-    "out = subprocess.run([sys.executable, '-m', 'gdl2pl.cli', 'replay', sys.argv[1]],\n"
+    "out = subprocess.run([sys.executable, '-P', '-m', 'gdl2pl.cli', 'replay', sys.argv[1]],\n"
     "    input=sys.stdin.read(), capture_output=True, text=True).stdout\n"
     "records = [json.loads(line) for line in out.splitlines()]\n"
 )

@@ -11,7 +11,7 @@ import sys
 def honest_records(game: str, stdin: str) -> list[dict]:
     """What ``gdl2pl replay GAME`` prints for ``stdin``, parsed."""
     out = subprocess.run(
-        [sys.executable, "-m", "gdl2pl.cli", "replay", game],
+        [sys.executable, "-P", "-m", "gdl2pl.cli", "replay", game],
         input=stdin,
         capture_output=True,
         text=True,
