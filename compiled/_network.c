@@ -1352,13 +1352,20 @@ Network_step(Network *self, PyObject *args)
 
 /* ---- playouts -------------------------------------------------------------------- */
 
+/* xorshift64*: the next number of the generator whose state is *rng (never 0) */
+static inline uint64_t
+xorshift_next(uint64_t *rng)
+{
+    uint64_t x = *rng;
+    x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
+    *rng = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+
 static inline uint64_t
 next_random(Network *self)
 {
-    uint64_t x = self->rng;
-    x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
-    self->rng = x;
-    return x * 0x2545F4914F6CDD1DULL;
+    return xorshift_next(&self->rng);
 }
 
 static PyObject *
@@ -2961,10 +2968,7 @@ select_bit(const uint8_t *bits, int32_t lo, int32_t hi, int32_t pick)
 static inline uint64_t
 batch_random(Batch *b)
 {
-    uint64_t x = b->rng;
-    x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
-    b->rng = x;
-    return x * 0x2545F4914F6CDD1DULL;
+    return xorshift_next(&b->rng);
 }
 
 /* sample(out, active=None): into out (n * roles int32 or int64), for each game that
