@@ -27,6 +27,8 @@ from .errors import UnrepresentableStateError
 from .game import GdlGame
 
 
+# Alike on purpose: the constructor takes ``GdlBatch``'s arguments, as a user of one expects
+# of the other.
 class SelfPlayBatch:
     """``num_games`` two-player turn-taking games seen from the player to move (see the
     module's docstring). ``game``: a ``GdlGame`` or a file (loaded with ``options``)."""

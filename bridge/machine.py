@@ -348,7 +348,6 @@ class StateMachine(GameMachine):
 
     @property
     def roles(self) -> tuple[Term, ...]:
-        """The roles, in the order of the game description."""
         return self._roles
 
     @property
@@ -356,8 +355,6 @@ class StateMachine(GameMachine):
         return self._initial
 
     def term(self, kif: Term | str) -> Term:
-        """Parse a KIF term (or check a term) and spell its symbols as the game does;
-        ``TransitionDefinitionError`` if it is not a ground term."""
         return self._terms.canonical(ground_term(kif))
 
     def role_moves(self, state: MachineState, index: int) -> list[Term]:

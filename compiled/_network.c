@@ -1707,6 +1707,7 @@ Network_set_epochs(Network *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* Alike on purpose: one row a method, its signature in its docstring (CPython's way). */
 static PyMethodDef Network_methods[] = {
     {"step", (PyCFunction)Network_step, METH_VARARGS,
      "step(state, joint, full) -> ('illegal', role) | state | (state, terminal, legal); "

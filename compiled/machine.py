@@ -262,6 +262,8 @@ class CompiledMachine(ReasonerPart, GameMachine):
             self.prolog._enter()  # raises GameClosedError
 
     # -- the StateMachine contract ------------------------------------------------------
+    # Alike on purpose: roles and initial_state are each engine's own fields, as in
+    # ``StateMachine``; the contract states them once (``GameMachine``).
 
     @property
     def roles(self) -> tuple[Term, ...]:

@@ -198,6 +198,7 @@ def _fallback(
     return moves[0] if moves else None
 
 
+# Alike on purpose: ``choose_move``'s own arguments, passed on whole (it keeps the answer).
 def _choose(
     sm: GameMachine,
     role: Term,

@@ -11,10 +11,8 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES
-from prolog_env import require_prolog
 
 from gdl2pl.bridge import StateMachine
-from gdl2pl.bridge import swipl as engine
 from gdl2pl.bridge.errors import GameError
 from gdl2pl.ggp.belief_tracker import BeliefTracker
 from gdl2pl.ggp.hidden import Knowledge
@@ -31,11 +29,7 @@ MARKS = GAMES / "blind_marks_5x5.kif"
 ORACLE = GAMES / "dice_oracle.kif"
 MONTY = EXAMPLES / "montyHall.kif"
 
-
-@pytest.fixture(autouse=True)
-def _needs_prolog() -> None:
-    require_prolog()
-    engine.attach_thread()
+pytestmark = pytest.mark.usefixtures("prolog_main_thread")
 
 
 def played(sm: StateMachine, role: str, turns: int, seed: int) -> list[Turn]:
