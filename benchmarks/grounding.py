@@ -12,8 +12,9 @@ compiled, with the figure that stopped it. Every game is reached: a game's build
 cannot take more than its budget. W games run at a time (each its own worker).
 
 Results go to FILE (JSON lines; games already there are skipped, so a run cut short
-continues); the Markdown report (printed, and put in ``--results``) has the share of
-the games the reasoner plays that compile, the table, and every game that did not.
+continues); the Markdown report (printed, and put in place of its section of
+``--results``) has the share of the games the reasoner plays that compile, the table,
+and every game that did not.
 
 ``--profile GAME`` instead prints where one game's grounding goes: per rule of the
 game, its ground instances, the ground rules of its chain of joins and the CPU time
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from report import markdown_table
+from report import replace_section
 from sysinfo import header_markdown
 from sysinfo import machine_header
 
@@ -49,6 +51,7 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_GAMES = REPO.parent / "shared" / "games"
 DEFAULT_OUT = REPO / "benchmarks" / "out" / "grounding.jsonl"
 SUFFIXES = (".kif", ".gdl", ".hrf")
+SECTION = "## The grounding table (`benchmarks/grounding.py`)"
 
 
 def corpus(games: Path) -> list[Path]:
@@ -129,7 +132,7 @@ def report(args: argparse.Namespace) -> str:
     playable = [r for r in rows.values() if r["outcome"] != "reasoner cannot load"]
     compiled = [r for r in playable if r["outcome"] == "compiled"]
     lines = [
-        "## The grounding table (`benchmarks/grounding.py`)",
+        SECTION,
         "",
         header_markdown(machine_header()),
         f"- budget: the default GroundingBudget ({GroundingBudget().seconds:g} s unless "
@@ -227,7 +230,7 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seconds", type=float, default=GroundingBudget().seconds)
     ap.add_argument("--out", default=str(DEFAULT_OUT))
-    ap.add_argument("--results", default=None, help="also write the report here")
+    ap.add_argument("--results", default=None, help="replace this section of that file")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--profile", default=None, metavar="GAME")
     args = ap.parse_args()
@@ -239,7 +242,7 @@ def main() -> int:
     text = report(args)
     print(text)
     if args.results:
-        Path(args.results).write_text(text, encoding="utf-8")
+        replace_section(Path(args.results), SECTION, text)
     return 0
 
 
