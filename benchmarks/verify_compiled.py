@@ -20,7 +20,7 @@ lines, verify's ``--json`` objects); games already there are skipped, so a run c
 by ``--budget`` (wall-clock seconds for this whole run) is continued by running the
 script again.
 
-Then it writes a Markdown report (printed, and put in ``--results`` when named): the
+Then it writes a Markdown report (printed, and in place of its section of ``--results``): the
 count per outcome (agree, diverge, not compiled with the reason, timeout, reasoner
 error, not reached) and every game that did not agree, with its reason. "Not compiled"
 is an engine error whose stderr says the compiled engine refused the game (the grounding
@@ -43,12 +43,14 @@ from collections import Counter
 from pathlib import Path
 
 from report import markdown_table
+from report import replace_section
 from sysinfo import header_markdown
 from sysinfo import machine_header
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_GAMES = REPO.parent / "shared" / "games"
 DEFAULT_OUT = REPO / "benchmarks" / "out" / "verify_compiled.jsonl"
+SECTION = "## The compiled engine checked by the reasoner (`verify_compiled.py`)"
 SUFFIXES = (".kif", ".gdl", ".hrf")
 
 #: The compiled engine's refusals (its stderr's last line), and the reason shown.
@@ -253,7 +255,7 @@ def report(args: argparse.Namespace, ran: float | None) -> str:
         reason.split(":", 1)[0] for _, kind, reason in rows if kind == "not compiled"
     )
     lines = [
-        "### The compiled engine checked by the reasoner (`verify_compiled.py`)",
+        SECTION,
         "",
         header_markdown(machine_header()),
         "",
@@ -292,7 +294,7 @@ def main() -> int:
     ap.add_argument("--budget", type=float, default=None, help="seconds for the whole run")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSON lines, resumed")
     ap.add_argument("--report-only", action="store_true", help="only report what --out holds")
-    ap.add_argument("--results", help="also write the report to this file")
+    ap.add_argument("--results", help="replace this section of that file")
     args = ap.parse_args()
     args.games = args.games.resolve()
     ran = None if args.report_only else run_verify(args)
@@ -300,7 +302,7 @@ def main() -> int:
     text = report(args, ran)
     print(text)
     if args.results:
-        Path(args.results).write_text(text, encoding="utf-8")
+        replace_section(Path(args.results), SECTION, text)
     return 0
 
 
