@@ -36,6 +36,7 @@ from gdl2pl.syntax import clause_line
 from gdl2pl.syntax import variables as variables_of
 from gdl2pl.vocabulary import INPUT_RELATIONS
 
+from .components import split_cycles
 from .errors import CompileRefusedError
 from .errors import GroundingBudgetError
 from .network import GroundingStats
@@ -393,8 +394,8 @@ def _network(result: list[Any], names: _Names, roles: tuple[Raw, ...], seconds: 
         rule_start=array("i", rule_start),
         lit_start=array("i", lit_start),
         lits=array("i", lits),
-        state_program=array("i", state_prog),
-        move_program=array("i", move_prog),
+        state_program=array("i", split_cycles(state_prog, rule_start, lit_start, lits)),
+        move_program=array("i", split_cycles(move_prog, rule_start, lit_start, lits)),
         legal=legal,
         next=sorted((a, f) for a, f in next_pairs),
         terminal=terminal if terminal >= 0 else n_f + n_m,

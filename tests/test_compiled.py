@@ -32,6 +32,7 @@ from gdl2pl.compiled import GroundingBudgetError
 from gdl2pl.compiled import load_description
 from gdl2pl.compiled import load_machine
 from gdl2pl.compiled import machine_from_text
+from gdl2pl.compiled.components import split_cycles
 from gdl2pl.compiled.network import PyEvaluator
 from gdl2pl.ggp.scramble import Scrambler
 from gdl2pl.ggp.scramble import kept
@@ -405,6 +406,43 @@ def test_a_big_game_stops_at_the_grounding_budget(
     with pytest.raises(CompileRefusedError):
         load_machine(repository(game), "compiled", budget=budget)
 
+
+#: goal negates its own relation but never its own atom (as queens, futoshiki, hexPie
+#: and nineBoardTicTacToePie of the repository do): stratified on ground atoms only.
+GROUND_STRATA = """(role p) (init (n 0)) (init (lamp off))
+(succ 0 1) (succ 1 2) (succ 2 3)
+(<= (next (n ?y)) (true (n ?x)) (succ ?x ?y))
+(<= (legal p on) (true (lamp off))) (<= (legal p off) (true (lamp on))) (legal p wait)
+(<= (next (lamp on)) (does p on)) (<= (next (lamp off)) (does p off))
+(<= (next (lamp ?l)) (true (lamp ?l)) (does p wait))
+(<= terminal (true (n 3)))
+(<= (goal p 100) (true (lamp on)))
+(<= (goal p 50) (not (goal p 100)) (true (n 3)))
+(<= (goal p 0) (not (goal p 100)) (not (goal p 50)))"""
+
+
+def test_a_game_stratified_only_on_ground_atoms_compiles_and_plays_as_the_reasoner() -> None:
+    # Found by benchmarks/verify_compiled.py: 12 repository games ground, then the
+    # evaluator refused their network ("a rule negates an atom of its own cycle"): a
+    # recursive stratum of relations was one cyclic group, whatever its atoms' cycles.
+    with machine_from_text(GROUND_STRATA, "compiled", name="ground_strata") as c:
+        assert isinstance(c, CompiledMachine)
+        assert c.engine_choice.engine == "compiled"
+        for seed in range(6):
+            same_match(c, c.prolog, seed)
+
+
+def test_a_cyclic_group_is_split_into_its_atoms_cycles_dependencies_first() -> None:
+    # atoms 0, 1: inputs; 2 <- 3, 3 <- 2 (a cycle); 4 <- not 2 (outside it); 5 <- not 5
+    rules = {2: [[6]], 3: [[4]], 4: [[5]], 5: [[11]]}  # literal 2*atom (+1 if negated)
+    rule_start, lit_start, lits = [0, 0, 0], [0], []
+    for atom in range(2, 6):
+        for body in rules[atom]:
+            lits += body
+            lit_start.append(len(lits))
+        rule_start.append(len(lit_start) - 1)
+    assert split_cycles([-4, 4, 2, 3, 5], rule_start, lit_start, lits) == [-2, 2, 3, 4, -1, 5]
+    assert split_cycles([1, -1, 2], rule_start, lit_start, lits) == [1, 2]
 
 #: ggp-base's test_case_3e: a role variable bound by no positive literal (unsafe; gdl2pl
 #: check refuses it, ``--accept-errors`` runs it on the reasoner).
