@@ -5,10 +5,11 @@
 
 For every game file below DIR (``../shared/games`` by default) the reasoner loads it
 (a game it cannot load is listed as such and left out of the share), then the
-compiled engine's ``NetworkBuild`` grounds it in a worker process within the default
-``GroundingBudget`` (``--seconds`` to change its time): ground rules, atoms, fluents,
-moves, grounding seconds and the whole build's seconds, or the reason it was not
-compiled, with the figure that stopped it. Every game is reached: a game's build
+compiled engine is built from it as ``auto`` builds it (``CompiledMachine.from_machine``:
+grounded in a worker process within the default ``GroundingBudget``, ``--seconds`` to
+change its time; then the C evaluator takes the network and is tuned): ground rules,
+atoms, fluents, moves, grounding seconds and the whole build's seconds, or the reason
+it was not compiled, with the figure that stopped it. Every game is reached: a game's build
 cannot take more than its budget. W games run at a time (each its own worker).
 
 Results go to FILE (JSON lines; games already there are skipped, so a run cut short
@@ -39,10 +40,10 @@ from sysinfo import machine_header
 
 from gdl2pl.bridge import StateMachine
 from gdl2pl.bridge.swipl import attach_thread
+from gdl2pl.compiled import CompiledMachine
 from gdl2pl.compiled import CompileRefusedError
 from gdl2pl.compiled import GroundingBudget
 from gdl2pl.compiled import GroundingBudgetError
-from gdl2pl.compiled import NetworkBuild
 from gdl2pl.flatten import flatten_rules
 from gdl2pl.load import read_game
 from gdl2pl.pipeline import normalized
@@ -72,7 +73,10 @@ def ground_one(path: Path, games: Path, budget: GroundingBudget) -> dict[str, An
         return row
     start = time.monotonic()
     try:
-        net = NetworkBuild(d, path.name, sm._raw_roles, budget=budget).wait()
+        # the whole compiled engine (the network, its evaluator, tuning), as `auto` builds
+        # it: a network the evaluator refuses is not compiled
+        with CompiledMachine.from_machine(sm, d, budget=budget) as compiled:
+            net = compiled.network
         row.update(
             outcome="compiled",
             rules=net.n_rules,
