@@ -35,8 +35,9 @@
 
     Then the network: atoms numbered fluents first, moves, one false atom, then the
     derived atoms in evaluation order (by the stratum of their relation; a recursive
-    stratum is one cyclic group, evaluated by a worklist in C); atoms without a rule
-    are constants (false) and folded away.
+    stratum is one cyclic group, which Python splits into the cycles of its ground
+    atoms, compiled/components.py, each evaluated by a worklist in C); atoms without a
+    rule are constants (false) and folded away.
 
     Budgets: an inference limit, a cap on ground rules and on facts, a bound on the
     depth of a derived term (a relaxation that grows without end), and gdl_interrupt/0

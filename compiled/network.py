@@ -4,9 +4,10 @@ Atoms are numbered: the fluents first (one bit of the state each), then the move
 bit of the joint move each), then one atom that is always false, then the derived
 atoms in evaluation order. A derived atom is the OR of its rules, a rule the AND of its
 literals (an atom, or its negation). The derived atoms are evaluated in the order of
-their relations' strata (compiled/gdl_ground.pl): negation only points to earlier
-ones, and the atoms of a recursive stratum form a cyclic group, evaluated from
-all-false to its least fixpoint (by a worklist in C). The *state program* computes
+their relations' strata (compiled/gdl_ground.pl), and within a recursive stratum by the
+cycles of its ground atoms (compiled/components.py): negation only points to earlier
+ones, and the atoms of a cycle form a cyclic group, evaluated from all-false to its
+least fixpoint (by a worklist in C). The *state program* computes
 what depends on the state only (legal, terminal, goal), the *move program* what
 depends on the joint move too (next).
 
