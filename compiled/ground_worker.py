@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import resource
 import sys
@@ -52,9 +53,29 @@ def _limit_memory(limit: int) -> None:
 NICENESS = 10
 
 
+#: The worker's CPU limit: this many times its budget's seconds (a collector thread may
+#: add CPU time to the wall time's), plus ``CPU_SLACK`` seconds.
+CPU_SHARE = 2.0
+CPU_SLACK = 10.0
+
+
+def _limit_cpu(seconds: float, slack: float = CPU_SLACK) -> None:
+    """Let the kernel end this process (SIGXCPU) after ``CPU_SHARE * seconds + slack``
+    seconds of CPU. The parent kills it at the deadline and the grounding stops itself
+    there, but a parent killed first (``kill -9``) cannot, and what runs outside
+    Prolog's interruptible queries (reading the answer, writing the network) must end
+    too."""
+    if not math.isfinite(seconds):
+        return
+    limit = max(1, int(CPU_SHARE * seconds + slack))
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))  # then SIGKILL
+
+
 def _ground(folder: Path, request: dict[str, Any]) -> None:
     with contextlib.suppress(OSError):
         os.nice(NICENESS)
+    _limit_cpu(float(request["budget"]["seconds"]))
     _limit_memory(int(request["budget"]["memory"]))
     inp = GroundingInput(**request["input"])
     roles = tuple(_raw(r) for r in request["roles"])

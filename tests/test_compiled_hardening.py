@@ -13,14 +13,18 @@ in a child process here, so that a crash fails the test instead of ending the su
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import random
+import signal
 import subprocess
 import sys
 import textwrap
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES
@@ -418,6 +422,66 @@ def test_the_budget_bounds_the_whole_build_and_memory_has_its_own() -> None:
         machine_from_text(many_rules(3000), "compiled", name="many", budget=GroundingBudget(
             seconds=120, rules=10**8, memory=600 * 2**20))
 
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """The CPU seconds of a live process, None once it has ended (gone or a zombie)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()
+    if fields[0] in ("Z", "X"):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_a_grounding_whose_parent_was_killed_ends_on_its_own(tmp_path: Path) -> None:
+    """The parent kills its grounding worker at the deadline; a parent killed first
+    (here: gone without a word) cannot. The worker stops itself at its budget's seconds,
+    long before its rule and inference budgets, and the kernel would at its CPU limit
+    (twice the budget's seconds plus ten)."""
+    game = tmp_path / "many.kif"
+    game.write_text(many_rules(3000), encoding="utf-8")
+    out = in_child(f"""
+        import os
+        from gdl2pl.bridge import StateMachine
+        from gdl2pl.compiled import GroundingBudget, NetworkBuild
+        from gdl2pl.load import read_game
+        d = read_game({str(game)!r})
+        sm = StateMachine(d, name="many")
+        budget = GroundingBudget(seconds=1.0, rules=10**9, inferences=10**13)
+        build = NetworkBuild(d, "many", sm._raw_roles, budget=budget).start()
+        print(build._process.pid, flush=True)
+        os._exit(0)
+    """)
+    pid = int(out.split()[0])
+    try:
+        seen = 0.0
+        deadline = time.monotonic() + 240  # CPU seconds come slowly to a niced process
+        while (cpu := _cpu_seconds(pid)) is not None:
+            seen = cpu
+            assert time.monotonic() < deadline, f"the orphaned worker still runs ({cpu} s CPU)"
+            time.sleep(0.2)
+        assert seen <= 2 * 1.0 + 10 + 2, f"it ran {seen} s of CPU"
+    finally:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_a_grounding_worker_is_ended_by_the_kernel_past_its_cpu_limit() -> None:
+    """Whatever runs in the worker outside Prolog's interruptible queries is bounded too."""
+    done = subprocess.run(
+        [sys.executable, "-P", "-c", textwrap.dedent("""
+            from gdl2pl.compiled.ground_worker import _limit_cpu
+            _limit_cpu(0.0, slack=1.0)
+            while True:
+                pass
+        """)],
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == -signal.SIGXCPU, (done.returncode, done.stderr[-2000:])
 
 def test_the_memory_budget_does_not_hold_back_a_game_that_fits() -> None:
     with machine_from_text(many_rules(50), "compiled", name="fits",
