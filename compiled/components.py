@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from collections.abc import Sequence
 
+from gdl2pl.depgraph import strongly_connected_components
+
 
 def split_cycles(
     program: Sequence[int],
@@ -58,49 +60,15 @@ def _components(
     lit_start: Sequence[int],
     lits: Sequence[int],
 ) -> list[list[int]]:
-    """The strongly connected components of ``members`` (Tarjan's, without recursion),
-    each after those it depends on, its atoms in the group's order."""
+    """The strongly connected components of ``members``, each after those it depends
+    on, its atoms in the group's order."""
     inside = set(members)
     place = {a: n for n, a in enumerate(members)}
-    index: dict[int, int] = {}
-    low: dict[int, int] = {}
-    stack: list[int] = []
-    on_stack: set[int] = set()
-    found: list[list[int]] = []
-
-    def successors(a: int) -> Iterator[int]:
-        return (b for b in _body_atoms(a, rule_start, lit_start, lits) if b in inside)
-
-    for root in members:
-        if root in index:
-            continue
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        work = [(root, successors(root))]
-        while work:
-            v, todo = work[-1]
-            for w in todo:
-                if w not in index:
-                    index[w] = low[w] = len(index)
-                    stack.append(w)
-                    on_stack.add(w)
-                    work.append((w, successors(w)))
-                    break
-                if w in on_stack:
-                    low[v] = min(low[v], index[w])
-            else:
-                work.pop()
-                if work:
-                    u = work[-1][0]
-                    low[u] = min(low[u], low[v])
-                if low[v] == index[v]:
-                    comp = []
-                    while True:
-                        w = stack.pop()
-                        on_stack.discard(w)
-                        comp.append(w)
-                        if w == v:
-                            break
-                    found.append(sorted(comp, key=place.__getitem__))
-    return found
+    uses = {
+        a: [b for b in _body_atoms(a, rule_start, lit_start, lits) if b in inside]
+        for a in members
+    }
+    return [
+        sorted(comp, key=place.__getitem__)
+        for comp in strongly_connected_components(members, uses)
+    ]
