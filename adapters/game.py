@@ -77,6 +77,7 @@ from .errors import DomainExplosionError
 from .errors import MissingGoalWarning
 from .errors import UndeclaredFluentWarning
 from .errors import UnrepresentableStateError
+from .game_board import game_rules
 from .planes import BoardLayout
 from .planes import board_layout
 from .reach import Reachable
@@ -365,7 +366,7 @@ class GdlGame:
         self.board: BoardLayout | None = (
             None
             if self.base_from == "first-seen"
-            else board_layout(self.base, [r for _, r in sm.translation.origins])
+            else board_layout(self.base, game_rules(sm))
         )
         # The bridge hands out one object per distinct move or fluent; these memos find
         # its index by identity, without hashing the term again (the object is kept, so

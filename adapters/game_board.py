@@ -37,12 +37,13 @@ def game_geometry(sm: GameMachine) -> BoardGeometry | None:
     """The board every state of ``sm`` is drawn on, or None (computed once per game)."""
     if sm in _KNOWN:
         return _KNOWN[sm]
-    geometry = oriented_board(_fluents(sm), _rules(sm))
+    geometry = oriented_board(_fluents(sm), game_rules(sm))
     _KNOWN[sm] = geometry
     return geometry
 
 
-def _rules(sm: GameMachine) -> list[FlatRule]:
+def game_rules(sm: GameMachine) -> list[FlatRule]:
+    """The game's flat rules, as the translation made them."""
     return [rule for _, rule in sm.translation.origins]
 
 
@@ -54,6 +55,6 @@ def _fluents(sm: GameMachine) -> list[Term]:
     if base:
         return base
     try:
-        return list(rule_domains(_rules(sm), sm.roles, sm.name, MAX_BOARD_TERMS).fluents)
+        return list(rule_domains(game_rules(sm), sm.roles, sm.name, MAX_BOARD_TERMS).fluents)
     except GdlError:  # DomainExplosionError: past the bound
         return list(sm.initial_state)

@@ -35,9 +35,10 @@ def split_cycles(
         k = -program[i]
         members = list(program[i + 1 : i + 1 + k])
         i += 1 + k
-        for comp in _components(members, rule_start, lit_start, lits):
+        comps, uses = _components(members, rule_start, lit_start, lits)
+        for comp in comps:
             a = comp[0]
-            if len(comp) == 1 and a not in _body_atoms(a, rule_start, lit_start, lits):
+            if len(comp) == 1 and a not in uses[a]:
                 out.append(a)
             else:
                 out.append(-len(comp))
@@ -59,16 +60,17 @@ def _components(
     rule_start: Sequence[int],
     lit_start: Sequence[int],
     lits: Sequence[int],
-) -> list[list[int]]:
+) -> tuple[list[list[int]], dict[int, list[int]]]:
     """The strongly connected components of ``members``, each after those it depends
-    on, its atoms in the group's order."""
+    on, its atoms in the group's order; and what each member reads in the group."""
     inside = set(members)
     place = {a: n for n, a in enumerate(members)}
     uses = {
         a: [b for b in _body_atoms(a, rule_start, lit_start, lits) if b in inside]
         for a in members
     }
-    return [
+    comps = [
         sorted(comp, key=place.__getitem__)
         for comp in strongly_connected_components(members, uses)
     ]
+    return comps, uses
