@@ -268,7 +268,7 @@ def main() -> int:
         "",
         "## Which search, and why",
         "",
-        "The search runs in Prolog (`analysis/gdl_search.pl`, on the runtime's term-level "
+        "The search runs in Prolog (`gdl2pl/analysis/gdl_search.pl`, on the runtime's term-level "
         "`state_install/2`, `state_legal/3`, `state_next/3`, ...): each state (a sorted "
         "fluent list) is stored once, packed, and found by its hash to get its number, and "
         "Python receives, per expanded state, only "

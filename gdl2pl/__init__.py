@@ -57,14 +57,3 @@ __all__ = [
     "read_game",
     "translate",
 ]
-
-from pathlib import Path as _Path
-
-# The distribution installs bridge/ and prolog/ as gdl2pl.bridge and gdl2pl.prolog. Run
-# from a source tree (e.g. a script beside README.md), this package is found before the
-# installed one, so let it find those two subpackages beside it as well.
-_root = _Path(__file__).resolve().parent.parent
-if (_root / "bridge" / "__init__.py").is_file():
-    for _dir in (_root, _root / "adapters"):
-        if str(_dir) not in __path__:
-            __path__.append(str(_dir))

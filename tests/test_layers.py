@@ -15,20 +15,20 @@ from conftest import REPO
 PACKAGES = {
     "gdl2pl": ("gdl2pl", 0),
     "prolog": ("gdl2pl.prolog", 0),  # the runtime's Prolog: package data, no imports
-    "contract": ("gdl2pl.contract", 1),
+    "gdl2pl/contract": ("gdl2pl.contract", 1),
     "bridge": ("gdl2pl.bridge", 2),
-    "compiled": ("gdl2pl.compiled", 3),
-    "information": ("gdl2pl.information", 3),
-    "ggp": ("gdl2pl.ggp", 4),
-    "explain": ("gdl2pl.explain", 4),
-    "analysis": ("gdl2pl.analysis", 5),
-    "adapters": ("gdl2pl.adapters", 5),
-    "adapters/openspiel": ("gdl2pl.openspiel", 6),
-    "adapters/pettingzoo": ("gdl2pl.pettingzoo", 6),
-    "adapters/gymnasium": ("gdl2pl.gymnasium", 6),
-    "verify": ("gdl2pl.verify", 5),
-    "studio": ("gdl2pl.studio", 6),
-    "cli": ("gdl2pl.cli", 7),
+    "gdl2pl/compiled": ("gdl2pl.compiled", 3),
+    "gdl2pl/information": ("gdl2pl.information", 3),
+    "gdl2pl/ggp": ("gdl2pl.ggp", 4),
+    "gdl2pl/explain": ("gdl2pl.explain", 4),
+    "gdl2pl/analysis": ("gdl2pl.analysis", 5),
+    "gdl2pl/adapters": ("gdl2pl.adapters", 5),
+    "gdl2pl/openspiel": ("gdl2pl.openspiel", 6),
+    "gdl2pl/pettingzoo": ("gdl2pl.pettingzoo", 6),
+    "gdl2pl/gymnasium": ("gdl2pl.gymnasium", 6),
+    "gdl2pl/verify": ("gdl2pl.verify", 5),
+    "gdl2pl/studio": ("gdl2pl.studio", 6),
+    "gdl2pl/cli": ("gdl2pl.cli", 7),
 }
 _BY_NAME = {name: (folder, level) for folder, (name, level) in PACKAGES.items()}
 
