@@ -7,7 +7,7 @@ VENV := .venv
 GAME ?= gdl2pl/examples/ticTacToe.kif
 SEED ?= 7
 
-.PHONY: play test test-fast lint clean
+.PHONY: play test test-fast lint clean FORCE
 
 # The main job: a real match played through the reasoner, then a speed check.
 play: $(VENV)/.installed
@@ -38,11 +38,21 @@ $(VENV)/.tools: $(VENV)/bin/python
 	$(VENV)/bin/python -m pip install --quiet "tox>=4"
 	touch $@
 
-$(VENV)/.installed: $(VENV)/bin/python pyproject.toml
+# An editable install in setuptools' strict mode: a tree of links to the sources that mypy
+# and editors read as the installed package. It is made again when a file is added or
+# removed (the list below changes) or the C evaluator changes.
+$(VENV)/.installed: $(VENV)/bin/python pyproject.toml $(VENV)/.sources $(wildcard gdl2pl/compiled/*.c gdl2pl/compiled/*.h)
 	@swipl_bin="$$(scripts/install-swipl | tail -n 1)"; \
 	export PATH="$$swipl_bin:$$PATH"; \
-	$(VENV)/bin/python -m pip install --quiet --no-binary janus-swi -e .
+	$(VENV)/bin/python -m pip install --quiet --no-binary janus-swi \
+		--config-settings editable_mode=strict -e .
 	touch $@
+
+$(VENV)/.sources: FORCE | $(VENV)/bin/python
+	@git ls-files --cached --others --exclude-standard gdl2pl bridge prolog | sort > $@.new; \
+	cmp -s $@.new $@ && rm $@.new || mv $@.new $@
+
+FORCE:
 
 lint: $(VENV)/.tools
 	$(VENV)/bin/tox run -e lint

@@ -91,8 +91,24 @@ def test_a_room_may_import_exactly_the_rooms_below_it(room: Room) -> None:
 
 def test_every_file_the_map_names_exists() -> None:
     text = MAP.read_text(encoding="utf-8")
-    paths = set(re.findall(r"`((?:[a-z_]+/)+[A-Za-z_]+\.(?:py|pl|c|md|toml))`", text))
+    paths = set(re.findall(r"`((?:[a-z0-9_]+/)+[A-Za-z0-9_]+\.(?:py|pl|c|md|toml))`", text))
     paths |= set(re.findall(r"`([A-Za-z_]+\.(?:md|toml))`", text))
     assert len(paths) >= 10
     missing = sorted(p for p in paths if not (REPO / p).is_file())
     assert not missing, f"ARCHITECTURE.md names files that do not exist: {missing}"
+
+
+def test_every_module_is_found_once_under_its_own_name() -> None:
+    """Walking the package ends, and names each module once: no folder is reachable
+    under two import names (``gdl2pl.arrays`` beside ``gdl2pl.adapters.arrays``)."""
+    import importlib
+    import pkgutil
+
+    import gdl2pl
+
+    importlib.import_module("gdl2pl.adapters.paths")
+    names = [m.name for m in pkgutil.walk_packages(gdl2pl.__path__, "gdl2pl.")]
+    assert len(names) == len(set(names))
+    assert "gdl2pl.adapters.arrays" in names
+    assert not any(n.startswith(("gdl2pl.gdl2pl", "gdl2pl.arrays")) for n in names)
+    assert all(n.count(".") <= 2 for n in names), [n for n in names if n.count(".") > 2]

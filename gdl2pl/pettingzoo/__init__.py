@@ -80,7 +80,7 @@ class _Shared:
             shape = (channels + n, rows, cols)
         space = spaces.Box(0, 1, shape, np.int8)
         self._observation_spaces = {a: space for a in self.possible_agents}
-        self._action_spaces = {
+        self._action_spaces: dict[str, spaces.Discrete] = {
             a: spaces.Discrete(self.gdl.action_space_sizes[i]) for a, i in self._index.items()
         }
         self._masks = ActionMasks(list(self.gdl.action_space_sizes))

@@ -52,7 +52,7 @@ class GdlImperfectAECEnv(AECEnv):  # type: ignore[misc]
             a: str(g.sm.roles[i]) for a, i in zip(self.possible_agents, g.player_roles, strict=True)
         }
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
-        self._action_spaces = {
+        self._action_spaces: dict[str, spaces.Discrete] = {
             a: spaces.Discrete(len(g.moves[g.player_roles[i]])) for a, i in self._index.items()
         }
         self._observation_spaces = {
