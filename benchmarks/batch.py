@@ -133,6 +133,7 @@ def native_loop(name: str, observe: bool, seed: int) -> Loop:
 
 def per_state_loop(path: Path, seed: int, budget: Any) -> tuple[Loop, Any]:
     from adapters import pettingzoo_steps
+
     from gdl2pl.pettingzoo import raw_env
 
     env = raw_env(path, engine="compiled", grounding_budget=budget)

@@ -11,8 +11,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from dataclasses import field
 
-from gdl2pl.bridge import MachineState
 from gdl2pl.bridge import StateMachine
+from gdl2pl.contract import MachineState
 from gdl2pl.syntax import Term
 
 

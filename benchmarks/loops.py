@@ -25,9 +25,9 @@ from cache import Node
 from cache import NodeCache
 
 from gdl2pl.bridge import GoalDefinitionError
-from gdl2pl.bridge import MachineState
 from gdl2pl.bridge import MoveDefinitionError
 from gdl2pl.bridge import StateMachine
+from gdl2pl.contract import MachineState
 from gdl2pl.syntax import Term
 
 MODES = {

@@ -28,6 +28,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
+from gdl2pl.contract import MachineState
 from gdl2pl.contract.game_machine import DEFAULT_MAX_DEPTH
 from gdl2pl.contract.game_machine import Consistent
 from gdl2pl.contract.game_machine import GameMachine
@@ -39,7 +40,6 @@ from gdl2pl.contract.game_machine import check_playout_count
 from gdl2pl.contract.game_machine import goal_value
 from gdl2pl.contract.game_machine import uniform_weight
 from gdl2pl.contract.state import Form
-from gdl2pl.contract.state import MachineState
 from gdl2pl.contract.state import TermCache
 from gdl2pl.contract.state import changed
 from gdl2pl.contract.state import check_same_game

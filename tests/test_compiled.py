@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 from prolog_env import require_prolog
 
 from gdl2pl.bridge import IllegalMoveError
-from gdl2pl.bridge import MachineState
 from gdl2pl.bridge import StateMachine
 from gdl2pl.bridge import TransitionDefinitionError
 from gdl2pl.compiled import AutoMachine
@@ -34,6 +33,7 @@ from gdl2pl.compiled import load_machine
 from gdl2pl.compiled import machine_from_text
 from gdl2pl.compiled.components import split_cycles
 from gdl2pl.compiled.network import PyEvaluator
+from gdl2pl.contract import MachineState
 from gdl2pl.ggp.scramble import Scrambler
 from gdl2pl.ggp.scramble import kept
 from gdl2pl.load import read_game

@@ -20,9 +20,9 @@ from gdl2pl import Const
 from gdl2pl import information
 from gdl2pl.bridge import GameError
 from gdl2pl.bridge import IllegalMoveError
-from gdl2pl.bridge import MachineState
 from gdl2pl.bridge import MoveDefinitionError
 from gdl2pl.bridge import StateMachine
+from gdl2pl.contract import MachineState
 from gdl2pl.information import NoConsistentStateError
 from gdl2pl.information import Turn
 from gdl2pl.kif import parse_kif_term

@@ -18,9 +18,9 @@ from prolog_env import require_prolog
 
 from gdl2pl import Const
 from gdl2pl import Func
-from gdl2pl.bridge import MachineState
 from gdl2pl.bridge import StateMachine
 from gdl2pl.bridge import runtime
+from gdl2pl.contract import MachineState
 
 GAME = Path(__file__).resolve().parent / "games" / "unsafe_static.kif"
 

@@ -15,11 +15,11 @@ from gdl2pl import Const
 from gdl2pl import Func
 from gdl2pl.bridge import GoalDefinitionError
 from gdl2pl.bridge import IllegalMoveError
-from gdl2pl.bridge import MachineState
 from gdl2pl.bridge import MoveDefinitionError
 from gdl2pl.bridge import ReasonerError
 from gdl2pl.bridge import StateMachine
 from gdl2pl.bridge import TransitionDefinitionError
+from gdl2pl.contract import MachineState
 from gdl2pl.kif import parse_kif_term
 from gdl2pl.load import parse_game
 

@@ -15,12 +15,12 @@ from conftest import shared_dir
 from prolog_env import require_prolog
 
 from gdl2pl.bridge import IllegalMoveError
-from gdl2pl.bridge import MachineState
 from gdl2pl.bridge import MoveDefinitionError
 from gdl2pl.bridge import ReasonerError
 from gdl2pl.bridge import StateMachine
 from gdl2pl.bridge import TransitionDefinitionError
 from gdl2pl.bridge.machine import Step
+from gdl2pl.contract import MachineState
 from gdl2pl.load import parse_game
 
 HERE = __import__("pathlib").Path(__file__).resolve().parent

@@ -43,9 +43,9 @@ from typing import Literal
 
 import numpy as np
 
-from gdl2pl.bridge import MachineState
 from gdl2pl.compiled import AutoMachine
 from gdl2pl.compiled import CompiledMachine
+from gdl2pl.contract import MachineState
 from gdl2pl.kif import kif_term
 from gdl2pl.vocabulary import goal_number
 

@@ -44,7 +44,6 @@ from typing import Literal
 from typing import cast
 
 from gdl2pl.board import render_state
-from gdl2pl.bridge import MachineState
 from gdl2pl.bridge import StateMachine
 from gdl2pl.bridge import SymbolStep
 from gdl2pl.bridge.pyform import goal_values
@@ -59,6 +58,7 @@ from gdl2pl.compiled import GroundingBudget
 from gdl2pl.compiled import load_description
 from gdl2pl.compiled.factory import Engine
 from gdl2pl.contract import GameMachine
+from gdl2pl.contract import MachineState
 from gdl2pl.kif import kif_term
 from gdl2pl.length_bound import LengthBound
 from gdl2pl.length_bound import prove_length_bound

@@ -23,9 +23,9 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gdl2pl.bridge import MachineState
 from gdl2pl.compiled import load_description
 from gdl2pl.compiled.factory import Engine
+from gdl2pl.contract import MachineState
 from gdl2pl.kif import kif_term
 from gdl2pl.load import read_game
 from gdl2pl.syntax import Term

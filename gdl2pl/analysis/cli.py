@@ -163,7 +163,7 @@ def parse_state(text: str) -> Any:
     """A state written as ground fluents: a KIF list ``((cell 1 1 x) (control o))``, or in
     infix, separated by white space, ``cell(1,1,x) control(o)``. A malformed text raises
     ``GdlSyntaxError`` positioned in it (file ``<state>``)."""
-    from gdl2pl.bridge import MachineState
+    from gdl2pl.contract import MachineState
     from gdl2pl.infix import parse_infix
     from gdl2pl.kif import parse_kif_term_list
     from gdl2pl.syntax import Fact

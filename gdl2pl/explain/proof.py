@@ -45,8 +45,8 @@ from gdl2pl.syntax import variables
 from gdl2pl.translate import predicate_name
 
 if TYPE_CHECKING:
-    from gdl2pl.bridge.machine import MachineState
     from gdl2pl.bridge.machine import StateMachine
+    from gdl2pl.contract import MachineState
 
 EXPLAIN_MODULE = "gdl_explain"
 

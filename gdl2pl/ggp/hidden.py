@@ -30,9 +30,9 @@ import random
 import time
 
 from gdl2pl.bridge.errors import GameError
-from gdl2pl.bridge.machine import MachineState
 from gdl2pl.bridge.swipl import interrupt_after
 from gdl2pl.contract import GameMachine
+from gdl2pl.contract import MachineState
 from gdl2pl.errors import GdlError
 from gdl2pl.information import Turn
 from gdl2pl.kif import kif_term

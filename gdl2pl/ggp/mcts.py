@@ -44,7 +44,7 @@ import time
 from collections.abc import Sequence
 
 from gdl2pl.bridge.errors import GameError
-from gdl2pl.bridge.machine import MachineState
+from gdl2pl.contract import MachineState
 from gdl2pl.syntax import Term
 
 from .collection import Hold

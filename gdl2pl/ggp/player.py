@@ -73,7 +73,6 @@ from dataclasses import field
 from dataclasses import replace
 from typing import Any
 
-from gdl2pl.bridge.machine import MachineState
 from gdl2pl.bridge.machine import StateMachine
 from gdl2pl.check import format_finding
 from gdl2pl.check import has_errors
@@ -84,6 +83,7 @@ from gdl2pl.compiled.auto import compiled_reason
 from gdl2pl.compiled.factory import Engine
 from gdl2pl.contract import EngineChoice
 from gdl2pl.contract import GameMachine
+from gdl2pl.contract import MachineState
 from gdl2pl.errors import GdlError
 from gdl2pl.ggp.cancel import CancellableWork
 from gdl2pl.ggp.cancel import give_memory_back

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from gdl2pl.bridge.errors import GameError
-from gdl2pl.bridge.machine import MachineState
 from gdl2pl.contract import GameMachine
+from gdl2pl.contract import MachineState
 from gdl2pl.kif import kif_term
 
 Record = dict[str, Any]

@@ -26,8 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gdl2pl.bridge.machine import MachineState
 from gdl2pl.contract import GameMachine
+from gdl2pl.contract import MachineState
 from gdl2pl.syntax import Term
 
 Offer = Callable[[Term], None]

@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from gdl2pl.bridge.errors import GameError
 from gdl2pl.bridge.errors import QueryInterrupted
 from gdl2pl.bridge.errors import ReasonerError
-from gdl2pl.bridge.machine import MachineState
 from gdl2pl.contract import GameMachine
+from gdl2pl.contract import MachineState
 from gdl2pl.information import Turn
 from gdl2pl.syntax import Term
 

@@ -30,12 +30,12 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import NamedTuple
 
+from gdl2pl.contract import MachineState
 from gdl2pl.contract.errors import GameError
 from gdl2pl.contract.errors import IllegalMoveError
 from gdl2pl.contract.errors import NoConsistentStateError
 from gdl2pl.contract.game_machine import Consistent
 from gdl2pl.contract.game_machine import GameMachine
-from gdl2pl.contract.state import MachineState
 from gdl2pl.syntax import Term
 
 

@@ -36,7 +36,7 @@ from gdl2pl.adapters import GdlGame
 from gdl2pl.adapters import find_game
 from gdl2pl.adapters.domains import MAX_TERMS
 from gdl2pl.adapters.game import ANALYSIS_SECONDS
-from gdl2pl.bridge import MachineState
+from gdl2pl.contract import MachineState
 from gdl2pl.kif import kif_term
 
 from .game_type import perfect_game_type

@@ -37,7 +37,7 @@ import pyspiel
 
 from gdl2pl.adapters import find_game
 from gdl2pl.adapters.imperfect import ImperfectGame
-from gdl2pl.bridge import MachineState
+from gdl2pl.contract import MachineState
 from gdl2pl.kif import kif_term
 from gdl2pl.syntax import Term
 

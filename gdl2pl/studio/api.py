@@ -18,10 +18,10 @@ from typing import Any
 
 from gdl2pl.adapters.game_board import game_geometry
 from gdl2pl.board import grid_of
-from gdl2pl.bridge import MachineState
 from gdl2pl.bridge import QueryInterrupted
 from gdl2pl.bridge import StateMachine
 from gdl2pl.check import Finding
+from gdl2pl.contract import MachineState
 from gdl2pl.errors import GdlError
 from gdl2pl.errors import GdlSyntaxError
 from gdl2pl.ggp.strategy import Budget

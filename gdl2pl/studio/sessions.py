@@ -22,9 +22,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from dataclasses import field
 
-from gdl2pl.bridge import MachineState
 from gdl2pl.bridge import ReasonerError
 from gdl2pl.bridge import StateMachine
+from gdl2pl.contract import MachineState
 from gdl2pl.errors import GdlError
 from gdl2pl.load import Syntax
 from gdl2pl.load import parse_game

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from gdl2pl.bridge import MachineState
 from gdl2pl.bridge import StateMachine
+from gdl2pl.contract import MachineState
 from gdl2pl.errors import GdlSyntaxError
 from gdl2pl.explain.proof import ExplainError
 from gdl2pl.explain.proof import Node

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from gdl2pl.contract import MachineState
 from gdl2pl.kif import kif_term
 
 from .engine import EngineRun
-from .oracle_link import MachineState
 from .oracle_link import Record
 from .oracle_link import StateMachine
 from .records import Difference

@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from gdl2pl.contract import MachineState
+
 from .divergence import divergence_at
 from .divergence import finish
 from .divergence import out_of_place
@@ -29,7 +31,6 @@ from .engine import EngineRun
 from .judging import END
 from .judging import GameJudge
 from .judging import Steps
-from .oracle_link import MachineState
 from .oracle_link import Record
 from .oracle_link import StateMachine
 from .oracle_link import state_record

@@ -4,7 +4,6 @@ oracle, state machine and explanations. When they move, only the imports below c
 
 from __future__ import annotations
 
-from gdl2pl.bridge import MachineState
 from gdl2pl.bridge import StateMachine
 from gdl2pl.explain import explain
 from gdl2pl.ggp.records import Record
@@ -14,7 +13,6 @@ from gdl2pl.ggp.records import state_record
 from gdl2pl.load import parse_game
 
 __all__ = [
-    "MachineState",
     "Record",
     "StateMachine",
     "explain",

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
+from gdl2pl.contract import MachineState
 from gdl2pl.kif import kif_term
 from gdl2pl.syntax import Const
 from gdl2pl.syntax import Func
 from gdl2pl.syntax import Term
 from gdl2pl.syntax import Var
 
-from .oracle_link import MachineState
 from .oracle_link import StateMachine
 from .oracle_link import explain
 from .records import Difference

@@ -13,8 +13,8 @@ import json
 import re
 import sys
 
-from gdl2pl.bridge import MachineState
 from gdl2pl.bridge import StateMachine
+from gdl2pl.contract import MachineState
 from gdl2pl.kif import kif_term
 
 sm = StateMachine.from_file(sys.argv[1])
