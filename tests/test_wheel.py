@@ -29,7 +29,8 @@ RUNTIME_DEPENDENCIES = ("janus_swi", "pyparsing", "tqdm")
 def _tracked_tree(into: Path) -> Path:
     """The repository's files as a clean clone has them (and new ones not ignored), copied."""
     files = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO, capture_output=True, check=True
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO, capture_output=True, check=True,
     ).stdout.decode().split("\0")
     for name in filter(None, files):
         source = REPO / name
