@@ -57,3 +57,7 @@ __all__ = [
     "read_game",
     "translate",
 ]
+
+from gdl2pl import _top_level_rooms
+
+_top_level_rooms.install(__name__, __file__)

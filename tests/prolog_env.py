@@ -38,3 +38,17 @@ def require_module(name: str) -> ModuleType:
         return importlib.import_module(name)
     except ImportError as e:
         unavailable(f"the optional library {name} is not installed: {e}")
+
+
+def start_local_ray(ray: ModuleType, num_cpus: int) -> None:
+    """``ray.init`` for a local instance whose workers import gdl2pl as installed.
+
+    Ray puts the driver's working directory on its workers' ``sys.path``; from the
+    repository's root that is the source tree (no C extension built there in CI), so the
+    instance is started from the system's temporary folder (which outlives the workers:
+    they are started later, in the driver's directory of the moment of ``init``)."""
+    import contextlib
+    import tempfile
+
+    with contextlib.chdir(tempfile.gettempdir()):
+        ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)

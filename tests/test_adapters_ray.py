@@ -5,6 +5,7 @@ from __future__ import annotations
 import pickle
 
 from adapters_support import require_module
+from prolog_env import start_local_ray
 
 
 def test_openspiel_state_travels_through_a_ray_task():
@@ -19,22 +20,23 @@ def test_openspiel_state_travels_through_a_ray_task():
     while not local.is_terminal():
         local.apply_action(local.legal_actions()[0])
 
-    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    start_local_ray(ray, num_cpus=1)
     try:
 
         @ray.remote
-        def playout(blob: bytes) -> tuple[list[int], list[float]]:
-            import gdl2pl.openspiel  # noqa: F401  (registers the game)
+        def playout(blob: bytes) -> tuple[list[int], list[float], str]:
+            import gdl2pl.openspiel  # registers the game
 
             s = pickle.loads(blob)
             history = []
             while not s.is_terminal():
                 history.append(s.legal_actions()[0])
                 s.apply_action(history[-1])
-            return history, s.returns()
+            return history, s.returns(), gdl2pl.openspiel.__file__
 
-        history, returns = ray.get(playout.remote(pickle.dumps(state)))
+        history, returns, where = ray.get(playout.remote(pickle.dumps(state)))
     finally:
         ray.shutdown()
+    assert where == gos.__file__  # the worker imported this installation, not a source tree
     assert returns == local.returns()
     assert [4, *history] == local.history()

@@ -112,3 +112,25 @@ def test_every_module_is_found_once_under_its_own_name() -> None:
     assert "gdl2pl.adapters.arrays" in names
     assert not any(n.startswith(("gdl2pl.gdl2pl", "gdl2pl.arrays")) for n in names)
     assert all(n.count(".") <= 2 for n in names), [n for n in names if n.count(".") > 2]
+
+
+def test_the_top_level_rooms_import_from_a_source_tree_too() -> None:
+    """Python started in the repository's root finds ``gdl2pl/`` before the installed
+    package; ``gdl2pl.bridge`` and ``gdl2pl.prolog`` are then found beside it, and only
+    they: the package's ``__path__`` is its own folder."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import gdl2pl, gdl2pl.bridge, gdl2pl.prolog, importlib.util as u; "
+        "print(gdl2pl.bridge.__file__); print(gdl2pl.__path__); "
+        "print(u.find_spec('gdl2pl.tests'), u.find_spec('gdl2pl.gdl2pl'))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    bridge, path, missing = out.stdout.splitlines()
+    assert bridge == str(REPO / "bridge" / "__init__.py")
+    assert path == repr([str(REPO / "gdl2pl")])
+    assert missing == "None None"

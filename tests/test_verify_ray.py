@@ -17,6 +17,7 @@ import pytest
 from conftest import EXAMPLES
 from conftest import REPO
 from prolog_env import require_prolog
+from prolog_env import start_local_ray
 
 from gdl2pl.cli import main
 from gdl2pl.verify.job import Job
@@ -40,7 +41,7 @@ def require_module(name: str) -> ModuleType:
 def ray() -> Iterator[ModuleType]:
     ray = require_module("ray")
     require_prolog()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    start_local_ray(ray, num_cpus=2)
     try:
         yield ray
     finally:
