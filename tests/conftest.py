@@ -69,6 +69,33 @@ SLOW = (
     "test_studio_browser",
 )
 
+#: Modules whose tests keep clocks (players, servers, limits, the studio, timeouts):
+#: ``scripts/pytest-in-parts`` runs them with the machine to themselves, one part at a
+#: time, and the other modules several parts at once.
+CLOCKED = (
+    "test_adapters_travel",
+    "test_analysis",
+    "test_analysis_budget",
+    "test_close_races",
+    "test_compiled_hardening",
+    "test_gdl2_belief",
+    "test_gdl2_corpus",
+    "test_gdl2_hostile",
+    "test_gdl2_match",
+    "test_hostile_input",
+    "test_hostile_network",
+    "test_manager",
+    "test_player",
+    "test_player_search",
+    "test_protocol",
+    "test_studio",
+    "test_studio_browser",
+    "test_studio_limits",
+    "test_verify",
+    "test_verify_ray",
+    "test_verify_streaming",
+)
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     shard = os.environ.get("GDL2PL_TEST_SHARD")  # "k/n": every n-th test from the k-th
