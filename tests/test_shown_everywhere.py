@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import EXAMPLES
 from prolog_env import require_prolog
 
 from gdl2pl.shown import shown
@@ -47,6 +48,8 @@ def game_file(folder: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
 
+
+TICTACTOE = (EXAMPLES / "ticTacToe.kif").read_text(encoding="utf-8")
 
 #: A game the reasoner plays and the grounder refuses: its goal rule is unsafe (a
 #: variable of the head, named with ESC and BEL, that no body literal binds).
@@ -105,6 +108,12 @@ def test_the_refused_rule_is_logged_and_told_escaped(tmp_path: Path, records) ->
     assert "the network cannot be built" in reason and clean(reason) and ESCAPED in reason
     [line] = messages(records, "the reasoner plays it")
     assert clean(line) and f"?v{ESCAPED}" in line and f"g{ESCAPED}\\x0d\\x0ax.kif" in line
+    compiled = tmp_path / "compiled"
+    compiled.mkdir()
+    with load_machine(game_file(compiled, TICTACTOE), "compiled"):
+        pass
+    [line] = messages(records, "the compiled engine plays it")
+    assert clean(line) and f"g{ESCAPED}\\x0d\\x0ax.kif" in line
 
 
 # -- the player and its server -------------------------------------------------------------------
@@ -255,14 +264,16 @@ def test_the_beliefs_logs_escape_the_game_and_its_roles(tmp_path: Path, records,
         assert str(black) == f"bl{ESC}ack{BEL}"
         start = sm.initial_state
         marked = sm.next_state(start, ["(try 1 1)", "noop"])
-        tracker = BeliefTracker(sm, black, random.Random(0))
-        tracker.states = {start: 0.5, marked: 0.5}
-        # no state agrees: from `marked` black is told (taken 1 1), from `start` yourturn
-        tracker.update(Turn(sm.term("(try 1 1)"), ("(ok 1 1)",)), time.monotonic() + 5)
-        assert tracker.lost
+        for exact in (True, False):  # said at once, or after a search
+            tracker = BeliefTracker(sm, black, random.Random(0))
+            tracker.states, tracker.exact = {start: 0.5, marked: 0.5}, exact
+            # no state agrees: from `marked` black is told (taken 1 1), from `start` yourturn
+            tracker.update(Turn(sm.term("(try 1 1)"), ("(ok 1 1)",)), time.monotonic() + 2)
+            assert tracker.lost
         lost = messages(records, "the history cannot have happened") + messages(
             records, "belief lost")
-        assert lost and all(clean(m) and "bl\\x1b[31mack\\x07" in m for m in lost), lost
+        assert len(lost) == 2, lost
+        assert all(clean(m) and "bl\\x1b[31mack\\x07" in m for m in lost), lost
 
         def failing(*args: object, **kwargs: object) -> object:
             raise ReasonerError(f"out of{RAW}stack")
@@ -364,12 +375,15 @@ def test_the_command_lines_messages_escape_the_game_and_its_file(tmp_path: Path,
     lines = out.out.strip().split("\n")
     assert status == 1 and all(clean(line) for line in lines), lines
     assert any(f"?v{ESCAPED}" in line and f"h{ESCAPED}" in line for line in lines)
-    for argv in (["translate", str(bad_syntax)], ["translate", str(unsafe)],
-                 ["translate", str(tmp_path / f"none{RAW}.kif")]):
+    # a syntax error (its line, the excerpt, the caret), a game check refused (what it
+    # found, the finding), a file that cannot be read
+    for argv, lines_said in ((["translate", str(bad_syntax)], 3),
+                             (["translate", str(unsafe)], 2),
+                             (["translate", str(tmp_path / f"none{RAW}.kif")], 1)):
         status = main(argv)
         err = capsys.readouterr().err.strip()
-        assert status in (1, 2) and err and clean(err, lines=3), (argv, err)
-        assert ESCAPED in err, (argv, err)
+        assert status in (1, 2) and clean(err, lines=lines_said), (argv, err)
+        assert len(err.split("\n")) == lines_said and ESCAPED in err, (argv, err)
     main(["simulate", str(unsafe), "--accept-errors", "-n", "1", "--engine", "auto"])
     lines = capsys.readouterr().err.strip().split("\n")
     assert all(clean(line) for line in lines), lines
@@ -405,3 +419,34 @@ def test_verifys_report_escapes_what_the_engine_and_the_game_said() -> None:
     for text in (details(r), summary_table([r])):
         assert not set(text) & {"\x1b", "\x07", "\r"}, text
     assert details(r).count("\n") == 2 and summary_table([r]).count("\n") == 2
+
+
+@pytest.mark.parametrize(
+    ("error", "lines"),
+    [
+        ("GdlError", 2), ("ValueError", 2), ("RuntimeError", 2),  # listings keep their lines
+        ("OSError", 1), ("Exception", 1), ("ImportError", 1),
+    ],
+)
+def test_every_error_the_command_line_reports_is_escaped(error: str, lines: int,
+                                                         capsys) -> None:  # type: ignore[no-untyped-def]
+    """What ``run_guarded`` prints of any exception: ESC, BEL and CR escaped; a newline
+    is a line break only in a message that may list findings, one per line."""
+    import argparse
+    import builtins
+
+    from gdl2pl.cli.errors import run_guarded
+    from gdl2pl.errors import GdlError
+
+    def fail(args: argparse.Namespace) -> int:
+        kind = GdlError if error == "GdlError" else getattr(builtins, error)
+        if error == "OSError":
+            raise OSError(2, f"gone{RAW}x", f"f{RAW}.kif")
+        if error == "ImportError":
+            raise ImportError(f"no{RAW}x", name=f"lib{RAW}x")
+        raise kind(f"said{RAW}there")
+
+    run_guarded(fail, argparse.Namespace(game=f"g{RAW}.kif", command="x"))
+    err = capsys.readouterr().err.strip()
+    assert clean(err, lines=lines) and len(err.split("\n")) == lines, err
+    assert ESCAPED in err, err

@@ -16,6 +16,7 @@ import re
 import sys
 from collections.abc import Callable
 
+from gdl2pl.check import format_finding
 from gdl2pl.errors import GdlError
 from gdl2pl.errors import GdlSyntaxError
 from gdl2pl.pipeline import GameCheckError
@@ -48,7 +49,9 @@ def run_guarded(fn: Command, args: argparse.Namespace, game_error_status: int = 
     try:
         return fn(args)
     except GameCheckError as e:  # refused as gdl2pl check refuses it: status 1
-        print(f"{path or shown(e.file, None)}: error: {shown_lines(str(e))}", file=sys.stderr)
+        said = str(e).split("\n", 1)[0]  # what it found; then each finding on its line
+        listed = "".join(f"\n{shown(format_finding(f, e.file), None)}" for f in e.findings)
+        print(f"{path or shown(e.file, None)}: error: {said}{listed}", file=sys.stderr)
         return 1
     except GdlSyntaxError as e:
         place = e.pos if e.pos.file else Pos(e.pos.line, e.pos.column, path or None)
@@ -72,7 +75,7 @@ def run_guarded(fn: Command, args: argparse.Namespace, game_error_status: int = 
         return 2
     except OSError as e:
         where = shown(str(e.filename), None) if e.filename else path or command
-        print(f"{where}: error: cannot read: {shown_lines(reason(e))}", file=sys.stderr)
+        print(f"{where}: error: cannot read: {shown(reason(e), None)}", file=sys.stderr)
         return 2
     except ValueError as e:  # a value the command cannot use, named by the command
         print(f"{command}: error: {shown_lines(str(e))}", file=sys.stderr)
