@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from gdl2pl.shown import shown
+
 
 def checked_game(args: argparse.Namespace, shows_errors: str = "") -> None:
     """Run ``gdl2pl check``'s checks on ``args.game`` before a command uses it: a game
@@ -18,10 +20,11 @@ def checked_game(args: argparse.Namespace, shows_errors: str = "") -> None:
 
     accept = bool(shows_errors) or bool(getattr(args, "accept_errors", False))
     errors = require_checked(args.game, args.syntax, accept_errors=accept)
-    if errors and shows_errors:
-        print(accepted_errors_warning(errors, args.game, shows_errors), file=sys.stderr)
+    if errors and shows_errors:  # (the file's name escaped: shown)
+        print(shown(accepted_errors_warning(errors, args.game, shows_errors), None),
+              file=sys.stderr)
     elif errors:
-        print(accepted_errors_warning(errors, args.game), file=sys.stderr)
+        print(shown(accepted_errors_warning(errors, args.game), None), file=sys.stderr)
 
 
 def add_accept_errors(parser: argparse.ArgumentParser) -> None:

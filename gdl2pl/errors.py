@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+from gdl2pl.shown import shown
 from gdl2pl.syntax import Pos
 
 
 def excerpt(text: str, line: int, column: int, width: int = 60) -> str:
-    """The source line `line` (1-based), shortened around `column`, with a caret under it."""
+    """The source line `line` (1-based), shortened around `column`, with a caret under it;
+    the line's control characters escaped (``shown``), the caret under the escaped text."""
     lines = text.splitlines()
     if not 1 <= line <= len(lines):
         return ""
     src = lines[line - 1].expandtabs(1)
     start = max(0, column - 1 - width // 2)
-    shown = src[start : start + width]
+    piece = shown(src[start : start + width], None)
     prefix = "..." if start > 0 else ""
     suffix = "..." if start + width < len(src) else ""
-    caret = " " * (len(prefix) + column - 1 - start) + "^"
-    return f"{prefix}{shown}{suffix}\n{caret}"
+    caret = " " * (len(prefix) + len(shown(src[start : column - 1], None))) + "^"
+    return f"{prefix}{piece}{suffix}\n{caret}"
 
 
 class GdlError(Exception):

@@ -20,18 +20,21 @@ evaluation instead: the same answers). The outputs:
   0 if none has, -1 if several have or at the end), ``illegal`` ``(N,)``.
 
 A role with a single legal move plays it whatever its action says, so in a turn-taking
-game ``step`` takes one action per game (the mover's). A game that has ended restarts
-at the next ``step`` (auto-reset, as Gymnasium's ``NEXT_STEP``: its action is not read,
-its outputs are the initial state's) unless ``autoreset=False``. The games are
-deterministic; ``sample_actions`` draws random legal actions in C from a generator that
-``seed`` sets, so a run is reproducible from its seed.
+game ``step`` takes one action per game (the mover's); where a game stepped has several
+roles with a choice (the game's kind analysis, cut short, may have taken it for
+turn-taking) that form is refused with ``ValueError`` before any game moves. A game
+that has ended restarts at the next ``step`` (auto-reset, as Gymnasium's ``NEXT_STEP``:
+its action is not read, its outputs are the initial state's) unless ``autoreset=False``.
+The games are deterministic; ``sample_actions`` draws random legal actions in C from a
+generator that ``seed`` sets, so a run is reproducible from its seed.
 
 The arrays are read-only views that every call overwrites (copy what you keep). States
 that break the adapters' contract raise ``UnrepresentableStateError`` as
 ``GdlGame.node`` does (naming the game's index in the batch); they are found after the
 step, which has happened. Memory: ``memory_bytes`` (bounded by ``max_bytes``, checked
 before anything is allocated): at most ``memory_per_game`` bytes a game and
-``memory_fixed`` bytes besides.
+``memory_fixed`` bytes besides, freed by ``close()``, after which every call raises
+``GameClosedError``.
 """
 
 from __future__ import annotations
@@ -43,10 +46,12 @@ from typing import Literal
 
 import numpy as np
 
+from gdl2pl.bridge import GameClosedError
 from gdl2pl.compiled import AutoMachine
 from gdl2pl.compiled import CompiledMachine
 from gdl2pl.contract import MachineState
 from gdl2pl.kif import kif_term
+from gdl2pl.shown import shown
 from gdl2pl.vocabulary import goal_number
 
 from .errors import AdapterError
@@ -167,7 +172,7 @@ class GdlBatch:
         self._terminated = np.zeros(n, np.bool_)
         self._mover = np.zeros(n, np.int32)
         self._illegal = np.zeros(n, np.bool_)
-        self._joint = np.zeros((n, roles), np.int32)
+        self._joint = np.zeros((n, roles), np.int64)  # any id given fits: none wraps
         from gdl2pl.compiled._network import Batch  # type: ignore[import-not-found]
 
         missing = game.missing_goal
@@ -262,7 +267,7 @@ class GdlBatch:
         bits = (net.n_fluents + 1 + net.n_atoms + 1) // 8 + 1 + (net.n_moves + 7) // 8
         own = bits + 2 + 4 + 3 * 4 * roles  # done, plan, culprit; only, counts, joints
         outputs = (int(np.prod(self.observation_shape)) * obs_item + roles * actions
-                   + roles * reward_item + 1 + 4 + 1 + 4 * roles)
+                   + roles * reward_item + 1 + 4 + 1 + 8 * roles)
         return own + outputs
 
     def _fixed(self, table_items: int) -> int:
@@ -279,7 +284,7 @@ class GdlBatch:
         """Bytes the batch holds: the C batch's own arrays and the output arrays."""
         arrays = (self._observations, self._masks, self._rewards, self._terminated,
                   self._mover, self._illegal, self._joint)
-        return int(self._batch.memory) + sum(a.nbytes for a in arrays)
+        return int(self._live.memory) + sum(a.nbytes for a in arrays)
 
     # -- play ---------------------------------------------------------------------------
 
@@ -295,27 +300,27 @@ class GdlBatch:
     def reset(self, games: Any = None) -> None:
         """The games ``games`` names (a boolean mask; None: all) back to the initial
         state, their outputs written."""
-        self._check(self._batch.reset(self._games(games)))
+        self._check(self._live.reset(self._games(games)))
 
     def step(self, actions: Any, games: Any = None, *, autoreset: bool = True,
              illegal: Literal["raise", "end"] = "raise", strict: int | None = None) -> None:
         """One joint move in each game (``games``: a boolean mask of those to step; the
         others are left as they are). ``actions``: ``(N, roles)`` action ids, or in a
-        turn-taking game ``(N,)``, the mover's. An action that is not legal raises
+        turn-taking game ``(N,)``, the mover's (refused, ``ValueError``, where a game
+        stepped has several roles with a choice); ids no int64 holds are refused, never
+        wrapped. An action that is not legal raises
         ``ValueError`` before any game moves, or with ``illegal="end"`` ends its game
         (reward -1 for its role, ``illegal`` set). A role with one legal move plays it
         whatever its action says, but role ``strict``, whose action must be that move
         (as in a one-player environment, where every action is the agent's)."""
         if illegal not in ("raise", "end"):
             raise ValueError(f"illegal must be 'raise' or 'end', not {illegal!r}")
-        a = np.asarray(actions)
-        if a.dtype.kind not in "iu":
-            raise ValueError(f"actions: integer action ids, not {a.dtype}")
+        batch = self._live
+        a = _action_ids(actions)
+        mask = self._games(games)
         if a.shape == (self.num_games,):
-            if not self.game.turn_taking:
-                raise ValueError(f"{self.game.name}: not turn-taking: give one action per "
-                                 "role and game, shape (N, roles)")
-            self._joint[:] = a[:, None]
+            self._one_action_each(mask)
+            self._joint[:] = a[:, None]  # int64: every id given fits, none wraps
             joint = self._joint
         elif a.shape == (self.num_games, self.num_roles):
             joint = a if a.dtype in (np.int32, np.int64) and a.flags.c_contiguous else (
@@ -323,8 +328,31 @@ class GdlBatch:
         else:
             raise ValueError(f"actions: shape ({self.num_games}, {self.num_roles}) or "
                              f"({self.num_games},), not {a.shape}")
-        self._check(self._batch.step(joint, self._games(games), autoreset,
-                                     illegal == "end", -1 if strict is None else int(strict)))
+        self._check(batch.step(joint, mask, autoreset, illegal == "end",
+                               -1 if strict is None else int(strict)))
+
+    def _one_action_each(self, mask: np.ndarray | None) -> None:
+        """``ValueError`` unless one action per game says what every game it steps plays:
+        in each, at most one role has a choice. The game's kind is only a first test (an
+        analysis cut short takes the game as turn-taking without having seen every state);
+        the movers of the states the games are in decide, before any game moves."""
+        name = self.game.name
+        if not self.game.turn_taking:
+            raise ValueError(f"{name}: not turn-taking: give one action per role and game, "
+                             "shape (N, roles)")
+        several = (self._mover == -1) & ~self._terminated  # an ended game is not read
+        if mask is not None:
+            several &= mask
+        if several.any():
+            i = int(np.flatnonzero(several)[0])
+            choosers = [str(self.game.roles[r]) for r in range(self.num_roles)
+                        if self._masks[i, r].sum() > 1]
+            raise ValueError(
+                f"{name}: game {i} of the batch: roles {shown(', '.join(choosers))} all have a "
+                f"choice in state {shown(_short(self.machine_state(i)), 200)}: one action per "
+                "game cannot say what each plays; give one per role and game, shape "
+                "(N, roles)"
+            )
 
     def sample_actions(self, out: np.ndarray | None = None, games: Any = None) -> np.ndarray:
         """Per game and role a legal action id drawn uniformly (0 for a game that has
@@ -332,35 +360,46 @@ class GdlBatch:
         int32 or int64) when given."""
         if out is None:
             out = np.zeros((self.num_games, self.num_roles), np.int32)
-        self._batch.sample(out, self._games(games))
+        self._live.sample(out, self._games(games))
         return out
 
     def seed(self, seed: int) -> None:
         """Seed the generator of ``sample_actions``."""
-        self._batch.seed(int(seed))
+        self._live.seed(int(seed))
 
     def states(self) -> np.ndarray:
         """Every game's state, packed: ``(N, state_bytes)`` uint8 (a copy)."""
-        raw = self._batch.get_states()
+        raw = self._live.get_states()
         return np.frombuffer(raw, np.uint8).reshape(self.num_games, -1).copy()
 
     def set_states(self, states: Any, games: Any = None) -> None:
         """The games ``games`` names take their states from ``states`` (as ``states()``
         gives them), their outputs written: a search may save and restore a batch."""
         packed = np.ascontiguousarray(states, np.uint8)
-        if packed.shape != (self.num_games, self._batch.state_bytes):
-            raise ValueError(f"states: shape ({self.num_games}, {self._batch.state_bytes}), "
+        state_bytes = self._live.state_bytes
+        if packed.shape != (self.num_games, state_bytes):
+            raise ValueError(f"states: shape ({self.num_games}, {state_bytes}), "
                              f"not {packed.shape}")
-        self._check(self._batch.set_states(packed, self._games(games)))
+        self._check(self._live.set_states(packed, self._games(games)))
 
     def machine_state(self, game: int) -> MachineState:
         """Game ``game``'s state as the machine's ``MachineState``."""
-        return self.sm._state(self._batch.state(int(game)))
+        return self.sm._state(self._live.state(int(game)))
 
     def close(self) -> None:
-        """Unload the game if the batch loaded it."""
+        """Free the batch's games (every later call raises ``GameClosedError``), and
+        unload the game if the batch loaded it (idempotent)."""
+        self._batch = None
         if self._owned:
             self.game.close()
+
+    @property
+    def _live(self) -> Any:
+        """The C batch; ``GameClosedError`` once ``close()`` was called."""
+        batch = self._batch
+        if batch is None:
+            raise GameClosedError(f"{self.game.name}: the batch is closed (close() was called)")
+        return batch
 
     # -- what breaks the adapters' contract ----------------------------------------------
 
@@ -417,6 +456,20 @@ class GdlBatch:
                 f"but the returns {self._rewards[i].tolist()} of the terminal state "
                 f"{_short(self.machine_state(i))} sum to {float(sums[bad[0]]):g}"
             )
+
+
+def _action_ids(actions: Any) -> np.ndarray:
+    """``actions`` as an integer array, every id as given: ``ValueError`` for ids that are
+    not integers or that no int64 holds (which no action id could be)."""
+    a = np.asarray(actions)
+    if a.dtype.kind not in "iu":
+        raise ValueError(f"actions: integer action ids, not {a.dtype}")
+    if a.dtype.kind == "u" and a.dtype.itemsize == 8 and a.size and a.max() > _INT64_MAX:
+        raise ValueError(f"actions: {int(a.max())} is no action id (ids fit an int64)")
+    return a
+
+
+_INT64_MAX = np.iinfo(np.int64).max
 
 
 def _short(state: MachineState, width: int = 200) -> str:

@@ -66,6 +66,7 @@ from gdl2pl.load import read_game
 from gdl2pl.rule_shapes import goal_sum
 from gdl2pl.rule_shapes import step_counter_bound
 from gdl2pl.rule_shapes import turn_control
+from gdl2pl.shown import shown
 from gdl2pl.syntax import Const
 from gdl2pl.syntax import Description
 from gdl2pl.syntax import Func
@@ -401,12 +402,13 @@ class GdlGame:
         if not extra:
             return base
         self.base_from = "base+reachability"
-        shown = ", ".join(kif_term(f) for f in extra[:3]) + (", ..." if len(extra) > 3 else "")
+        named = ", ".join(kif_term(f) for f in extra[:3]) + (", ..." if len(extra) > 3 else "")
         self.base_note = (
-            f"the declared base omits {len(extra)} fluents the rules may reach ({shown}): "
+            f"the declared base omits {len(extra)} fluents the rules may reach ({named}): "
             "added from the reachability analysis"
         )
-        warnings.warn(f"{self.name}: {self.base_note}", UndeclaredFluentWarning, stacklevel=5)
+        warnings.warn(f"{shown(self.name)}: {shown(self.base_note, 1000)}",
+                      UndeclaredFluentWarning, stacklevel=5)
         return [*base, *extra]
 
     def _number_action(self, role: int, move: Term) -> int | None:
@@ -559,8 +561,9 @@ class GdlGame:
         self.missing_goal_met = state
         if self.missing_goal_mode == "assume":
             warnings.warn(
-                f"{self.name}: {'a role' if role is None else f'role {role}'} has no goal "
-                f"value in the terminal state {state} "
+                f"{shown(self.name)}: "
+                f"{'a role' if role is None else f'role {shown(str(role))}'} has no goal "
+                f"value in the terminal state {shown(state, 300)} "
                 f"(the game is not well-formed); assumed {self.missing_goal}. "
                 "Choose the value with missing_goal=<int>, or refuse such states with "
                 "missing_goal='error'",
@@ -843,8 +846,8 @@ class GdlGame:
         best = min(proofs, key=lambda b: b.steps)
         if best.steps < seen:  # a defect of the proof: never claim what a play refutes
             warnings.warn(
-                f"{self.name}: a play of {seen} steps was seen, longer than the bound "
-                f"proved ({best.steps}: {best.reason}); the bound is not claimed",
+                f"{shown(self.name)}: a play of {seen} steps was seen, longer than the bound "
+                f"proved ({best.steps}: {shown(best.reason, 300)}); the bound is not claimed",
                 RuntimeWarning,
                 stacklevel=3,
             )

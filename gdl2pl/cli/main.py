@@ -20,6 +20,7 @@ from gdl2pl.command_checks import add_accept_errors
 from gdl2pl.command_checks import checked_game
 from gdl2pl.errors import GdlSyntaxError
 from gdl2pl.load import SYNTAXES
+from gdl2pl.shown import shown
 from gdl2pl.syntax import Pos
 from gdl2pl.written import ANSWER_SYNTAXES
 
@@ -162,19 +163,22 @@ def _check(args: argparse.Namespace) -> int:
             )
             findings = list(compiled.findings)
         except GdlSyntaxError as e:
-            print(f"{_at(e.pos, path)}: error: syntax error: {e.message}")
+            print(f"{shown(_at(e.pos, path), None)}: error: syntax error: "
+                  f"{shown(e.message, None)}")
             status = max(status, 1)
             continue
         except (OSError, UnicodeDecodeError) as e:
-            print(f"{path}: error: cannot read: {reason(e)}", file=sys.stderr)
+            print(f"{shown(path, None)}: error: cannot read: {shown(reason(e), None)}",
+                  file=sys.stderr)
             status = 2
             continue
         except Exception as e:  # a bug: say so in one line, never a traceback
-            print(f"{path}: internal error: {type(e).__name__}: {e}", file=sys.stderr)
+            print(f"{shown(path, None)}: internal error: {type(e).__name__}: "
+                  f"{shown(str(e), None)}", file=sys.stderr)
             status = 2
             continue
         for f in findings:
-            print(format_finding(f, path))
+            print(shown(format_finding(f, path), None))  # the game's text, escaped
         if any(f.is_error for f in findings):
             status = max(status, 1)
     return status
@@ -197,7 +201,8 @@ def _convert(args: argparse.Namespace) -> int:
     try:
         text = print_infix(d) if args.to == "infix" else print_kif(d)
     except ValueError as e:
-        print(f"{args.game}: error: cannot write it in {args.to}: {e}", file=sys.stderr)
+        print(f"{shown(args.game, None)}: error: cannot write it in {args.to}: "
+              f"{shown(str(e), None)}", file=sys.stderr)
         return 1
     sys.stdout.write(text)
     return 0

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from gdl2pl.cli.engine_option import add_engine
 from gdl2pl.cli.errors import run_guarded
 from gdl2pl.load import SYNTAXES
+from gdl2pl.shown import shown
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -177,7 +178,7 @@ def _match(args: argparse.Namespace) -> int:
     if has_errors(compiled.findings):
         for f in compiled.findings:
             if f.is_error:
-                print(format_finding(f, path), file=sys.stderr)
+                print(shown(format_finding(f, path), None), file=sys.stderr)
         return 1
     if args.startclock < 1 or args.playclock < 1:
         raise ValueError("the clocks must be at least 1 s")
@@ -197,9 +198,11 @@ def _match(args: argparse.Namespace) -> int:
         try:
             write_file(Path(args.out), json.dumps(record, indent=1) + "\n")
         except OSError as e:
-            print(f"{args.out}: error: cannot write: {e.strerror or e}", file=sys.stderr)
+            print(f"{shown(args.out, None)}: error: cannot write: {e.strerror or e}",
+                  file=sys.stderr)
             return 2
     print(summary(record))
     if record.get("isAborted"):
-        print(f"gdl2pl match: aborted: {record.get('abortReason')}", file=sys.stderr)
+        reason = shown(str(record.get("abortReason")), None)
+        print(f"gdl2pl match: aborted: {reason}", file=sys.stderr)
     return 0 if record["isCompleted"] else 1

@@ -27,6 +27,7 @@ from gdl2pl.jsonline import loads_line
 from gdl2pl.load import detect_syntax
 from gdl2pl.load import read_text
 from gdl2pl.pipeline import compile_game
+from gdl2pl.shown import shown
 from gdl2pl.standalone import standalone
 from gdl2pl.syntax import Term
 from gdl2pl.written import term_text
@@ -58,7 +59,8 @@ def translate_command(args: argparse.Namespace) -> int:
         try:
             write_file(Path(args.output), text)  # replaces a symlink, never writes through
         except OSError as e:
-            print(f"{args.output}: error: cannot write: {reason(e)}", file=sys.stderr)
+            print(f"{shown(args.output, None)}: error: cannot write: {reason(e)}",
+                  file=sys.stderr)
             return 2
     return 0
 
@@ -194,7 +196,8 @@ def _playable(args: argparse.Namespace) -> GameMachine:
             # a batch of playouts or replays: the network (if it comes) within its
             # budget, so that one engine answers the whole run (and a seed repeats it)
             sm.wait_for_engine()
-        print(f"{_base(args.game)}: {sm.engine_choice}", file=sys.stderr)
+        print(f"{shown(_base(args.game), None)}: {shown(str(sm.engine_choice), None)}",
+              file=sys.stderr)
     if not sm.roles:
         sm.close()
         raise GameError(

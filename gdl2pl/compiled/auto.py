@@ -132,6 +132,8 @@ class AutoMachine(ReasonerPart, GameMachine):
         with self._lock:
             self._closed = True
             engine = self._engine
+            if engine is self.prolog and not self._done.is_set():
+                self._choice = EngineChoice("prolog", "closed before the network came in")
         self._build.cancel()
         engine.close()
         self.prolog.close()

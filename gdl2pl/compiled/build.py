@@ -9,7 +9,10 @@ anything else (a limit set between fork and exec would not be safe in a process 
 threads), and at the
 budget's deadline it is killed (with its process group). The network comes back as
 files (``network_io``: raw ints and JSON, never a pickle) in a private temporary
-folder that is removed afterwards.
+folder that is removed afterwards. Nothing outlives the process that started a build:
+when it exits with builds under way (no ``close()``), they are stopped and their folders
+removed; when it dies (``kill -9``), its workers see it within a second
+(``ground_worker``), remove their folders and end.
 
 ``start()`` returns at once; ``wait()`` gives the ``Network`` or raises
 ``GroundingBudgetError`` / ``CompileRefusedError`` saying why; ``cancel()`` stops it.
@@ -17,6 +20,7 @@ folder that is removed afterwards.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -27,8 +31,10 @@ import sys
 import tempfile
 import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Any
+from typing import NoReturn
 
 from gdl2pl.flatten import flatten_rules
 from gdl2pl.pipeline import normalized
@@ -76,6 +82,7 @@ class NetworkBuild:
         }
         self._process: subprocess.Popen[str] | None = None
         self._folder: Path | None = None
+        self._owner = 0  # the process that started the worker
         self._cancelled = threading.Event()
         self._lock = threading.Lock()
         self.started = 0.0
@@ -89,9 +96,11 @@ class NetworkBuild:
             self.started = time.monotonic()
             self.deadline = self.started + self.budget.seconds
             folder = Path(tempfile.mkdtemp(prefix="gdl2pl-ground-"))
-            self._folder = folder
+            self._folder, self._owner = folder, os.getpid()
+            _UNDER_WAY.add(self)
             b = self.budget
-            request = dict(self._request)
+            request: dict[str, Any] = dict(self._request)
+            request["parent"] = self._owner  # gone, the worker ends (ground_worker)
             request["budget"] = {
                 "seconds": b.seconds,
                 "inferences": b.inferences,
@@ -99,17 +108,21 @@ class NetworkBuild:
                 "depth": b.depth,
                 "memory": b.memory,
             }
-            (folder / REQUEST).write_text(json.dumps(request), encoding="utf-8")
-            # -P: the worker imports this installation, never a gdl2pl folder that
-            # happens to be in the working directory
-            self._process = subprocess.Popen(
-                [sys.executable, "-P", "-m", "gdl2pl.compiled.ground_worker", str(folder)],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                start_new_session=True,  # its own process group: killed as one
-            )
+            try:
+                (folder / REQUEST).write_text(json.dumps(request), encoding="utf-8")
+                # -P: the worker imports this installation, never a gdl2pl folder that
+                # happens to be in the working directory
+                self._process = subprocess.Popen(
+                    [sys.executable, "-P", "-m", "gdl2pl.compiled.ground_worker", str(folder)],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                    start_new_session=True,  # its own process group: killed as one
+                )
+            except BaseException:
+                self._cleanup()
+                raise
         return self
 
     def cancel(self) -> None:
@@ -126,9 +139,10 @@ class NetworkBuild:
                 p.wait(timeout=5)
 
     def _cleanup(self) -> None:
-        if self._folder is not None:
-            shutil.rmtree(self._folder, ignore_errors=True)
-            self._folder = None
+        folder, self._folder = self._folder, None
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+        _UNDER_WAY.discard(self)
 
     def wait(self) -> Network:
         """The network, once the worker is done (``start`` first, or it starts now);
@@ -147,6 +161,8 @@ class NetworkBuild:
                     f"{self.budget.seconds:g} s"
                 ) from None
             if self._cancelled.is_set():
+                if _EXITING.is_set():
+                    _park()  # stopped by the process's exit: nobody is left to tell
                 raise CompileRefusedError(f"{self.name}: grounding was cancelled")
             answer = self._answer(out, err, p.returncode)
             if "refused" in answer:
@@ -180,3 +196,28 @@ class NetworkBuild:
                 "budget": True,
             }
         return {"error": f"the grounding worker {why}" + (f": {tail}" if tail else "")}
+
+
+#: The builds started in this process and not yet cleaned up (``_stop_at_exit``).
+_UNDER_WAY: weakref.WeakSet[NetworkBuild] = weakref.WeakSet()
+#: Set once the process exits (``_stop_at_exit``).
+_EXITING = threading.Event()
+
+
+@atexit.register
+def _stop_at_exit() -> None:
+    """At the exit of the process that started them (a forked child inherits the set, not
+    the builds), the builds under way are stopped and their folders removed: a caller that
+    never called ``close()`` leaves nothing behind. Their waiters (background threads)
+    are left waiting, never told of a failure nobody asked about."""
+    _EXITING.set()
+    for build in list(_UNDER_WAY):
+        if build._owner == os.getpid():
+            build.cancel()
+            build._cleanup()
+
+
+def _park() -> NoReturn:
+    """Wait for ever: the thread is a waiter of a build the process's exit stopped."""
+    while True:
+        threading.Event().wait()

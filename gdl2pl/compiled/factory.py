@@ -23,6 +23,7 @@ from gdl2pl.contract import GameMachine
 from gdl2pl.load import Syntax
 from gdl2pl.load import parse_game
 from gdl2pl.load import read_game
+from gdl2pl.shown import shown
 from gdl2pl.syntax import Description
 
 from .auto import AutoMachine
@@ -76,9 +77,10 @@ def on_engine(
     if engine == "auto":
         try:
             return AutoMachine(prolog, d, case_sensitive, budget)
-        except Exception as e:  # e.g. no worker process could start: the reasoner plays
-            prolog.engine_choice = EngineChoice("prolog", f"the network cannot be built: {e}")
-            log.warning("%s: the reasoner plays it: %s", prolog.name, e)
+        except Exception as e:  # e.g. a refused rule, no worker process: the reasoner plays
+            why = shown(str(e), 1000)  # the game's rules, from whoever wrote them
+            prolog.engine_choice = EngineChoice("prolog", f"the network cannot be built: {why}")
+            log.warning("%s: the reasoner plays it: %s", shown(prolog.name), why)
             return prolog
     start = time.monotonic()
     try:
@@ -95,7 +97,8 @@ def on_engine(
     compiled.engine_choice = EngineChoice(
         "compiled", compiled_reason(compiled, time.monotonic() - start)
     )
-    log.info("%s: the compiled engine plays it (%s)", prolog.name, compiled.engine_choice.reason)
+    log.info("%s: the compiled engine plays it (%s)", shown(prolog.name),
+             compiled.engine_choice.reason)
     return compiled
 
 

@@ -11,7 +11,9 @@ It runs in a process of its own (``compiled/build.py`` starts it with its limits
 that grounding a big game never holds the player's process, its memory or its GIL.
 The request is JSON: the game's name, its rules as the grounder takes them
 (``GroundingInput``: numbers, text and lists), the roles as the Prolog engine spells
-them, and the budget's figures.
+them, the budget's figures, and the process id of its parent: once that process is gone
+(killed, or gone without stopping the build), nobody will read the network, so the
+worker removes ``FOLDER`` and ends, within ``PARENT_CHECK`` seconds.
 """
 
 from __future__ import annotations
@@ -21,7 +23,10 @@ import json
 import math
 import os
 import resource
+import shutil
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +77,28 @@ def _limit_cpu(seconds: float, slack: float = CPU_SLACK) -> None:
         resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))  # then SIGKILL
 
 
+#: Seconds between two looks of the worker at whether its parent is still there.
+PARENT_CHECK = 0.2
+
+
+def _end_with_parent(parent: int, folder: Path) -> None:
+    """Watch, in a thread of its own (Prolog's queries let it run), that ``parent`` is
+    still this process's parent; once it is not (it died and the worker was adopted),
+    remove ``folder`` and end the process at once."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK)
+        for _ in range(10):  # a file the grounding was writing may appear meanwhile
+            shutil.rmtree(folder, ignore_errors=True)
+            if not folder.exists():
+                break
+            time.sleep(0.01)
+        os._exit(3)
+
+    threading.Thread(target=watch, name="gdl2pl-parent-watch", daemon=True).start()
+
+
 def _ground(folder: Path, request: dict[str, Any]) -> None:
     with contextlib.suppress(OSError):
         os.nice(NICENESS)
@@ -88,6 +115,8 @@ def main(argv: list[str]) -> int:
     folder = Path(argv[1])
     try:
         request = json.loads((folder / REQUEST).read_text(encoding="utf-8"))
+        if "parent" in request:
+            _end_with_parent(int(request["parent"]), folder)
         _ground(folder, request)
         answer: dict[str, Any] = {"ok": True}
     except GroundingBudgetError as e:

@@ -21,6 +21,8 @@ neither changing what the state equals or hashes to:
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Callable
 from collections.abc import Hashable
 from collections.abc import Iterable
@@ -120,6 +122,101 @@ class MachineState:
 
     def __repr__(self) -> str:
         return f"MachineState({self})"
+
+    def __copy__(self) -> MachineState:
+        return self  # immutable
+
+    def __deepcopy__(self, memo: dict[int, object]) -> MachineState:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its fluents' forms (strings and tuples of them) and its game's
+        identity (``TermCache.game``: the roles, fluent stores and case rule, plain data)
+        with the game's name, never as a machine or its memo: unpickled, it is a state
+        of that game for any machine of that game, in any process, and a machine of
+        another game refuses it as it refuses such a state (``check_same_game``)."""
+        terms = self._terms
+        game = None if terms is None else (terms.game, terms.name)
+        return (_unpickled_state, (game, tuple(self._key)))
+
+
+def _unpickled_state(game: Any, forms: Any) -> MachineState:
+    """A pickled ``MachineState`` (``MachineState.__reduce__``), its data checked as a
+    state from outside is: forms of ground terms at most ``MAX_TERM_DEPTH`` deep, names of
+    valid text, a game identity of plain data; ``ValueError`` otherwise."""
+    if forms.__class__ is not tuple:
+        raise ValueError("not a pickled MachineState: its fluents are not a tuple")
+    for form in forms:
+        _check_form(form)
+    return MachineState(forms, None if game is None else _pickled_game(game))
+
+
+def _check_form(form: Any) -> None:
+    """``ValueError`` unless ``form`` is the form of a ground term (see ``form_of``)."""
+    todo: list[tuple[Any, int]] = [(form, 0)]
+    while todo:
+        node, depth = todo.pop()
+        if node.__class__ is str and node:
+            _check_form_text(node)
+        elif node.__class__ is tuple and len(node) >= 2 and node[0].__class__ is str:
+            if depth >= MAX_TERM_DEPTH:
+                raise ValueError(f"not a pickled MachineState: a fluent nested deeper "
+                                 f"than {MAX_TERM_DEPTH} levels")
+            _check_form_text(node[0])
+            todo.extend((a, depth + 1) for a in node[1:])
+        else:
+            raise ValueError(f"not a pickled MachineState: {shown(node)} is not the form of "
+                             "a ground term")
+
+
+def _check_form_text(text: str) -> None:
+    try:
+        _check_text(text)
+    except TransitionDefinitionError as e:
+        raise ValueError(f"not a pickled MachineState: {e}") from None
+
+
+#: The stand-ins for the ``TermCache`` of pickled states' games, one per game identity.
+_PICKLED_GAMES: weakref.WeakValueDictionary[Any, TermCache] = weakref.WeakValueDictionary()
+_PICKLED_LOCK = threading.Lock()
+
+
+def _pickled_game(game: Any) -> TermCache:
+    """The ``TermCache`` stand-in that carries a pickled state's game identity (what
+    ``check_same_game`` compares), shared by every state of that game unpickled here."""
+    if not (game.__class__ is tuple and len(game) == 2 and game[1].__class__ is str):
+        raise ValueError("not a pickled MachineState: its game is not (identity, name)")
+    identity, name = game
+    _check_identity(identity)
+    with _PICKLED_LOCK:
+        terms = _PICKLED_GAMES.get(game)
+        if terms is None:
+            terms = _PICKLED_GAMES[game] = TermCache(_as_given, identity, name)
+        return terms
+
+
+def _check_identity(identity: Any) -> None:
+    """``ValueError`` unless ``identity`` is a game identity as ``TermCache.game`` holds
+    it: plain data (the roles' forms, the fluent stores, the case rule), or None."""
+    if identity is None:
+        return
+    if not (identity.__class__ is tuple and len(identity) == 3):
+        raise ValueError("not a pickled MachineState: its game identity is not plain data")
+    roles, stores, case_sensitive = identity
+    if not (roles.__class__ is tuple and stores.__class__ is frozenset
+            and case_sensitive.__class__ is bool):
+        raise ValueError("not a pickled MachineState: its game identity is not plain data")
+    for role in roles:
+        _check_form(role)
+    for store in stores:
+        if not (store.__class__ is tuple and len(store) == 2 and store[0].__class__ is str
+                and store[1].__class__ is int):
+            raise ValueError("not a pickled MachineState: its game identity is not plain "
+                             "data")
+
+
+def _as_given(t: Term) -> Term:
+    return t
 
 
 def remember(

@@ -54,6 +54,7 @@ from gdl2pl.bridge.errors import ReasonerError
 from gdl2pl.contract import GameMachine
 from gdl2pl.contract import MachineState
 from gdl2pl.information import Turn
+from gdl2pl.shown import shown
 from gdl2pl.syntax import Term
 
 from .witness import Witness
@@ -170,8 +171,8 @@ class BeliefTracker:
                 log.warning(
                     "%s: no state agrees with %s's %d turn(s): the history cannot have "
                     "happened in this reading of the game",
-                    self.sm.name,
-                    self.role,
+                    shown(self.sm.name),
+                    shown(str(self.role)),
                     len(self.history),
                 )
                 self._lose(before, before_taken, turn, deadline)
@@ -242,8 +243,8 @@ class BeliefTracker:
             log.warning(
                 "%s: belief lost: no state consistent with %s's %d turn(s) found by %d "
                 "more expansion(s) in the %.2f s left",
-                self.sm.name,
-                self.role,
+                shown(self.sm.name),
+                shown(str(self.role)),
                 len(self.history),
                 self.witness.expansions - before,
                 max(0.0, left),
@@ -286,7 +287,8 @@ class BeliefTracker:
             except QueryInterrupted:  # the deadline's interrupt (see hidden.choose_move)
                 return children, False
             except ReasonerError as e:  # out of a resource on this state: skip it
-                log.warning("%s: a state of the belief was skipped: %s", self.sm.name, e)
+                log.warning("%s: a state of the belief was skipped: %s", shown(self.sm.name),
+                            shown(str(e), 300))
                 continue
             mine: dict[MachineState, float] = {}
             for kid in kids:

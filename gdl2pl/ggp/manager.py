@@ -332,7 +332,7 @@ class _Match:
             rec["goalValues"] = self.sm.goals(self.state)
             rec["isCompleted"] = True
             self._all(self._messages(Stop, moves), self.record["playClock"] + self.grace)
-            log.info("%s completed: goals %s", self.id, rec["goalValues"])
+            log.info("%s completed: goals %s", shown(self.id), rec["goalValues"])
         except (Exception, KeyboardInterrupt) as e:
             if isinstance(e, KeyboardInterrupt):
                 reason = "interrupted"
@@ -383,7 +383,8 @@ class _Match:
                 if info.name:
                     names[self.seats[i]] = info.name
                 if info.status and not info.available:
-                    log.warning("player %s says it is %s", self.urls[i], info.status)
+                    log.warning("player %s says it is %s", shown(self.urls[i]),
+                                shown(info.status, 80))
 
     def _start(self) -> None:
         msgs: list[Message] = [
@@ -402,9 +403,9 @@ class _Match:
             self.urls, self._all(msgs, self.record["startClock"] + self.grace), strict=True
         ):
             if error:
-                log.warning("%s: no reply to start (%s)", url, shown(error))
+                log.warning("%s: no reply to start (%s)", shown(url), shown(error))
             elif reply is None or reply.lower() != "ready":
-                log.warning("%s: replied %s to start", url, shown(reply or "", 100))
+                log.warning("%s: replied %s to start", shown(url), shown(reply or "", 100))
             errors.append(error)
         self.record["errors"].append(errors)
 
@@ -440,9 +441,9 @@ class _Match:
                     "%s: step %d: %s: %s, playing %s instead",
                     shown(self.id),
                     len(self.record["moves"]) + 1,
-                    role,
+                    shown(str(role)),
                     shown(error),
-                    move,
+                    shown(str(move)),
                 )
             joint.append(move)
             errors.append(error)
@@ -510,7 +511,9 @@ def _folded(t: Term) -> object:
 
 
 def summary(record: Record) -> str:
-    """A readable account of a match record: players, moves with errors, result."""
+    """A readable account of a match record: players, moves with errors, result; what
+    the record holds from the network (players' names, replies) or the game is written
+    with its control characters escaped (``shown``), each line whole."""
     roles = record.get("roles") or [f"role{i + 1}" for i in range(len(record["playerURLs"]))]
     lines = [
         f"match {record['matchId']}: {record.get('gameName', '?')}, start clock "
@@ -537,7 +540,7 @@ def summary(record: Record) -> str:
             f"aborted after {len(record['moves'])} step(s): "
             f"{record.get('abortReason', 'unknown reason')}"
         )
-    return "\n".join(lines)
+    return "\n".join(shown(line, None) for line in lines)
 
 
 def _errors(roles: Sequence[str], errors: Sequence[str]) -> str:

@@ -52,8 +52,9 @@ message (the manager is gone) expires the same way, and the player is ``availabl
 While ``MAX_RETIRING`` retired workers are still running (their queries ignore the
 interrupt), a new ``start`` is answered ``busy``.
 
-Logging: one line per event; text from the network is written with
-``gdl2pl.ggp.protocol.shown`` (control characters escaped), so no message can forge a log line.
+Logging: one line per event; text from the network (and the rules' symbols, which come
+from it) is written in log lines and replies with ``gdl2pl.ggp.protocol.shown`` (control
+characters escaped), so no message can forge a log line or drive a terminal.
 A failure of the worker is logged when it happens, also when nobody waits for it any more.
 Every reply to ``play`` is logged with what the strategy searched for it, and ``stop`` or
 ``abort`` with the match's sum (``gdl2pl.ggp.search_log``; the README shows a match).
@@ -385,7 +386,7 @@ class GamePlayer:
             msg = parse_message(text)
         except ProtocolError as e:
             log.warning("malformed message: %s: %s", shown(str(e)), shown(text))
-            return Reply(400, f"error: malformed message: {e}")
+            return Reply(400, f"error: malformed message: {shown(str(e))}")
         if isinstance(msg, Info):
             status = "busy" if self.busy else "available"
             return Reply(200, format_info_reply(self.name, status))
@@ -404,7 +405,7 @@ class GamePlayer:
 
     def _unknown(self, match_id: str, kind: str) -> Reply:
         log.warning("%s for unknown match %s", kind, shown(match_id, 80))
-        return Reply(404, f"error: unknown match id {match_id}")
+        return Reply(404, f"error: unknown match id {shown(match_id, 80)}")
 
     def _start(self, msg: Start, received: float) -> Reply:
         if max(msg.start_clock, msg.play_clock) > self.max_clock:
@@ -517,8 +518,9 @@ class GamePlayer:
                 sm, d, budget=GroundingBudget(seconds=seconds)
             )
         except Exception as e:  # the reasoner still plays: never lose a match to this
-            log.warning("%s: the compiled engine failed (%s); the reasoner plays", sm.name, e)
-            sm.engine_choice = EngineChoice("prolog", str(e))
+            why = shown(str(e), 1000)  # it may quote the rules, which came from the network
+            log.warning("%s: the compiled engine failed (%s); the reasoner plays", sm.name, why)
+            sm.engine_choice = EngineChoice("prolog", why)
             return sm
         compiled.engine_choice = EngineChoice(
             "compiled", compiled_reason(compiled, time.monotonic() - start)

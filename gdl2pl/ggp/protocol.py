@@ -35,8 +35,9 @@ Limits (the text comes from strangers): a message is at most ``MAX_MESSAGE`` cha
 game, and it must be read and answered within a play clock), a move reply at most
 ``MAX_MOVE`` characters, and no list is nested deeper than ``MAX_DEPTH`` (the deepest real
 game nests about 10); beyond them ``ProtocolError`` says which limit was hit. The reader
-is iterative, so no input can exhaust the Python stack. ``shown(text)`` writes network
-text for a log line: control characters escaped, length capped.
+is iterative, so no input can exhaust the Python stack. ``shown(text)`` (``gdl2pl.shown``,
+here for the room's modules) writes network text for a log line: control characters
+escaped, length capped.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from dataclasses import dataclass
 from gdl2pl.errors import GdlError
 from gdl2pl.jsonline import loads_line
 from gdl2pl.kif import kif_term
+from gdl2pl.shown import shown
 from gdl2pl.syntax import Const
 from gdl2pl.syntax import Description
 from gdl2pl.syntax import Fact
@@ -453,26 +455,3 @@ def parse_info_reply(text: str) -> InfoReply:
 
 def _opt(v: object) -> str | None:
     return None if v is None else str(v)
-
-
-# -- logging network text -------------------------------------------------------------------
-
-
-def shown(text: str, limit: int = 200) -> str:
-    """``text`` fit for one log line: backslashes doubled, control and other non-printable
-    characters written as Python escapes (``\\n`` is ``\\x0a``), cut to ``limit`` characters
-    (``...`` marks a cut)."""
-    cut = len(text) > limit
-    out = []
-    for ch in text[:limit]:
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch.isprintable():
-            out.append(ch)
-        else:
-            code = ord(ch)
-            if code < 0x100:
-                out.append(f"\\x{code:02x}")
-            else:
-                out.append(f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
-    return "".join(out) + ("..." if cut else "")

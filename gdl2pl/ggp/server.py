@@ -81,7 +81,7 @@ class _Handler(BaseHTTPRequestHandler):
             reply = self.server.player.handle(text, received)
         except Exception as e:  # a bug: answer it and keep serving
             log.exception("internal error on %s", shown(text))
-            reply = Reply(500, f"error: internal error: {type(e).__name__}: {e}")
+            reply = Reply(500, f"error: internal error: {type(e).__name__}: {shown(str(e))}")
         self._send(reply)
 
     def do_OPTIONS(self) -> None:
@@ -115,7 +115,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(Reply(400, f"error: bad Content-Length: {shown_length}"))
             return
         except OSError as e:
-            log.warning("%s: could not read the request: %s", self.address_string(), e)
+            log.warning("%s: could not read the request: %s", self.address_string(),
+                        shown(str(e)))
             self.close_connection = True
             return
         if length is not None and len(data) < int(length):

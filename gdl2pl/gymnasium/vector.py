@@ -21,16 +21,23 @@ id per environment (random legal actions by default, drawn in C from the generat
 choice (two or more legal actions) or the episode has ended; meanwhile its single legal
 actions are played for it. An opponent's illegal action raises ``ValueError``. An
 episode whose agent gets no choice in ``MAX_FORCED_STEPS`` steps is truncated.
+
+``reset(seed=...)`` takes any integer (Python's or numpy's) or a list of them (the first
+seeds the batch's one generator). After ``close()``, ``step``, ``reset`` and ``render``
+raise Gymnasium's ``ClosedEnvironmentError``.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from collections.abc import Sequence
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.error import ClosedEnvironmentError
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
@@ -104,8 +111,9 @@ class GdlVectorEnv(VectorEnv):  # type: ignore[type-arg]
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
+        self._check_open()
         if seed is not None:
-            self.batch.seed(seed if isinstance(seed, int) else int(seed[0]))
+            self.batch.seed(_seed(seed))
         mask = None if options is None else options.get("reset_mask")
         games = None if mask is None else self._reset_mask(mask)
         self.batch.reset(games)
@@ -136,6 +144,7 @@ class GdlVectorEnv(VectorEnv):  # type: ignore[type-arg]
     def step(
         self, actions: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        self._check_open()
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
             raise ValueError(f"actions: {self.num_envs} integer action ids, not "
@@ -158,12 +167,19 @@ class GdlVectorEnv(VectorEnv):  # type: ignore[type-arg]
         return (batch.observations.copy(), rewards, batch.terminated.copy(), truncated, infos)
 
     def render(self) -> tuple[str, ...] | None:  # type: ignore[override]
+        self._check_open()
         if self.render_mode != "ansi":
             return None
         return tuple(self.gdl.draw(self.batch.machine_state(i)) for i in range(self.num_envs))
 
     def close_extras(self, **kwargs: Any) -> None:
         self.batch.close()
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise ClosedEnvironmentError(
+                f"{self.gdl.name}: the GdlVectorEnv is closed (close() was called)"
+            )
 
     # -- the other roles ----------------------------------------------------------------
 
@@ -220,6 +236,19 @@ class GdlVectorEnv(VectorEnv):  # type: ignore[type-arg]
             batch.step(self._joint, pending)
             rewards[pending] += batch.rewards[pending, role]
         return games & ~batch.terminated & (batch.action_masks[:, role].sum(axis=1) <= 1)
+
+
+def _seed(seed: Any) -> int:
+    """The batch's seed from ``reset(seed=...)``: an integer (Python's or numpy's), or a
+    sequence of them (one per environment, as ``SyncVectorEnv`` takes them), whose first
+    seeds the one generator of the batch."""
+    if isinstance(seed, Integral) and not isinstance(seed, bool):
+        return int(seed)
+    if isinstance(seed, Sequence | np.ndarray) and not isinstance(seed, str) and len(seed):
+        first = seed[0]
+        if isinstance(first, Integral) and not isinstance(first, bool):
+            return int(first)
+    raise TypeError(f"seed: an integer or a list of integers, not {type(seed).__name__}")
 
 
 __all__ = ["MAX_FORCED_STEPS", "GdlVectorEnv", "Policy"]

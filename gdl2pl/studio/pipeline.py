@@ -39,6 +39,7 @@ from gdl2pl.bridge import QueryInterrupted
 from gdl2pl.bridge import ReasonerError
 from gdl2pl.errors import GdlError
 from gdl2pl.ggp.cancel import WorkCancelled
+from gdl2pl.shown import shown
 
 from . import api
 from . import fields
@@ -154,7 +155,7 @@ class Pipeline:
             response: Response = JSONResponse(result)
         except StudioError as e:
             if e.status >= 500 and e.status != 503:
-                log.error("studio: %s", e.message)
+                log.error("studio: %s", shown(e.message, 300))
             response = error_response(e)
         except PrologUnavailableError as e:
             response = error_response(StudioError(f"SWI-Prolog is not usable: {e}", 500))

@@ -181,13 +181,13 @@ def trace_all_main(args: argparse.Namespace) -> int:
         nonlocal records
         target = targets[todo[i].path]
         if r.get("error"):
-            failures.append(f"{shown_name(r['game'])}: {r['error']}")
+            failures.append(shown_name(f"{r['game']}: {r['error']}"))
             return
         out_dir.mkdir(parents=True, exist_ok=True)
         try:
             write_file(target, r["text"])
         except OSError as e:  # a name too long for the file system, a full disk
-            failures.append(f"{shown_name(r['game'])}: cannot write {target}: {e.strerror or e}")
+            failures.append(shown_name(f"{r['game']}: cannot write {target}: {e.strerror or e}"))
             return
         records += r["records"]
 

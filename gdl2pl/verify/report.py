@@ -153,7 +153,7 @@ def summary_table(results: list[Result]) -> str:
             else f"match {d['match']} step {d['step']}: "
             + ", ".join(sorted({_field(x) for x in d["differences"]}))
             if d
-            else _cut(r.get("error") or "", 60)
+            else _cut(shown_name(r.get("error") or ""), 60)
         )
         lines.append(
             f"{_cut(shown_name(r['game']), width):<{width}}  {r['verdict']:<12}  "
@@ -172,7 +172,8 @@ def summary_table(results: list[Result]) -> str:
 
 def details(r: Result) -> str:
     """The full story of one failing game: its error, and each difference with gdl2pl's
-    reason."""
+    reason; each line as the terminal may show it (``shown_name``: what the engine and
+    the game said is quoted, control characters and all)."""
     out = [f"{shown_name(r['game'])}: {r['verdict']}"]
     if r.get("error"):
         out.append(f"  error: {r['error']}")
@@ -197,7 +198,7 @@ def details(r: Result) -> str:
         out.append(f"  {r['reproduction_error']}")
     if r.get("reproduction"):
         out.append(f"  reproduce: gdl2pl replay {r['game']} < {r['reproduction']}")
-    return "\n".join(out)
+    return "\n".join(shown_name(line) for line in out)
 
 
 def _divergence_lines(d: dict[str, Any]) -> list[str]:
