@@ -9,7 +9,8 @@ both engines must answer alike in every state. The shapes it draws from:
 
 - zero-arity relations written bare (``w``) and in parentheses (``(w)``), both of one
   name in some games (two relations, as in ggp-base), in heads and bodies, under ``not``
-  and in the rules of ``init``, ``next``, ``legal``, ``goal`` and ``terminal``; zero-arity
+  and in the rules of ``init`` (static ones), ``next``, ``legal``, ``goal`` and
+  ``terminal``; zero-arity
   function terms (``(z)``, ``(go)``) beside the constants of the same name, as fluents and
   moves;
 - ``or``, nested, with ``and`` under it; ``not`` and ``(not (not ...))``;
@@ -325,8 +326,10 @@ class GameWriter:
         for f in fluents:
             if rng.random() < 0.4:
                 self.rules.append(f"(init {f})")
-        if rng.random() < 0.3:  # init by a rule over static relations
-            self.rule("(init (c ?x))", ["(num ?x)", f"(distinct ?x {self.constant(NUM)})"])
+        if rng.random() < 0.4:  # init by a rule over static relations, (k) and k too
+            self.rules += ["(<= (k) (succ 1 2))", "(<= k (not (k)))"]
+            self.rule("(init (c ?x))", ["(num ?x)", f"(distinct ?x {self.constant(NUM)})",
+                                        rng.choice(["(k)", "k", "(not (k))", "(not k)"])])
         # next: the counter, and each fluent's rules
         self.rule("(next (step ?y))", ["(true (step ?x))", "(succ ?x ?y)"])
         heads = [("(c ?x)", {"?x": NUM})]

@@ -172,6 +172,7 @@ SHAPES = {
     "a zero-arity relation in a next's body": r"\(<= \(next .*\((w|v|u|p|q)\)",
     "a zero-arity relation in a legal's body": r"\(<= \(legal .*\((w|v|u|p|q)\)",
     "a zero-arity relation in a terminal's body": r"\(<= terminal .*\((w|v|u|p|q)\)",
+    "a zero-arity relation in an init's body": r"\(<= \(init .*(\(k\)| k\))",
     "a zero-arity function term as a fluent": r"\(init \(z\)\)",
     "a zero-arity function term as a move": r"\(legal \S+ \(go\)\)",
     "or": r"\(or ",
