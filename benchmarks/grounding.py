@@ -193,7 +193,7 @@ def profile(game: str, seconds: float) -> str:
     sm = StateMachine(d, name=path.name)
     n, _ = normalized(d)
     flat = flatten_rules(n)
-    inp = grounding_input(flat, n, path.name)
+    inp = grounding_input(flat, path.name)
     start = time.monotonic()
     try:
         net = ground_network(inp, sm._raw_roles, path.name, GroundingBudget(seconds=seconds))

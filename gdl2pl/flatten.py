@@ -25,7 +25,10 @@ from collections.abc import Callable
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from gdl2pl.depgraph import Dependency
+from gdl2pl.depgraph import DependencyGraph
 from gdl2pl.depgraph import dependency_graph
+from gdl2pl.depgraph import graph_of
 from gdl2pl.errors import GdlError
 from gdl2pl.syntax import And
 from gdl2pl.syntax import Clause
@@ -90,6 +93,48 @@ def relation_key(s: Sentence) -> tuple[str, int]:
     if isinstance(s, Func):
         return (s.name, len(s.args)) if s.args else (s.name + "()", 0)
     return (s.name, 0)
+
+
+def key_node(key: tuple[str, int]) -> str:
+    """A relation's ``relation_key`` as a node of ``relation_graph``: ``name/arity``."""
+    return f"{key[0]}/{key[1]}"
+
+
+def relation_node(s: Sentence) -> str:
+    """The node of ``relation_graph`` a sentence belongs to: ``p/0`` for ``p``, ``p()/0``
+    for ``(p)``, ``p/2`` for ``(p a b)``."""
+    return key_node(relation_key(s))
+
+
+def called_sentence(lit: BodyLiteral) -> Sentence | None:
+    """The sentence a flat body literal calls (under ``not`` or ``(not (not ...))`` too);
+    None for ``distinct``."""
+    if isinstance(lit, Not):
+        inner = lit.body.body if isinstance(lit.body, Not) else lit.body
+        return inner if isinstance(inner, Const | Func) else None
+    return lit if isinstance(lit, Const | Func) else None
+
+
+def relation_graph(rules: Iterable[FlatRule]) -> DependencyGraph:
+    """The dependency graph of flat rules over relations as the reasoner tells them
+    apart (``relation_node``: ``(p)`` and ``p`` are two relations, so are ``p`` of two
+    arities): an edge from each relation a body calls to its head's, negative under
+    ``not``. Every engine orders and stratifies a game's relations by this graph;
+    ``gdl2pl.depgraph.dependency_graph`` (over names) is the checker's."""
+    nodes: dict[str, None] = {}
+    edges: list[Dependency] = []
+    defined: set[str] = set()
+    for r in rules:
+        head = relation_node(r.head)
+        nodes.setdefault(head)
+        defined.add(head)
+        for lit in r.body:
+            s = called_sentence(lit)
+            if s is not None:
+                body = relation_node(s)
+                nodes.setdefault(body)
+                edges.append(Dependency(head, body, isinstance(lit, Not), s, r))
+    return graph_of(sorted(nodes), edges, defined)
 
 
 def _sentence(s: Sentence | Literal, clause: Clause) -> Sentence:
@@ -310,10 +355,14 @@ __all__ = [
     "BodyLiteral",
     "FlatRule",
     "TranslationError",
+    "called_sentence",
+    "key_node",
     "normalize_clause",
     "flatten_rules",
     "order_body",
+    "relation_graph",
     "relation_key",
     "relation_name",
+    "relation_node",
     "term_args",
 ]

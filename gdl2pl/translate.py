@@ -47,13 +47,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
 
-from gdl2pl.depgraph import Dependency
 from gdl2pl.depgraph import DependencyGraph
 from gdl2pl.depgraph import graph_of
 from gdl2pl.flatten import BodyLiteral
 from gdl2pl.flatten import FlatRule
 from gdl2pl.flatten import TranslationError
+from gdl2pl.flatten import called_sentence
 from gdl2pl.flatten import flatten_rules
+from gdl2pl.flatten import key_node
+from gdl2pl.flatten import relation_graph
 from gdl2pl.flatten import relation_key
 from gdl2pl.prolog_text import VariableNamer
 from gdl2pl.prolog_text import comment_text
@@ -192,39 +194,15 @@ class Plan:
         return self.component.get(a) == self.component.get(b)
 
 
-def _node(key: PredKey) -> str:
-    return f"{key[0]}/{key[1]}"
-
-
 def _key_of(node: str) -> PredKey:
     name, arity = node.rsplit("/", 1)
     return (name, int(arity))
 
 
-def _called(lit: BodyLiteral) -> Sentence | None:
-    """The sentence a body literal calls (through ``not`` too); None for ``distinct``."""
-    if isinstance(lit, Not):
-        inner = lit.body.body if isinstance(lit.body, Not) else lit.body
-        return inner if isinstance(inner, Const | Func) else None
-    return lit if isinstance(lit, Const | Func) else None
-
-
 def _graphs(rules: list[FlatRule]) -> tuple[DependencyGraph, DependencyGraph]:
     """The dependency graph over ``name/arity`` keys, and its positive edges alone."""
-    nodes: dict[str, None] = {}
-    edges: list[Dependency] = []
-    for r in rules:
-        head = _node(relation_key(r.head))
-        nodes.setdefault(head)
-        for lit in r.body:
-            s = _called(lit)
-            if s is not None:
-                body = _node(relation_key(s))
-                nodes.setdefault(body)
-                edges.append(Dependency(head, body, isinstance(lit, Not), s, r))
-    defined = {_node(relation_key(r.head)) for r in rules}
-    full = graph_of(sorted(nodes), edges, defined)
-    positive = graph_of(sorted(nodes), [e for e in edges if not e.negative], defined)
+    full = relation_graph(rules)
+    positive = graph_of(full.nodes, [e for e in full.edges if not e.negative], full.defined)
     return full, positive
 
 
@@ -251,7 +229,7 @@ def _stores(rules: list[FlatRule]) -> tuple[tuple[str, int], ...]:
         if relation_key(r.head) in (("next", 1), ("init", 1), ("base", 1)):
             add(r.head.args[0])  # type: ignore[union-attr]
         for lit in r.body:
-            s = _called(lit)
+            s = called_sentence(lit)
             if s is not None and relation_key(s) == TRUE:
                 add(s.args[0])  # type: ignore[union-attr]
     return tuple(stores)
@@ -268,8 +246,8 @@ def plan(rules: list[FlatRule]) -> Plan:
     component = {
         _key_of(n): i for i, comp in enumerate(graph.components()) for n in comp
     }
-    on_true = frozenset(map(_key_of, graph.dependents([_node(TRUE)])))
-    on_does = frozenset(map(_key_of, graph.dependents([_node(DOES)])))
+    on_true = frozenset(map(_key_of, graph.dependents([key_node(TRUE)])))
+    on_does = frozenset(map(_key_of, graph.dependents([key_node(DOES)])))
     changing_set = on_true | on_does
     static = sorted(
         (
@@ -281,7 +259,7 @@ def plan(rules: list[FlatRule]) -> Plan:
         ),
         key=lambda k: (component[k], k),
     )
-    called = {relation_key(s) for r in rules for s in map(_called, r.body) if s is not None}
+    called = {relation_key(s) for r in rules for s in map(called_sentence, r.body) if s is not None}
     roles = tuple(
         r.head.args[0].name  # type: ignore[union-attr]
         for r in rules
@@ -304,7 +282,7 @@ def plan(rules: list[FlatRule]) -> Plan:
         for name, arity in DEFINED_KEYWORDS.items()
         if (name, arity) in defined
         for kind, keys in (("true", true_tables), ("does", does_tables))
-        if (set(map(_key_of, graph.depends_on(_node((name, arity))))) | {(name, arity)})
+        if (set(map(_key_of, graph.depends_on(key_node((name, arity))))) | {(name, arity)})
         & set(keys)
     )
     return Plan(

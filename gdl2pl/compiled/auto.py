@@ -3,12 +3,18 @@ as a worker process has grounded it (``AutoMachine``).
 
 Loading never waits for grounding: the machine answers on the Prolog engine from the
 start while ``NetworkBuild`` grounds the game in the background, within its budget;
-when the network is in (built and tuned, still within the budget) the machine switches
-to the compiled engine by itself, between two calls. States pass freely between the
-engines (a ``MachineState`` is its set of fluents, whichever engine made it), so a
-caller in the middle of a search sees nothing but the speed change. If the game cannot
-be compiled, for any reason at all, the reasoner goes on answering and the log says
-why; ``engine_choice`` always says which engine answers now and why.
+when the network is in (built and tuned, still within the budget) the machine checks
+it and switches to the compiled engine by itself, between two calls. States pass freely
+between the engines (a ``MachineState`` is its set of fluents, whichever engine made
+it), so a caller in the middle of a search sees nothing but the speed change. If the
+game cannot be compiled, for any reason at all, the reasoner goes on answering and the
+log says why; ``engine_choice`` always says which engine answers now and why.
+
+The check before the switch (``gdl2pl.compiled.agreement``): the last ``RECENT`` states
+the reasoner answered, then a few short random plays, are asked of both engines, for at
+most ``CHECK_SECONDS`` (in the background too: the reasoner answers meanwhile). At the
+first difference the reasoner stays, for good, and the log and ``engine_choice`` say
+what differed, in the game's words.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Iterable
 from collections.abc import Sequence
 from fractions import Fraction
@@ -29,15 +36,24 @@ from gdl2pl.contract import MachineState
 from gdl2pl.contract import Step
 from gdl2pl.contract import SymbolStep
 from gdl2pl.contract.game_machine import TermText
+from gdl2pl.contract.state import shown
 from gdl2pl.syntax import Description
 from gdl2pl.syntax import Term
 
+from .agreement import agreement
 from .build import NetworkBuild
 from .ground import GroundingBudget
 from .machine import CompiledMachine
 from .reasoner_part import ReasonerPart
 
 log = logging.getLogger("gdl2pl.compiled")
+
+#: How many of the states the reasoner answered last are checked on the network.
+RECENT = 32
+#: The most seconds the check before the switch may take (it stops there, checked or not).
+CHECK_SECONDS = 3.0
+#: How wide a game's name and a reason are quoted in the log.
+LOG_WIDTH = 400
 
 
 def compiled_reason(m: CompiledMachine, seconds: float) -> str:
@@ -75,6 +91,8 @@ class AutoMachine(ReasonerPart, GameMachine):
         self._symbol_maps: dict[int, list[int]] = {}
         self._symbol_ids: dict[Term, int] = {}
         self._symbols: list[Term] = []
+        # the states the reasoner answered last, until the network is checked (None after)
+        self._answered: deque[MachineState] | None = deque(maxlen=RECENT)
         self._build = NetworkBuild(
             description, prolog.name, prolog._raw_roles, case_sensitive, budget
         ).start()
@@ -84,28 +102,58 @@ class AutoMachine(ReasonerPart, GameMachine):
         self._thread.start()
 
     def _switch(self) -> None:
-        """The background thread: wait for the network, then answer with it."""
+        """The background thread: wait for the network, check it, then answer with it."""
+        name = shown(self.name, LOG_WIDTH)
         try:
             network = self._build.wait()
             compiled = CompiledMachine(self.prolog, network, deadline=self._build.deadline)
             seconds = time.monotonic() - self._build.started
             with self._lock:
+                answered = list(self._answered or ())
+                self._answered = None
+            check = agreement(compiled, self.prolog, reversed(answered),
+                              deadline=time.monotonic() + CHECK_SECONDS,
+                              stop=lambda: self._closed)
+            with self._lock:
                 if self._closed:
                     return
-                choice = EngineChoice("compiled", compiled_reason(compiled, seconds))
-                compiled.engine_choice = choice
-                if self._seed is not None:
-                    compiled._net.seed(self._seed)
-                self._engine, self._choice = compiled, choice
-            log.info("%s: the compiled engine plays it (%s)", self.name, choice.reason)
+                if check.difference:
+                    self._choice = EngineChoice(
+                        "prolog", f"the network answers otherwise than the reasoner: "
+                        f"{check.difference}")
+                else:
+                    reason = compiled_reason(compiled, seconds)
+                    cut = "" if check.complete else f" in {CHECK_SECONDS:g} s"
+                    reason += f"; answers as the reasoner in {check.states} states checked{cut}"
+                    choice = EngineChoice("compiled", reason)
+                    compiled.engine_choice = choice
+                    if self._seed is not None:
+                        compiled._net.seed(self._seed)
+                    self._engine, self._choice = compiled, choice
+            if check.difference:
+                log.warning("%s: the reasoner plays it: the network answers otherwise: %s",
+                            name, check.difference)
+            else:
+                log.info("%s: the compiled engine plays it (%s)", name, self._choice.reason)
         except Exception as e:  # whatever failed, the reasoner goes on playing
             with self._lock:
+                self._answered = None
                 if not self._closed:
                     self._choice = EngineChoice("prolog", str(e))
             if not self._closed:
-                log.warning("%s: the reasoner plays it: %s", self.name, e)
+                log.warning("%s: the reasoner plays it: %s", name, shown(str(e), LOG_WIDTH))
         finally:
             self._done.set()
+
+    def _on(self, state: MachineState) -> GameMachine:
+        """The engine of the moment, for a question about ``state`` (kept for the check
+        while the reasoner answers)."""
+        engine = self._engine
+        if engine is self.prolog:
+            with self._lock:
+                if self._answered is not None:
+                    self._answered.append(state)
+        return engine
 
     @property
     def engine_choice(self) -> EngineChoice:
@@ -158,25 +206,25 @@ class AutoMachine(ReasonerPart, GameMachine):
         return self._engine.role_index(role)
 
     def role_moves(self, state: MachineState, index: int) -> list[Term]:
-        return self._engine.role_moves(state, index)
+        return self._on(state).role_moves(state, index)
 
     def legal_moves(self, state: MachineState, role: Term | str) -> list[Term]:
-        return self._engine.legal_moves(state, role)
+        return self._on(state).legal_moves(state, role)
 
     def all_legal_moves(self, state: MachineState) -> list[list[Term]]:
-        return self._engine.all_legal_moves(state)
+        return self._on(state).all_legal_moves(state)
 
     def next_state(self, state: MachineState, joint_move: Sequence[Term | str]) -> MachineState:
-        return self._engine.next_state(state, joint_move)
+        return self._on(state).next_state(state, joint_move)
 
     def step(self, state: MachineState, joint_move: Sequence[Term | str]) -> Step:
-        return self._engine.step(state, joint_move)
+        return self._on(state).step(state, joint_move)
 
     def step_symbols(self, state: MachineState, joint_move: Sequence[Term | str]) -> SymbolStep:
         """The step of the engine of the moment, in this machine's own symbol ids:
         an id stands for one fluent or move for the machine's life, whichever engine
         answered when it was handed out (each engine's ids are mapped on first sight)."""
-        engine = self._engine
+        engine = self._on(state)
         s = engine.step_symbols(state, joint_move)
         ids = self._symbol_map(engine)
         own = self._own_id
@@ -221,28 +269,28 @@ class AutoMachine(ReasonerPart, GameMachine):
         return self._symbols[symbol_id]
 
     def expand(self, state: MachineState) -> list[tuple[tuple[Term, ...], Step]]:
-        return self._engine.expand(state)
+        return self._on(state).expand(state)
 
     def is_terminal(self, state: MachineState) -> bool:
-        return self._engine.is_terminal(state)
+        return self._on(state).is_terminal(state)
 
     def goal_values(self, state: MachineState) -> list[list[str]]:
-        return self._engine.goal_values(state)
+        return self._on(state).goal_values(state)
 
     def state_info(
         self, state: MachineState
     ) -> tuple[bool, list[list[Term]], list[list[int | str]]]:
-        return self._engine.state_info(state)
+        return self._on(state).state_info(state)
 
     def depth_charge(
         self, state: MachineState, max_depth: int = DEFAULT_MAX_DEPTH
     ) -> tuple[MachineState, int]:
-        return self._engine.depth_charge(state, max_depth)
+        return self._on(state).depth_charge(state, max_depth)
 
     def playouts(
         self, state: MachineState, n: int, max_depth: int = DEFAULT_MAX_DEPTH
     ) -> tuple[list[list[tuple[int, int]]], int]:
-        return self._engine.playouts(state, n, max_depth)
+        return self._on(state).playouts(state, n, max_depth)
 
     def seed(self, seed: int) -> None:
         """Seed the engine of the moment (and the network's, when it comes in)."""
@@ -254,12 +302,12 @@ class AutoMachine(ReasonerPart, GameMachine):
     def percepts(
         self, state: MachineState, joint_move: Sequence[Term | str], role: Term | str
     ) -> list[Term]:
-        return self._engine.percepts(state, joint_move, role)
+        return self._on(state).percepts(state, joint_move, role)
 
     def chance_outcomes(self, state: MachineState) -> list[tuple[Term, Fraction]]:
-        return self._engine.chance_outcomes(state)
+        return self._on(state).chance_outcomes(state)
 
     def consistent_successors(
         self, state: MachineState, role: TermText, move: TermText, percepts: Iterable[TermText]
     ) -> list[Consistent]:
-        return self._engine.consistent_successors(state, role, move, percepts)
+        return self._on(state).consistent_successors(state, role, move, percepts)

@@ -68,7 +68,7 @@ class NetworkBuild:
         self.name = name
         self.budget = budget or GroundingBudget()
         n, _ = normalized(d, case_sensitive)
-        inp = grounding_input(flatten_rules(n), n, name)  # refusals come here, at once
+        inp = grounding_input(flatten_rules(n), name)  # refusals come here, at once
         self._request = {
             "name": name,
             "input": {

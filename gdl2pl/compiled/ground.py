@@ -21,11 +21,12 @@ from gdl2pl.bridge.errors import QueryInterrupted
 from gdl2pl.bridge.errors import ReasonerError
 from gdl2pl.bridge.swipl import interrupt_after
 from gdl2pl.bridge.swipl import runtime_with
-from gdl2pl.depgraph import dependency_graph
 from gdl2pl.flatten import FlatRule
+from gdl2pl.flatten import key_node
+from gdl2pl.flatten import relation_graph
 from gdl2pl.flatten import relation_key
+from gdl2pl.flatten import relation_node
 from gdl2pl.syntax import Const
-from gdl2pl.syntax import Description
 from gdl2pl.syntax import Distinct
 from gdl2pl.syntax import Func
 from gdl2pl.syntax import Not
@@ -44,6 +45,9 @@ from .network import Network
 from .network import standard_order
 
 Raw = Any  # a fluent or move as the Prolog engine's states hold it: str or tuple
+
+#: The nodes of true and does in ``relation_graph``.
+_INPUTS = (key_node(("true", 1)), key_node(("does", 2)))
 
 #: The keyword relations the grounder is told about, in gdl_ground.pl's order.
 KEYWORD_RELATIONS = (
@@ -150,7 +154,7 @@ def _encode(rules: list[FlatRule], names: _Names, dynamic: set[str]) -> list[lis
             return ["m", *(names.term(a, variables) for a in args)]
         if name in INPUT_RELATIONS:
             raise CompileRefusedError(f"'{name}' with {len(args)} arguments has no meaning")
-        return ["p" if name in dynamic else "s", names.relation(lit, variables)]
+        return ["p" if relation_node(lit) in dynamic else "s", names.relation(lit, variables)]
 
     out = []
     for r in rules:
@@ -158,7 +162,7 @@ def _encode(rules: list[FlatRule], names: _Names, dynamic: set[str]) -> list[lis
         variables: dict[str, int] = {}
         head = names.relation(r.head, variables)
         body = [literal(b, variables) for b in r.body]
-        out.append(["d" if r.head.name in dynamic else "s", head, body])
+        out.append(["d" if relation_node(r.head) in dynamic else "s", head, body])
     return out
 
 
@@ -201,17 +205,18 @@ class GroundingInput:
     sources: list[str]
 
 
-def grounding_input(rules: list[FlatRule], normalized: Description, game: str) -> GroundingInput:
-    """What the grounder needs of ``rules`` (the flat rules of ``normalized``, as the
-    Prolog engine loaded them): only the rules that what a network answers depends on.
+def grounding_input(rules: list[FlatRule], game: str) -> GroundingInput:
+    """What the grounder needs of ``rules`` (a game's flat rules, as the Prolog engine
+    loaded them): only the rules that what a network answers depends on, its relations
+    told apart and ordered as the reasoner's (``relation_graph``: ``(w)`` is not ``w``).
     ``CompileRefusedError`` for a game that has no network (a legal, terminal or goal
     that depends on ``does``; an unsafe rule, named by place)."""
-    graph = dependency_graph(normalized, key=str)
+    graph = relation_graph(rules)
     _refuse_moves_in_state_questions(graph, game)
-    dynamic = set(graph.dependents(INPUT_RELATIONS)) | set(INPUT_RELATIONS)
+    dynamic = set(graph.dependents(_INPUTS)) | set(_INPUTS)
     relevant = _relevant(graph)
     names = _Names()
-    kept = [r for r in rules if r.head.name in relevant]
+    kept = [r for r in rules if relation_node(r.head) in relevant]
     try:
         data = _encode(kept, names, dynamic)
     except CompileRefusedError as e:
@@ -319,9 +324,9 @@ def _figure(what: str, figure: Any) -> str:
 def _refuse_moves_in_state_questions(graph: Any, game: str) -> None:
     """A game whose legal, terminal or goal depends on ``does`` (an error ``gdl2pl
     check`` reports) has no network: those questions are asked of a state alone."""
-    moving = graph.dependents(["does"])
-    for keyword in ("legal", "terminal", "goal"):
-        if keyword in moving:
+    moving = graph.dependents([key_node(("does", 2))])
+    for keyword, arity in (("legal", 2), ("terminal", 0), ("goal", 2)):
+        if key_node((keyword, arity)) in moving:
             raise CompileRefusedError(
                 f"{game}: cannot be compiled: {keyword} depends on does (the moves of "
                 "the step being made), which a state alone cannot answer"
@@ -331,7 +336,7 @@ def _refuse_moves_in_state_questions(graph: Any, game: str) -> None:
 def _relevant(graph: Any) -> set[str]:
     """The relations what a network answers depends on: legal, next, terminal, goal,
     sees and init (the initial state), with everything they use."""
-    roots = {"legal", "next", "terminal", "goal", "sees", "init"}
+    roots = {key_node(k) for k in KEYWORD_RELATIONS}
     out = set(roots)
     for r in roots:
         out |= graph.depends_on(r)
@@ -347,7 +352,8 @@ def _strata(graph: Any, names: _Names) -> list[list[int]]:
             position[n] = i
     recursive = graph.recursive()
     return [
-        [i, arity, position.get(name, -1), int(name in recursive)]
+        [i, arity, position.get(key_node((name, arity)), -1),
+         int(key_node((name, arity)) in recursive)]
         for i, (kind, name, arity) in enumerate(names.keys)
         if kind == "r"
     ]
