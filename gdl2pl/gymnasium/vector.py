@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.error import ClosedEnvironmentError
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
@@ -87,6 +88,11 @@ class GdlVectorEnv(VectorEnv):  # type: ignore[type-arg]
         self.action_space = batch_space(self.single_action_space, num_envs)
         self._joint = np.zeros((num_envs, self.gdl.num_roles), np.int64)
         self._restart = np.zeros(num_envs, np.bool_)  # truncated: restarts at the next step
+        self._seeded = False  # the batch's generator seeded by a reset
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise ClosedEnvironmentError(f"{self.gdl.name}: the environment is closed")
 
     def _role_index(self, role: int | str) -> int:
         names = [str(r) for r in self.gdl.roles]
@@ -104,8 +110,14 @@ class GdlVectorEnv(VectorEnv):  # type: ignore[type-arg]
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        if seed is not None:
-            self.batch.seed(seed if isinstance(seed, int) else int(seed[0]))
+        self._check_open()
+        if seed is not None or not self._seeded:
+            # Gymnasium's rule: a seed sets np_random_seed; none at the first reset seeds
+            # from entropy (np_random_seed draws it), so unseeded runs differ.
+            super().reset(seed=None if seed is None else
+                          seed if isinstance(seed, int) else int(seed[0]))
+            self.batch.seed(self.np_random_seed)
+            self._seeded = True
         mask = None if options is None else options.get("reset_mask")
         games = None if mask is None else self._reset_mask(mask)
         self.batch.reset(games)
@@ -136,6 +148,7 @@ class GdlVectorEnv(VectorEnv):  # type: ignore[type-arg]
     def step(
         self, actions: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        self._check_open()
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
             raise ValueError(f"actions: {self.num_envs} integer action ids, not "
