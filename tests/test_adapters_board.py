@@ -116,8 +116,9 @@ def test_pettingzoo_observations_carry_the_board():
     e = raw_env("ticTacToe.kif")
     e.reset(seed=0)
     agent = e.agent_selection
-    assert e.observation_space(agent).shape == (7, 3, 3)  # b, o, x, 2 controls, 2 observers
+    # b, o, x, 2 controls, 2 observers
+    assert e.observation_space(agent)["observation"].shape == (7, 3, 3)
     e.step(4)
-    board = e.observe(e.agent_selection)[:3]
+    board = e.observe(e.agent_selection)["observation"][:3]
     assert e.observation_space(agent).contains(e.observe(e.agent_selection))
     assert board.sum() == 9
