@@ -116,7 +116,7 @@ class GdlVectorEnv(VectorEnv):  # type: ignore[type-arg]
             # from entropy (np_random_seed draws it), so unseeded runs differ.
             super().reset(seed=None if seed is None else
                           seed if isinstance(seed, int) else int(seed[0]))
-            self.batch.seed(self.np_random_seed)
+            self.batch.seed(int(self.np_random_seed or 0))  # (never None once drawn)
             self._seeded = True
         mask = None if options is None else options.get("reset_mask")
         games = None if mask is None else self._reset_mask(mask)
