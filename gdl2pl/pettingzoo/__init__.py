@@ -19,7 +19,13 @@ other fluents, as OpenSpiel's observation tensor has them: ``gdl2pl.adapters.pla
 else (or with ``observation="flat"``) one 0/1 entry per base proposition; then one plane
 (or entry) per agent, 1 for the agent observing: which role it plays, so that one policy
 can play every role, and no observation is all zeros (PettingZoo's API test takes one
-for a broken observation, and a game may start from an empty state). Either form also
+for a broken observation, and a game may start from an empty state). With
+``perspective="mover"`` the planes are seen from the observing agent (the mover, when it
+is to act), as OpenSpiel's and pgx's board games give them: its board channels first (a
+content belongs to the role it names or whose moves alone put it down:
+``gdl2pl.adapters.owners``), then the other roles' in turn order, then the rest; its
+role-named fluents' planes likewise (``(control r)``); and no agent planes, which that
+view makes constant. Either form also
 puts the mask in ``infos[agent]["action_mask"]``, where PettingZoo's API test and
 ``TerminateIllegalWrapper`` look for it beside an array. Action spaces are ``Discrete``
 over the role's move table.
@@ -52,6 +58,10 @@ from gdl2pl.adapters import Position
 from gdl2pl.adapters import find_game
 from gdl2pl.adapters.arrays import ActionMasks
 from gdl2pl.adapters.arrays import frozen
+from gdl2pl.adapters.game_board import game_rules
+from gdl2pl.adapters.owners import content_owners
+from gdl2pl.adapters.owners import fluent_owner
+from gdl2pl.adapters.planes import BoardLayout
 
 from .agents import agent_names
 
@@ -69,6 +79,7 @@ class _Shared:
         render_mode: str | None,
         observation: str = "planes",
         form: str = "dict",
+        perspective: str = "fixed",
         **options: Any,
     ) -> None:
         if render_mode not in (None, "ansi"):
@@ -77,6 +88,8 @@ class _Shared:
             raise ValueError(f"observation must be 'planes' or 'flat', not {observation!r}")
         if form not in ("dict", "array"):
             raise ValueError(f"form must be 'dict' or 'array', not {form!r}")
+        if perspective not in ("fixed", "mover"):
+            raise ValueError(f"perspective must be 'fixed' or 'mover', not {perspective!r}")
         self.render_mode = render_mode
         self.gdl = GdlGame(find_game(path), **options)
         self._dict_form = form == "dict"
@@ -87,11 +100,19 @@ class _Shared:
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
         self._layout = self.gdl.board if observation == "planes" else None
         n = len(self.possible_agents)
+        #: Per agent, the order of its planes (the mover's point of view), or None.
+        self._order: dict[str, np.ndarray] | None = None
+        if perspective == "mover":
+            if self._layout is None:
+                raise ValueError(f"{self.gdl.name}: perspective='mover' needs the board "
+                                 "planes (observation='planes' and a game with a board)")
+            self._order = self._mover_orders(self._layout)
+        markers = 0 if self._order is not None else n  # the observer's planes come first
         if self._layout is None:
             shape: tuple[int, ...] = (self.gdl.observation_size + n,)
         else:
             channels, rows, cols = self._layout.planes_shape
-            shape = (channels + n, rows, cols)
+            shape = (channels + markers, rows, cols)
         space = spaces.Box(0, 1, shape, np.int8)
         self._action_spaces: dict[str, spaces.Discrete] = {
             a: spaces.Discrete(self.gdl.action_space_sizes[i]) for a, i in self._index.items()
@@ -119,6 +140,13 @@ class _Shared:
     def _parallelizable(self) -> bool:
         return True
 
+    def _mover_orders(self, layout: BoardLayout) -> dict[str, np.ndarray]:
+        roles = [str(r) for r in self.gdl.roles]
+        owners = content_owners(layout.geometry, roles, game_rules(self.gdl.reasoner))
+        rest = [fluent_owner(self.gdl.base[i], roles) for i in layout.rest]
+        return {a: layout.mover_first(i, len(roles), owners, rest)
+                for a, i in self._index.items()}
+
     def _observe(self, agent: str, acting: bool) -> Any:
         """The agent's observation in the environment's form: the state array, or a dict
         of it and the agent's action mask."""
@@ -143,6 +171,8 @@ class _Shared:
             me[self._index[agent]] = 1
             if layout is None:
                 obs = np.concatenate([np.asarray(vec, np.int8), me])
+            elif self._order is not None:
+                obs = layout.observation_planes(vec).astype(np.int8)[self._order[agent]]
             else:
                 state = layout.observation_planes(vec).astype(np.int8)
                 who = np.broadcast_to(me[:, None, None], (n, *state.shape[1:]))
