@@ -278,6 +278,9 @@ class GdlGame:
         #: The first terminal state met where a role had no goal (text), or "".
         self.missing_goal_met = ""
         self.description = description
+        #: The analyses this load ran ("reachability", "kind"), as opposed to those it was
+        #: given (a pickled game's, an RLlib worker's config) or found kept.
+        self.analysed: list[str] = []
         self.dynamics_option = dynamics
         self.utility_option: Utility = utility
         try:
@@ -311,6 +314,7 @@ class GdlGame:
                     self.kind = self.analyse(
                         analysis_states, analysis_edges, analysis_steps, seed
                     )
+                    self.analysed.append("kind")
                 if dynamics == "sequential" and self.kind.proved and not self.kind.turn_taking:
                     raise AdapterError(f"{self.name}: not turn-taking: several roles choose")
                 self.turn_taking = dynamics == "sequential" or self.kind.turn_taking
@@ -411,6 +415,7 @@ class GdlGame:
         found = recall(key, self.roles)
         if found is None:
             found = reachable_domains(description, self.roles, self.name, sys.maxsize)
+            self.analysed.append("reachability")
             store(key, self.roles, found)
         return bounded(found, self.name, max_terms)
 
