@@ -38,8 +38,16 @@ def strict_warnings(form: str) -> None:
             warnings.filterwarnings("ignore", message=text)
 
 
-@pytest.mark.parametrize("form", ["dict", "array"])
-@pytest.mark.parametrize("name", game_params())
+def forms_and_games() -> list[object]:
+    """Every game in the default form (the dict); the quick ones in the array form too."""
+    from adapters_support import QUICK_GAMES
+
+    return [pytest.param("dict", *p.values, marks=p.marks) if hasattr(p, "values")
+            else ("dict", p) for p in game_params()] + [
+        ("array", name) for name in sorted(QUICK_GAMES)]
+
+
+@pytest.mark.parametrize(("form", "name"), forms_and_games())
 def test_api_test(pz_test, name, form):
     """(Before issue 42: every game warned "Observation is not a NumPy array", that the
     observation space should be a Box, and about the agents' names. Issue 52: the dict
@@ -52,8 +60,7 @@ def test_api_test(pz_test, name, form):
         pz_test.api_test(e, num_cycles=30)
 
 
-@pytest.mark.parametrize("form", ["dict", "array"])
-@pytest.mark.parametrize("name", game_params())
+@pytest.mark.parametrize(("form", "name"), forms_and_games())
 def test_parallel_api_test(pz_test, name, form):
     from gdl2pl.pettingzoo import parallel_env
 
