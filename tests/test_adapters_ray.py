@@ -7,8 +7,11 @@ import pickle
 from adapters_support import require_module
 
 
-def test_openspiel_state_travels_through_a_ray_task():
+def test_openspiel_state_travels_through_a_ray_task(monkeypatch, tmp_path):
     ray = require_module("ray")
+    # Ray puts the driver's working directory on its workers' path: from the repository,
+    # its gdl2pl/ (without bridge/) would shadow the installed package there.
+    monkeypatch.chdir(tmp_path)
     require_module("pyspiel")
     import gdl2pl.openspiel as gos
 
