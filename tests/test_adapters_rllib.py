@@ -63,7 +63,8 @@ def test_an_env_made_from_its_config_does_not_analyse_the_game(rllib, monkeypatc
     """As on an env runner of another node: no cache, the game not loaded, and still no
     analysis (before: every worker ran the reachability analysis and the kind search,
     under a clock, and could number the moves differently)."""
-    config = rllib.env_config(repository_game("ticTacToe"), engine="prolog")
+    config = rllib.env_config(repository_game("ticTacToe"), engine="prolog",
+                              perspective="mover", flatten=False)
     monkeypatch.setenv(table_cache.CACHE_VARIABLE, "off")
     monkeypatch.setattr(table_cache, "_remembered", table_cache.OrderedDict())
     env = rllib.GdlMultiAgentEnv(config)
@@ -71,6 +72,8 @@ def test_an_env_made_from_its_config_does_not_analyse_the_game(rllib, monkeypatc
         assert env.game.analysed == []
         assert env.game.tables_hash == config["travel_pack"]["tables_hash"]
         assert rllib.envs_made_here()[-1]["analysed"] == []
+        # the mover's planes, unflattened: x's marks, o's, blanks, 2 controls
+        assert env.observation_spaces["xplayer_0"]["observations"].shape == (5, 3, 3)
     finally:
         env.close()
 

@@ -40,6 +40,9 @@ from gdl2pl.pettingzoo import env as aec_env
 #: The name the environment is registered under with RLlib.
 ENV_NAME = "gdl2pl/gdl"
 
+#: The PettingZoo environment's own options (the others are ``GdlGame``'s).
+_ENV_OPTIONS = ("observation", "form", "perspective", "render_mode")
+
 _made: list[dict[str, Any]] = []
 _made_lock = threading.Lock()
 
@@ -50,7 +53,7 @@ def env_config(game: str | os.PathLike[str], **options: Any) -> dict[str, Any]:
     here once (analysing it, or finding its kept tables) and packs its analyses with it."""
     flatten = options.pop("flatten", True)
     path = os.path.abspath(find_game(game))
-    adapter_options = {k: v for k, v in options.items() if k not in ("observation", "form")}
+    adapter_options = {k: v for k, v in options.items() if k not in _ENV_OPTIONS}
     g = GdlGame(path, **adapter_options)
     try:
         pack = g.travel_pack()
