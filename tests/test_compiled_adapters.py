@@ -172,7 +172,8 @@ def test_pettingzoo_on_the_compiled_engine_plays_the_same_match():
                 legal = [i for i, m in enumerate(infos[a]["action_mask"]) if m]
                 acts[a] = rng.choice(legal)
             obs, rewards, _, _, infos = env.step(acts)
-            seen = {a: o.tolist() for a, o in obs.items()}
+            seen = {a: (o["observation"].tolist(), o["action_mask"].tolist())
+                    for a, o in obs.items()}
             out.append((sorted(acts.items()), seen, sorted(rewards.items())))
         env.close()
         return out
