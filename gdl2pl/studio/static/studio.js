@@ -584,6 +584,7 @@ function renderNode(node, open) {
   if (open) d.open = true;
   const verdict = node.kind === "attempt" ? "rule tried" : node.holds ? "holds" : "does not hold";
   const summary = el("summary", {},
+    node.place ? el("span", { class: "place", text: `${node.place}. ` }) : "",
     el("span", { class: node.holds ? "holds" : "fails", text: node.text }),
     el("span", { text: ` ${verdict}${node.note ? ": " + node.note : ""}` }));
   d.append(summary);
@@ -605,7 +606,7 @@ function renderRule(r) {
   if (r.prolog_line) box.append(el("div", {}, el("span", { text: `Prolog, line ${r.prolog_line}: ` }), el("code", { text: r.prolog_text.split(/\s+/).join(" ") })));
   const b = Object.entries(r.bindings);
   if (b.length) box.append(el("div", { text: "with " + b.map(([k, v]) => `${k} = ${v}`).join(", ") }));
-  if (r.failing) box.append(el("div", { text: `fails at literal ${r.failing} of the rule` }));
+  if (r.failing) box.append(el("div", { class: "failing", text: r.failing_text }));
   return box;
 }
 
