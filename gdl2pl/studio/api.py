@@ -425,11 +425,13 @@ def analyze(
     it (the game's rules first, then the search; one deadline, ``seconds`` from
     ``started``, the request's start, so loading counts); counterexamples and witnesses
     are joint-move histories (KIF) the Play tab can replay, and the report's ``text``
-    writes them in ``answer_syntax`` (default: the game's)."""
+    writes them in ``answer_syntax`` (default: the game's), as ``why_not`` (property ->
+    role -> text) says why a property is refuted for a role."""
     from gdl2pl.analysis.analyze import LABELS
     from gdl2pl.analysis.analyze import Budget as SearchBudget
     from gdl2pl.analysis.analyze import analyze as run
     from gdl2pl.analysis.analyze import format_report
+    from gdl2pl.analysis.analyze import why_not_text
     from gdl2pl.analysis.deadline import Deadline
 
     budget = SearchBudget(
@@ -447,10 +449,16 @@ def analyze(
     report = run(
         loaded.sm, budget, progress=False, description=loaded.description, deadline=deadline
     )
+    syntax = answers_in(loaded, answer_syntax)
     return {
         "report": report,
         "labels": LABELS,
-        "text": format_report(report, syntax=answers_in(loaded, answer_syntax)),
+        "text": format_report(report, syntax=syntax),
+        "why_not": {
+            name: {role: why_not_text(role, why, syntax) for role, why in p["why_not"].items()}
+            for name, p in report["properties"].items()
+            if p.get("why_not")
+        },
     }
 
 

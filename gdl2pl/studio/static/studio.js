@@ -644,6 +644,10 @@ async function runAnalyze() {
     if (p.counterexample) why.append(replayButton("counterexample", p.counterexample));
     if (p.roles) why.append(el("div", { text: Object.entries(p.roles).map(([r, v]) => `${r}: ${v}`).join(", ") }));
     for (const [role, moves] of Object.entries(p.witnesses || {})) why.append(replayButton(`witness for ${role}`, moves));
+    for (const [role, w] of Object.entries(p.why_not || {})) {
+      why.append(el("div", { class: "why-not", text: `why not for ${role}: ${((answer.why_not || {})[name] || {})[role] || ""}` }));
+      if (w.best_at) why.append(replayButton(`best ending for ${role}`, w.best_at));
+    }
     for (const [role, moves] of Object.entries(p.sequences || {})) {
       why.append(el("div", { class: "sequence", text: `sequence for ${role}: ${moves.map(moveShown).join(", ")}` }));
     }
