@@ -234,7 +234,7 @@ def _report(
         return [ex.joint_move(s, j) for s, j in path]
 
     # termination
-    cycle = wf.shortest_cycle(space)
+    cycle = wf.shortest_cycle(space, passed=whole.passed)
     cycle_walk = _shortest(walks, "cycle")
     props["termination"] = _decided_by(
         (steps(cycle.steps), _cycle_note(cycle, done)) if cycle is not None else None,
@@ -393,7 +393,7 @@ def _cycle_note(cycle: wf.Cycle, exhaustive: bool) -> str:
     """What a termination counterexample is, and whether it is a shortest one."""
     note = "a cycle of non-terminal states"
     if not cycle.shortest:
-        return f"{note} (the search for a shorter one stopped at its cap)"
+        return f"{note} (the search for a shorter one stopped at its cap or deadline)"
     return f"{note} (a shortest counterexample{'' if exhaustive else ' in the explored graph'})"
 
 

@@ -89,7 +89,7 @@ def _rooted(space: StateSpace, cycle_path: list[tuple[int, int]]) -> list[tuple[
 #: The most edges the search for a shortest cycle follows in all; past it the shortest
 #: cycle found so far is the answer, not proved shortest (a large graph whose first
 #: cycles are long would otherwise be searched from every state near the start).
-MAX_CYCLE_EDGES = 2_000_000
+MAX_CYCLE_EDGES = 500_000
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,11 @@ class Cycle:
     shortest: bool
 
 
-def shortest_cycle(space: StateSpace, max_edges: int = MAX_CYCLE_EDGES) -> Cycle | None:
+def shortest_cycle(
+    space: StateSpace,
+    max_edges: int = MAX_CYCLE_EDGES,
+    passed: Callable[[], bool] = lambda: False,
+) -> Cycle | None:
     """A shortest counterexample to termination in the explored graph: the fewest joint
     moves from the initial state that come back to a state already on the way (a
     shortest path to a state, then a shortest cycle through it, the sum least over all
@@ -111,19 +115,26 @@ def shortest_cycle(space: StateSpace, max_edges: int = MAX_CYCLE_EDGES) -> Cycle
     From each state ``s`` in breadth-first order a breadth-first search looks for the
     shortest way back to ``s``, only as deep as could still beat the best found (a path
     back to ``s`` is at least one step, so the states at the best length's distance
-    need no search), and at most ``max_edges`` edges in all."""
+    need no search), and at most ``max_edges`` edges in all, until ``passed()`` (a
+    deadline): then the best cycle found is the answer, not known to be shortest."""
     key = (space.expanded, space.discovered)
     cached = space.cache.get("shortest cycle")
     if cached is not None and cached[0] == key:
         return cached[1]
     any_cycle = find_cycle(space)
-    result = None if any_cycle is None else _shortest_cycle(space, any_cycle, max_edges)
-    space.cache["shortest cycle"] = (key, result)
+    if any_cycle is None:
+        return None
+    result = _shortest_cycle(space, any_cycle, max_edges, passed)
+    if result.shortest:
+        space.cache["shortest cycle"] = (key, result)
     return result
 
 
 def _shortest_cycle(
-    space: StateSpace, first: list[tuple[int, int]], max_edges: int
+    space: StateSpace,
+    first: list[tuple[int, int]],
+    max_edges: int,
+    passed: Callable[[], bool] = lambda: False,
 ) -> Cycle:
     parent = space.parents()
     dist = _distances(space)
@@ -138,7 +149,7 @@ def _shortest_cycle(
         left -= followed
         if loop is not None:
             best = _path_to(parent, s) + loop
-        if left <= 0:
+        if left <= 0 or passed():
             return Cycle(best, False)
     return Cycle(best, True)
 
