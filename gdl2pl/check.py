@@ -39,6 +39,9 @@ from gdl2pl.check_facts import ClauseFacts
 from gdl2pl.check_facts import GameFacts
 from gdl2pl.check_facts import arity
 from gdl2pl.check_facts import game_facts
+from gdl2pl.depgraph import GROUND_NOT_STRATIFIED
+from gdl2pl.depgraph import GROUND_STRATIFIED
+from gdl2pl.depgraph import NOT_STRATIFIED
 from gdl2pl.depgraph import body_atoms
 from gdl2pl.depgraph import negation_may_close
 from gdl2pl.depgraph import renamed_apart
@@ -103,6 +106,23 @@ class Finding:
     @property
     def is_error(self) -> bool:
         return self.severity == "error"
+
+
+#: What only a game must define: a description without any role is read as a plain logic
+#: program (``gdl2pl model``'s input), whose check leaves these findings out.
+GAME_ONLY = frozenset({"missing-role", "missing-legal", "missing-goal", "missing-terminal"})
+
+#: How a description without any role is named by ``gdl2pl check`` and the studio.
+PROGRAM_NOTE = "a logic program: no roles"
+
+
+def as_program(findings: Sequence[Finding]) -> list[Finding] | None:
+    """The findings of a plain logic program, a description that defines none of role,
+    legal, goal and terminal (all of ``GAME_ONLY`` among its findings): all but those;
+    None for a game (a text with a legal rule but no role is a game missing its role)."""
+    if not {f.code for f in findings} >= GAME_ONLY:
+        return None
+    return [f for f in findings if f.code not in GAME_ONLY]
 
 
 def format_finding(f: Finding, file: str | None = None) -> str:
@@ -422,10 +442,28 @@ def _check_safety(f: ClauseFacts) -> Iterator[Finding]:
                 yield _error(
                     "unsafe-variable",
                     f"unsafe rule: the variable {_var(v, c)} in {where} does not occur in a "
-                    "positive sentence of the body",
+                    "positive sentence of the body" + _constant_hint(v, c),
                     v,
                     c,
                 )
+
+
+def _constant_hint(v: Var, c: Rule) -> str:
+    """When the body of ``c`` has a constant spelled as ``v`` is (``x`` for ``X`` or
+    ``?x``), the hint that it was likely meant as that variable."""
+    same = [
+        n
+        for lit in c.body
+        for n in walk(lit)
+        if isinstance(n, Const) and _key(n.name) == _key(v.name)
+    ]
+    if not same:
+        return ""
+    why = "lower-case names are constants" if _infix() else "a name without ? is a constant"
+    return (
+        f" (the body has the constant {_show(same[0], c)}: {why}; the variable is written "
+        f"{_var(v, c)})"
+    )
 
 
 #: The checks of one clause, run on each clause in turn, in this order.
@@ -758,17 +796,18 @@ def _check_negation_cycles(game: GameFacts) -> Iterator[Finding]:
         if negation_may_close(graph, e):
             yield _error(
                 "unstratified-negation",
-                f"negation is not stratified: {_show(e.atom, e.rule)} is negated in a rule for "
-                f"{graph.spelling[e.head]}, which it depends on (recursion through {cycle})",
+                f"{NOT_STRATIFIED}, {GROUND_NOT_STRATIFIED}: {_show(e.atom, e.rule)} is negated "
+                f"in a rule for {graph.spelling[e.head]}, which it depends on (recursion "
+                f"through {cycle})",
                 e.atom,
                 e.rule,
             )
         else:
             yield _warning(
                 "negation-cycle",
-                f"negation cycle through {cycle} is not stratified by name, but cannot "
-                f"close on one ground atom: no instance of {_show(e.atom, e.rule)} depends on "
-                f"{_show(e.rule.head, e.rule)}",
+                f"{NOT_STRATIFIED}, {GROUND_STRATIFIED}: the cycle goes through {cycle}, but no "
+                f"instance of {_show(e.atom, e.rule)} depends on {_show(e.rule.head, e.rule)}, "
+                "so the game keeps its meaning and plays",
                 e.atom,
                 e.rule,
             )

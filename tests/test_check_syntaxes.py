@@ -364,3 +364,49 @@ def test_the_notes_recursion_runs_every_command(argv, tmp_path, capsys) -> None:
     assert "internal error" not in out + err and "Traceback" not in err
     if argv[0] == "check":
         assert "the argument Y of r(X,Y)" in out and "?" not in out
+
+
+# -- a plain logic program, and a constant meant as a variable (issue 53, item 6) ---------
+
+#: The notes' recursion example: a logic program, no roles.
+NOTES_PROGRAM = "p(a,b) p(b,c) q(c)\nr(X,Y) :- p(X,Y)\nr(X,Z) :- r(X,Y) & r(Y,Z)\n"
+
+
+def test_a_logic_program_is_checked_as_one(tmp_path, capsys) -> None:
+    path = tmp_path / "notes.gdl"
+    path.write_text(NOTES_PROGRAM, encoding="utf-8")
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == (
+        f"{path}: note: a logic program: no roles (read as a logic program, as model reads "
+        "it; a game needs role, legal, goal and terminal)"
+    )
+    assert "defines no" not in out and "error" not in out
+    assert out.count("recursion restriction") == 2  # its own findings stay
+    # a text with a legal rule but no role is a game that lacks its role
+    game = tmp_path / "norole.gdl"
+    game.write_text("legal(r,go)\nterminal\ngoal(r,0)\n", encoding="utf-8")
+    assert main(["check", str(game)]) == 1
+    out = capsys.readouterr().out
+    assert "error: the game defines no role" in out and "logic program" not in out
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        ("infix", "(the body has the constant x: lower-case names are constants; the variable "
+         "is written X)"),
+        ("kif", "(the body has the constant x: a name without ? is a constant; the variable "
+         "is written ?X)"),
+    ],
+)
+def test_a_lower_case_name_meant_as_a_variable_gets_a_hint(answer: str, hint: str) -> None:
+    d = parse_infix(
+        "role(robot)\nlegal(robot,mark(X)) :- true(cell(x,b))\nterminal\ngoal(robot,100)\n"
+    )
+    (unsafe,) = [f for f in check_description(d, syntax=answer) if f.code == "unsafe-variable"]
+    assert unsafe.message.endswith(hint)
+    # no hint where no constant is spelled as the variable
+    d = parse_infix("role(robot)\nlegal(robot,mark(X)) :- true(cell(y,b))\nterminal\n")
+    (unsafe,) = [f for f in check_description(d) if f.code == "unsafe-variable"]
+    assert "constant" not in unsafe.message

@@ -161,7 +161,12 @@ def test_graph_draws_a_game_with_errors_and_marks_its_cycle(client: Any) -> None
     assert {(e["body"], e["head"]) for e in answer["cycle"]["edges"]} == {("p", "q"), ("q", "p")}
     assert "drawn in red" in answer["dot"] and "penwidth=3" in answer["dot"]
     status, answer = post(client, "graph", text=TTT)
-    assert answer["cycle"] == {"relations": [], "edges": []}
+    assert answer["cycle"] == {
+        "relations": [],
+        "note": "",
+        "ground_stratified": True,
+        "edges": [],
+    }
 
 
 # -- the text -------------------------------------------------------------------------------
@@ -284,6 +289,42 @@ def test_a_match_played_to_the_end_by_the_page(client: Any) -> None:
     # back in the history: the page sends a shorter list
     status, view = post(client, "play", text=TTT, moves=moves[:2])
     assert status == 200 and view["step"] == 2 and not view["terminal"]
+
+
+#: A board game without row or column rules: (cell a b v), which coordinate is the row is
+#: the student's to say. The first move marks (cell 1 3 x).
+NO_AXES = """\
+(role x) (init (cell 1 1 b)) (init (cell 1 2 b)) (init (cell 1 3 b)) (init (cell 2 1 b))
+(init (cell 2 2 b)) (init (cell 2 3 b))
+(legal x mark)
+(<= (next (cell 1 3 x)) (does x mark))
+(<= (next (cell ?a ?b b)) (true (cell ?a ?b b)) (distinct ?b 3))
+(<= (next (cell 2 3 b)) (true (cell 2 3 b)))
+(<= terminal (true (cell 1 3 x)))
+(goal x 100)
+"""
+
+
+def test_the_student_says_which_argument_is_the_row(client: Any) -> None:
+    status, view = post(client, "play", text=NO_AXES, moves=[["mark"]])
+    assert status == 200, view
+    board = view["board"]
+    assert not board["row_first_said"] and not board["row_first"]
+    # Cartesian: x the first argument (columns 1, 2), y the second, the highest on top
+    assert (board["columns"], board["rows"]) == (["1", "2"], ["3", "2", "1"])
+    assert board["cells"][0] == ["x", "b"]
+    status, view = post(client, "play", text=NO_AXES, moves=[["mark"]], row_first=True)
+    board = view["board"]
+    assert board["row_first"] and (board["columns"], board["rows"]) == (["1", "2", "3"], ["1", "2"])
+    assert board["cells"][0] == ["b", "b", "x"]
+    status, answer = post(client, "step", text=NO_AXES, moves=[], chosen={}, players={},
+                          row_first=True)
+    assert status == 200 and answer["view"]["board"]["row_first"]
+    # the game's own row rule decides where it says: the switch is not offered, nor obeyed
+    status, view = post(client, "play", text=TTT, moves=[], row_first=False)
+    assert view["board"]["row_first_said"] and view["board"]["row_first"]
+    status, answer = post(client, "play", text=NO_AXES, moves=[], row_first="yes")
+    assert status == 400 and "row_first" in answer["error"]
 
 
 @pytest.mark.parametrize("player", ["random", "mcts", "legal"])

@@ -478,12 +478,14 @@ class _Builder:
             use, rule = self.rule_use(line, head, lits)
             texts = self.literal_texts(rule, use.bindings, len(subs))
             places = written_places(rule) if rule is not None else list(range(1, len(subs) + 1))
-            kids = [
-                replace(self.node(s, t), place=p)
-                for s, t, p in zip(subs, texts, places, strict=True)
-            ]
-            kids.sort(key=lambda kid: kid.place or 0)
-            return Node(text, True, kind, use, tuple(kids))
+            written = sorted(
+                (
+                    replace(self.node(s, t), place=p)
+                    for s, t, p in zip(subs, texts, places, strict=True)
+                ),
+                key=lambda kid: kid.place or 0,
+            )
+            return Node(text, True, kind, use, tuple(written))
         if kind == "fails":
             _, _atom, attempts = raw
             kids = tuple(self.attempt(a, text) for a in attempts)

@@ -24,6 +24,7 @@ const S = {
   autoplay: 0,
   autoLeft: AUTO_STEPS,  // moves the computer may still play on its own before pausing
   moveText: new Map(),   // a move (KIF) as the student reads it, learnt from the views
+  rowFirst: null,        // the student's choice of the board's row, where the rules say none
 };
 let checkTimer = null;
 let checkSeq = 0;
@@ -323,10 +324,12 @@ async function loadGraph() {
     : "";
   const cycle = answer.cycle.relations;
   $("graph-cycle").hidden = !cycle.length;
+  // said as gdl2pl check says it: not stratified by the notes' definition, and whether a
+  // ground atom may depend on its own negation (an error) or none can (a warning)
   $("graph-cycle").textContent = cycle.length
-    ? `Negation is not stratified: a cycle goes through not (drawn in red), through ${cycle.join(", ")}. `
-      + "A relation on it depends on its own negation, so the game has no strata."
+    ? `${answer.cycle.note}; the cycle goes through ${cycle.join(", ")}.`
     : "";
+  $("graph-cycle").classList.toggle("ground-stratified", !!answer.cycle.ground_stratified);
   const box = $("graph");
   box.replaceChildren();
   $("graph-note").hidden = !answer.note;
@@ -375,7 +378,7 @@ async function loadPlay() {
   if (hasErrors()) { say("fix the errors first: the game cannot be played"); return; }
   let view;
   try {
-    view = await post("play", { ...game(), moves: S.moves.slice(0, S.pos) });
+    view = await post("play", { ...game(), moves: S.moves.slice(0, S.pos), row_first: S.rowFirst });
   } catch (err) {
     failed(err);
     if (err.status === 422 && S.pos > 0) say(err.message + "\n(the game changed? start a new match)");
@@ -456,8 +459,12 @@ function renderPlayers(roles, names) {
 function renderBoard(view) {
   const table = $("board");
   table.replaceChildren();
+  // where the game's row and column rules do not say which coordinate is the row, the
+  // student says it: the first (a matrix, row 1 on top) or the second (Cartesian)
+  $("row-first-box").hidden = !view.board || view.board.row_first_said;
   if (!view.board) return;
   const b = view.board;
+  $("row-first").checked = b.row_first;
   const movable = boardMoves(view);
   table.append(el("tr", {}, el("th"), ...b.columns.map((c) => el("th", { text: c }))));
   // rows top first, columns left to right: the cell (f x y v), or (f y x v) when the game
@@ -532,7 +539,7 @@ async function playStep() {
   S.chosen = {};
   let answer;
   try {
-    answer = await post("step", { ...game(), moves: S.moves.slice(0, S.pos), chosen, players: S.players });
+    answer = await post("step", { ...game(), moves: S.moves.slice(0, S.pos), chosen, players: S.players, row_first: S.rowFirst });
   } catch (err) { failed(err); return; }
   S.moves = answer.moves;
   S.pos = S.moves.length;
@@ -702,6 +709,7 @@ function setText(text, moves) {
   S.players = {};
   S.chosen = {};
   S.view = null;
+  S.rowFirst = null;
   S.autoLeft = AUTO_STEPS;
   $("players").dataset.roles = "";
   $("why-tree").replaceChildren();
@@ -839,6 +847,7 @@ async function start() {
   $("back").addEventListener("click", () => { if (S.pos > 0) { S.pos--; S.chosen = {}; S.autoplay++; S.autoLeft = 0; loadPlay(); } });
   $("forward").addEventListener("click", () => { if (S.pos < S.moves.length) { S.pos++; S.chosen = {}; S.autoplay++; S.autoLeft = 0; loadPlay(); } });
   $("play-on").addEventListener("click", () => { S.autoLeft = AUTO_STEPS; autoStep(); });
+  $("row-first").addEventListener("change", (e) => { S.rowFirst = e.target.checked; loadPlay(); });
   $("why-form").addEventListener("submit", (e) => { e.preventDefault(); const a = $("why-atom").value.trim(); if (a) askWhy(a); });
   $("analyze-run").addEventListener("click", runAnalyze);
   $("model-run").addEventListener("click", runModel);
