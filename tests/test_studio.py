@@ -237,6 +237,24 @@ def test_a_text_without_roles_is_checked_as_a_program(client: Any) -> None:
     assert {"missing-legal", "missing-goal"} <= {f["code"] for f in answer["findings"]}
 
 
+def test_the_notes_recursion_example_is_checked_and_modelled_in_infix(client: Any) -> None:
+    """Issue 53: /api/check and /api/model answered 500 on it (a finding printed a variable
+    through the infix printer)."""
+    notes = "p(a,b)\np(b,c)\nq(c)\nr(X,Y) :- p(X,Y)\nr(X,Z) :- r(X,Y) & r(Y,Z)\n"
+    status, answer = post(client, "check", text=notes)
+    assert (status, answer["kind"], answer["errors"]) == (200, "program", 0)
+    assert [f["code"] for f in answer["findings"]] == ["recursion-restriction"] * 2
+    assert "the argument Y of r(X,Y)" in answer["findings"][0]["message"]
+    assert answer["findings"][0]["rule"] == "r(X,Z) :- r(X,Y) & r(Y,Z)"
+    status, answer = post(client, "model", text=notes)
+    assert status == 200
+    (r,) = [rel for rel in answer["relations"] if rel["name"] == "r"]
+    assert r["atoms"] == ["r(a,b)", "r(a,c)", "r(b,c)"]
+    # a text with a legal rule but no role is a game missing its role, said so
+    status, answer = post(client, "check", text="legal(r,go)\nterminal\ngoal(r,0)\n")
+    assert answer["kind"] == "game" and "missing-role" in {f["code"] for f in answer["findings"]}
+
+
 def test_graph_is_an_svg_with_the_rules_of_each_relation(client: Any) -> None:
     if shutil.which("dot") is None:
         unavailable("Graphviz's dot is not installed (scripts/install-extras)")
