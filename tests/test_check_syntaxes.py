@@ -311,7 +311,7 @@ def test_every_term_and_literal_prints_in_both_syntaxes(node: Literal | Term) ->
         ), rule
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(clauses, min_size=1, max_size=6), st.sampled_from(["kif", "infix"]))
 def test_any_game_is_checked_in_both_syntaxes(game_clauses: list, read_as: str) -> None:
     d = Description(tuple(game_clauses), None, read_as)
