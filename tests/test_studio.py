@@ -264,6 +264,8 @@ def test_graph_is_an_svg_with_the_rules_of_each_relation(client: Any) -> None:
     assert "<title>legal</title>" in answer["svg"]
     assert answer["rules"]["legal"] == [23, 26, 27]
     assert answer["strata"]["terminal"] == 1 and answer["rules"]["does"] == []
+    # the strata table names each line once: (index 1) (index 2) (index 3) share line 9
+    assert answer["rules"]["index"] == [9] and answer["rules"]["filler"] == [10]
 
 
 def test_graph_without_graphviz_falls_back_to_dot_text(client: Any, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
