@@ -293,3 +293,11 @@ def test_an_exercise_that_is_not_one_says_what_is_wrong(
     assert main(["studio", str(path), "--port", "0"]) == 2
     err = capsys.readouterr().err
     assert str(path) in err and message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("option", ["--max-games", "--prolog-workers", "--wait-seconds"])
+def test_a_limit_of_nothing_is_refused(capsys: pytest.CaptureFixture[str], option: str) -> None:
+    from gdl2pl.cli import main
+
+    assert main(["studio", "--port", "0", option, "0"]) == 2
+    assert f"{option} must be more than 0, not 0" in capsys.readouterr().err

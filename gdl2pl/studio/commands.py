@@ -37,7 +37,7 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
     # students on a two-core machine (docs/studio.md)
     s.add_argument(
         "--max-games",
-        type=_count,
+        type=int,
         default=None,
         metavar="N",
         help="games held loaded at once, over all students (default 100: one or two a "
@@ -45,21 +45,21 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
     )
     s.add_argument(
         "--prolog-workers",
-        type=_count,
+        type=int,
         default=None,
         metavar="N",
         help="requests running Prolog at once (default 4)",
     )
     s.add_argument(
         "--front-end-workers",
-        type=_count,
+        type=int,
         default=None,
         metavar="N",
         help="worker processes for check, convert, translate and graph (default 2)",
     )
     s.add_argument(
         "--max-requests",
-        type=_count,
+        type=int,
         default=None,
         metavar="N",
         help="requests of each kind (Prolog, front end) in flight at once; more wait in "
@@ -74,16 +74,6 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         "it is busy (default 15)",
     )
     return {"studio": _run}
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
 
 
 #: Each option that sets a limit, by the ``Limits`` field it sets.
@@ -102,13 +92,15 @@ def _run(args: argparse.Namespace) -> int:
     from .limits import Limits
     from .serve import serve
 
-    chosen = {
-        field: getattr(args, option)
-        for option, field in LIMIT_OPTIONS.items()
-        if getattr(args, option) is not None
-    }
-    if chosen.get("wait_seconds", 1.0) <= 0:
-        raise ValueError(f"--wait-seconds must be more than 0, not {chosen['wait_seconds']}")
+    chosen = {}
+    for option, field in LIMIT_OPTIONS.items():
+        value = getattr(args, option)
+        if value is None:
+            continue
+        if value <= 0:  # a count at least 1, the wait more than 0 seconds
+            flag = "--" + option.replace("_", "-")
+            raise ValueError(f"{flag} must be more than 0, not {value}")
+        chosen[field] = value
     return serve(
         args.host,
         args.port,
