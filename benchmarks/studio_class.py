@@ -33,6 +33,7 @@ import asyncio
 import random
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -98,6 +99,7 @@ async def send(s: Student, endpoint: str, body: dict, rng: random.Random) -> tup
             said = f"{type(e).__name__}: {e}"
             if isinstance(e, httpx.TransportError) and time.monotonic() - start < GIVE_UP:
                 resets += 1  # no answer (a connection reset): the page sends it again
+                await asyncio.sleep(rng.uniform(0.75, 1.25))
                 continue
             return Record(endpoint, 0, time.monotonic() - start, retries, said, resets), {}
         retry = r.status_code in (429, 503) and answer.get("retry")
@@ -194,9 +196,11 @@ def row(name: str, recs: list[Record]) -> list[str]:
     ]
 
 
-def start_server(extra: list[str]) -> tuple[subprocess.Popen, str]:
+def start_server(extra: list[str], log: Path) -> tuple[subprocess.Popen, str]:
+    """``gdl2pl studio`` on a free port, its standard error in ``log``; its URL."""
     argv = [sys.executable, "-P", "-m", "gdl2pl.cli", "studio", "--port", "0", *extra]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    with log.open("w") as err:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=err, text=True)
     assert proc.stdout is not None
     line = proc.stdout.readline()
     url = line.split("open ", 1)[1].split(" ", 1)[0]
@@ -210,17 +214,24 @@ def resident_mb(pid: int) -> float:
     return float("nan")
 
 
-def run(args: argparse.Namespace, extra: list[str], bursts: bool) -> tuple[dict, float]:
-    proc, url = start_server(extra)
-    try:
-        httpx.post(url + "/api/check", json={"text": TTT}, timeout=120)  # workers up
-        phases = asyncio.run(a_class(url, args.students, args.seconds, tuple(args.pace),
-                                     args.seed, bursts))
-        rss = resident_mb(proc.pid)
-    finally:
-        proc.terminate()
-        proc.wait(30)
-    return phases, rss
+def run(args: argparse.Namespace, extra: list[str], bursts: bool) -> tuple[dict, str]:
+    """The class's phases on a server started with ``extra`` options, and what became of
+    the server (its memory at the end, or how it ended and its last words)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "server.err"
+        proc, url = start_server(extra, log)
+        try:
+            httpx.post(url + "/api/check", json={"text": TTT}, timeout=120)  # workers up
+            phases = asyncio.run(a_class(url, args.students, args.seconds, tuple(args.pace),
+                                         args.seed, bursts))
+            ended = proc.poll()
+            state = (f"{resident_mb(proc.pid):.0f} MB resident at the end" if ended is None
+                     else f"ENDED with status {ended}: " + " / ".join(
+                         log.read_text(errors="replace").strip().splitlines()[-3:]))
+        finally:
+            proc.terminate()
+            proc.wait(30)
+    return phases, state
 
 
 def report(args: argparse.Namespace) -> str:
@@ -228,11 +239,13 @@ def report(args: argparse.Namespace) -> str:
               "p90 s", "p95 s", "p99 s", "max s"]
     rows: list[list[str]] = []
     notes: list[str] = []
+    errors_of: list[tuple[str, Record]] = []
     if args.baseline_games:
-        phases, rss = run(args, ["--max-games", str(args.baseline_games)], bursts=False)
+        phases, state = run(args, ["--max-games", str(args.baseline_games)], bursts=False)
         rows.append(row(f"paced, {args.baseline_games} games held (baseline)", phases["paced"]))
-        notes.append(f"baseline server: {rss:.0f} MB resident at the end")
-    phases, rss = run(args, [], bursts=True)
+        notes.append(f"baseline server: {state}")
+        errors_of += [("baseline", r) for r in phases["paced"]]
+    phases, state = run(args, [], bursts=True)
     for name, recs in phases.items():
         rows.append(row(name + (" (class defaults)" if name == "paced" else ""), recs))
     paced = phases["paced"]
@@ -243,10 +256,14 @@ def report(args: argparse.Namespace) -> str:
     p95 = percentile([r.seconds for r in paced], 95)
     errors = sum(r.status != 200 for recs in phases.values() for r in recs)
     verdict = "met" if not errors and p95 < TARGET_P95 else "NOT met"
-    said = Counter(f"{r.endpoint} {r.status}: {r.error}" for recs in phases.values()
-                   for r in recs if r.status != 200)
+    notes.append(f"class-defaults server: {state}")
+    errors_of += [("class defaults", r) for recs in phases.values() for r in recs]
+    said = Counter(
+        f"{server}: {r.endpoint} {r.status or 'no answer'}: {r.error}"
+        for server, r in errors_of
+        if r.status != 200
+    )
     notes += [f"{n} x {what}" for what, n in said.most_common(5)]
-    notes.append(f"class-defaults server: {rss:.0f} MB resident at the end")
     return "\n".join([
         SECTION,
         "",
