@@ -133,6 +133,22 @@ def board_geometry(fluents: Iterable[Term], row_first: bool = False) -> BoardGeo
     )
 
 
+def with_row_first(g: BoardGeometry, row_first: bool) -> BoardGeometry:
+    """The board ``g`` read the other way when ``row_first`` differs from its own: the
+    first coordinate of its cells the row (a matrix, row 1 on top), or the column
+    (Cartesian). A student's choice for a game whose rules do not say."""
+    if g.row_first == row_first:
+        return g
+    first, second = (g.rows, g.columns) if g.row_first else (g.columns, g.rows)
+    return BoardGeometry(
+        relation=g.relation,
+        columns=_columns(second if row_first else first),
+        rows=_rows(first if row_first else second, top_down=row_first),
+        contents=g.contents,
+        row_first=row_first,
+    )
+
+
 @dataclass(frozen=True)
 class Grid:
     """A state on a board: the geometry, each occupied cell's content by ``(column, row)``
