@@ -77,6 +77,7 @@ SLOW = (
     "test_analysis",
     "test_explain",
     "test_studio_browser",
+    "test_studio_class",
 )
 
 #: Modules whose tests keep clocks (players, servers, limits, the studio, timeouts):
@@ -87,11 +88,13 @@ CLOCKED = (
     "test_analysis",
     "test_analysis_budget",
     "test_close_races",
+    "test_compiled_auto_check",
     "test_compiled_hardening",
     "test_gdl2_belief",
     "test_gdl2_corpus",
     "test_gdl2_hostile",
     "test_gdl2_match",
+    "test_grounding_cleanup",
     "test_hostile_input",
     "test_hostile_network",
     "test_manager",
