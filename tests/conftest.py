@@ -77,7 +77,6 @@ SLOW = (
     "test_analysis",
     "test_explain",
     "test_studio_browser",
-    "test_studio_class",
 )
 
 #: Modules whose tests keep clocks (players, servers, limits, the studio, timeouts):
@@ -103,6 +102,7 @@ CLOCKED = (
     "test_protocol",
     "test_studio",
     "test_studio_browser",
+    "test_studio_class",
     "test_studio_limits",
     "test_verify",
     "test_verify_ray",
