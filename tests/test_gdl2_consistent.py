@@ -290,10 +290,20 @@ def test_a_witness_search_stops_within_a_second_of_its_cancellation(hidden) -> N
     assert took < STOPS_WITHIN
 
 
-def test_an_aborted_gdl_ii_match_stops_its_work_and_a_new_one_starts() -> None:
+def _resident_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+@pytest.mark.parametrize(
+    ("end", "answer"), [("(abort h1)", "aborted"), ("(stop h1 2 (ask row) nil)", "done")]
+)
+def test_a_gdl_ii_match_ended_stops_its_work_and_a_new_one_starts(end: str, answer: str) -> None:
     """A play of the hidden-cell game with a long clock: the belief's work runs for many
-    seconds; an abort ends the match, the worker of the old one stops within a second
-    or so, the process's CPU stays still, and a new match plays."""
+    seconds; an abort (or a stop) ends the match, the worker of the old one stops within
+    a second or so, the process's CPU and memory stay still, and a new match plays."""
     player = GamePlayer(lambda: make_strategy("random", 1), name="p", margin=0.5, engine="prolog")
     try:
         rules = one_line_rules(read_game(HIDDEN))
@@ -310,13 +320,14 @@ def test_an_aborted_gdl_ii_match_stops_its_work_and_a_new_one_starts() -> None:
         with player._lock:
             worker = player._match.worker  # type: ignore[union-attr]
         assert worker.alive and not reply
-        assert player.handle("(abort h1)").body == "aborted"
+        assert player.handle(end).body == answer
         start = time.monotonic()
         worker.thread.join(30)
         assert not worker.thread.is_alive() and time.monotonic() - start < STOPS_WITHIN
-        before = time.process_time()
+        before, resident = time.process_time(), _resident_mb()
         time.sleep(1.0)
         assert time.process_time() - before < 0.5  # nothing runs on
+        assert _resident_mb() - resident < 20
         monty = one_line_rules(read_game(MONTY))
         assert player.handle(f"(start h2 contestant ({monty}) 10 2)").body == "ready"
         assert player.handle("(play h2 0 nil nil)").body == "wait"
