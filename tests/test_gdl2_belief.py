@@ -339,7 +339,7 @@ def test_a_belief_pinned_late_is_kept_within_a_budget_of_expansions(monkeypatch)
     holds a consistent state after turn 9 for at least seven of ten seeds. It was lost
     for 7 of them before the witness, and for 2 before the filter spent its spare time on
     the states left out of the particles and the search drew on the last exact belief.
-    Over 140 seeds it is lost for about one in five (27 with whole expansions, 31 with
+    Over 140 seeds it is lost for about one in five (27 with whole expansions, 29 with
     lazy ones: the same rate), so ten seeds are not all kept but by luck."""
     from gdl2pl.ggp import belief_tracker
     from gdl2pl.ggp import witness

@@ -225,6 +225,26 @@ def test_the_filter_gathers_what_the_belief_holds_and_weighs_them_for_all(hidden
     assert abs(sum(tracker.states.values()) - 1.0) < 1e-9
 
 
+def test_a_belief_dropped_is_freed_without_the_collector(hidden) -> None:  # type: ignore[no-untyped-def]
+    """Its witness keeps streams half read (here: the filter stopped at ``GATHER``); they
+    make no reference cycle with it, so reference counting frees it all at once, and the
+    collector, whose pauses hold every thread (the manager's replies too), has nothing
+    to do (``gdl2pl.ggp.collection``)."""
+    import gc
+    import weakref
+
+    gc.disable()
+    try:
+        tracker = BeliefTracker(hidden, hidden.term("scout"), random.Random(4))
+        tracker.update(Turn(hidden.term("(ask row)"), ()), time.monotonic() + 60)
+        assert any(k.stream is not None for k in tracker.witness._kids.values())
+        refs = [weakref.ref(tracker), weakref.ref(tracker.witness)]
+        del tracker
+        assert [r() for r in refs] == [None, None]
+    finally:
+        gc.enable()
+
+
 def test_an_exact_belief_of_a_huge_turn_ends_at_its_deadline(hidden) -> None:  # type: ignore[no-untyped-def]
     """152,000 children, tens of seconds on the reasoner: with a deadline, the belief
     says it ran out (within a batch of it), instead of answering when the turn is done."""

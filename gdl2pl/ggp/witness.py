@@ -99,6 +99,22 @@ class _Frame:
 _PAUSE = object()
 
 
+class _Clock:
+    """When the witness's streams stop before a batch: past ``until``, unless a child is
+    wanted whatever the clock (``anyway``); ``WorkCancelled`` once ``cancel`` is set. It
+    holds nothing of the witness, so that a stream kept in its memory makes no reference
+    cycle with it (the collector's pauses hold every thread: see ``ggp.collection``)."""
+
+    def __init__(self, cancel: threading.Event | None) -> None:
+        self.cancel = cancel
+        self.until = 0.0
+        self.anyway = False
+
+    def stop(self) -> bool:
+        check_cancel(self.cancel)
+        return not self.anyway and time.monotonic() > self.until
+
+
 class Witness:
     """One state consistent with ``history`` (the role's turns so far, a list the
     caller appends to), found and kept by depth-first search (module doc)."""
@@ -123,10 +139,9 @@ class Witness:
         #: Expansions made (states whose children were asked for), in all (for tests and
         #: the log).
         self.expansions = 0
-        #: When the streams' batches stop (``_stop``), unless ``_anyway``: a child is
+        #: When the streams' batches stop: the search's deadline, unless a child is
         #: wanted whatever the clock (the first of a turn).
-        self._until = 0.0
-        self._anyway = False
+        self._clock = _Clock(cancel)
 
     @property
     def state(self) -> MachineState | None:
@@ -147,7 +162,7 @@ class Witness:
         ``stream``: a dead end), and ``stream`` the one the others come from, if it did
         not find them all. No search need expand it again."""
         if stream is not None:
-            stream.stop = self._stop
+            stream.stop = self._clock.stop
         self._remember(self._kids, (depth, state), _Kids(dict(kids), list(kids), stream))
         if not kids and stream is None:
             self._remember_dead((depth, state))
@@ -193,11 +208,11 @@ class Witness:
         frame = _Frame(depth, state, self._kids.get((depth, state)))
         if frame.kids is None and not self._open(frame, turn):
             return None
-        self._anyway = True
+        self._clock.anyway = True
         try:
             kid = self._next(frame)
         finally:
-            self._anyway = False
+            self._clock.anyway = False
         return kid if isinstance(kid, MachineState) else None
 
     def search(
@@ -271,7 +286,7 @@ class Witness:
         goal = len(self.history)
         found: list[MachineState] = []
         spent = 0
-        self._until = deadline
+        self._clock.until = deadline
         first_stream: ConsistentStream | None = None  # asked whatever the clock, until found
         while path:
             check_cancel(self.cancel)
@@ -312,11 +327,11 @@ class Witness:
                 if first and first_stream is None:  # the first expansion, known or new
                     first_stream = frame.kids.stream
             stream = frame.kids.stream
-            self._anyway = not found and stream is not None and stream is first_stream
+            self._clock.anyway = not found and stream is not None and stream is first_stream
             try:
                 kid = self._next(frame)
             finally:
-                self._anyway = False
+                self._clock.anyway = False
             if kid is _PAUSE:
                 return found  # out of time, or no answer: the path is kept as it is
             if isinstance(kid, MachineState):
@@ -345,7 +360,7 @@ class Witness:
                     turn.move,
                     turn.percepts,
                     rng=self.rng,
-                    stop=self._stop,
+                    stop=self._clock.stop,
                 )
         except GameError:  # the role's move is not legal there: no such child
             pass
@@ -367,33 +382,28 @@ class Witness:
                 kid = frame.todo.pop()
                 if (frame.depth + 1, kid) not in self._dead:
                     return kid
-            if frame.upto < len(kids.order):  # found since (by another visit): these first
+            if frame.upto < len(kids.order):  # found since this frame looked: these first
                 fresh = {k: kids.weights[k] for k in kids.order[frame.upto :]}
                 frame.todo = self._ordered(frame.depth, fresh)
                 frame.upto = len(kids.order)
                 continue
             if kids.stream is None:
                 return None
+            stream = kids.stream
             try:
-                child = kids.stream.next_child()
+                child = stream.next_child()
             except (QueryInterrupted, ReasonerError):
                 return _PAUSE
-            if child is None:
-                if kids.stream.stopped:
-                    return _PAUSE
-                kids.stream = None  # all found
-                continue
-            weight = kids.weights.get(child.state)
-            kids.weights[child.state] = (weight or 0.0) + float(child.weight)
-            if weight is None:
-                kids.order.append(child.state)
-
-    def _stop(self) -> bool:
-        """Whether a stream of the search stops before its next batch: past ``_until``,
-        unless a child is wanted whatever the clock; ``WorkCancelled`` once the match's
-        work is cancelled."""
-        check_cancel(self.cancel)
-        return not self._anyway and time.monotonic() > self._until
+            if child is None and stream.stopped:
+                return _PAUSE
+            while child is not None:  # the rest of its batch comes at no cost: kept
+                weight = kids.weights.get(child.state)
+                kids.weights[child.state] = (weight or 0.0) + float(child.weight)
+                if weight is None:
+                    kids.order.append(child.state)
+                child = stream.next_child() if stream.pending else None
+            if stream.complete:
+                kids.stream = None  # all found: the memory keeps them, not the stream
 
     @staticmethod
     def _leave_alive(path: list[_Frame]) -> None:
