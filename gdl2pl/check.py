@@ -82,6 +82,13 @@ KEYWORD_ARITY = KEYWORD_RELATIONS
 
 _MAX_ALTERNATIVES = 256
 
+#: The warnings of what the Dresden GameController's GDL-II games write and a strict
+#: reader refuses, read as their authors meant (docs/gdl2.md, "Older dialects"): a
+#: player that accepts such a game says so in its log.
+READ_AS_MEANT = frozenset(
+    {"sees-any-role", "keyword-in-percept", "does-in-percept", "sees-random", "next-in-sees"}
+)
+
 #: The syntax the findings being made quote the game in: set by ``check_description`` for
 #: one check (a context variable, so a check in another thread keeps its own).
 _SYNTAX: ContextVar[str] = ContextVar("gdl2pl_check_syntax", default="kif")
@@ -333,6 +340,15 @@ def _check_term_names(f: ClauseFacts) -> Iterator[Finding]:
                 t,
                 c,
             )
+        elif name in KEYWORD_ARITY and id(t) in f.percept:
+            yield _warning(
+                "keyword-in-percept",
+                f"the percept {_show(t)} is written with the keyword {t.name}, as older "
+                "GDL-II games write it: read as the term it is (the role perceives it "
+                "written so); a strict reader refuses a keyword used as a function",
+                t,
+                c,
+            )
         elif name in KEYWORD_ARITY:
             yield _error(
                 "keyword-as-function",
@@ -439,6 +455,17 @@ def _check_safety(f: ClauseFacts) -> Iterator[Finding]:
         for where, v in places:
             if v.name not in bound and v.name not in reported:
                 reported.add(v.name)
+                if v.name == _sees_role(c):
+                    yield _warning(
+                        "sees-any-role",
+                        f"the role {_var(v, c)} of this sees rule occurs in no positive "
+                        "sentence of the body: it is read as every role, as if "
+                        f"{_show(Func('role', (v,)))} were in the body (the Dresden "
+                        "GameController's meaning); a strict reader refuses an unsafe rule",
+                        v,
+                        c,
+                    )
+                    continue
                 yield _error(
                     "unsafe-variable",
                     f"unsafe rule: the variable {_var(v, c)} in {where} does not occur in a "
@@ -464,6 +491,15 @@ def _constant_hint(v: Var, c: Rule) -> str:
         f" (the body has the constant {_show(same[0], c)}: {why}; the variable is written "
         f"{_var(v, c)})"
     )
+
+
+def _sees_role(c: Rule) -> str | None:
+    """The name of the variable a ``sees`` rule has for its role, if it has one."""
+    head = c.head
+    if isinstance(head, Func) and _key(head.name) == "sees" and len(head.args) == 2:
+        role = head.args[0]
+        return role.name if isinstance(role, Var) else None
+    return None
 
 
 #: The checks of one clause, run on each clause in turn, in this order.

@@ -46,6 +46,8 @@ _LOADED: dict[str, CompiledMachine] = {}
 
 #: Games of ../shared/games/ggp-repository: turn-taking boards, puzzles, a simultaneous
 #: game, recursive helpers (a line of four, a path of moves), numbers as terms.
+GDL2_GAMES = Path(__file__).parent / "games" / "gdl2"
+
 REPOSITORY_GAMES = [
     "ticTacToe",
     "connectFour",
@@ -163,12 +165,17 @@ def test_a_scrambled_game_matches(seed: int) -> None:
         pass
 
 
-@pytest.mark.parametrize("example", ["montyHall.kif", "kuhnPoker.kif"])
-def test_gdl_ii_percepts_come_from_the_network_as_the_reasoner_gives_them(example: str) -> None:
+@pytest.mark.parametrize(
+    "game",
+    [EXAMPLES / "montyHall.kif", EXAMPLES / "kuhnPoker.kif", GDL2_GAMES / "coin_calls.kif"],
+    ids=lambda p: p.name,
+)
+def test_gdl_ii_percepts_come_from_the_network_as_the_reasoner_gives_them(game: Path) -> None:
     """GDL-II's ``sees`` is compiled like ``next``: along random matches, every role's
     percepts of every joint move are the reasoner's, and so are the consistent
-    successors a player's belief is built from."""
-    with check_engines(read_game(EXAMPLES / example), example, range(4)) as c:
+    successors a player's belief is built from; also of a sees rule whose role nothing
+    binds, read as every role (coin calls: ``sees-any-role``)."""
+    with check_engines(read_game(game), game.name, range(4)) as c:
         p = c.prolog
         assert any(c.network.sees), "the game's sees rules are in the network"
         for seed in range(4):

@@ -335,8 +335,9 @@ def _refuse_moves_in_state_questions(graph: Any, game: str) -> None:
 
 def _relevant(graph: Any) -> set[str]:
     """The relations what a network answers depends on: legal, next, terminal, goal,
-    sees and init (the initial state), with everything they use."""
-    roots = {key_node(k) for k in KEYWORD_RELATIONS}
+    sees and init (the initial state), with everything they use; and role, which the
+    flat rules of a sees rule with an unbound role read (``gdl2pl.flatten``)."""
+    roots = {key_node(k) for k in KEYWORD_RELATIONS} | {key_node(("role", 1))}
     out = set(roots)
     for r in roots:
         out |= graph.depends_on(r)

@@ -27,6 +27,8 @@ from gdl2pl.contract import GameMachine
 from gdl2pl.contract import MachineState
 from gdl2pl.contract import Step
 from gdl2pl.contract import SymbolStep
+from gdl2pl.contract.consistent import BatchTest
+from gdl2pl.contract.consistent import JointMoves
 from gdl2pl.contract.game_machine import check_max_depth
 from gdl2pl.contract.game_machine import check_playout_count
 from gdl2pl.contract.game_machine import goal_value
@@ -487,6 +489,37 @@ class CompiledMachine(ReasonerPart, GameMachine):
             raise self._illegal(state, joint_move, checked[1])
         terms = self._percept_terms[index]
         return [terms[k] for k in self._net.sees(bits, ids)[index]]
+
+    def consistent_batch(
+        self, state: MachineState, index: int, seen: frozenset[Term], joints: JointMoves
+    ) -> BatchTest:
+        """Which of a batch of ``joints`` let the role at ``index`` perceive exactly
+        ``seen``, with their children (see ``GameMachine.consistent_children``): the
+        network's percepts of each joint move, then its next state if they agree, and
+        nothing else (no legal moves of the children)."""
+        bits = self._bits(state)
+        if bits is None:
+            return self.prolog.consistent_batch(state, index, seen, joints)
+        percept_ids = {t: k for k, t in enumerate(self._percept_terms[index])}
+        if any(p not in percept_ids for p in seen):
+            return lambda numbers: []  # a percept the network never gives: no joint move
+        wanted = {percept_ids[p] for p in seen}
+        # each role's moves as the network's ids, in the order of joints.moves (the
+        # legal moves the network answered, sorted as the reasoner sorts them)
+        ids = [list(ms) for ms in self._net.legal(bits)]
+        ids[index] = [self._move_index[(index, self._terms.form(joints.moves[index][0]))]]
+        sees, successor, digits = self._net.sees, self._net.next, joints.digits
+
+        def test(numbers: Sequence[int]) -> list[tuple[int, MachineState]]:
+            self._check_open()
+            out: list[tuple[int, MachineState]] = []
+            for position, number in enumerate(numbers):
+                joint = [ms[d] for ms, d in zip(ids, digits(number), strict=True)]
+                if set(sees(bits, joint)[index]) == wanted:
+                    out.append((position, self._state(successor(bits, joint))))
+            return out
+
+        return test
 
     def fluents_of(self, states: Iterable[MachineState]) -> list[bytes | None]:
         """The network's bits of each state (None outside the relaxation)."""
