@@ -70,6 +70,16 @@ FINDINGS: dict[str, tuple[str, str, str]] = {
         "percept (does ?r (go ?x))",
         "percept does(R,go(X))",
     ),
+    "sees-any-role": (
+        "(<= (sees ?p (saw ?x)) (true (c ?x)))",
+        "the role ?p of this sees rule",
+        "the role P of this sees rule",
+    ),
+    "keyword-in-percept": (
+        "(<= (sees r (legal r (go ?x))) (true (c ?x)))",
+        "percept (legal r (go ?x))",
+        "percept legal(r,go(X))",
+    ),
     "keyword-as-function": (
         "(<= (p (legal ?x (f ?x))) (true (c ?x)))",
         "in (legal ?x (f ?x))",
