@@ -275,9 +275,10 @@ LOOP = """(role p) (init (at n0)) (init (t 0))
 (<= (goal p 100) (true (at n2))) (<= (goal p 0) (not (true (at n2))))"""
 
 
+@pytest.mark.parametrize("path", ["events", "watched"])
 @pytest.mark.parametrize("game", ["connectFour", "breakthrough", "pentago", "loop"])
-def test_the_tuned_evaluator_answers_as_the_untuned_one(game: str) -> None:
-    """The C evaluator, tuned (watched rules, evaluation by events, cyclic groups by a
+def test_the_tuned_evaluator_answers_as_the_untuned_one(game: str, path: str) -> None:
+    """The C evaluator, tuned (watched rules, by events or not, cyclic groups by a
     worklist), answers every state of random matches as the same network untuned
     (every rule of every atom looked at, every time) does."""
     if game == "loop":
@@ -286,7 +287,10 @@ def test_the_tuned_evaluator_answers_as_the_untuned_one(game: str) -> None:
         c = load_machine(repository(game), "compiled")
     with c:
         assert isinstance(c, CompiledMachine)
+        assert c._net._evaluation() == "events"  # these games' programs allow it
+        assert c._net._evaluation(path) == path
         ref = c_network(c.network)
+        assert ref._evaluation() == "every rule"
         for seed in range(3):
             rng = random.Random(seed)
             s = c.initial_state

@@ -736,7 +736,7 @@ batch_build_locked(Batch *b, PyObject *init, Py_ssize_t n_ma, Py_ssize_t n_os,
         }
     if (find_interface(b) < 0) return -1;
     b->memory += (Py_ssize_t)b->n_iface * 4;
-    b->width = b->n > 128 ? 4 : b->n > 64 ? 2 : 1;
+    if (!b->width) b->width = b->n > 128 ? 4 : b->n > 64 ? 2 : 1;
     b->lanes = 64 * b->width;
     b->n_groups = (b->n + b->lanes - 1) / b->lanes;
     b->state_bytes = ((Py_ssize_t)b->n_fluents + 7) / 8;

@@ -141,29 +141,35 @@ Batch_dealloc(Batch *b)
 
 /* Batch(network, n, init, move_action, n_actions, obs_start, obs_at, obs_size,
          goal_returns, missing_return, observations, masks, rewards, terminated, mover,
-         illegal): see batch.h. The output buffers are held for the
+         illegal, *, width=0): see batch.h. The output buffers are held for the
    batch's life: observations n * obs_size items (1 byte or float32), masks
    n * roles * n_actions (1 byte), rewards n * roles (float32 or float64), terminated
-   n (1 byte), mover n (int32), illegal n (1 byte). Every game starts in `init`. */
+   n (1 byte), mover n (int32), illegal n (1 byte). Every game starts in `init`. width:
+   the 64-bit words of a group (1, 2 or 4), or 0 for the least that holds n games up to
+   4 (the default, by measurement; another width is for benchmarks/eval_paths.py). */
 static PyObject *
 Batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     static char *names[] = {"network", "n", "init", "move_action", "n_actions", "obs_start",
                             "obs_at", "obs_size", "goal_returns", "missing_return",
                             "observations", "masks", "rewards", "terminated", "mover",
-                            "illegal", NULL};
+                            "illegal", "width", NULL};
     PyObject *net, *init, *ma, *os, *oa, *gr, *outs[N_OUT];
     Py_ssize_t n, obs_size;
-    int n_actions;
+    int n_actions, width = 0;
     double missing;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!nOOiOOnOdOOOOOO:Batch", names,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!nOOiOOnOdOOOOOO|$i:Batch", names,
                                      &NetworkType, &net, &n, &init, &ma, &n_actions, &os,
                                      &oa, &obs_size, &gr, &missing, &outs[0], &outs[1],
-                                     &outs[2], &outs[3], &outs[4], &outs[5]))
+                                     &outs[2], &outs[3], &outs[4], &outs[5], &width))
         return NULL;
     if (n < 1 || n_actions < 1 || obs_size < 0 || obs_size > INT32_MAX) {
         PyErr_SetString(PyExc_ValueError,
                         "a batch has n >= 1 games, n_actions >= 1, 0 <= obs_size < 2**31");
+        return NULL;
+    }
+    if (width != 0 && width != 1 && width != 2 && width != 4) {
+        PyErr_SetString(PyExc_ValueError, "width: 1, 2 or 4 words a group, or 0 (by n)");
         return NULL;
     }
     Batch *b = (Batch *)type->tp_alloc(type, 0);
@@ -172,6 +178,7 @@ Batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     b->net = (Network *)net;
     b->n = n;
     b->n_actions = n_actions;
+    b->width = width;   /* 0: chosen by n when built */
     b->obs_size = obs_size;
     b->missing_return = missing;
     /* Python's part first (conversions may run Python code), the network's after */
@@ -496,6 +503,8 @@ static PyMemberDef Batch_members[] = {
      "bytes of one packed state"},
     {"interface", T_INT, offsetof(Batch, n_iface), READONLY,
      "atoms of the state program the move program reads (saved per game)"},
+    {"width", T_INT, offsetof(Batch, width), READONLY,
+     "64-bit words an atom has in a group of games (1, 2 or 4: 64, 128 or 256 games)"},
     {"memory", T_PYSSIZET, offsetof(Batch, memory), READONLY,
      "bytes of the batch's own arrays (the output buffers are the caller's)"},
     {"solo", T_INT, offsetof(Batch, solo), 0,

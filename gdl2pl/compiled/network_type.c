@@ -468,6 +468,32 @@ Network_set_epochs(Network *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* _evaluation(path=None) -> how the network evaluates: "every rule" (before tune()),
+   "watched" or "events" (evaluate.h). A benchmark's hook (benchmarks/eval_paths.py):
+   "watched" asks a tuned network evaluating by events to stop doing so, which changes
+   its work, never its answers; any other change is refused. */
+static PyObject *
+Network_evaluation(Network *self, PyObject *args)
+{
+    const char *path = NULL;
+    if (!PyArg_ParseTuple(args, "|s", &path)) return NULL;
+    if (enter(self) < 0) return NULL;
+    const char *now = !self->watched ? "every rule" : self->events ? "events" : "watched";
+    if (path && strcmp(path, now) != 0) {
+        if (strcmp(path, "watched") != 0 || !self->watched) {
+            leave(self);
+            PyErr_Format(PyExc_ValueError, "a network evaluating by %s cannot be made to "
+                         "evaluate otherwise than by watched rules, after tune()", now);
+            return NULL;
+        }
+        self->events = 0;
+        self->has_current = 0;   /* the next state is installed afresh, every atom */
+        now = "watched";
+    }
+    leave(self);
+    return PyUnicode_FromString(now);
+}
+
 /* Alike on purpose: one row a method, its signature in its docstring (CPython's way). */
 static PyMethodDef Network_methods[] = {
     {"step", (PyCFunction)Network_step, METH_VARARGS,
@@ -496,6 +522,8 @@ static PyMethodDef Network_methods[] = {
     {"seed", (PyCFunction)Network_seed, METH_O, "seed(int): seed the playout generator"},
     {"_set_epochs", (PyCFunction)Network_set_epochs, METH_VARARGS,
      "_set_epochs(state, move): a test's hook: the candidate lists' epoch counters"},
+    {"_evaluation", (PyCFunction)Network_evaluation, METH_VARARGS,
+     "_evaluation(path=None) -> 'every rule' | 'watched' | 'events': a benchmark's hook"},
     {NULL, NULL, 0, NULL}
 };
 
