@@ -175,7 +175,7 @@ def per(count: int, answer: str) -> float | None:
     return None if not answer.isdigit() or int(answer) == 0 else count / int(answer)
 
 
-def count(x: float | None) -> str:
+def figure(x: float | None) -> str:
     return "-" if x is None else f"{x:,.0f}"
 
 
@@ -201,11 +201,11 @@ def report(args: argparse.Namespace) -> str:
                 if g not in sizes:
                     continue
                 steps = args.steps if sizes[g]["rules"] < 5000 else args.steps // 8
-                count = str(max(2, round(steps / sizes[g]["depth"])))
+                playouts = str(max(2, round(steps / sizes[g]["depth"])))
                 for p in PATHS:
                     jobs[(g, p)] = pool.submit(
                         measure, folder, ext.__file__, g, "Network_playouts",
-                        ["--kind", "playouts", "--path", p, "--count", count])
+                        ["--kind", "playouts", "--path", p, "--count", playouts])
             for g in args.batch_games:
                 if g not in sizes:
                     continue
@@ -218,6 +218,8 @@ def report(args: argparse.Namespace) -> str:
                         ["--kind", "batch", "--count", str(n), "--solo", str(solo),
                          "--width", str(width), "--steps", str(steps)])
         result = {k: per(*f.result()) for k, f in jobs.items()}
+    # the raw figures first, on stderr: a run takes an hour
+    print(json.dumps({" / ".join(k): v for k, v in result.items()}), file=sys.stderr)
     rows = []
     for g in args.games:
         if g in failed:
@@ -229,7 +231,7 @@ def report(args: argparse.Namespace) -> str:
                          for p, x in zip(PATHS, figures, strict=True)
                          if x is not None and x != best)
         rows.append([g, f"{sizes[g]['rules']:,}", f"{sizes[g]['atoms']:,}",
-                     *map(count, figures), note])
+                     *map(figure, figures), note])
     single = markdown_table(["game", "ground rules", "atoms", "every rule", "watched",
                              "events", "against the best path"], rows)
     batch_rows = []
@@ -237,7 +239,7 @@ def report(args: argparse.Namespace) -> str:
         if g in failed:
             batch_rows.append([g, *["-"] * len(BATCHES)])
             continue
-        batch_rows.append([g, *(count(result[(g, b[0])]) for b in BATCHES)])
+        batch_rows.append([g, *(figure(result[(g, b[0])]) for b in BATCHES)])
     batches = markdown_table(["game", *(b[0] for b in BATCHES)], batch_rows)
     return "\n".join([
         SECTION, "",
