@@ -21,6 +21,9 @@ the game's network from the arrays this script wrote (no Prolog under valgrind):
 
 Instructions are not time (a cache miss costs more than an instruction), but they do
 not depend on the machine's load: on a shared machine they are the figure that repeats.
+So each path is timed too, in this process, the paths of a game in interleaved rounds
+(steps per second, median of ``--rounds``): the ratios of one run, where memory shows
+(a bit-sliced group walks the network once for 64 to 256 games).
 The Markdown report is printed, and with ``--results`` replaces this benchmark's
 section in that file (appended when absent).
 """
@@ -30,10 +33,13 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from array import array
+from collections.abc import Callable
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -74,39 +80,51 @@ def build_network(ext: Any, spec: dict[str, Any]) -> Any:
                        [[tuple(p) for p in ps] for ps in a[12]])
 
 
-def worker(args: argparse.Namespace) -> None:
-    ext = load_extension(args.extension)
-    spec = json.loads(Path(args.spec).read_text(encoding="utf-8"))
-    init = bytes(spec["init"])
+def path_network(ext: Any, spec: dict[str, Any], path: str) -> Any | None:
+    """The game's network evaluating by ``path``, or None where it cannot."""
     net = build_network(ext, spec)
-    if args.kind == "playouts":
-        if args.path != "every rule":
-            net.tune(init, spec["tune_steps"], 200)
-            if args.path == "watched":
-                net._evaluation("watched")
-        if net._evaluation() != args.path:
-            print("n/a")
-            return
-        net.seed(1)
-        result = net.playouts(init, args.count, 100_000)
-        print(result[2] if result[0] == "playouts" else "stuck")
-        return
+    if path != "every rule":
+        net.tune(bytes(spec["init"]), spec["tune_steps"], 200)
+        if path == "watched":
+            net._evaluation("watched")
+    return net if net._evaluation() == path else None
+
+
+def make_batch(ext: Any, spec: dict[str, Any], n: int, solo: int,
+               width: int) -> tuple[Any, array]:
+    """A batch of ``n`` games on the tuned network, and a buffer for its actions."""
+    net = build_network(ext, spec)
+    init = bytes(spec["init"])
     net.tune(init, spec["tune_steps"], 200)
-    n, t = args.count, spec["batch"]
-    roles = len(spec["network"][8])
+    t, roles = spec["batch"], len(spec["network"][8])
     outs = (bytearray(n * len(init)), bytearray(n * roles * t["n_actions"]),
             array("d", bytes(8 * n * roles)), bytearray(n), array("i", bytes(4 * n)),
             bytearray(n))
     batch = ext.Batch(net, n, init, t["move_action"], t["n_actions"],
                       list(range(len(init) + 1)), list(range(len(init))), len(init),
-                      t["goal_returns"], 0.0, *outs, width=args.width)
-    batch.solo = args.solo
+                      t["goal_returns"], 0.0, *outs, width=width)
+    batch.solo = solo
     batch.seed(1)
-    actions = array("i", bytes(4 * n * roles))
+    return batch, array("i", bytes(4 * n * roles))
+
+
+def worker(args: argparse.Namespace) -> None:
+    ext = load_extension(args.extension)
+    spec = json.loads(Path(args.spec).read_text(encoding="utf-8"))
+    if args.kind == "playouts":
+        net = path_network(ext, spec, args.path)
+        if net is None:
+            print("n/a")
+            return
+        net.seed(1)
+        result = net.playouts(bytes(spec["init"]), args.count, 100_000)
+        print(result[2] if result[0] == "playouts" else "stuck")
+        return
+    batch, actions = make_batch(ext, spec, args.count, args.solo, args.width)
     for _ in range(args.steps):
         batch.sample(actions)
         batch.step(actions)
-    print(n * args.steps)
+    print(args.count * args.steps)
 
 
 # -- in the parent: the games' networks written, the workers run under valgrind ---------
@@ -175,12 +193,69 @@ def per(count: int, answer: str) -> float | None:
     return None if not answer.isdigit() or int(answer) == 0 else count / int(answer)
 
 
+def ratio(x: float | None, best: float) -> str:
+    return "-" if x is None else f"{x / best:.2f}x"
+
+
 def figure(x: float | None) -> str:
     return "-" if x is None else f"{x:,.0f}"
 
 
+def timed(loops: dict[Any, Callable[[], int]], seconds: float,
+          rounds: int) -> dict[Any, float]:
+    """Each loop's work (what a call returns) per second: the median of ``rounds``
+    interleaved rounds of ``seconds`` each, so that every loop meets the same load."""
+    rates: dict[Any, list[float]] = {k: [] for k in loops}
+    for _ in range(rounds):
+        for k, loop in loops.items():
+            done, start = 0, time.perf_counter()
+            while (took := time.perf_counter() - start) < seconds:
+                done += loop()
+            rates[k].append(done / took)
+    return {k: statistics.median(v) for k, v in rates.items()}
+
+
+def playout_loop(net: Any, init: bytes) -> Callable[[], int]:
+    net.seed(1)
+
+    def loop() -> int:
+        result = net.playouts(init, 1, 100_000)
+        return int(result[2]) if result[0] == "playouts" else 0
+    return loop
+
+
+def batch_loop(batch: Any, actions: array, n: int) -> Callable[[], int]:
+    def loop() -> int:
+        batch.sample(actions)
+        batch.step(actions)
+        return n
+    return loop
+
+
+def timings(args: argparse.Namespace, ext: Any, folder: Path,
+            games: Sequence[str], batch_games: Sequence[str]) -> dict[Any, float | None]:
+    """Steps per second of every path, same run: per game, its paths interleaved."""
+    out: dict[Any, float | None] = {}
+    for g in games:
+        spec = json.loads((folder / f"{g}.json").read_text(encoding="utf-8"))
+        nets = {p: path_network(ext, spec, p) for p in PATHS}
+        init = bytes(spec["init"])
+        loops = {(g, p): playout_loop(net, init) for p, net in nets.items() if net is not None}
+        out.update({(g, p): None for p in PATHS})
+        out.update(timed(loops, args.seconds, args.rounds))
+    for g in batch_games:
+        spec = json.loads((folder / f"{g}.json").read_text(encoding="utf-8"))
+        loops = {}
+        for label, n, solo, width in BATCHES:
+            batch, actions = make_batch(ext, spec, n, solo, width)
+            loops[(g, label)] = batch_loop(batch, actions, n)
+        out.update(timed(loops, args.seconds, args.rounds))
+    return out
+
+
 def report(args: argparse.Namespace) -> str:
     from report import markdown_table
+    from report import rate
     from sysinfo import header_markdown
     from sysinfo import machine_header
 
@@ -218,41 +293,54 @@ def report(args: argparse.Namespace) -> str:
                         ["--kind", "batch", "--count", str(n), "--solo", str(solo),
                          "--width", str(width), "--steps", str(steps)])
         result = {k: per(*f.result()) for k, f in jobs.items()}
-    # the raw figures first, on stderr: a run takes an hour
-    print(json.dumps({" / ".join(k): v for k, v in result.items()}), file=sys.stderr)
+        # the raw figures first, on stderr: a run takes an hour
+        print(json.dumps({" / ".join(k): v for k, v in result.items()}), file=sys.stderr)
+        rates = timings(args, ext, folder, [g for g in args.games if g in sizes],
+                        [g for g in args.batch_games if g in sizes])
     rows = []
     for g in args.games:
         if g in failed:
-            rows.append([g, "", "", "-", "-", "-", failed[g]])
+            rows.append([g, "", "", "-", "-", "-", failed[g], "", "", "", ""])
             continue
         figures = [result[(g, p)] for p in PATHS]
         best = min(x for x in figures if x is not None)
-        note = "; ".join(f"{p} {x / best:.2f}x the best"
-                         for p, x in zip(PATHS, figures, strict=True)
-                         if x is not None and x != best)
+        speeds = [rates[(g, p)] for p in PATHS]
+        fastest = max(x for x in speeds if x is not None)
         rows.append([g, f"{sizes[g]['rules']:,}", f"{sizes[g]['atoms']:,}",
-                     *map(figure, figures), note])
+                     *map(figure, figures), PATHS[figures.index(best)],
+                     *(ratio(x, fastest) for x in speeds), PATHS[speeds.index(fastest)]])
     single = markdown_table(["game", "ground rules", "atoms", "every rule", "watched",
-                             "events", "against the best path"], rows)
-    batch_rows = []
+                             "events", "fewest", "every rule (time)", "watched (time)",
+                             "events (time)", "fastest"], rows)
+    batch_rows, batch_times = [], []
     for g in args.batch_games:
         if g in failed:
             batch_rows.append([g, *["-"] * len(BATCHES)])
             continue
         batch_rows.append([g, *(figure(result[(g, b[0])]) for b in BATCHES)])
+        speeds = [rates[(g, b[0])] for b in BATCHES]
+        batch_times.append([g, *(rate(x) for x in speeds)])
     batches = markdown_table(["game", *(b[0] for b in BATCHES)], batch_rows)
+    batch_speeds = markdown_table(["game", *(b[0] for b in BATCHES)], batch_times)
     return "\n".join([
         SECTION, "",
         header_markdown(machine_header()), "",
         "`python benchmarks/eval_paths.py` (see its docstring): instructions "
         "(callgrind) per step of a random playout in `Network_playouts`, the same seed on "
-        "every path (`-`: the programs do not allow evaluation by events).", "",
+        "every path (`-`: the programs do not allow evaluation by events), and the path "
+        "with the fewest; then each path's steps per second against the fastest path's, "
+        f"same run (median of {args.rounds} interleaved rounds of {args.seconds:g} s, "
+        "the machine's load whatever it was: read the ratios).", "",
         single, "",
         "Batches: instructions per game step in `Batch_step` (`one by one`: "
         "`solo` 256, each game by the network's tuned evaluation; `bit-sliced`: `solo` "
         "0; N = 128 and 1024 bit-sliced in groups of 1, 2 or 4 words an atom; the default "
         "is `solo` 4 and the least width that holds N up to 4 words).", "",
         batches, "",
+        "The same batches in time: game steps per second (`Batch.sample` and "
+        f"`Batch.step`, median of {args.rounds} interleaved rounds of {args.seconds:g} s "
+        "per game).", "",
+        batch_speeds, "",
     ])
 
 
@@ -270,6 +358,8 @@ def main() -> int:
     ap.add_argument("--games-dir", type=Path, default=DEFAULT_GAMES_DIR, help="KIF files")
     ap.add_argument("--budget", type=float, default=120.0, help="grounding budget, seconds")
     ap.add_argument("--jobs", type=int, default=1, help="valgrind runs at a time")
+    ap.add_argument("--seconds", type=float, default=0.5, help="one timed round of a path")
+    ap.add_argument("--rounds", type=int, default=5, help="timed rounds per path")
     return section_main(ap, report, SECTION)
 
 
