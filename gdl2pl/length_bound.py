@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from gdl2pl.depgraph import DependencyGraph
+from gdl2pl.depgraph import body_atoms
 from gdl2pl.depgraph import dependency_graph
 from gdl2pl.normalize import fold
 from gdl2pl.normalize import normalize_case
@@ -59,6 +60,8 @@ from gdl2pl.syntax import Rule
 from gdl2pl.syntax import Term
 from gdl2pl.syntax import Var
 from gdl2pl.syntax import walk
+from gdl2pl.vocabulary import FORBIDDEN_DEPENDENCIES
+from gdl2pl.vocabulary import KEYWORD_RELATIONS
 
 #: The most fluents a move's check may depend on: searched lazily (filling)...
 MAX_ARRANGED = 20
@@ -73,9 +76,14 @@ MAX_STATIC_FACTS = 20_000
 #: What trying one arrangement counts, beyond the evaluation steps it takes.
 ARRANGEMENT_WORK = 50
 
-KEYWORDS = frozenset(
-    {"true", "does", "next", "legal", "goal", "terminal", "init", "role", "base", "input"}
-)
+#: The keyword relations the proof reads, with their arities (``terminal`` a
+#: proposition): a clause or literal naming one of them in another form is a game the
+#: proof does not read.
+READ_KEYWORDS = {k: KEYWORD_RELATIONS[k]
+                 for k in ("role", "init", "true", "does", "next", "legal", "goal", "terminal")}
+
+Rel = tuple[str, int]  # a relation: its name (folded) and arity; ``(p)`` is ("p()", 0)
+LEGAL: Rel = ("legal", 2)
 
 
 @dataclass(frozen=True)
@@ -191,11 +199,18 @@ def _text(g: object) -> str:
 Lit = tuple  # ("A", name, args) | ("N", lit) | ("D", a, b) | ("O", (conj, ...))
 
 
+def _rel(s: Const | Func) -> Rel:
+    """The relation of an atom: ``p``, ``(p)`` and ``(p a)`` are three relations."""
+    if isinstance(s, Func):
+        return (fold(s.name), len(s.args)) if s.args else (fold(s.name) + "()", 0)
+    return (fold(s.name), 0)
+
+
 def _literal(lit: Literal, names: dict[str, _Var]) -> Lit:
     if isinstance(lit, Const):
-        return ("A", fold(lit.name), ())
+        return ("A", _rel(lit), ())
     if isinstance(lit, Func):
-        return ("A", fold(lit.name), tuple(_convert(a, names) for a in lit.args))
+        return ("A", _rel(lit), tuple(_convert(a, names) for a in lit.args))
     if isinstance(lit, Not):
         return ("N", _literal(lit.body, names))
     if isinstance(lit, Distinct):
@@ -234,12 +249,12 @@ class _Context:
     ) -> None:
         self.sure = set(sure)
         self.unknown = set(unknown) - self.sure
-        self.by_relation: dict[Ground, list[Ground]] = {}
+        self.by_relation: dict[Rel, list[Ground]] = {}
         for f in (*self.sure, *self.unknown):
             self.by_relation.setdefault(_relation(f), []).append(f)
         self.does = does
         self.gather = gather
-        self.memo: dict[tuple[str, tuple[object, ...]], dict[tuple[Ground, ...], bool]] = {}
+        self.memo: dict[tuple[Rel, tuple[object, ...]], dict[tuple[Ground, ...], bool]] = {}
 
 
 Answer = tuple[Env, bool]  # an extension of the bindings, and whether it surely holds
@@ -254,11 +269,14 @@ class _Program:
         d = normalize_case(d)
         self.work = work
         self.deadline = deadline
-        self.rules: dict[str, list[_Clause]] = {}
+        self.rules: dict[Rel, list[_Clause]] = {}
         graph = dependency_graph(d)
+        # by name, every arity at once: a name's other arities only add to these sets,
+        # which can only make the proof fail
         self.dynamic = graph.dependents(["true", "does"]) | {"true", "does"}
         self.stateful = graph.dependents(["true"]) | {"true"}
         self.recursive = graph.recursive()
+        _check_keywords(d, graph)
         self._spellings: dict[str, str] = {}
         for c in d.clauses:
             for node in walk(c):
@@ -266,22 +284,26 @@ class _Program:
                     self._spellings.setdefault(fold(node.name), node.name)
             names: dict[str, _Var] = {}
             head = c.head
-            name = fold(head.name)
             args = tuple(_convert(a, names) for a in head.args) if isinstance(head, Func) else ()
             body = tuple(_literal(b, names) for b in c.body) if isinstance(c, Rule) else ()
-            self.rules.setdefault(name, []).append(_Clause(args, body))
-        self.static: dict[str, set[tuple[Ground, ...]]] = {}
-        self._index: dict[tuple[str, tuple[int, ...]], dict[tuple, list]] = {}  # type: ignore[type-arg]
-        self._complete: set[str] = set()  # static relations evaluated
+            self.rules.setdefault(_rel(head), []).append(_Clause(args, body))
+        self.static: dict[Rel, set[tuple[Ground, ...]]] = {}
+        self._index: dict[tuple[Rel, tuple[int, ...]], dict[tuple, list]] = {}  # type: ignore[type-arg]
+        self._complete: set[Rel] = set()  # static relations evaluated
         self._static_count = 0
         self._evaluate_static(graph)
 
-    def spelling(self, name: str) -> str:
-        """How the game spells the relation ``name`` (folded)."""
+    def spelling(self, rel: Rel) -> str:
+        """How the game spells the relation's name."""
+        name = _graph_name(rel)
         return self._spellings.get(name, name)
 
-    def is_static(self, name: str) -> bool:
+    def is_static(self, rel: Rel) -> bool:
+        name = _graph_name(rel)
         return name not in self.dynamic and name not in ("next", "legal", "goal", "terminal")
+
+    def is_recursive(self, rel: Rel) -> bool:
+        return _graph_name(rel) in self.recursive
 
     def _evaluate_static(self, graph: DependencyGraph) -> None:
         """The static relations' facts, bottom-up, a component of the dependency graph
@@ -290,6 +312,12 @@ class _Program:
         for n in names:
             self.static[n] = set()
         component = graph.component_of()
+
+        def group_of(n: Rel) -> set[Rel]:
+            """The static relations of ``n``'s component (every arity of its names)."""
+            comp = component.get(_graph_name(n), frozenset({_graph_name(n)}))
+            return {m for m in names if _graph_name(m) in comp} | {n}
+
         uses = {
             n: {u for c in self.rules[n] for lit in c.body for u in _names(lit) if u in names}
             for n in names
@@ -298,12 +326,12 @@ class _Program:
         while names - self._complete:
             ready = next(
                 (n for n in sorted(names - self._complete)
-                 if uses[n] <= self._complete | component.get(n, {n})),
+                 if uses[n] <= self._complete | group_of(n)),
                 None,
             )
             if ready is None:
                 raise _Unproved("the static relations cannot be ordered")
-            group = (component.get(ready, frozenset()) | {ready}) & names
+            group = group_of(ready)
             changed = True
             while changed:
                 # a group that does not use itself is complete after one pass
@@ -313,10 +341,10 @@ class _Program:
                         for env, _ in self.solve(clause.body, {}, empty):
                             fact = tuple(_subst(a, env) for a in clause.head)
                             if not all(_is_ground(a) for a in fact):
-                                raise _Unproved(f"a rule of {n} leaves a variable unbound")
+                                raise _Unproved(f"a rule of {n[0]} leaves a variable unbound")
                             if fact not in self.static[n]:
                                 self._add_static(n, fact)  # type: ignore[arg-type]
-                                changed = bool(group & self.recursive)
+                                changed = any(map(self.is_recursive, group))
             self._complete |= group
 
     # -- solving a conjunction -----------------------------------------------------------
@@ -378,11 +406,14 @@ class _Program:
                 yield from self.solve(conj, env, ctx)
 
     def _atom(
-        self, name: str, args: tuple[object, ...], env: Env, ctx: _Context
+        self, name: Rel, args: tuple[object, ...], env: Env, ctx: _Context
     ) -> Iterator[Answer]:
-        if name == "true":
+        if name == ("true", 1):
             (p,) = args
             p = _subst(p, env)
+            if isinstance(p, _Var):
+                # which fluents it may match is no relation's: not what the proof reads
+                raise _Unproved("the step reads the state through a variable: (true ?f)")
             if ctx.gather is not None:
                 ctx.gather.add(p)
             if _is_ground(p):
@@ -397,7 +428,7 @@ class _Program:
                 e = _unify(p, g, env)
                 if e is not None:
                     yield e, g in ctx.sure
-        elif name == "does":
+        elif name == ("does", 2):
             who, move = (_subst(a, env) for a in args)
             for role, moves in ctx.does.items():
                 e = _unify(who, role, env)
@@ -416,8 +447,8 @@ class _Program:
                 if e is not None:
                     yield e, True
         else:
-            if name in self.recursive:
-                raise _Unproved(f"the step looks at the recursive relation {name}")
+            if self.is_recursive(name):
+                raise _Unproved(f"the step looks at the recursive relation {name[0]}")
             bound = tuple(_subst(a, env) for a in args)
             # each call pattern of a view is answered once per context (gathering too:
             # what it looked at is already recorded)
@@ -435,7 +466,7 @@ class _Program:
                 if e is not None:
                     yield e, s
 
-    def _add_static(self, name: str, fact: tuple[Ground, ...]) -> None:
+    def _add_static(self, name: Rel, fact: tuple[Ground, ...]) -> None:
         self._static_count += 1
         if self._static_count > MAX_STATIC_FACTS:
             raise _Unproved("the static relations are too large")
@@ -444,7 +475,7 @@ class _Program:
             if n == name:
                 index.setdefault(tuple(fact[i] for i in where), []).append(fact)
 
-    def _indexed(self, name: str, bound: tuple[object, ...]) -> list[tuple[Ground, ...]]:
+    def _indexed(self, name: Rel, bound: tuple[object, ...]) -> list[tuple[Ground, ...]]:
         """The facts of the static relation ``name`` that agree with the ground
         arguments of ``bound`` (indexes are kept up to date as facts are added)."""
         where = tuple(i for i, a in enumerate(bound) if _is_ground(a))
@@ -456,7 +487,7 @@ class _Program:
         return index.get(tuple(bound[i] for i in where), [])  # type: ignore[misc]
 
     def view(
-        self, name: str, args: tuple[object, ...], env: Env, ctx: _Context
+        self, name: Rel, args: tuple[object, ...], env: Env, ctx: _Context
     ) -> Iterator[Answer]:
         """``env`` extended by each answer of the view ``name`` for ``args``."""
         for clause in self.rules.get(name, ()):
@@ -473,12 +504,12 @@ class _Program:
             for e, s in self.solve(clause.body, inner, ctx):
                 answer = tuple(_subst(h, e) for h in clause.head)
                 if not all(_is_ground(v) for v in answer):
-                    raise _Unproved(f"a rule of {name} leaves a variable unbound")
+                    raise _Unproved(f"a rule of {name[0]} leaves a variable unbound")
                 out = _unify_args(args, answer, env)  # type: ignore[arg-type]
                 if out is not None:
                     yield out, s
 
-    def truth(self, name: str, args: tuple[Ground, ...], ctx: _Context) -> bool | None:
+    def truth(self, name: Rel, args: tuple[Ground, ...], ctx: _Context) -> bool | None:
         """Whether the ground atom surely holds (True), may hold (False), or does not
         (None)."""
         best: bool | None = None
@@ -492,48 +523,44 @@ class _Program:
 # -- the turn relation -------------------------------------------------------------------
 
 
-def _turns(p: _Program, roles: list[Ground]) -> tuple[str, list[Ground]] | None:
-    """A unary fluent relation exactly one fluent of which holds in every reachable
-    state, and the values it takes (see the module doc), or None."""
-    inits = list(p.rules.get("init", ()))
-    if any(not isinstance(c.head[0], tuple | str) for c in inits if c.head):
-        return None  # an init rule for any fluent (?f)
+def _turns(p: _Program, roles: list[Ground]) -> tuple[Rel, list[Ground]] | None:
+    """A one-argument fluent relation exactly one fluent of which holds in every
+    reachable state, and the values it takes (see the module doc), or None."""
+    inits = p.rules.get(("init", 1), [])
+    nexts = p.rules.get(("next", 1), [])
+    if any(isinstance(c.head[0], _Var) for c in (*inits, *nexts)):
+        return None  # an init or next rule for any fluent (?f) might make another
     for c in inits:
-        if len(c.head) != 1 or not isinstance(c.head[0], tuple) or len(c.head[0]) != 2:
+        first = c.head[0]
+        if not (isinstance(first, tuple) and len(first) == 2):
             continue
-        name = c.head[0][0]
-        mine = [x for x in inits if isinstance(x.head[0], tuple) and x.head[0][0] == name]
-        if len(mine) != 1 or mine[0].body or not _is_ground(mine[0].head[0]):
+        rel = _relation(first)
+        mine = [x for x in inits if _relation(cast(Ground, x.head[0])) == rel]
+        if len(mine) != 1 or c.body or not _is_ground(first):
             continue
         successor: dict[Ground, Ground] = {}
         fits = True
-        for n in p.rules.get("next", ()):
-            f = n.head[0] if n.head else None
-            if not isinstance(f, tuple):
-                fits = False  # a next rule for any fluent (?f) might make another
-                break
-            if f[0] != name:
+        for n in nexts:
+            f = cast(Ground, n.head[0])
+            if _relation(f) != rel:
                 continue
             body = n.body
-            if (
-                len(f) != 2
-                or not _is_ground(f)
-                or len(body) != 1
-                or body[0][:2] != ("A", "true")
-                or not isinstance(body[0][2][0], tuple)
-                or body[0][2][0][0] != name
-                or not _is_ground(body[0][2][0])
+            now = body[0][2][0] if len(body) == 1 and body[0][:2] == ("A", ("true", 1)) else None
+            if not (
+                _is_ground(f)
+                and isinstance(now, tuple)
+                and _is_ground(now)
+                and _relation(now) == rel
             ):
                 fits = False
                 break
-            k = body[0][2][0][1]
-            if successor.setdefault(k, f[1]) != f[1]:
+            if successor.setdefault(now[1], f[1]) != f[1]:
                 fits = False
                 break
         if not fits:
             continue
         values: list[Ground] = []
-        at = cast(tuple, mine[0].head[0])[1]  # type: ignore[type-arg]
+        at = first[1]
         while at not in values:
             values.append(at)
             if at not in successor:
@@ -541,7 +568,7 @@ def _turns(p: _Program, roles: list[Ground]) -> tuple[str, list[Ground]] | None:
             at = successor[at]
         else:
             if all(v in roles for v in values):
-                return name, values
+                return rel, values
     return None
 
 
@@ -572,6 +599,7 @@ class _Move:
     possible: Mapping[Ground, list[Ground]]
     fixed: list[Ground]
     arranged: list[Ground]
+    heads: frozenset[object]  # what the effect rules may add (patterns)
 
 
 class _Prover:
@@ -588,40 +616,41 @@ class _Prover:
         self.moves = {
             ground_term(r): sorted(map(ground_term, ms), key=_text) for r, ms in moves.items()
         }
-        self.fluents: dict[str, list[Ground]] = {}
+        self.fluents: dict[Rel, list[Ground]] = {}
         for f in fluents:
             g = ground_term(f)
             self.fluents.setdefault(_relation(g), []).append(g)
         for fs in self.fluents.values():
             fs.sort(key=_text)
-        self.init = {a[0] for a in self.p.static.get("init", set())}
+        self.init = {a[0] for a in self.p.static.get(("init", 1), set())}
         self.turn = _turns(self.p, self.roles)
-        self._steps: dict[str, list[_Step]] = {}
+        self._steps: dict[Rel, list[_Step]] = {}
         self._possible: dict[Ground | None, dict[Ground, list[Ground]]] = {}
         self._looked: dict[tuple[Ground | None, Ground], tuple[set[object], set[object]]] = {}
 
-    def frames_and_effects(self, rel: str) -> tuple[list[_Clause], list[_Clause]]:
+    def frames_and_effects(self, rel: Rel) -> tuple[list[_Clause], list[_Clause]]:
         """The ``next`` rules for ``rel``: those that keep a fluent that holds (frame,
         which must look at nothing else of the state) and the others (effect)."""
         frames, effects = [], []
-        for c in self.p.rules.get("next", ()):
+        for c in self.p.rules.get(("next", 1), ()):
             (f,) = c.head
             if not isinstance(f, str | tuple):
                 raise _Unproved("a next rule for any fluent")
             if _relation(f) != rel:
                 continue
-            keep = ("A", "true", (f,))
+            keep = ("A", ("true", 1), (f,))
             if keep in c.body:
                 if any(
-                    n in self.p.stateful for b in c.body if b != keep for n in _names(b)
+                    _graph_name(n) in self.p.stateful
+                    for b in c.body if b != keep for n in _names(b)
                 ):
-                    raise _Unproved(f"a frame rule of {rel} looks at the state")
+                    raise _Unproved(f"a frame rule of {rel[0]} looks at the state")
                 frames.append(c)
             else:
                 effects.append(c)
         return frames, effects
 
-    def owner_positions(self, rel: str) -> frozenset[int]:
+    def owner_positions(self, rel: Rel) -> frozenset[int]:
         """The argument positions of ``rel`` whose values are all roles."""
         fs = self.fluents.get(rel, [])
         if not fs or not isinstance(fs[0], tuple):
@@ -633,13 +662,13 @@ class _Prover:
 
     # -- the moves and what they depend on ----------------------------------------------
 
-    def moves_to_check(self, rel: str, effects: list[_Clause]) -> Iterator[_Move]:
+    def moves_to_check(self, rel: Rel, effects: list[_Clause]) -> Iterator[_Move]:
         """Under each value of the turn fluent (or none if there is no turn relation),
         every move of the role with the most moves that may be legal, with what its step
         may look at (see the module doc)."""
         turn = self.turn
         for value in turn[1] if turn else [None]:
-            fixed: list[Ground] = [(turn[0], value)] if turn else []
+            fixed: list[Ground] = [(turn[0][0], value)] if turn else []
             free = {r: fs for r, fs in self.fluents.items() if not turn or r != turn[0]}
             everything = [f for fs in free.values() for f in fs]
             possible = self._possible.get(value)
@@ -651,12 +680,12 @@ class _Prover:
                 looked = self._looked.get((value, move))
                 if looked is None:  # what the legality of the move and the others' looks at
                     mine: set[object] = set()
-                    self.p.truth("legal", (anchor, move), _Context(fixed, everything, does, mine))
+                    self.p.truth(LEGAL, (anchor, move), _Context(fixed, everything, does, mine))
                     theirs: set[object] = set()
                     ctx = _Context(fixed, everything, does, theirs)
                     for r in self.roles:
                         for m in possible[r] if r != anchor else ():
-                            self.p.truth("legal", (r, m), ctx)
+                            self.p.truth(LEGAL, (r, m), ctx)
                     looked = self._looked[(value, move)] = (mine, theirs)
                 seen = set(looked[1])
                 ctx = _Context(fixed, everything, does, seen)
@@ -672,7 +701,7 @@ class _Prover:
                         f"the move {_text(move)} depends on {len(arranged)} fluents, more "
                         f"than {MAX_ARRANGED} to arrange"
                     )
-                yield _Move(anchor, move, possible, fixed, arranged)
+                yield _Move(anchor, move, possible, fixed, arranged, frozenset(heads))
 
     def _possible_moves(
         self, fixed: list[Ground], everything: list[Ground]
@@ -681,13 +710,13 @@ class _Prover:
         ctx = _Context(fixed, everything, {}, set())
         out = {}
         for r in self.roles:
-            answers = self.p.view("legal", (r, _Var("move")), {}, ctx)
+            answers = self.p.view(LEGAL, (r, _Var("move")), {}, ctx)
             legal = {m for e, _ in answers for m in e.values() if _is_ground(m)}
             out[r] = [m for m in self.moves.get(r, ()) if m in legal]
         return out
 
     def _arranged(
-        self, seen: set[object], heads: set[object], rel: str, fixed: Ground | None
+        self, seen: set[object], heads: set[object], rel: Rel, fixed: Rel | None
     ) -> list[Ground]:
         """The fluents (of those that may hold) a step may look at, and those that share
         a position with an ``rel`` fluent it may add."""
@@ -708,12 +737,12 @@ class _Prover:
 
     def joint_moves(self, m: _Move, ctx: _Context) -> Iterator[tuple[Ground, ...]]:
         """The joint moves with ``m``'s move that may be legal in ``ctx``."""
-        if self.p.truth("legal", (m.anchor, m.move), ctx) is None:
+        if self.p.truth(LEGAL, (m.anchor, m.move), ctx) is None:
             return
         others = [
             [m.move]
             if r == m.anchor
-            else [x for x in m.possible[r] if self.p.truth("legal", (r, x), ctx) is not None]
+            else [x for x in m.possible[r] if self.p.truth(LEGAL, (r, x), ctx) is not None]
             for r in self.roles
         ]
         yield from itertools.product(*others)
@@ -736,7 +765,7 @@ class _Prover:
 
     # -- every step, for the advance measure --------------------------------------------
 
-    def steps(self, rel: str) -> list[_Step]:
+    def steps(self, rel: Rel) -> list[_Step]:
         """Every step, in every arrangement of what it depends on, as the ``rel``
         fluents before, added and kept (see the module doc); ``_Unproved`` as soon as
         one removes none."""
@@ -744,7 +773,7 @@ class _Prover:
             self._steps[rel] = self._all_steps(rel)
         return self._steps[rel]
 
-    def _all_steps(self, rel: str) -> list[_Step]:
+    def _all_steps(self, rel: Rel) -> list[_Step]:
         frames, effects = self.frames_and_effects(rel)
         out: set[_Step] = set()
         for m in self.moves_to_check(rel, effects):
@@ -778,8 +807,10 @@ class _Prover:
 
     # -- positions filled, for the filling measure --------------------------------------
 
-    def fills(self, rel: str) -> bool:
-        """Whether every step adds a ``rel`` fluent at a position no ``rel`` fluent held.
+    def fills(self, rel: Rel) -> set[tuple[object, ...]] | None:
+        """If every step adds a ``rel`` fluent at a position no ``rel`` fluent held, the
+        positions a step may fill (those of the fluents an effect rule may add, over
+        every move checked); else None.
 
         Proved with an invariant that prunes the search: no position holds two ``rel``
         fluents. It holds at the start, and a step keeps it if no fluent it adds is at a
@@ -795,19 +826,24 @@ class _Prover:
             same.setdefault(_position(f, owner), []).append(f)
         start = [_position(f, owner) for f in self.init if _relation(f) == rel]
         if len(start) != len(set(start)):
-            return False  # two at one position at the start
+            return None  # two at one position at the start
+        fillable: set[tuple[object, ...]] = set()
         for m in self.moves_to_check(rel, effects):
             if not self._adds_only_where_empty(m, effects, rel, owner, same):
-                return False
+                return None
             if not self._fills(m, effects, owner, same, set(), set(), 0):
-                return False
-        return True
+                return None
+            fillable |= {
+                place for place, fs in same.items()
+                if any(_same_position(h, fs[0], owner) for h in m.heads)
+            }
+        return fillable
 
     def _adds_only_where_empty(
         self,
         m: _Move,
         effects: list[_Clause],
-        rel: str,
+        rel: Rel,
         owner: frozenset[int],
         same: Mapping[tuple[object, ...], list[Ground]],
     ) -> bool:
@@ -864,7 +900,7 @@ class _Prover:
         ) and self._fills(m, effects, owner, same, held, empty | {f}, i + 1)
 
 
-def _names(lit: Lit) -> Iterator[str]:
+def _names(lit: Lit) -> Iterator[Rel]:
     if lit[0] == "A":
         yield lit[1]
     elif lit[0] == "N":
@@ -875,8 +911,39 @@ def _names(lit: Lit) -> Iterator[str]:
                 yield from _names(x)
 
 
-def _relation(f: Ground) -> str:
-    return f[0] if isinstance(f, tuple) else f
+def _relation(f: Ground) -> Rel:
+    """The fluent relation of a fluent (or pattern): ``c``, ``(c)``, ``(c a)`` are three."""
+    if isinstance(f, tuple):
+        return (f[0], len(f) - 1) if len(f) > 1 else (f[0] + "()", 0)
+    return (f, 0)
+
+
+def _graph_name(rel: Rel) -> str:
+    """The dependency graph's node of a relation: its name, every arity at once."""
+    return rel[0].removesuffix("()")
+
+
+def _check_keywords(d: Description, graph: DependencyGraph) -> None:
+    """``_Unproved`` unless every keyword relation the proof reads is used in its own
+    form only (``(next a b)``, ``(terminal)`` or ``(legal r)`` are not what it reads), no
+    body asks for ``next``, and ``init`` and ``legal`` do not depend on what GDL forbids
+    them (``legal`` on ``does``: the proof asks for the legal moves without one)."""
+    for c in d.clauses:
+        atoms = [c.head] + [a for b in (c.body if isinstance(c, Rule) else ())
+                            for a, _ in body_atoms(b)]
+        for i, a in enumerate(atoms):
+            name = fold(a.name)
+            if name not in READ_KEYWORDS:
+                continue
+            arity = len(a.args) if isinstance(a, Func) else 0
+            if arity != READ_KEYWORDS[name] or (isinstance(a, Func) and not a.args):
+                raise _Unproved(f"{a.name} is used with {arity} arguments")
+            if i > 0 and name == "next":
+                raise _Unproved("a rule body asks for next")
+    for keyword in ("init", "legal"):
+        bad = graph.depends_on(keyword) & set(FORBIDDEN_DEPENDENCIES[keyword])
+        if bad:
+            raise _Unproved(f"{keyword} depends on {', '.join(sorted(bad))}")
 
 
 def _position(f: object, owner: frozenset[int]) -> tuple[object, ...]:
@@ -904,23 +971,24 @@ def _same_position(pattern: object, f: Ground, owner: frozenset[int]) -> bool:
 # -- the measures ------------------------------------------------------------------------
 
 
-def _filling(prover: _Prover, rel: str) -> LengthBound | None:
+def _filling(prover: _Prover, rel: Rel) -> LengthBound | None:
     frames, _ = prover.frames_and_effects(rel)
     if not any(_unconditional(c) for c in frames):
         return None  # fluents may be removed
-    if not prover.fills(rel):
+    fillable = prover.fills(rel)
+    if fillable is None:
         return None
     owner = prover.owner_positions(rel)
-    positions = {_position(f, owner) for f in prover.fluents[rel]}
     start = {_position(f, owner) for f in prover.init if _relation(f) == rel}
-    n = len(positions - start)
+    n = len(fillable - start)
     name = prover.p.spelling(rel)
     whose = " (whoever holds it)" if owner else ""
     return LengthBound(
         n,
-        f"every step adds a {name} fluent at one of its {len(positions)} positions{whose} "
-        f"that none held, and none is ever removed: {n} are empty at the start (checked "
-        "for every move in every arrangement of what it depends on)",
+        f"every step adds a {name} fluent at a position{whose} that none held, and none "
+        f"is ever removed: of the {len(fillable)} positions a move can fill, {n} are "
+        "empty at the start (checked for every move in every arrangement of what it "
+        "depends on)",
     )
 
 
@@ -929,13 +997,13 @@ def _unconditional(c: _Clause) -> bool:
     (h,) = c.head
     args = h[1:] if isinstance(h, tuple) else ()
     return (
-        c.body == (("A", "true", (h,)),)
+        c.body == (("A", ("true", 1), (h,)),)
         and all(isinstance(a, _Var) for a in args)
         and len(set(map(id, args))) == len(args)
     )
 
 
-def _advance(prover: _Prover, rel: str) -> LengthBound | None:
+def _advance(prover: _Prover, rel: Rel) -> LengthBound | None:
     frames, _ = prover.frames_and_effects(rel)
     if any(_unconditional(c) for c in frames):
         return None  # nothing is ever removed: no sum of worths can fall
