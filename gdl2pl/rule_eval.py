@@ -18,9 +18,9 @@ in all of them. Where the rules are not what the evaluation reads soundly, it ra
 ``Unproved``, and a proof built on it says "not proved":
 
 - a keyword relation in another form than GDL's (``(next a b)``, ``(terminal)``,
-  ``(role)``), a rule body asking for ``next``, or ``init``/``legal``/``goal``/``terminal``
-  depending on what GDL forbids them (``legal`` on ``does``: the proofs ask for the legal
-  moves without one);
+  ``(role)``), a rule body asking for ``next``, ``init`` or ``legal`` depending on what
+  GDL forbids them (``legal`` on ``does``: the proofs ask for the legal moves without
+  one), or rules that are not stratified;
 - ``(true ?f)`` with ``?f`` unbound when it is read: which fluents it may match is no
   relation's;
 - a relation the evaluation reaches that depends on itself (a recursive view), a
@@ -236,6 +236,17 @@ class Context:
         self.gather = gather
         self.memo: dict[tuple[Rel, tuple[object, ...]], dict[tuple[Ground, ...], bool]] = {}
 
+    def with_fluent(self, f: Ground, held: bool) -> Context:
+        """This context with the fluent ``f`` known: held, or not; a memo of its own."""
+        out = Context((), (), self.does, self.gather)
+        out.sure = self.sure | {f} if held else self.sure - {f}
+        out.unknown = self.unknown - {f}
+        out.by_relation = dict(self.by_relation)
+        rel = relation(f)
+        fs = [g for g in self.by_relation.get(rel, ()) if g != f]
+        out.by_relation[rel] = [*fs, f] if held else fs
+        return out
+
 
 Answer = tuple[Env, bool]  # an extension of the bindings, and whether it surely holds
 
@@ -250,7 +261,7 @@ class Program:
         self.work = work
         self.deadline = deadline
         self.rules: dict[Rel, list[Clause]] = {}
-        graph = dependency_graph(d)
+        graph = self.graph = dependency_graph(d)
         # by name, every arity at once: a name's other arities only add to these sets,
         # which can only make the proof fail
         self.dynamic = graph.dependents(["true", "does"]) | {"true", "does"}
@@ -271,12 +282,21 @@ class Program:
         self._index: dict[tuple[Rel, tuple[int, ...]], dict[tuple, list]] = {}  # type: ignore[type-arg]
         self._complete: set[Rel] = set()  # static relations evaluated
         self._static_count = 0
+        self._by_first: dict[Rel, dict[tuple[int, object], list[Clause]]] = {}
         self._evaluate_static(graph)
 
     def spelling(self, rel: Rel) -> str:
         """How the game spells the relation's name."""
         name = graph_name(rel)
         return self._spellings.get(name, name)
+
+    def spelled(self, t: object) -> str:
+        """A ground term or pattern as KIF text, in the game's spellings."""
+        if isinstance(t, tuple):
+            return "(" + " ".join(self.spelled(a) for a in t) + ")"
+        if isinstance(t, Variable):
+            return f"?{t.name}"
+        return self._spellings.get(str(t), str(t))
 
     def is_static(self, rel: Rel) -> bool:
         name = graph_name(rel)
@@ -421,7 +441,7 @@ class Program:
                         yield e2, True
         elif self.is_static(name):
             bound = tuple(subst(a, env) for a in args)
-            for fact in self._indexed(name, bound):
+            for fact in self.facts(name, bound):
                 self.tick()
                 e = unify_args(bound, fact, env)
                 if e is not None:
@@ -455,7 +475,7 @@ class Program:
             if n == name:
                 index.setdefault(tuple(fact[i] for i in where), []).append(fact)
 
-    def _indexed(self, name: Rel, bound: tuple[object, ...]) -> list[tuple[Ground, ...]]:
+    def facts(self, name: Rel, bound: tuple[object, ...]) -> list[tuple[Ground, ...]]:
         """The facts of the static relation ``name`` that agree with the ground
         arguments of ``bound`` (indexes are kept up to date as facts are added)."""
         where = tuple(i for i, a in enumerate(bound) if is_ground(a))
@@ -470,9 +490,7 @@ class Program:
         self, name: Rel, args: tuple[object, ...], env: Env, ctx: Context
     ) -> Iterator[Answer]:
         """``env`` extended by each answer of the view ``name`` for ``args``."""
-        for clause in self.rules.get(name, ()):
-            if len(clause.head) != len(args):
-                continue
+        for clause in self.clauses(name, args):
             inner: Env | None = {}
             for h, a in zip(clause.head, args, strict=True):
                 if is_ground(a):
@@ -488,6 +506,21 @@ class Program:
                 out = unify_args(args, answer, env)  # type: ignore[arg-type]
                 if out is not None:
                     yield out, s
+
+    def clauses(self, name: Rel, args: tuple[object, ...]) -> list[Clause]:
+        """The rules of ``name`` whose head may match ``args``: of the same arity, and
+        whose first argument has the functor of the first of ``args`` where both have one
+        (``next`` of ``(cell 1 1 b)`` looks at the rules for ``cell`` and ``?f`` alone)."""
+        first = _functor(args[0]) if args else None
+        index = self._by_first.get(name)
+        if index is None:
+            index = self._by_first[name] = {}
+            for c in self.rules.get(name, ()):
+                key = (len(c.head), _functor(c.head[0]) if c.head else None)
+                index.setdefault(key, []).append(c)
+        if first is None:
+            return [c for (n, _), cs in index.items() if n == len(args) for c in cs]
+        return index.get((len(args), first), []) + index.get((len(args), None), [])
 
     def truth(self, name: Rel, args: tuple[Ground, ...], ctx: Context) -> bool | None:
         """Whether the ground atom surely holds (True), may hold (False), or does not
@@ -577,6 +610,13 @@ def relation(f: Ground) -> Rel:
     return (f, 0)
 
 
+def _functor(t: object) -> object:
+    """A term's name and arity (a constant's name), or None for a variable."""
+    if isinstance(t, tuple):
+        return (t[0], len(t))
+    return None if isinstance(t, Variable) else t
+
+
 def graph_name(rel: Rel) -> str:
     """The dependency graph's node of a relation: its name, every arity at once."""
     return rel[0].removesuffix("()")
@@ -585,8 +625,9 @@ def graph_name(rel: Rel) -> str:
 def check_readable(d: Description, graph: DependencyGraph) -> None:
     """``Unproved`` unless every keyword relation the proof reads is used in its own
     form only (``(next a b)``, ``(terminal)`` or ``(legal r)`` are not what it reads), no
-    body asks for ``next``, and ``init`` and ``legal`` do not depend on what GDL forbids
-    them (``legal`` on ``does``: the proof asks for the legal moves without one)."""
+    body asks for ``next``, ``init`` and ``legal`` do not depend on what GDL forbids
+    them (``legal`` on ``does``: the proof asks for the legal moves without one), and the
+    rules are stratified (the static relations are evaluated stratum by stratum)."""
     for c in d.clauses:
         atoms = [c.head] + [a for b in (c.body if isinstance(c, Rule) else ())
                             for a, _ in body_atoms(b)]
@@ -603,6 +644,8 @@ def check_readable(d: Description, graph: DependencyGraph) -> None:
         bad = graph.depends_on(keyword) & set(FORBIDDEN_DEPENDENCIES[keyword])
         if bad:
             raise Unproved(f"{keyword} depends on {', '.join(sorted(bad))}")
+    if graph.negative_cycle_edges():
+        raise Unproved("the rules are not stratified")
 
 
 # -- a game read for a proof -------------------------------------------------------------
@@ -637,7 +680,22 @@ class ProofGame:
             fs.sort(key=text)
         self.init = {a[0] for a in self.p.static.get(("init", 1), set())}
         self.turn = turns(self.p, self.roles)
+        self._matching: dict[tuple[Rel, tuple[int, ...]], dict[tuple, list[Ground]]] = {}  # type: ignore[type-arg]
         self._possible: dict[Ground | None, dict[Ground, list[Ground]]] = {}
+
+    def matching(self, pattern: object) -> list[Ground]:
+        """The fluents that may hold and agree with the ground arguments of ``pattern``
+        (a tuple or a constant; a superset of those it matches)."""
+        rel = relation(pattern)  # type: ignore[arg-type]
+        if not isinstance(pattern, tuple):
+            return [f for f in self.fluents.get(rel, ()) if f == pattern]
+        where = tuple(i for i, a in enumerate(pattern) if i and is_ground(a))
+        index = self._matching.get((rel, where))
+        if index is None:
+            index = self._matching[(rel, where)] = {}
+            for f in self.fluents.get(rel, ()):
+                index.setdefault(tuple(f[i] for i in where), []).append(f)
+        return index.get(tuple(pattern[i] for i in where), [])
 
     def turn_values(self) -> list[Ground | None]:
         """The values of the turn fluent in the reachable states, or ``[None]`` when there

@@ -66,6 +66,8 @@ from gdl2pl.load import read_game
 from gdl2pl.rule_shapes import goal_sum
 from gdl2pl.rule_shapes import step_counter_bound
 from gdl2pl.rule_shapes import turn_control
+from gdl2pl.sum_proof import SumProof
+from gdl2pl.sum_proof import prove_goal_sum
 from gdl2pl.syntax import Const
 from gdl2pl.syntax import Description
 from gdl2pl.syntax import Func
@@ -801,14 +803,15 @@ class GdlGame:
             )
         else:
             ruled = self._rule_sum
-            if ruled is not None:
+            if ruled is not None and self.sum_proof is not None:
                 out["utility"] = Claim(
                     "zero-sum" if ruled == 0.0 else "constant-sum", "proved",
-                    f"returns sum to {ruled}: goal rules of one body give every role its value")
+                    f"returns sum to {ruled}: {self.sum_proof.reason}")
             else:
                 out["utility"] = Claim("general-sum", "assumed",
                                       "not every reachable terminal state was enumerated, "
-                                      "and the goal rules do not show a constant sum")
+                                      "and the terminal and goal rules do not prove a "
+                                      "constant sum")
             out["max_game_length"] = self._length_claim()
         if self.utility_option != "auto":
             out["utility"] = Claim(
@@ -919,7 +922,7 @@ class GdlGame:
     @property
     def constant_sum(self) -> float | None:
         """The proved constant sum of returns, if there is one (by enumeration, or from
-        the goal rules: ``bounds.goal_sum``), or 0 declared with ``utility``."""
+        the rules: ``sum_proof``), or 0 declared with ``utility``."""
         if self.utility_option != "auto":
             return 0.0 if self.utility_option == "zero_sum" else None
         if self.kind.proved:
@@ -930,12 +933,27 @@ class GdlGame:
 
     @property
     def _rule_sum(self) -> float | None:
-        total = goal_sum(self.description)
-        n = self.num_roles
-        filled = self._filled_goal
-        if total is None or (filled is not None and filled * n != total):
+        """The constant sum of returns the rules prove (``sum_proof``), or None."""
+        proof = self.sum_proof
+        if proof is None:
             return None
-        return round((total - 50 * n) / 50, 9)
+        return round((proof.total - 50 * self.num_roles) / 50, 9)
+
+    @cached_property
+    def sum_proof(self) -> SumProof | None:
+        """The goal sum the rules prove at every reachable end, counting the goal a role
+        without one gets (``missing_goal``): from goal rules of one body
+        (``rule_shapes.goal_sum``), else from the terminal and goal rules together with
+        the reachability analysis' supersets (``gdl2pl.sum_proof``); proved once, when
+        first asked for (only asked when the states were not all enumerated)."""
+        filled = self._filled_goal
+        total = goal_sum(self.description)
+        if total is not None and (filled is None or filled * self.num_roles == total):
+            return SumProof(total, "goal rules of one body give every role its value")
+        r = self.reachable
+        return prove_goal_sum(
+            self.description, filled, r.fluents if r else None, r.moves if r else None
+        )
 
 
 #: The games loaded in this process, by file and options: what an unpickled game is.
