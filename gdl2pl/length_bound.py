@@ -1,36 +1,48 @@
 """A bound on the length of every play, proved from the rules by a measure each step moves.
 
-Two measures, each over one fluent relation ``F`` (``cell``, ``cellHolds``):
+Two measures, each over one fluent relation ``F`` (a name and an arity: ``cell`` of three
+arguments is another relation than ``cell`` of two, or ``(cell)``):
 
 - **filling**: no ``F`` fluent is ever removed (an unconditional frame rule
-  ``(<= (next (F ?a ..)) (true (F ?a ..)))``) and every step adds one at a *position*
-  (its arguments but those naming a role: the cell ``(x, y)`` of ``(cell x y red)``)
-  that no ``F`` fluent held. Positions only fill up, so a play has at most as many steps
-  as there are positions still empty at the start (connectFour: the 48 cells).
+  ``(<= (next (F ?a ..)) (true (F ?a ..)))``, distinct variables, nothing else in its
+  body) and every step adds one at a *position* (its arguments but those whose values
+  are all roles: the cell ``(x, y)`` of ``(cell x y red)``) that no ``F`` fluent held.
+  Filled positions only grow, by one at least a step, and a step fills a position only
+  where an effect rule may add an ``F`` fluent; so a play has at most as many steps as
+  there are such positions empty at the start (connectFour: its 8 x 6 = 48 cells).
+  Checked with the invariant that no position holds two ``F`` fluents: true at the
+  start, and kept by a step that adds none where one is held and no two at one position.
 - **advance**: every step removes ``F`` fluents worth more than those it adds, by at
   least one, where a fluent is worth the number of steps its piece may still go along
   one argument (breakthrough: the rows a pawn has left to its last row, read off the
-  moves: each takes a pawn one row forward). The worth of the initial state bounds the
-  number of steps.
+  moves: each takes a pawn one row forward). The worths are never negative, so the
+  worth of the initial state bounds the number of steps. The worths are only a guess
+  read off the steps; what proves the bound is the check that every step lowers their
+  sum, made exactly in every arrangement (below).
 
 Both are proved by checking each step in every arrangement of what it depends on.
-Every reachable state holds exactly one fluent of a *turn* relation (``control``: one in
-``init``, and each value followed by one other by an unconditional ``next`` rule), so
-the states are split by the role in control. For each role and each of its moves (from
-``moves``, a proved superset of the legal moves), the fluents the rules can look at to
-decide that the move is legal, what the others may play, and what ``F`` fluents the
-step adds or keeps are gathered (every fluent of ``fluents``, a proved superset of the
-reachable ones, that a ``true`` the evaluation may reach can match); then every subset
-of them is tried as the state's part that matters, with every joint move legal there.
-The rest of the state cannot change the outcome, since the rules never look at it, so
-a measure that moves in every arrangement moves in every reachable state. Arrangements
-that no play reaches are tried too: they can only make the proof fail, never wrong.
+Where a *turn* relation exists (``rule_eval.turns``: exactly one ``(control r)`` in
+every reachable state), the states are split by its value. For each value and each move
+of the role with the most moves (``moves``: a proved superset of the legal ones, kept
+where the three-valued ``legal`` may hold), the fluents the rules can look at to decide
+that the move is legal, what the others may play, and what ``F`` fluents the step adds
+or keeps are gathered: every fluent of ``fluents`` (a proved superset of the reachable
+ones) that a ``true`` pattern met by the evaluation with every fluent unknown can
+match. An evaluation in any arrangement follows a part of the paths of that one, so it
+looks at no other fluent; every subset of the gathered ones is then tried as the state's
+part that matters, with every joint move that may be legal there. The rest of the state
+cannot change the outcome, so a measure that moves in every arrangement moves in every
+reachable state. Arrangements that no play reaches are tried too: they can only make the
+proof fail, never wrong.
 
-What is checked is sound but narrow: views (relations that depend on ``true`` or
-``does``) must not be recursive where the step looks, frame rules must not look at the
-state beyond their own fluent, and the arrangements are capped (``MAX_ARRANGEMENTS``
-per move, ``MAX_WORK`` evaluation steps in all); past any of these there is no bound
-(the caller says "assumed"). Pure functions over a description; no Prolog.
+What the proof does not read, it does not prove (the caller says "assumed"): what
+``rule_eval`` does not read soundly (``(true ?f)`` with ``?f`` unbound, keyword
+relations in another form, ``legal`` reading ``does``, recursive views where the step
+looks, a negation whose variables no atom binds...), a ``next`` rule for any fluent
+``?f``, frame rules that look at the state beyond their own fluent, a relation whose
+worths go round a cycle, and more fluents to arrange than ``MAX_ARRANGED`` (filling,
+searched lazily) or ``MAX_ENUMERATED`` (advance, every subset) per move, or more than
+``MAX_WORK`` evaluation steps in all. Pure functions over a description; no Prolog.
 """
 
 from __future__ import annotations
@@ -490,7 +502,8 @@ def _worths(steps: list[_Step], i: int, o: int | None) -> dict | None:
                     continue
                 a = (f[o + 1] if o is not None else None, f[i + 1])
                 b = (g[o + 1] if o is not None else None, g[i + 1])
-                edges.setdefault(a, set()).add(b)
+                if a != b:  # removed and added again: no way on (the check weighs it)
+                    edges.setdefault(a, set()).add(b)
     longest: dict[object, int] = {}
     on_path: set[object] = set()
 

@@ -72,6 +72,10 @@ MAX_CONDITIONS = 12
 #: The most evaluation steps the proof may take in all (the same on every machine; the
 #: time limit is only a guard).
 MAX_WORK = 4_000_000
+#: The most evaluation steps finding a group's ground instances may take, and the most
+#: instances it may have (beyond either, the group is one condition).
+GROUNDING_WORK = 20_000
+MAX_GROUNDED = 16
 #: What trying one combination counts, beyond the evaluation steps it takes.
 COMBINATION_WORK = 4
 
@@ -119,10 +123,16 @@ Instance = tuple[int, int]  # bits of the conditions that must hold, and that mu
 
 
 class _Conditions:
-    """The conditions met so far, each a conjunction of literals (variables free)."""
+    """The conditions met so far, each a conjunction of literals (variables free).
+    With ``everything`` (a context where every fluent that may hold is unknown), a group
+    of literals left with variables stands for its ground instances that may hold in
+    some state, each literal of them a condition of its own, where finding them takes at
+    most ``GROUNDING_WORK`` steps: ``(win ?r)`` is ``(win white)`` or ``(win black)``, the
+    conditions the goal rules read, not one more condition as if independent of them."""
 
-    def __init__(self, p: Program) -> None:
+    def __init__(self, p: Program, everything: Context | None) -> None:
         self.p = p
+        self.everything = everything
         self.index: dict[object, int] = {}
         self.conjunctions: list[tuple[Lit, ...]] = []
 
@@ -138,7 +148,8 @@ class _Conditions:
         return 1 << i
 
     def instances(self, body: tuple[Lit, ...], env: Env) -> Iterator[tuple[Env, Instance]]:
-        """Each solution of the body's static literals, with the instance of the rest."""
+        """Each solution of the body's static literals, with the instances of the rest
+        (one per choice of a ground instance in each group that has them)."""
         p = self.p
         static = [lit for lit in body if self._static(lit) and lit[0] in ("A", "O")]
         bound = set(env) | {v for lit in static for v in _variables(lit)}
@@ -146,23 +157,58 @@ class _Conditions:
                  and set(_variables(lit)) <= bound]
         rest = [lit for lit in body if not any(lit is x for x in (*static, *tests))]
         for env2, _ in p.solve(tuple(static + tests), env, Context((), (), {})):
-            pos = neg = 0
-            holds = True
-            for group in _groups([_subst_literal(lit, env2) for lit in rest]):
-                lit = group[0]
-                if len(group) == 1 and not _variables(lit):
-                    if lit[0] == "D":
-                        holds = holds and lit[1] != lit[2]
-                    elif lit[0] == "N":
-                        neg |= self.bit((lit[1],))
-                    else:
-                        pos |= self.bit((lit,))
-                elif any(x[0] in ("A", "O") for x in group):
-                    pos |= self.bit(tuple(group))
-                else:
-                    raise Unproved("a negation or distinct whose variables no atom binds")
-            if holds and not pos & neg:
-                yield env2, (pos, neg)
+            choices = [self._choices(g) for g in _groups([_subst_literal(x, env2) for x in rest])]
+            for chosen in itertools.product(*choices):
+                p.tick()
+                pos = neg = 0
+                for more_pos, more_neg in chosen:
+                    pos, neg = pos | more_pos, neg | more_neg
+                if not pos & neg:
+                    yield env2, (pos, neg)
+
+    def _choices(self, group: list[Lit]) -> list[Instance]:
+        """The ways a group of literals may hold, as conditions (none: it never does)."""
+        if not any(_variables(x) for x in group):
+            return self._ground(group)
+        if not any(x[0] in ("A", "O") for x in group):
+            raise Unproved("a negation or distinct whose variables no atom binds")
+        grounded = self._grounded(tuple(group))
+        if grounded is None:
+            return [(self.bit(tuple(group)), 0)]
+        return [c for lits in grounded for c in self._ground(list(lits))]
+
+    def _ground(self, lits: list[Lit]) -> list[Instance]:
+        """Ground literals as one instance (none if a distinct among them fails)."""
+        pos = neg = 0
+        for lit in lits:
+            if lit[0] == "D":
+                if lit[1] == lit[2]:
+                    return []
+            elif lit[0] == "N":
+                neg |= self.bit((lit[1],))
+            else:
+                pos |= self.bit((lit,))
+        return [(pos, neg)]
+
+    def _grounded(self, group: tuple[Lit, ...]) -> list[tuple[Lit, ...]] | None:
+        """The ground instances of the group that may hold in some state, or None."""
+        if self.everything is None:
+            return None
+        p = self.p
+        saved = p.work[0]
+        p.work[0] = min(saved, GROUNDING_WORK)
+        out: set[tuple[Lit, ...]] = set()
+        try:
+            for env, _ in p.solve(group, {}, self.everything):
+                lits = tuple(_subst_literal(x, env) for x in group)
+                if any(_variables(x) for x in lits) or len(out) >= MAX_GROUNDED:
+                    return None  # a variable of a disjunct alone, or too many
+                out.add(lits)
+        except Unproved:
+            return None  # too costly to find, or not read: the group stays one condition
+        finally:
+            p.work[0] = saved - (min(saved, GROUNDING_WORK) - p.work[0])
+        return sorted(out, key=repr)
 
     def _static(self, lit: Lit) -> bool:
         return all(self.p.is_static(r) for r in relations_in(lit))
@@ -251,7 +297,10 @@ class _Proof:
         for keyword in ("goal", "terminal"):
             if "does" in graph.depends_on(keyword):
                 raise Unproved(f"{keyword} depends on does")
-        self.conditions = _Conditions(p)
+        everything = (
+            Context((), [f for fs in game.fluents.values() for f in fs], {}) if game else None
+        )
+        self.conditions = _Conditions(p, everything)
         self.roles = sorted(a[0] for a in p.static.get(("role", 1), set()))
         self.goals: dict[tuple[Ground, int], list[Instance]] = {}
         for clause in p.rules.get(("goal", 2), []):

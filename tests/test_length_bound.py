@@ -210,3 +210,22 @@ def test_the_counter_is_told_apart_from_a_fluent_of_another_arity():
         assert (claim.value, claim.status) == (None, "assumed"), claim
     finally:
         game.close()
+
+
+def test_a_wrong_bound_is_refuted_by_a_match_where_the_search_played_none(monkeypatch):
+    """The second guard, behind proofs that are sound on their own: loaded as
+    simultaneous the game-kind search plays nothing, so one random match is played to one
+    step past the bound. A step-counter proof made wrong on purpose (3 for plays of 8) is
+    refuted by it and not claimed."""
+    import gdl2pl.adapters.game as adapter_game
+
+    monkeypatch.setattr(adapter_game, "step_counter_bound", lambda d: (3, "step"))
+    game = GdlGame(LENGTH / "counter_arity.kif", dynamics="simultaneous")
+    try:
+        assert game.kind.max_depth == 0
+        with pytest.warns(RuntimeWarning, match="longer than the bound proved"):
+            claim = game.gdl_metadata()["max_game_length"]
+        assert (claim.value, claim.status) == (None, "assumed"), claim
+        assert "refuted by a play of 4 steps" in claim.how
+    finally:
+        game.close()

@@ -57,8 +57,10 @@ from gdl2pl.compiled import EngineChoice
 from gdl2pl.compiled import GroundingBudget
 from gdl2pl.compiled import load_description
 from gdl2pl.compiled.factory import Engine
+from gdl2pl.contract import GameError
 from gdl2pl.contract import GameMachine
 from gdl2pl.contract import MachineState
+from gdl2pl.contract import PlayoutDepthError
 from gdl2pl.kif import kif_term
 from gdl2pl.length_bound import LengthBound
 from gdl2pl.length_bound import prove_length_bound
@@ -799,7 +801,7 @@ class GdlGame:
             out["max_game_length"] = (
                 Claim(k.max_depth, "proved", "the longest play enumerated")
                 if k.layered
-                else self._length_claim()
+                else self.length_claim
             )
         else:
             ruled = self._rule_sum
@@ -812,7 +814,7 @@ class GdlGame:
                                       "not every reachable terminal state was enumerated, "
                                       "and the terminal and goal rules do not prove a "
                                       "constant sum")
-            out["max_game_length"] = self._length_claim()
+            out["max_game_length"] = self.length_claim
         if self.utility_option != "auto":
             out["utility"] = Claim(
                 self.utility_option.replace("_", "-"), "chosen",
@@ -825,10 +827,14 @@ class GdlGame:
         out["missing_goal"] = self._missing_goal_claim()
         return out
 
-    def _length_claim(self) -> Claim:
+    @cached_property
+    def length_claim(self) -> Claim:
         """The bound on the length of every play the rules prove (the least, if more
         than one does): a step counter, or a measure every step moves (``length_bound``);
-        else "assumed"."""
+        else "assumed". Each proof is sound on its own; as a second guard, a bound that a
+        play seen by the game-kind search exceeds is not claimed, and where the search
+        played none (it was skipped, or stopped early) one random match is played to one
+        step past the bound, when that is within ``analysis_steps``."""
         proofs: list[LengthBound] = []
         counted = step_counter_bound(self.description)
         if counted is not None:  # enough: a game with a step counter is seldom shorter
@@ -844,6 +850,8 @@ class GdlGame:
                              "level (a cycle, or two ways of different lengths to a state)")
             return Claim(None, "assumed", f"no bound proved; longest play seen {seen}")
         best = min(proofs, key=lambda b: b.steps)
+        if seen == 0 and not k.proved and best.steps < self.options["analysis_steps"]:
+            seen = self._walk(best.steps + 1)
         if best.steps < seen:  # a defect of the proof: never claim what a play refutes
             warnings.warn(
                 f"{self.name}: a play of {seen} steps was seen, longer than the bound "
@@ -854,6 +862,16 @@ class GdlGame:
             return Claim(None, "assumed", f"the bound proved ({best.steps}) is refuted by a "
                          f"play of {seen} steps")
         return Claim(best.steps, "proved", best.reason)
+
+    def _walk(self, limit: int) -> int:
+        """The steps of one random match, cut at ``limit`` (0 if a role is stuck)."""
+        try:
+            _, steps = self.sm.depth_charge(self.sm.initial_state, max_depth=limit)
+        except PlayoutDepthError:
+            return limit
+        except GameError:
+            return 0
+        return steps
 
     @cached_property
     def length_bound(self) -> LengthBound | None:
