@@ -1,7 +1,7 @@
 """What the rules prove about each game of a folder, and random matches against it.
 
     python benchmarks/proofs.py [--games-dir DIR] [--games NAME ...] [--matches 20]
-        [--timeout 180] [--before REV] [--results FILE]
+        [--timeout 180] [--before REV] [--jobs 1] [--results FILE]
 
 For every ``*.kif`` of ``--games-dir`` (``../shared/games/ggp-repository``, ``__v1``
 variants left out), in a process of its own (killed after ``--timeout`` seconds):
@@ -12,7 +12,8 @@ variants left out), in a process of its own (killed after ``--timeout`` seconds)
    rules of one body (``rule_shapes.goal_sum``) or of the terminal and goal rules together
    (``sum_proof.prove_goal_sum``, a role without a goal counted as 50, the adapters'
    default); the CPU seconds each proof took;
-2. ``--matches`` random matches on the reasoner, each cut one step past the largest
+2. ``--matches`` random matches on the reasoner (inside Prolog, ``depth_charge``; seeded),
+   each cut one step past the largest
    proved bound (or at 2,000 steps): a match longer than a bound, or an end whose goals
    (each role exactly one, or 50 for none) sum otherwise than proved, is a **violation**.
 
@@ -34,6 +35,7 @@ import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -78,10 +80,9 @@ def old_proofs(before: str) -> Any:
 
 def one_game(path: Path, matches: int, before: str | None = None) -> dict[str, Any]:
     """The proofs for one game and the random matches against them (run in a child)."""
-    import random
-
     from gdl2pl.adapters.reach import reachable_domains
     from gdl2pl.bridge import StateMachine
+    from gdl2pl.contract import PlayoutDepthError
     from gdl2pl.errors import GdlError
     from gdl2pl.length_bound import prove_length_bound
     from gdl2pl.load import read_game
@@ -145,23 +146,15 @@ def one_game(path: Path, matches: int, before: str | None = None) -> dict[str, A
             checked["before: "] = (out["before_bound"], out["before_sum"])
         limits = [b for b, _ in checked.values() if b is not None]
         cut = max(limits) + 1 if limits else UNBOUNDED
-        rng = random.Random(7)
+        sm.seed(7)
         longest, sums, bad = 0, set(), []
         for _ in range(matches):
-            state, steps = sm.initial_state, 0
-            try:
-                while steps < cut:
-                    terminal, legal, goals = sm.state_info(state)
-                    if terminal:
-                        break
-                    if not all(legal):
-                        out["play"] = "a role without a legal move (a defect of the game)"
-                        break
-                    state = sm.next_state(state, [rng.choice(ms) for ms in legal])
-                    steps += 1
-                else:
-                    terminal, _, goals = sm.state_info(state)
-            except GdlError as e:
+            try:  # a random match inside Prolog, cut at ``cut`` steps
+                end, steps = sm.depth_charge(sm.initial_state, max_depth=cut)
+                terminal, goals = True, sm.state_info(end)[2]
+            except PlayoutDepthError:
+                steps, terminal, goals = cut, False, []
+            except GdlError as e:  # a role without a legal move: a defect of the game
                 out["play"] = str(e)[:80]
                 break
             longest = max(longest, steps)
@@ -266,6 +259,7 @@ def main() -> int:
     ap.add_argument("--matches", type=int, default=20)
     ap.add_argument("--timeout", type=float, default=180.0)
     ap.add_argument("--before", default=None, help="a git revision: its proofs too")
+    ap.add_argument("--jobs", type=int, default=1, help="games analysed at once")
     ap.add_argument("--results", default=None, help="replace this section of that file")
     ap.add_argument("--one", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -279,12 +273,15 @@ def main() -> int:
     )
     header = header_markdown(machine_header())
     rows = []
-    for i, path in enumerate(paths, 1):
-        row = run_child(path, args.matches, args.timeout, args.before)
-        rows.append(row)
-        note = row.get("error") or "; ".join(row.get("violations", [])) or ""
-        print(f"[{i}/{len(paths)}] {path.stem}: bound {row.get('bound')} sum {row.get('sum')} "
-              f"{note}", file=sys.stderr, flush=True)
+    with ThreadPoolExecutor(args.jobs) as pool:
+        runs = [pool.submit(run_child, p, args.matches, args.timeout, args.before)
+                for p in paths]
+        for i, run in enumerate(runs, 1):
+            row = run.result()
+            rows.append(row)
+            note = row.get("error") or "; ".join(row.get("violations", [])) or ""
+            print(f"[{i}/{len(paths)}] {row['game']}: bound {row.get('bound')} "
+                  f"sum {row.get('sum')} {note}", file=sys.stderr, flush=True)
     text = report(rows, args, header)
     print(text)
     if args.results:
