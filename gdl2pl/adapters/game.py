@@ -33,6 +33,8 @@ move) in a bounded cache.
 from __future__ import annotations
 
 import os
+import random
+import time
 import warnings
 import weakref
 from collections import OrderedDict
@@ -57,10 +59,8 @@ from gdl2pl.compiled import EngineChoice
 from gdl2pl.compiled import GroundingBudget
 from gdl2pl.compiled import load_description
 from gdl2pl.compiled.factory import Engine
-from gdl2pl.contract import GameError
 from gdl2pl.contract import GameMachine
 from gdl2pl.contract import MachineState
-from gdl2pl.contract import PlayoutDepthError
 from gdl2pl.kif import kif_term
 from gdl2pl.length_bound import LengthBound
 from gdl2pl.length_bound import prove_length_bound
@@ -834,7 +834,8 @@ class GdlGame:
         else "assumed". Each proof is sound on its own; as a second guard, a bound that a
         play seen by the game-kind search exceeds is not claimed, and where the search
         played none (it was skipped, or stopped early) one random match is played to one
-        step past the bound, when that is within ``analysis_steps``."""
+        step past the bound, when that is within ``analysis_steps`` (for at most
+        ``analysis_seconds``)."""
         proofs: list[LengthBound] = []
         counted = step_counter_bound(self.description)
         if counted is not None:  # enough: a game with a step counter is seldom shorter
@@ -864,13 +865,16 @@ class GdlGame:
         return Claim(best.steps, "proved", best.reason)
 
     def _walk(self, limit: int) -> int:
-        """The steps of one random match, cut at ``limit`` (0 if a role is stuck)."""
-        try:
-            _, steps = self.sm.depth_charge(self.sm.initial_state, max_depth=limit)
-        except PlayoutDepthError:
-            return limit
-        except GameError:
-            return 0
+        """The steps of one random match, cut at ``limit`` steps or ``analysis_seconds``
+        (ended early where a role has no legal move)."""
+        deadline = time.monotonic() + self.analysis_seconds
+        rng = random.Random(self.options["seed"])
+        state, steps = self.sm.initial_state, 0
+        legal = self.sm.all_legal_moves(state) if not self.sm.is_terminal(state) else []
+        while legal and all(legal) and steps < limit and time.monotonic() < deadline:
+            step = self.sm.step(state, [rng.choice(ms) for ms in legal])
+            state, steps = step.state, steps + 1
+            legal = [] if step.terminal else [list(ms) for ms in step.legal]
         return steps
 
     @cached_property
