@@ -252,7 +252,7 @@ def report(rows: list[dict[str, Any]], args: argparse.Namespace, header: str) ->
     return "\n".join(lines) + "\n"
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games-dir", default=str(DEFAULT_GAMES))
     ap.add_argument("--games", nargs="*", default=None, help="game names (default: all)")
@@ -262,7 +262,7 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=1, help="games analysed at once")
     ap.add_argument("--results", default=None, help="replace this section of that file")
     ap.add_argument("--one", default=None, help=argparse.SUPPRESS)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.one:
         print(json.dumps(one_game(Path(args.one), args.matches, args.before)))
         return 0
