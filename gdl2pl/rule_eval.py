@@ -34,7 +34,9 @@ make a proof fail. Pure functions and objects over a description; no Prolog.
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Mapping
@@ -61,8 +63,17 @@ from gdl2pl.syntax import walk
 from gdl2pl.vocabulary import FORBIDDEN_DEPENDENCIES
 from gdl2pl.vocabulary import KEYWORD_RELATIONS
 
-#: The most facts the static relations may have.
+#: The most facts the static relations may have, and the most evaluation steps finding
+#: them may take (a budget of their own, beside each proof's).
 MAX_STATIC_FACTS = 20_000
+STATIC_WORK = 1_500_000
+#: The descriptions whose static relations were evaluated last, with their facts or why
+#: there are none: a game's length and sum proofs evaluate them once.
+STATIC_MEMO_SIZE = 8
+_static_memo: OrderedDict[Description, dict[Rel, frozenset[tuple[Ground, ...]]] | str] = (
+    OrderedDict()
+)
+_static_lock = threading.Lock()
 #: The keyword relations the proof reads, with their arities (``terminal`` a
 #: proposition): a clause or literal naming one of them in another form is a game the
 #: proof does not read.
@@ -76,6 +87,10 @@ LEGAL: Rel = ("legal", 2)
 
 class Unproved(Exception):
     """The rules do not fit what the proof checks (or it ran out of work)."""
+
+
+class OutOfTime(Unproved):
+    """The proof ran past its time limit (a guard: the verdict is the machine's)."""
 
 
 # -- terms: ground terms are str (constant) or tuple (name, *args); patterns hold Variables
@@ -283,7 +298,7 @@ class Program:
         self._complete: set[Rel] = set()  # static relations evaluated
         self._static_count = 0
         self._by_first: dict[Rel, dict[tuple[int, object], list[Clause]]] = {}
-        self._evaluate_static(graph)
+        self._static_facts(d, graph)
 
     def spelling(self, rel: Rel) -> str:
         """How the game spells the relation's name."""
@@ -304,6 +319,30 @@ class Program:
 
     def is_recursive(self, rel: Rel) -> bool:
         return graph_name(rel) in self.recursive
+
+    def _static_facts(self, d: Description, graph: DependencyGraph) -> None:
+        """The static relations' facts, from the memo or evaluated within
+        ``STATIC_WORK`` steps (then remembered, or why there are none: not a time out)."""
+        with _static_lock:
+            known = _static_memo.get(d)
+            if known is not None:
+                _static_memo.move_to_end(d)
+        if isinstance(known, str):
+            raise Unproved(known)
+        if known is not None:
+            self.static = {rel: set(facts) for rel, facts in known.items()}
+            return
+        proofs_work, self.work = self.work, [STATIC_WORK]
+        try:
+            self._evaluate_static(graph)
+        except OutOfTime:
+            raise
+        except Unproved as e:
+            _remember_static(d, str(e))
+            raise
+        finally:
+            self.work = proofs_work
+        _remember_static(d, {rel: frozenset(facts) for rel, facts in self.static.items()})
 
     def _evaluate_static(self, graph: DependencyGraph) -> None:
         """The static relations' facts, bottom-up, a component of the dependency graph
@@ -352,7 +391,7 @@ class Program:
     def tick(self, n: int = 1) -> None:
         self.work[0] -= n
         if self.work[0] % 4096 == 0 and time.monotonic() > self.deadline:
-            raise Unproved("the proof ran out of time")
+            raise OutOfTime("the proof ran out of time")
         if self.work[0] < 0:
             raise Unproved("the proof ran out of work")
 
@@ -531,6 +570,15 @@ class Program:
                 return True
             best = False
         return best
+
+
+def _remember_static(
+    d: Description, result: dict[Rel, frozenset[tuple[Ground, ...]]] | str
+) -> None:
+    with _static_lock:
+        _static_memo[d] = result
+        while len(_static_memo) > STATIC_MEMO_SIZE:
+            _static_memo.popitem(last=False)
 
 
 # -- the turn relation -------------------------------------------------------------------

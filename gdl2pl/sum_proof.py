@@ -69,12 +69,15 @@ from gdl2pl.syntax import Term
 
 #: The most conditions the goal and terminal rules may read (2**this combinations).
 MAX_CONDITIONS = 12
-#: The most evaluation steps the proof may take in all (the same on every machine; the
-#: time limit is only a guard).
-MAX_WORK = 4_000_000
-#: The most evaluation steps finding a group's ground instances may take, and the most
-#: instances it may have (beyond either, the group is one condition).
+#: The most evaluation steps the proof may take in all: a quarter more than what
+#: breakthrough's takes, about 5 s on this 2-core machine where a proof fails for want of
+#: work (the same on every machine; the time limit is only a guard).
+MAX_WORK = 1_250_000
+#: The most evaluation steps finding a group's ground instances may take (and all
+#: groups' together), and the most instances it may have (beyond any, the group is one
+#: condition).
 GROUNDING_WORK = 20_000
+GROUNDING_BUDGET = 100_000
 MAX_GROUNDED = 16
 #: What trying one combination counts, beyond the evaluation steps it takes.
 COMBINATION_WORK = 4
@@ -133,6 +136,7 @@ class _Conditions:
     def __init__(self, p: Program, everything: Context | None) -> None:
         self.p = p
         self.everything = everything
+        self.grounding = GROUNDING_BUDGET  # the steps left for finding ground instances
         self.index: dict[object, int] = {}
         self.conjunctions: list[tuple[Lit, ...]] = []
 
@@ -196,7 +200,7 @@ class _Conditions:
             return None
         p = self.p
         saved = p.work[0]
-        p.work[0] = min(saved, GROUNDING_WORK)
+        given = p.work[0] = min(saved, GROUNDING_WORK, self.grounding)
         out: set[tuple[Lit, ...]] = set()
         try:
             for env, _ in p.solve(group, {}, self.everything):
@@ -207,7 +211,9 @@ class _Conditions:
         except Unproved:
             return None  # too costly to find, or not read: the group stays one condition
         finally:
-            p.work[0] = saved - (min(saved, GROUNDING_WORK) - p.work[0])
+            used = given - p.work[0]
+            self.grounding -= used
+            p.work[0] = saved - used
         return sorted(out, key=repr)
 
     def _static(self, lit: Lit) -> bool:
