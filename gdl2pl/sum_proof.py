@@ -24,7 +24,10 @@ The argument, in three steps, each sound on its own:
    For each value of the turn fluent (``rule_eval.turns``) and each joint move the roles
    may make there, every condition's possible (before, after) pairs are found: a fluent's
    from the ``next`` rules evaluated with it held, then not, every other fluent unknown
-   (three-valued, ``rule_eval.Program``), and a condition's from its literals' pairs
+   (three-valued, ``rule_eval.Program``; for every fluent at once where each frame rule,
+   ``(true h)`` of its head ``h`` in its body, reads nothing else of the state: the
+   effect rules with every fluent unknown, the frame rules with their fluent held, which
+   a fluent not held cannot use), and a condition's from its literals' pairs
    (``and``, ``or`` and ``not`` taken pair by pair, as if independent: again only more
    pairs than a state has). An end is reached only if some combination before it, in
    which no ``terminal`` instance holds, pairs with it condition by condition.
@@ -49,6 +52,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import cast
 
+from gdl2pl.rule_eval import Clause
 from gdl2pl.rule_eval import Context
 from gdl2pl.rule_eval import Env
 from gdl2pl.rule_eval import Ground
@@ -58,6 +62,7 @@ from gdl2pl.rule_eval import ProofGame
 from gdl2pl.rule_eval import Rel
 from gdl2pl.rule_eval import Unproved
 from gdl2pl.rule_eval import Variable
+from gdl2pl.rule_eval import graph_name
 from gdl2pl.rule_eval import is_ground
 from gdl2pl.rule_eval import relation
 from gdl2pl.rule_eval import relations_in
@@ -69,10 +74,10 @@ from gdl2pl.syntax import Term
 
 #: The most conditions the goal and terminal rules may read (2**this combinations).
 MAX_CONDITIONS = 12
-#: The most evaluation steps the proof may take in all: a quarter more than what
-#: breakthrough's takes, about 5 s on this 2-core machine where a proof fails for want of
-#: work (the same on every machine; the time limit is only a guard).
-MAX_WORK = 1_250_000
+#: The most evaluation steps the proof may take in all: about a quarter more than what
+#: breakthrough's takes (620,000), about 3 s on this 2-core machine where a proof fails
+#: for want of work (the same on every machine; the time limit is only a guard).
+MAX_WORK = 800_000
 #: The most evaluation steps finding a group's ground instances may take (and all
 #: groups' together), and the most instances it may have (beyond any, the group is one
 #: condition).
@@ -383,10 +388,11 @@ class _Proof:
         if start in ends:
             found[start] = ends[start]
         todo = {w for w in ends if w != start}
+        split = _next_split(self.p)
         for value in game.turn_values():
             possible = game.possible_moves(value)
             for joint in itertools.product(*(possible[r] for r in game.roles)):
-                step = _Pairs(game, value, dict(zip(game.roles, joint, strict=True)))
+                step = _Pairs(game, value, dict(zip(game.roles, joint, strict=True)), split)
                 masks = [step.condition(c) for c in self.conditions.conjunctions]
                 for world in sorted(todo):
                     if self.steps_to(world, masks):
@@ -422,6 +428,25 @@ class _Proof:
         return False
 
 
+def _next_split(p: Program) -> tuple[list[Clause], list[Clause]] | None:
+    """The ``next`` rules as effect rules and frame rules (``(true h)`` of the head
+    ``h`` in the body, nothing else of the state read), or None if a frame rule reads
+    more of the state (then each fluent's rules are evaluated on their own)."""
+    effects, frames = [], []
+    for c in p.rules.get(NEXT, ()):
+        (h,) = c.head
+        keep = ("A", ("true", 1), (h,))
+        if keep not in c.body:
+            effects.append(c)
+        elif isinstance(h, Variable) or any(
+            graph_name(r) in p.stateful for b in c.body if b != keep for r in relations_in(b)
+        ):
+            return None
+        else:
+            frames.append(c)
+    return effects, frames
+
+
 # -- the pairs (before, after) of a step ------------------------------------------------------
 
 # A set of (before, after) pairs of truth values, as four bits: bit 2 * before + after.
@@ -450,7 +475,13 @@ class _Pairs:
     """What each literal may be before and after one step: from a state whose turn
     fluent is ``value`` (any state if None), by the joint move ``joint``."""
 
-    def __init__(self, game: ProofGame, value: Ground | None, joint: dict[Ground, Ground]) -> None:
+    def __init__(
+        self,
+        game: ProofGame,
+        value: Ground | None,
+        joint: dict[Ground, Ground],
+        split: tuple[list[Clause], list[Clause]] | None,
+    ) -> None:
         self.game = game
         self.p = game.p
         self.fixed = game.fixed(value)
@@ -458,6 +489,7 @@ class _Pairs:
         self.before = Context(self.fixed, game.free_fluents(), self.does)
         self.fluents: dict[Ground, int] = {}
         self.views: dict[tuple[Rel, tuple[object, ...]], dict[tuple[Ground, ...], int]] = {}
+        self.next_values = None if split is None else self._next_values(*split)
 
     def condition(self, lits: tuple[Lit, ...]) -> int:
         """The pairs of an existential conjunction: any of its instances."""
@@ -465,6 +497,25 @@ class _Pairs:
         for _, m in self.solve(lits, {}):
             out = OR[out][m]
         return out
+
+    def _next_values(
+        self, effects: list[Clause], frames: list[Clause]
+    ) -> tuple[dict[Ground, bool], dict[Ground, bool]]:
+        """What the ``next`` rules give, at once for every fluent: the effect rules
+        with every fluent unknown, and the frame rules (which read nothing else of the
+        state) with their own fluent held; each fluent with whether surely."""
+        added: dict[Ground, bool] = {}
+        kept: dict[Ground, bool] = {}
+        held = Context([f for fs in self.game.fluents.values() for f in fs], (), self.does)
+        for rules, ctx, out in ((effects, self.before, added), (frames, held, kept)):
+            for c in rules:
+                for e, sure in self.p.solve(c.body, {}, ctx):
+                    f = subst(c.head[0], e)
+                    if not is_ground(f):
+                        raise Unproved("a next rule leaves a variable unbound")
+                    g = cast(Ground, f)
+                    out[g] = out.get(g, False) or sure
+        return added, kept
 
     def fluent(self, f: Ground) -> int:
         """A fluent's pairs: before, held or not (the turn fluent as fixed); after, what
@@ -475,11 +526,22 @@ class _Pairs:
             befores = [f in self.fixed] if turn and relation(f) == turn[0] else [False, True]
             out = 0
             for before in befores:
-                now = self.p.truth(NEXT, (f,), self.before.with_fluent(f, before))
+                now = self._after(f, before)
                 for after in (1,) if now is True else (0, 1) if now is False else (0,):
                     out |= 1 << (2 * before + after)
             self.fluents[f] = out
         return out
+
+    def _after(self, f: Ground, before: bool) -> bool | None:
+        """Whether ``f`` surely holds after the step (True), may (False) or does not
+        (None), given whether it held before."""
+        if self.next_values is None:
+            return self.p.truth(NEXT, (f,), self.before.with_fluent(f, before))
+        added, kept = self.next_values
+        answers = [added.get(f)] + ([kept.get(f)] if before else [])
+        if True in answers:
+            return True
+        return False if False in answers else None
 
     def solve(self, lits: tuple[Lit, ...], env: Env, mask: int = TT) -> Iterator[tuple[Env, int]]:
         """Each extension of ``env`` under which the literals may hold, before or after,
