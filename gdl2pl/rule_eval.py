@@ -63,17 +63,11 @@ from gdl2pl.syntax import walk
 from gdl2pl.vocabulary import FORBIDDEN_DEPENDENCIES
 from gdl2pl.vocabulary import KEYWORD_RELATIONS
 
-#: The most facts the static relations may have, and the most evaluation steps finding
-#: them may take (a budget of their own, beside each proof's).
+#: The most facts a static relation (with those of its component) may have, and the most
+#: evaluation steps finding them may take: budgets of their own, beside each proof's, so
+#: that what a relation is does not depend on which proof asked for it first.
 MAX_STATIC_FACTS = 20_000
-STATIC_WORK = 1_500_000
-#: The descriptions whose static relations were evaluated last, with their facts or why
-#: there are none: a game's length and sum proofs evaluate them once.
-STATIC_MEMO_SIZE = 8
-_static_memo: OrderedDict[Description, dict[Rel, frozenset[tuple[Ground, ...]]] | str] = (
-    OrderedDict()
-)
-_static_lock = threading.Lock()
+STATIC_WORK = 1_000_000
 #: The keyword relations the proof reads, with their arities (``terminal`` a
 #: proposition): a clause or literal naming one of them in another form is a game the
 #: proof does not read.
@@ -108,6 +102,13 @@ class Variable:
 
 Ground = str | tuple  # type: ignore[type-arg]
 Env = dict[Variable, Ground]
+
+#: The descriptions whose static relations were evaluated last, with each relation's
+#: facts or why it has none: a game's length and sum proofs evaluate each one once.
+STATIC_MEMO_SIZE = 8
+StaticFacts = frozenset[tuple[Ground, ...]] | str
+_static_memo: OrderedDict[Description, dict[Rel, StaticFacts]] = OrderedDict()
+_static_lock = threading.Lock()
 
 
 def convert(t: Term, names: dict[str, Variable]) -> object:
@@ -296,9 +297,9 @@ class Program:
         self.static: dict[Rel, set[tuple[Ground, ...]]] = {}
         self._index: dict[tuple[Rel, tuple[int, ...]], dict[tuple, list]] = {}  # type: ignore[type-arg]
         self._complete: set[Rel] = set()  # static relations evaluated
-        self._static_count = 0
+        self._count = 0  # facts of the component under evaluation
         self._by_first: dict[Rel, dict[tuple[int, object], list[Clause]]] = {}
-        self._static_facts(d, graph)
+        self._read_statics(d, graph)
 
     def spelling(self, rel: Rel) -> str:
         """How the game spells the relation's name."""
@@ -320,71 +321,105 @@ class Program:
     def is_recursive(self, rel: Rel) -> bool:
         return graph_name(rel) in self.recursive
 
-    def _static_facts(self, d: Description, graph: DependencyGraph) -> None:
-        """The static relations' facts, from the memo or evaluated within
-        ``STATIC_WORK`` steps (then remembered, or why there are none: not a time out)."""
-        with _static_lock:
-            known = _static_memo.get(d)
-            if known is not None:
-                _static_memo.move_to_end(d)
-        if isinstance(known, str):
-            raise Unproved(known)
-        if known is not None:
-            self.static = {rel: set(facts) for rel, facts in known.items()}
-            return
-        proofs_work, self.work = self.work, [STATIC_WORK]
-        try:
-            self._evaluate_static(graph)
-        except OutOfTime:
-            raise
-        except Unproved as e:
-            _remember_static(d, str(e))
-            raise
-        finally:
-            self.work = proofs_work
-        _remember_static(d, {rel: frozenset(facts) for rel, facts in self.static.items()})
-
-    def _evaluate_static(self, graph: DependencyGraph) -> None:
-        """The static relations' facts, bottom-up, a component of the dependency graph
-        at a time once those it uses are complete (then they are indexed); capped."""
+    def _read_statics(self, d: Description, graph: DependencyGraph) -> None:
+        """Prepare the static relations, to be evaluated when first read (``facts``)."""
         names = {n for n in self.rules if self.is_static(n)}
-        for n in names:
-            self.static[n] = set()
+        self.static = {n: set() for n in names}
         component = graph.component_of()
-
-        def group_of(n: Rel) -> set[Rel]:
-            """The static relations of ``n``'s component (every arity of its names)."""
+        self._groups: dict[Rel, frozenset[Rel]] = {}
+        for n in names:
             comp = component.get(graph_name(n), frozenset({graph_name(n)}))
-            return {m for m in names if graph_name(m) in comp} | {n}
-
-        uses = {
+            self._groups[n] = frozenset({m for m in names if graph_name(m) in comp} | {n})
+        self._uses = {
             n: {u for c in self.rules[n] for lit in c.body for u in relations_in(lit) if u in names}
             for n in names
         }
-        empty = Context((), (), {})
-        while names - self._complete:
-            ready = next(
-                (n for n in sorted(names - self._complete)
-                 if uses[n] <= self._complete | group_of(n)),
-                None,
-            )
-            if ready is None:
-                raise Unproved("the static relations cannot be ordered")
-            group = group_of(ready)
-            changed = True
-            while changed:
-                # a group that does not use itself is complete after one pass
-                changed = False
-                for n in sorted(group):
-                    for clause in self.rules[n]:
-                        for env, _ in self.solve(clause.body, {}, empty):
-                            fact = tuple(subst(a, env) for a in clause.head)
-                            if not all(is_ground(a) for a in fact):
-                                raise Unproved(f"a rule of {n[0]} leaves a variable unbound")
-                            if fact not in self.static[n]:
-                                self._add_static(n, fact)  # type: ignore[arg-type]
-                                changed = any(map(self.is_recursive, group))
+        self._evaluating: frozenset[Rel] = frozenset()
+        with _static_lock:
+            self._memo = _static_memo.setdefault(d, {})
+            _static_memo.move_to_end(d)
+            while len(_static_memo) > STATIC_MEMO_SIZE:
+                _static_memo.popitem(last=False)
+
+    def all_facts(self, rel: Rel) -> set[tuple[Ground, ...]]:
+        """Every fact of the static relation ``rel``."""
+        self._ensure(rel)
+        return self.static.get(rel, set())
+
+    def _ensure(self, rel: Rel) -> None:
+        """Evaluate ``rel`` (with its component) and the static relations it uses, lowest
+        first, unless done or under way."""
+        if rel in self._complete or rel not in self._groups or rel in self._evaluating:
+            return
+        order: list[frozenset[Rel]] = []
+        seen: set[frozenset[Rel]] = set()
+        stack: list[tuple[frozenset[Rel], bool]] = [(self._groups[rel], False)]
+        while stack:  # groups in post-order: each after those it uses
+            group, expanded = stack.pop()
+            if expanded:
+                order.append(group)
+                continue
+            if group in seen or group <= self._complete:
+                continue
+            seen.add(group)
+            stack.append((group, True))
+            for n in group:
+                for u in self._uses[n] - group:
+                    stack.append((self._groups[u], False))
+        for group in order:
+            if not group <= self._complete:
+                self._evaluate_group(group)
+
+    def _evaluate_group(self, group: frozenset[Rel]) -> None:
+        """One component's facts, from the memo or bottom-up within ``STATIC_WORK`` steps
+        and ``MAX_STATIC_FACTS`` facts (then remembered, or why it has none; a time out
+        is not remembered)."""
+        with _static_lock:
+            known = [self._memo.get(n) for n in sorted(group)]
+        failed = next((k for k in known if isinstance(k, str)), None)
+        if failed is not None:
+            raise Unproved(failed)
+        if all(k is not None for k in known):
+            for n in group:
+                for fact in cast(frozenset, self._memo[n]):  # type: ignore[type-arg]
+                    self._add_static(n, fact)
             self._complete |= group
+            return
+        outer = self.work, self._evaluating, self._count
+        self.work, self._evaluating, self._count = [STATIC_WORK], group, 0
+        try:
+            self._fixpoint(group)
+        except OutOfTime:
+            raise
+        except Unproved as e:
+            with _static_lock:
+                self._memo.update({n: str(e) for n in group})
+            raise
+        finally:
+            self.work, self._evaluating, self._count = outer
+        with _static_lock:
+            self._memo.update({n: frozenset(self.static[n]) for n in group})
+        self._complete |= group
+
+    def _fixpoint(self, group: frozenset[Rel]) -> None:
+        """A component's facts, its rules applied until no fact is new (one pass where it
+        does not use itself); those it uses are complete."""
+        empty = Context((), (), {})
+        changed = True
+        while changed:
+            changed = False
+            for n in sorted(group):
+                for clause in self.rules[n]:
+                    for env, _ in self.solve(clause.body, {}, empty):
+                        fact = tuple(subst(a, env) for a in clause.head)
+                        if not all(is_ground(a) for a in fact):
+                            raise Unproved(f"a rule of {n[0]} leaves a variable unbound")
+                        if fact not in self.static[n]:
+                            self._count += 1
+                            if self._count > MAX_STATIC_FACTS:
+                                raise Unproved("the static relations are too large")
+                            self._add_static(n, fact)  # type: ignore[arg-type]
+                            changed = any(map(self.is_recursive, group))
 
     # -- solving a conjunction -----------------------------------------------------------
 
@@ -506,9 +541,6 @@ class Program:
                     yield e, s
 
     def _add_static(self, name: Rel, fact: tuple[Ground, ...]) -> None:
-        self._static_count += 1
-        if self._static_count > MAX_STATIC_FACTS:
-            raise Unproved("the static relations are too large")
         self.static[name].add(fact)
         for (n, where), index in self._index.items():
             if n == name:
@@ -517,6 +549,7 @@ class Program:
     def facts(self, name: Rel, bound: tuple[object, ...]) -> list[tuple[Ground, ...]]:
         """The facts of the static relation ``name`` that agree with the ground
         arguments of ``bound`` (indexes are kept up to date as facts are added)."""
+        self._ensure(name)
         where = tuple(i for i, a in enumerate(bound) if is_ground(a))
         index = self._index.get((name, where))
         if index is None:
@@ -570,15 +603,6 @@ class Program:
                 return True
             best = False
         return best
-
-
-def _remember_static(
-    d: Description, result: dict[Rel, frozenset[tuple[Ground, ...]]] | str
-) -> None:
-    with _static_lock:
-        _static_memo[d] = result
-        while len(_static_memo) > STATIC_MEMO_SIZE:
-            _static_memo.popitem(last=False)
 
 
 # -- the turn relation -------------------------------------------------------------------
@@ -726,7 +750,7 @@ class ProofGame:
             self.fluents.setdefault(relation(g), []).append(g)
         for fs in self.fluents.values():
             fs.sort(key=text)
-        self.init = {a[0] for a in self.p.static.get(("init", 1), set())}
+        self.init = {a[0] for a in self.p.all_facts(("init", 1))}
         self.turn = turns(self.p, self.roles)
         self._matching: dict[tuple[Rel, tuple[int, ...]], dict[tuple, list[Ground]]] = {}  # type: ignore[type-arg]
         self._possible: dict[Ground | None, dict[Ground, list[Ground]]] = {}

@@ -312,7 +312,7 @@ class _Proof:
             Context((), [f for fs in game.fluents.values() for f in fs], {}) if game else None
         )
         self.conditions = _Conditions(p, everything)
-        self.roles = sorted(a[0] for a in p.static.get(("role", 1), set()))
+        self.roles = sorted(a[0] for a in p.all_facts(("role", 1)))
         self.goals: dict[tuple[Ground, int], list[Instance]] = {}
         for clause in p.rules.get(("goal", 2), []):
             who, value = clause.head
