@@ -9,8 +9,10 @@ Terms are the proofs' own: a ground term is a ``str`` (a constant) or a tuple
 and of three arguments, as in the reasoner.
 
 ``Program`` reads a normalized description: the static relations (those that depend on
-neither ``true`` nor ``does``) are evaluated to their facts, bottom-up, within
-``MAX_STATIC_FACTS``; the others are kept as rules and evaluated in a ``Context``: the
+neither ``true`` nor ``does``) are evaluated to their facts when first read, bottom-up, a
+component of the dependency graph at a time after those it uses, each within
+``STATIC_WORK`` steps and ``MAX_STATIC_FACTS`` facts, and kept per description for the
+next proof (``STATIC_MEMO_SIZE``); the others are kept as rules and evaluated in a ``Context``: the
 fluents that surely hold, those that may or may not, and per role the moves it may be
 making. An answer holds surely or maybe, or is not given: every answer that holds in some
 state the context stands for is given (as maybe, at least), and one given as sure holds
