@@ -222,6 +222,7 @@ CORPUS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CORPUS))
 def test_no_random_match_of_a_corpus_game_refutes_its_proofs(name: str):
     path = repository_game(name)
@@ -243,6 +244,7 @@ def test_no_random_match_of_a_corpus_game_refutes_its_proofs(name: str):
                 assert end_sum(sm.state_info(end)[2]) in (total, None), name
 
 
+@pytest.mark.slow
 def test_openspiel_is_told_the_zero_sum_of_chess_200_and_breakthrough_small():
     """Both came out GENERAL_SUM ("assumed") before, so alpha-beta needed
     ``utility="zero_sum"``; now their rules prove it, and the reason says how."""
