@@ -30,7 +30,7 @@ turn of 2 x 400 x 400 joint moves.
    With ``--baseline-rev REV``, ``consistent_successors`` and the update are measured in
    the same run on the package of git revision REV too (laid out in a temporary folder
    and put first on ``PYTHONPATH``; the C extension is this tree's, so REV must have the
-   same ``gdl2pl/compiled/_network.c`` and this tree's layout, which dates from dd48eb7),
+   same C files in ``gdl2pl/compiled/`` and this tree's layout, which dates from dd48eb7),
    and this tree's rows say how much less CPU they took.
 
 The Markdown table is printed, and with ``--results`` replaces this benchmark's section
@@ -199,9 +199,9 @@ def baseline_package(rev: str, into: Path) -> Path:
     tree's C extension; ``SystemExit`` if ``rev``'s extension source differs."""
     import gdl2pl.compiled
 
-    c_file = "gdl2pl/compiled/_network.c"
+    c_file = "gdl2pl/compiled/*.[ch]"
     if subprocess.run(["git", "-C", str(REPO), "diff", "--quiet", rev, "--", c_file]).returncode:
-        raise SystemExit(f"{rev} has another {c_file}: its extension is not this tree's")
+        raise SystemExit(f"{rev} has other C files ({c_file}): its extension is not this tree's")
     tar = subprocess.run(
         ["git", "-C", str(REPO), "archive", rev, "gdl2pl", "prolog", "bridge"],
         capture_output=True,

@@ -59,6 +59,39 @@ def test_the_env_gives_what_rllibs_masking_modules_read(rllib):
         rllib.GdlMultiAgentEnv(spoilt)
 
 
+def test_rllibs_own_check_passes_whatever_the_first_action(rllib):
+    """RLlib checks an env by a step with sampled actions; one that ends the game (an
+    illegal action) returns both agents' last observations, which must be among
+    ``env.agents`` (before: ``agents`` was emptied, and the env runners died at
+    creation whenever the sample was illegal)."""
+    from ray.rllib.utils.pre_checks.env import check_multiagent_environments
+
+    env = rllib.GdlMultiAgentEnv(rllib.env_config(repository_game("ticTacToe"),
+                                                  engine="prolog"))
+    try:
+        space = env.action_spaces["xplayer_0"]
+        legal = np.flatnonzero(env.reset(seed=0)[0]["xplayer_0"]["action_mask"])
+        for action in range(space.n):
+            env.get_action_space = lambda aid, a=action: _Fixed(a)
+            check_multiagent_environments(env)
+            env.reset(seed=0)
+            obs, _, terminated, _, _ = env.step({"xplayer_0": action})
+            assert set(obs) <= set(env.agents)
+            assert terminated["__all__"] == (action not in legal)
+    finally:
+        env.close()
+
+
+class _Fixed:
+    """An action space whose sample is always one action."""
+
+    def __init__(self, action: int) -> None:
+        self.action = action
+
+    def sample(self) -> int:
+        return self.action
+
+
 def test_an_env_made_from_its_config_does_not_analyse_the_game(rllib, monkeypatch, tmp_path):
     """As on an env runner of another node: no cache, the game not loaded, and still no
     analysis (before: every worker ran the reachability analysis and the kind search,

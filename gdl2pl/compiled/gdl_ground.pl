@@ -866,7 +866,7 @@ ground_rule(Id) :-
 
 %   A chain's atom costs the evaluator about as much as sixteen rules (every atom of a
 %   program is visited at every step, a rule only once the atom it watches holds: see
-%   _network.c), so a rule keeps its chain only where that makes the network cheaper.
+%   evaluate.c), so a rule keeps its chain only where that makes the network cheaper.
 
 %!  chain(+Id, +Segments, -Rules, -Rows, -Flat, -Atoms) is det.
 %

@@ -146,8 +146,8 @@ class GdlMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
         ended = not self.env.agents
         terminated["__all__"] = ended and all(terminated.values())
         truncated["__all__"] = ended and not terminated["__all__"]
-        if ended:
-            self.agents = []
+        # ``agents`` keeps the episode's agents on its last step: RLlib checks every key
+        # of what a step returns (each agent's last observation) against it
         return obs, rewards, terminated, truncated, infos
 
     def _collect(self, obs: dict[str, Any], rewards: dict[str, float],
