@@ -279,6 +279,12 @@ def test_graph_and_model_tell_w_from_parenthesized_w(client: Any) -> None:
     assert answer["strata"]["w()"] < answer["strata"]["w"] and not answer["cycle"]["relations"]
     status, answer = post(client, "graph", text=print_infix(parse_kif(text)))
     assert answer["labels"] == {"u()": "u()", "w()": "w()"}
+    alone = (REPO / "tests/games/zero_arity/parenthesized.kif").read_text(encoding="utf-8")
+    infix = print_infix(parse_kif(alone))
+    status, answer = post(client, "graph", text=infix)
+    assert status == 200 and answer["labels"] == {"w()": "w()"} and "w" not in answer["rules"]
+    lines = infix.splitlines()
+    assert answer["rules"]["w()"] == [i + 1 for i, x in enumerate(lines) if x.startswith("w()")]
     program = "(v a)\n(<= (w) (v a))\n(<= z (w))\n(<= (z) (v b))\n"
     for syntax, paren in (("kif", "(w)"), ("infix", "w()")):
         status, answer = post(client, "model", text=program, answer_syntax=syntax)

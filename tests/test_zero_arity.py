@@ -150,12 +150,16 @@ def test_parenthesized_terminal_is_not_the_keyword(syntax: str) -> None:
     assert not [f for f in findings(both, syntax) if f.is_error]
 
 
-def test_parenthesized_w_alone_keeps_its_advice() -> None:
-    found = check_description(read(PARENTHESIZED))
+@pytest.mark.parametrize("syntax", ["kif", "infix"])
+def test_parenthesized_w_alone_keeps_its_advice(syntax: str) -> None:
+    text = PARENTHESIZED.read_text(encoding="utf-8")
+    found = findings(text, syntax)
     assert {f.code for f in found} == {"zero-arity-relation"}
-    assert all(f.message.endswith("write it as the proposition w (drop the parentheses)")
-               for f in found)
-    assert [f.code for f in check_description(read(BOTH)) if f.is_error] == []
+    paren = "w()" if syntax == "infix" else "(w)"
+    assert all(f.message == f"{paren} is written as a relation with no arguments: write it as "
+               "the proposition w (drop the parentheses)" for f in found), found
+    assert [f.code for f in findings(BOTH.read_text(encoding="utf-8"), syntax)
+            if f.is_error] == []
 
 
 def shape_games(n: int) -> Iterator[tuple[int, str]]:
@@ -285,11 +289,48 @@ def test_the_minimal_model_lists_each_relation_apart(
     assert answer == {"v": ["(v a)"], "w()": ["(w)"], "z": ["z"], "z()": [], "y": ["y"]}
 
 
+@pytest.mark.parametrize("syntax", ["kif", "infix"])
+def test_the_model_of_parenthesized_w_alone(
+    syntax: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    require_prolog()
+    path = tmp_path / "alone.kif"
+    path.write_text("(v a)\n(<= (w) (v a))\n(<= y (w))\n", encoding="utf-8")
+    assert main(["model", str(path), "--answer-syntax", syntax]) == 0
+    paren = "w()" if syntax == "infix" else "(w)"
+    out = capsys.readouterr().out.splitlines()
+    assert out[out.index(f"% {paren}/0: 1 atom") + 1] == paren and "% w/0: 1 atom" not in out
+    assert main(["model", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"v": ["(v a)"], "w()": ["(w)"], "y": ["y"]}
+
+
+#: Not stratified: (w) is undefined in its well-founded model, w true, (v) false.
+UNSTRATIFIED = "(move a b) (move b a)\n(<= (w) (move ?x ?y) (not (w)))\n(<= w (not (v)))\n"
+
+
+@pytest.mark.parametrize("syntax", ["kif", "infix"])
+def test_the_well_founded_model_prints_each_relation_apart(
+    syntax: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    require_prolog()
+    path = tmp_path / "wf.kif"
+    path.write_text(UNSTRATIFIED, encoding="utf-8")
+    assert main(["model", str(path), "--answer-syntax", syntax]) == 0
+    w, v = ("w()", "v()") if syntax == "infix" else ("(w)", "(v)")
+    out = capsys.readouterr().out.splitlines()
+    at = out.index(f"% {w}/0: 0 atoms true, 1 undefined")
+    assert out[at + 1 : at + 4] == [f"{w}  % undefined", "% w/0: 1 atom", "w"]
+    assert f"% {v}/0: 0 atoms" in out
+    assert main(["model", str(path), "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["true"]["w"] == ["w"] and answer["undefined"]["w()"] == ["(w)"]
+    assert answer["true"]["w()"] == [] and answer["undefined"]["w"] == []
+
+
 def test_the_well_founded_model_lists_each_relation_apart() -> None:
     """Once, (w) and w were shown as one relation named w, their atoms merged."""
     require_prolog()
-    program = "(move a b) (move b a)\n(<= (w) (move ?x ?y) (not (w)))\n(<= w (not (v)))\n"
-    d = compile_game(parse_kif(program), translate=False).normalized
+    d = compile_game(parse_kif(UNSTRATIFIED), translate=False).normalized
     rels = list(relations(d))
     assert ("w()", 0) in rels and ("w", 0) in rels and ("v()", 0) in rels
     m = well_founded_model(d, rels)
@@ -324,10 +365,14 @@ def test_the_graph_draws_two_nodes(syntax: str, label: str) -> None:
     assert f'"{label} (stratum {g.strata["w()"]})"' in to_mermaid(g)
 
 
-def test_the_graph_of_parenthesized_w_alone() -> None:
+@pytest.mark.parametrize(("syntax", "label"), [("kif", "(w)"), ("infix", "w()")])
+def test_the_graph_of_parenthesized_w_alone(syntax: str, label: str) -> None:
     require_prolog()
-    g = relation_graph(read(PARENTHESIZED), "parenthesized")
-    assert "w()" in g.relations and "w" not in g.relations and g.label("w()") == "(w)"
+    d = read(PARENTHESIZED)
+    g = relation_graph(d if syntax == "kif" else parse_infix(print_infix(d)), "parenthesized")
+    assert "w()" in g.relations and "w" not in g.relations and g.label("w()") == label
+    assert ("w()", "goal", False) in g.edges
+    assert f'"w()" [label="{label}\\nstratum {g.strata["w()"]}"' in to_dot(g)  # type: ignore[index]
 
 
 # -- explain ------------------------------------------------------------------------------
@@ -351,6 +396,20 @@ def test_explain_asks_the_relation_written() -> None:
             parse_atom(sm, "(terminal)", syntax="infix")
         with pytest.raises(ExplainError, match=r"unknown relation v\(\) \(the game's"):
             parse_atom(sm, "(v)", syntax="infix")
+
+
+@pytest.mark.parametrize("syntax", ["kif", "infix"])
+def test_explain_of_parenthesized_w_alone(syntax: str) -> None:
+    """(w) holds after (go 1); w is no relation of the game, and the answer says which is."""
+    require_prolog()
+    paren = "w()" if syntax == "infix" else "(w)"
+    with StateMachine.from_file(PARENTHESIZED) as sm:
+        state = sm.next_state(sm.initial_state, [sm.term("(go 1)")])
+        why = explain(sm, state, "(w)", syntax=syntax)
+        assert why.holds and str(why).startswith(f"{paren} holds"), str(why)
+        with pytest.raises(ExplainError, match=re.escape(f"unknown relation w; did you mean "
+                                                         f"{paren}? (the game's relations: ")):
+            parse_atom(sm, "w", syntax=syntax)
 
 
 def test_explain_asks_for_the_joint_move_only_where_the_relation_reads_it(
