@@ -351,7 +351,8 @@ def flatten_rules(d: Description) -> list[FlatRule]:
     """All flat clauses of a description, in source order. Bodies are ordered by the
     graph of relation names with ``(p)`` apart from ``p`` (``dependency_graph``'s
     ``zero_arity_apart``), as the translator stratifies them; the order changes no answer
-    (see ``order_body``), and relations merged by name would only move fewer tests."""
+    (see ``order_body``), but merged by name a relation could look as if it changed with
+    the state, or recursed, where only the other spelling does."""
     graph = dependency_graph(d, key=str, zero_arity_apart=True)
     recursive_relations = graph.recursive()
     changing = graph.dependents(INPUT_RELATIONS) | INPUT_RELATIONS
