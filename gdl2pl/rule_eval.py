@@ -710,7 +710,10 @@ def check_readable(d: Description, graph: DependencyGraph) -> None:
             if name not in READ_KEYWORDS:
                 continue
             arity = len(a.args) if isinstance(a, Func) else 0
-            if arity != READ_KEYWORDS[name] or (isinstance(a, Func) and not a.args):
+            if isinstance(a, Func) and not a.args:
+                raise Unproved(f"({a.name}) is written with parentheses: a relation other "
+                               f"than the keyword {a.name}, which the proof does not read")
+            if arity != READ_KEYWORDS[name]:
                 raise Unproved(f"{a.name} is used with {arity} arguments")
             if i > 0 and name == "next":
                 raise Unproved("a rule body asks for next")

@@ -17,8 +17,12 @@ from prolog_env import require_prolog
 from gdl2pl.adapters import GdlGame
 from gdl2pl.adapters.reach import reachable_domains
 from gdl2pl.bridge import StateMachine
+from gdl2pl.depgraph import dependency_graph
 from gdl2pl.length_bound import prove_length_bound
 from gdl2pl.load import read_game
+from gdl2pl.normalize import normalize_case
+from gdl2pl.rule_eval import Unproved
+from gdl2pl.rule_eval import check_readable
 from gdl2pl.rule_shapes import step_counter_bound
 
 LENGTH = OWN_GAMES / "length"
@@ -229,3 +233,15 @@ def test_a_wrong_bound_is_refuted_by_a_match_where_the_search_played_none(monkey
         assert "refuted by a play of 4 steps" in claim.how
     finally:
         game.close()
+
+
+def test_a_parenthesised_keyword_is_named_as_what_it_is(tmp_path):
+    """``(terminal)`` is a relation of no arguments, not the keyword: the proof does not
+    read it and proves nothing (sound), saying so rather than "used with 0 arguments",
+    which the keyword is too."""
+    variant = tmp_path / "fill_paren.kif"
+    variant.write_text((LENGTH / "fill.kif").read_text() + "\n(<= (terminal) (true (control a)))\n")
+    d = normalize_case(read_game(variant))
+    with pytest.raises(Unproved, match=r"\(terminal\) is written with parentheses"):
+        check_readable(d, dependency_graph(d))
+    assert _bound(variant) is None
