@@ -177,9 +177,9 @@ class GdlBatch:
 
         missing = game.missing_goal
         self._batch = Batch(
-            sm._net,
+            sm.evaluator,
             n,
-            sm._initial._bits,
+            sm.state_bits(sm.initial_state),
             self._move_actions(),
             actions,
             start,
@@ -210,9 +210,10 @@ class GdlBatch:
     def _move_actions(self) -> list[int]:
         """Per move of the network, its action id in its role's table (-1: none)."""
         sm, action_of = self.sm, self.game.action_of
+        move_terms = sm.move_terms
         out = []
         for m, (role, _) in enumerate(sm.network.moves):
-            out.append(action_of[role].get(sm._move_terms[m], -1) if role >= 0 else -1)
+            out.append(action_of[role].get(move_terms[m], -1) if role >= 0 else -1)
         return out
 
     def _observation_table(self) -> tuple[list[int], list[int], int, tuple[int, ...]]:
@@ -243,8 +244,8 @@ class GdlBatch:
         start: list[int] = [0]
         at: list[int] = []
         index = game.base_index
-        for raw in sm.network.fluents:
-            base = index.get(sm._terms.term(raw))
+        for f in range(len(sm.network.fluents)):
+            base = index.get(sm.fluent_term(f))
             at.extend(where.get(base, ()) if base is not None else ())
             start.append(len(at))
         return start, at, size, shape
@@ -384,7 +385,7 @@ class GdlBatch:
 
     def machine_state(self, game: int) -> MachineState:
         """Game ``game``'s state as the machine's ``MachineState``."""
-        return self.sm._state(self._live.state(int(game)))
+        return self.sm.state_of_bits(self._live.state(int(game)))
 
     def close(self) -> None:
         """Free the batch's games (every later call raises ``GameClosedError``), and
@@ -413,11 +414,11 @@ class GdlBatch:
         state = self.machine_state(i)
         text = _short(state)
         if kind == "missing goal":
-            game._met_missing_goal(text, game.roles[detail])
+            game.note_missing_goal(text, game.roles[detail])
             return
         where = f"{game.name}: game {i} of the batch:"
         if kind == "fluent without observation":
-            fluent = self.sm._terms.term(self.sm.network.fluents[detail])
+            fluent = self.sm.fluent_term(detail)
             raise UnrepresentableStateError(
                 f"{where} the fluent {kif_term(fluent)} is not among the base propositions "
                 f"(from {game.base_from}) in state {text}"
