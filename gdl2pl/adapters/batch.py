@@ -17,7 +17,13 @@ evaluation instead: the same answers). The outputs:
 - ``rewards`` ``(N, roles)``: ``(goal - 50) / 50`` in the state reached at the end,
   0 before, -1 for an illegal action's role (with ``illegal="end"``);
 - ``terminated`` ``(N,)``, ``mover`` ``(N,)`` (``Node.mover``: the role with a choice,
-  0 if none has, -1 if several have or at the end), ``illegal`` ``(N,)``.
+  0 if none has, -1 if several have or at the end), ``illegal`` ``(N,)``;
+- ``unrepresentable`` ``(N,)`` bool: the game ended in a terminal state the adapters
+  cannot score (a role without goal value under ``missing_goal="error"``, several goal
+  values, one that is not a number, returns that break a declared ``zero_sum``): with
+  ``unrepresentable="mark"`` (the default) such a game is marked here, its rewards 0
+  where there is none to give, and the others play on; with ``"raise"`` the call raises
+  ``UnrepresentableStateError`` for the whole batch.
 
 A role with a single legal move plays it whatever its action says, so in a turn-taking
 game ``step`` takes one action per game (the mover's); where a game stepped has several
@@ -28,8 +34,15 @@ its action is not read, its outputs are the initial state's) unless ``autoreset=
 The games are deterministic; ``sample_actions`` draws random legal actions in C from a
 generator that ``seed`` sets, so a run is reproducible from its seed.
 
-The arrays are read-only views that every call overwrites (copy what you keep). States
-that break the adapters' contract raise ``UnrepresentableStateError`` as
+``transition(states, actions)`` is ``step``'s functional form (``states, actions ->
+states``, the outputs written as ``step`` writes them): the games are put in ``states``
+(packed, as ``states()`` gives them) and stepped; a game already in the state given (the
+states of the last call given back, as a learner's loop does) is not loaded again, so
+that such a call costs what ``step`` and ``states()`` cost.
+
+The arrays are read-only views that every call overwrites (copy what you keep). Other
+states that break the adapters' contract (a role without legal move in a non-terminal
+state, a legal move outside the action table) raise ``UnrepresentableStateError`` as
 ``GdlGame.node`` does (naming the game's index in the batch); they are found after the
 step, which has happened. Memory: ``memory_bytes`` (bounded by ``max_bytes``, checked
 before anything is allocated): at most ``memory_per_game`` bytes a game and
@@ -43,6 +56,7 @@ import math
 import os
 from typing import Any
 from typing import Literal
+from typing import NamedTuple
 
 import numpy as np
 
@@ -61,6 +75,20 @@ from .game import goal_return
 from .paths import find_game
 
 Observation = Literal["planes", "flat"]
+OnUnrepresentable = Literal["mark", "raise"]
+
+
+class Transition(NamedTuple):
+    """What ``GdlBatch.transition`` gives: the games' new states (packed, a new read-only
+    array) and the batch's outputs for them (its read-only views, overwritten by the
+    next call)."""
+
+    states: np.ndarray
+    observations: np.ndarray
+    action_masks: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    unrepresentable: np.ndarray
 
 #: The most bytes a batch may take unless ``max_bytes`` says otherwise (2 GiB).
 MAX_BYTES = 2 << 30
@@ -91,6 +119,7 @@ class GdlBatch:
         seed: int = 0,
         max_bytes: int = MAX_BYTES,
         solo: int | None = None,
+        unrepresentable: OnUnrepresentable = "mark",
         **options: Any,
     ) -> None:
         if isinstance(game, GdlGame):
@@ -101,7 +130,8 @@ class GdlBatch:
             options.setdefault("engine", "compiled")
             self.game, self._owned = GdlGame(find_game(game), **options), True
         try:
-            self._setup(num_games, observation, dtype, reward_dtype, seed, max_bytes, solo)
+            self._setup(num_games, observation, dtype, reward_dtype, seed, max_bytes, solo,
+                        unrepresentable)
         except BaseException:
             if self._owned:
                 self.game.close()
@@ -116,9 +146,14 @@ class GdlBatch:
         seed: int,
         max_bytes: int,
         solo: int | None,
+        unrepresentable: OnUnrepresentable = "mark",
     ) -> None:
         game = self.game
         name = game.name
+        if unrepresentable not in ("mark", "raise"):
+            raise AdapterError(f"{name}: unrepresentable must be 'mark' or 'raise', not "
+                               f"{unrepresentable!r}")
+        self.on_unrepresentable: OnUnrepresentable = unrepresentable
         if not isinstance(num_games, int | np.integer) or num_games < 1:
             raise AdapterError(f"{name}: a batch holds at least one game, not {num_games!r}")
         if observation not in ("planes", "flat"):
@@ -173,6 +208,8 @@ class GdlBatch:
         self._mover = np.zeros(n, np.int32)
         self._illegal = np.zeros(n, np.bool_)
         self._joint = np.zeros((n, roles), np.int64)  # any id given fits: none wraps
+        self._marks = np.zeros(n, np.bool_)
+        self._held: np.ndarray | None = None  # the states the last transition gave
         from gdl2pl.compiled._network import Batch  # type: ignore[import-not-found]
 
         missing = game.missing_goal
@@ -193,6 +230,7 @@ class GdlBatch:
             self._terminated,
             self._mover,
             self._illegal,
+            marks=self._marks if unrepresentable == "mark" else None,
         )
         if solo is not None:
             self._batch.solo = int(solo)
@@ -202,6 +240,7 @@ class GdlBatch:
         self.terminated = _readonly(self._terminated)
         self.mover = _readonly(self._mover)
         self.illegal = _readonly(self._illegal)
+        self.unrepresentable = _readonly(self._marks)
         self.seed(seed)
         self.reset()
 
@@ -268,15 +307,16 @@ class GdlBatch:
         bits = (net.n_fluents + 1 + net.n_atoms + 1) // 8 + 1 + (net.n_moves + 7) // 8
         own = bits + 2 + 4 + 3 * 4 * roles  # done, plan, culprit; only, counts, joints
         outputs = (int(np.prod(self.observation_shape)) * obs_item + roles * actions
-                   + roles * reward_item + 1 + 4 + 1 + 8 * roles)
+                   + roles * reward_item + 1 + 4 + 1 + 8 * roles + 1)  # ... marks
         return own + outputs
 
     def _fixed(self, table_items: int) -> int:
         """Bytes a batch takes at most whatever its games: its tables, the scratch of one
         group of up to 256 games (four 64-bit words an atom, the rounding of the last
-        group), of the worklist of a cyclic group, of one state."""
+        group; its packed states), of the worklist of a cyclic group, of one state."""
         net = self.sm.network
         words = 32 * (4 * (net.n_fluents + 1) + 2 * (net.n_atoms + 1))
+        words += 256 * ((net.n_fluents + 7) // 8 + 1)
         return (4 * table_items + words + 14 * net.n_atoms + 4 * net.n_rules
                 + 256 * 16 * self.num_roles + 4 * self.num_roles * self.num_actions + 4096)
 
@@ -284,7 +324,7 @@ class GdlBatch:
     def memory_bytes(self) -> int:
         """Bytes the batch holds: the C batch's own arrays and the output arrays."""
         arrays = (self._observations, self._masks, self._rewards, self._terminated,
-                  self._mover, self._illegal, self._joint)
+                  self._mover, self._illegal, self._joint, self._marks)
         return int(self._live.memory) + sum(a.nbytes for a in arrays)
 
     # -- play ---------------------------------------------------------------------------
@@ -301,6 +341,7 @@ class GdlBatch:
     def reset(self, games: Any = None) -> None:
         """The games ``games`` names (a boolean mask; None: all) back to the initial
         state, their outputs written."""
+        self._held = None
         self._check(self._live.reset(self._games(games)))
 
     def step(self, actions: Any, games: Any = None, *, autoreset: bool = True,
@@ -329,8 +370,58 @@ class GdlBatch:
         else:
             raise ValueError(f"actions: shape ({self.num_games}, {self.num_roles}) or "
                              f"({self.num_games},), not {a.shape}")
+        self._held = None
         self._check(batch.step(joint, mask, autoreset, illegal == "end",
                                -1 if strict is None else int(strict)))
+
+    def transition(self, states: Any, actions: Any, games: Any = None, *,
+                   autoreset: bool = True, illegal: Literal["raise", "end"] = "raise",
+                   strict: int | None = None) -> Transition:
+        """``step``'s functional form: the games take the states ``states`` (packed,
+        ``(N, state_bytes)`` uint8, as ``states()`` and this call give them), then those
+        ``games`` names take one step with ``actions`` (as ``step`` takes them, and
+        refuses them); their new states come back with the outputs (a ``Transition``).
+        A game already in the state given is not loaded again: a loop that gives back
+        the states it got costs a ``step`` and a ``states()``."""
+        if illegal not in ("raise", "end"):
+            raise ValueError(f"illegal must be 'raise' or 'end', not {illegal!r}")
+        batch = self._live
+        packed = self._packed(states)
+        a = _action_ids(actions)
+        mask = self._games(games)
+        if a.shape == (self.num_games,):
+            if packed is not self._held:  # the movers of the states given decide
+                self._check(batch.set_states(packed))
+            self._one_action_each(mask)
+            self._joint[:] = a[:, None]
+            joint = self._joint
+        elif a.shape == (self.num_games, self.num_roles):
+            joint = a if a.dtype in (np.int32, np.int64) and a.flags.c_contiguous else (
+                np.ascontiguousarray(a, np.int64))
+        else:
+            raise ValueError(f"actions: shape ({self.num_games}, {self.num_roles}) or "
+                             f"({self.num_games},), not {a.shape}")
+        self._held = None
+        raw, problem = batch.transition(packed, joint, mask, autoreset, illegal == "end",
+                                        -1 if strict is None else int(strict))
+        new = np.frombuffer(raw, np.uint8).reshape(self.num_games, -1)  # read-only
+        self._check(problem)
+        self._held = new
+        return Transition(new, self.observations, self.action_masks, self.rewards,
+                          self.terminated, self.unrepresentable)
+
+    def _packed(self, states: Any) -> np.ndarray:
+        """``states`` as ``(N, state_bytes)`` C-contiguous uint8 (``ValueError``
+        otherwise)."""
+        held = self._held
+        if held is not None and states is held:
+            return held
+        packed = np.ascontiguousarray(states, np.uint8)
+        state_bytes = self._live.state_bytes
+        if packed.shape != (self.num_games, state_bytes):
+            raise ValueError(f"states: shape ({self.num_games}, {state_bytes}), "
+                             f"not {packed.shape}")
+        return packed
 
     def _one_action_each(self, mask: np.ndarray | None) -> None:
         """``ValueError`` unless one action per game says what every game it steps plays:
@@ -376,11 +467,8 @@ class GdlBatch:
     def set_states(self, states: Any, games: Any = None) -> None:
         """The games ``games`` names take their states from ``states`` (as ``states()``
         gives them), their outputs written: a search may save and restore a batch."""
-        packed = np.ascontiguousarray(states, np.uint8)
-        state_bytes = self._live.state_bytes
-        if packed.shape != (self.num_games, state_bytes):
-            raise ValueError(f"states: shape ({self.num_games}, {state_bytes}), "
-                             f"not {packed.shape}")
+        packed = self._packed(states)
+        self._held = None
         self._check(self._live.set_states(packed, self._games(games)))
 
     def machine_state(self, game: int) -> MachineState:
@@ -450,6 +538,9 @@ class GdlBatch:
             return
         sums = self._rewards[ended].sum(axis=1)
         bad = np.flatnonzero(np.abs(sums) > 1e-6)
+        if len(bad) and self.on_unrepresentable == "mark":
+            self._marks[np.flatnonzero(ended)[bad]] = True
+            return
         if len(bad):
             i = int(np.flatnonzero(ended)[bad[0]])
             raise UnrepresentableStateError(
@@ -478,4 +569,4 @@ def _short(state: MachineState, width: int = 200) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-__all__ = ["MAX_BYTES", "GdlBatch", "Observation"]
+__all__ = ["MAX_BYTES", "GdlBatch", "Observation", "OnUnrepresentable", "Transition"]

@@ -93,6 +93,10 @@ typedef struct {
     int32_t *mw_start, *mw_rules;  /* once the network watches: per atom, its watchers
                                       whose head the move program evaluates */
     Py_buffer out[N_OUT];
+    Py_buffer marks;       /* n 1-byte flags, or obj NULL: a game whose terminal state
+                              has no reward for a role (no goal value, several, or not a
+                              number) is marked here, not reported as a problem */
+    uint8_t *packed;       /* lanes * state_bytes: scratch, one group's packed states */
     int obs_float, rewards_double;
     uint64_t rng;
     int hard_kind, soft_kind;              /* the first problems of a call */
@@ -107,11 +111,13 @@ bit(const uint8_t *bits, Py_ssize_t k)
     return (bits[k >> 3] >> (k & 7)) & 1;
 }
 
-/* n bytes, each 0 or 1, packed into n_bytes bytes (bit k: byte k, lowest bit first). */
-void pack(uint8_t *out, const uint8_t *bytes, Py_ssize_t n, Py_ssize_t n_bytes);
-
 /* bits (as pack makes them) into n bytes of 0 or 1 */
 void unpack(uint8_t *out, const uint8_t *bits, Py_ssize_t n);
+
+/* Group g's games' packed states (state_bytes each, as get_states gives them) into
+   out + (game - first game of g) * state_bytes, from its fluents' words: 64 fluents of
+   64 games at a time, a bit matrix transposed. */
+void pack_group(const Batch *b, Py_ssize_t g, uint8_t *out);
 
 /* Game i's lane of n atoms' words (the batch's width each, from `words`: a group's
    first) as n bytes of 0 or 1. */
