@@ -401,9 +401,9 @@ class GdlBatch:
         else:
             raise ValueError(f"actions: shape ({self.num_games}, {self.num_roles}) or "
                              f"({self.num_games},), not {a.shape}")
-        self._held = None
+        held, self._held = packed is self._held, None  # held: read-only, nothing since
         raw, problem = batch.transition(packed, joint, mask, autoreset, illegal == "end",
-                                        -1 if strict is None else int(strict))
+                                        -1 if strict is None else int(strict), held)
         new = np.frombuffer(raw, np.uint8).reshape(self.num_games, -1)  # read-only
         self._check(problem)
         self._held = new

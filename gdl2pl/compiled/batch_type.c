@@ -356,17 +356,18 @@ pack_all(Batch *b, uint8_t *out)
    them. A game whose state is already the one given (the states of the last call given
    back, as a learner does) is not loaded again, so such a call costs a step and
    the states' packing; any other is loaded first (its outputs written, as set_states
-   does), then stepped. */
+   does), then stepped. `held`: the caller knows the games to be in `states` (the
+   states of the last call, nothing since), which are then not compared. */
 static PyObject *
 Batch_transition(Batch *b, PyObject *args, PyObject *kw)
 {
     static char *names[] = {"states", "actions", "active", "autoreset", "end_illegal",
-                            "strict", NULL};
+                            "strict", "held", NULL};
     PyObject *states_obj, *actions_obj, *active_obj = NULL;
-    int autoreset = 1, end_illegal = 0, strict = -1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|Oppi:transition", names, &states_obj,
+    int autoreset = 1, end_illegal = 0, strict = -1, held = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|Oppip:transition", names, &states_obj,
                                      &actions_obj, &active_obj, &autoreset, &end_illegal,
-                                     &strict))
+                                     &strict, &held))
         return NULL;
     Py_ssize_t size = checked_mul(b->n, b->state_bytes);
     if (size < 0) return NULL;
@@ -399,14 +400,14 @@ Batch_transition(Batch *b, PyObject *args, PyObject *kw)
     for (Py_ssize_t g = 0; g < b->n_groups; g++) {
         const Py_ssize_t base = g * b->lanes;
         const Py_ssize_t lanes = b->n - base < b->lanes ? b->n - base : b->lanes;
-        pack_group(b, g, b->packed);
+        if (!held) pack_group(b, g, b->packed);
         for (Py_ssize_t lane = 0; lane < lanes; lane++) {
             Py_ssize_t i = base + lane;
             /* every game takes the state given, stepped or not; a game an illegal
                action ended is done in a state that is not terminal: loaded again, it is
                not done */
-            int load = ended_by_illegal[i] ||
-                       memcmp(b->packed + lane * sb, copy + i * sb, (size_t)sb) != 0;
+            int load = ended_by_illegal[i] || (!held &&
+                       memcmp(b->packed + lane * sb, copy + i * sb, (size_t)sb) != 0);
             b->plan[i] = load ? PLAN_LOAD : PLAN_NONE;
             loads += load;
         }
@@ -618,7 +619,7 @@ static PyMethodDef Batch_methods[] = {
     {"transition", (PyCFunction)(void (*)(void))Batch_transition,
      METH_VARARGS | METH_KEYWORDS,
      "transition(states, actions, active=None, autoreset=True, end_illegal=False, "
-     "strict=-1) -> (states, None | (problem, game, detail))"},
+     "strict=-1, held=False) -> (states, None | (problem, game, detail))"},
     {"sample", (PyCFunction)(void (*)(void))Batch_sample, METH_VARARGS | METH_KEYWORDS,
      "sample(out, active=None): random legal action ids, by the batch's generator"},
     {"seed", (PyCFunction)Batch_seed, METH_O, "seed(int): seed the batch's generator"},
