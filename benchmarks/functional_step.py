@@ -16,7 +16,9 @@ actions drawn in C):
   (two saved sets of states in turn, with actions drawn once for each: every game is
   loaded, then stepped; no ``sample_actions`` in this loop);
 - ``set/step/states``: the functional step written with the stateful calls
-  (``set_states``, ``step``, ``states()``), the only way before ``transition``.
+  (``set_states``, ``step``, ``states()``), the only way before ``transition``;
+- ``step, 2 threads``: ``step`` on a batch made with ``threads=2`` (its groups of games
+  on two threads); below 1.00 it runs faster than on one.
 
 Counted: game transitions a second (a game restarting by auto-reset is not counted), and
 each loop's time per call over ``step``'s (1.00: as fast). The Markdown section is
@@ -49,7 +51,7 @@ GAMES = ["ticTacToe", "connectFour", "breakthrough"]
 Loop = Callable[[float], tuple[int, int]]
 
 
-def loops(batch: Any) -> dict[str, Loop]:
+def loops(batch: Any, threaded: Any) -> dict[str, Loop]:
     import numpy as np
 
     actions = np.zeros((batch.num_games, batch.num_roles), np.int64)
@@ -61,16 +63,17 @@ def loops(batch: Any) -> dict[str, Loop]:
     second = batch.states()
     held = {"states": batch.states()}
 
-    def timed(call: Callable[[], None], prepare: Callable[[], None] | None = None) -> Loop:
+    def timed(call: Callable[[], None], prepare: Callable[[], None] | None = None,
+              on: Any = batch) -> Loop:
         def run(seconds: float) -> tuple[int, int]:
             if prepare is not None:
                 prepare()  # not timed
             moves = calls = 0
             deadline = time.perf_counter() + seconds
             while time.perf_counter() < deadline:
-                ended = batch.terminated.copy()  # restarted at this call: not counted
+                ended = on.terminated.copy()  # restarted at this call: not counted
                 call()
-                moves += batch.num_games - int(ended.sum())
+                moves += on.num_games - int(ended.sum())
                 calls += 1
             return moves, calls
         return run
@@ -78,6 +81,10 @@ def loops(batch: Any) -> dict[str, Loop]:
     def step() -> None:
         batch.sample_actions(actions)
         batch.step(actions)
+
+    def step_threads() -> None:
+        threaded.sample_actions(actions)
+        threaded.step(actions)
 
     def transition() -> None:
         batch.sample_actions(actions)
@@ -107,7 +114,8 @@ def loops(batch: Any) -> dict[str, Loop]:
         held["states"] = batch.states()
 
     return {"step": timed(step), "transition": timed(transition, now_held),
-            "transition, other states": timed(other), "set/step/states": timed(composed)}
+            "transition, other states": timed(other), "set/step/states": timed(composed),
+            "step, 2 threads": timed(step_threads, on=threaded)}
 
 
 def measure(name: str, args: argparse.Namespace) -> dict[str, tuple[float, float]]:
@@ -119,7 +127,8 @@ def measure(name: str, args: argparse.Namespace) -> dict[str, tuple[float, float
         game = GdlGame(game_path(name, DEFAULT_GAMES_DIR), engine="compiled")
     try:
         batch = GdlBatch(game, args.n, seed=1)
-        runs = loops(batch)
+        threaded = GdlBatch(game, args.n, seed=1, threads=2)
+        runs = loops(batch, threaded)
         for loop in runs.values():
             loop(0.3)  # warm-up
         rounds: dict[str, list[tuple[float, float]]] = {k: [] for k in runs}
@@ -156,7 +165,7 @@ def report(args: argparse.Namespace) -> str:
         header_markdown(header),
         "",
         markdown_table(["game", "step", "transition", "transition, other states",
-                        "set/step/states"], rows),
+                        "set/step/states", "step, 2 threads"], rows),
         "",
         f"Load average at the end: {load}.",
         "",

@@ -176,3 +176,65 @@ def test_an_unscorable_terminal_state_marks_its_game_and_the_others_play_on(
             strict.step(np.array([[stop], [go], [stop], [go]]))
     finally:
         game.close()
+
+
+@pytest.mark.parametrize(("name", "n"), [("connectFour", 1024), ("breakthrough", 300),
+                                         ("3pConnectFour", 200)])
+def test_groups_stepped_on_several_threads_give_the_same_games(np, name: str, n: int) -> None:
+    """``threads=3``: the groups of games on three threads (each with its own scratch,
+    every group bit-sliced but the calling thread's): the same states and outputs as one
+    thread, step for step, by ``step``, ``transition`` and ``reset``; the memory the
+    threads take is within ``memory_fixed``."""
+    from gdl2pl.adapters.batch import GdlBatch
+
+    game = loaded(name)
+    one, many = GdlBatch(game, n, seed=4), GdlBatch(game, n, seed=4, threads=3)
+    assert many.threads == 3 and one.threads == 1
+    assert many.memory_bytes <= n * many.memory_per_game + many.memory_fixed
+    actions = np.zeros((n, one.num_roles), np.int64)
+    states = many.states()
+    for k in range(30):
+        one.sample_actions(actions)
+        one.step(actions)
+        if k % 2:
+            many.step(actions)
+            states = many.states()
+        else:
+            states = many.transition(states, actions).states
+        assert np.array_equal(one.states(), states)
+        assert same(np, outputs(one), outputs(many))
+    half = np.arange(n) % 2 == 0
+    one.reset(half)
+    many.reset(half)
+    assert same(np, outputs(one), outputs(many))
+    many.threads = 1
+    assert many.threads == 1
+    with pytest.raises(ValueError, match="threads is 1 to 64"):
+        many.threads = 0
+
+
+def test_problems_met_on_several_threads_are_reported_as_on_one(np, tmp_path: Path) -> None:
+    """The first problem of a call (by game) is the same whichever thread met it: here
+    every game's role has no legal move after its first step."""
+    from gdl2pl.adapters import GdlGame
+    from gdl2pl.adapters import UnrepresentableStateError
+    from gdl2pl.adapters.batch import GdlBatch
+
+    path = tmp_path / "stuck.kif"
+    path.write_text("""
+(role p) (init (s 0))
+(<= (legal p go) (true (s 0)))
+(<= (next (s 1)) (does p go))
+(<= terminal (true (s 2)))
+(goal p 100)
+""")
+    game = GdlGame(path, engine="compiled", dynamics="simultaneous")
+    try:
+        for threads in (1, 4):
+            batch = GdlBatch(game, 1024, threads=threads)
+            mask = np.arange(1024) >= 700  # games of the third and fourth groups only
+            with pytest.raises(UnrepresentableStateError,
+                               match=r"game 700 of the batch: role p has no legal move"):
+                batch.step(np.zeros((1024, 1), np.int32), mask)
+    finally:
+        game.close()

@@ -48,6 +48,14 @@ step, which has happened. Memory: ``memory_bytes`` (bounded by ``max_bytes``, ch
 before anything is allocated): at most ``memory_per_game`` bytes a game and
 ``memory_fixed`` bytes besides, freed by ``close()``, after which every call raises
 ``GameClosedError``.
+
+Threads: with ``threads=k`` (or setting ``batch.threads``) a call steps the groups of
+games (64, 128 or 256 games each) on ``k`` threads, the GIL released: the calling one
+and ``k - 1`` started for the call, each with its own scratch (counted in
+``memory_fixed``), each group on one thread only; the answers are the same as on one
+thread (``tests/test_compiled_batch_transition.py``). A batch of fewer groups than
+threads uses one thread a group. How it scales is measured in
+``benchmarks/functional_step.py``.
 """
 
 from __future__ import annotations
@@ -92,6 +100,8 @@ class Transition(NamedTuple):
 
 #: The most bytes a batch may take unless ``max_bytes`` says otherwise (2 GiB).
 MAX_BYTES = 2 << 30
+#: The most threads a batch steps its groups on (the C batch's bound).
+MAX_THREADS = 64
 
 _DTYPES = {np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.float32)}
 
@@ -120,6 +130,7 @@ class GdlBatch:
         max_bytes: int = MAX_BYTES,
         solo: int | None = None,
         unrepresentable: OnUnrepresentable = "mark",
+        threads: int = 1,
         **options: Any,
     ) -> None:
         if isinstance(game, GdlGame):
@@ -131,7 +142,7 @@ class GdlBatch:
             self.game, self._owned = GdlGame(find_game(game), **options), True
         try:
             self._setup(num_games, observation, dtype, reward_dtype, seed, max_bytes, solo,
-                        unrepresentable)
+                        unrepresentable, threads)
         except BaseException:
             if self._owned:
                 self.game.close()
@@ -147,9 +158,12 @@ class GdlBatch:
         max_bytes: int,
         solo: int | None,
         unrepresentable: OnUnrepresentable = "mark",
+        threads: int = 1,
     ) -> None:
         game = self.game
         name = game.name
+        if not isinstance(threads, int | np.integer) or not 1 <= threads <= MAX_THREADS:
+            raise AdapterError(f"{name}: threads is 1 to {MAX_THREADS}, not {threads!r}")
         if unrepresentable not in ("mark", "raise"):
             raise AdapterError(f"{name}: unrepresentable must be 'mark' or 'raise', not "
                                f"{unrepresentable!r}")
@@ -192,8 +206,9 @@ class GdlBatch:
         self.observation_shape: tuple[int, ...] = shape
         self.memory_per_game = self._per_game(np.dtype(dtype).itemsize,
                                               np.dtype(reward_dtype).itemsize)
-        self.memory_fixed = self._fixed(len(start) + len(at) + net.n_moves
-                                        + 2 * sum(len(vs) for vs in net.goals))
+        self._table_items = (len(start) + len(at) + net.n_moves
+                             + 2 * sum(len(vs) for vs in net.goals))
+        self.memory_fixed = self._fixed(self._table_items, int(threads))
         if n * self.memory_per_game + self.memory_fixed > max_bytes:
             raise MemoryError(
                 f"{name}: {n:,} games take up to {n * self.memory_per_game:,} bytes "
@@ -234,6 +249,7 @@ class GdlBatch:
         )
         if solo is not None:
             self._batch.solo = int(solo)
+        self._batch.threads = int(threads)
         self.observations = _readonly(self._observations)
         self.action_masks = _readonly(self._masks)
         self.rewards = _readonly(self._rewards)
@@ -310,15 +326,30 @@ class GdlBatch:
                    + roles * reward_item + 1 + 4 + 1 + 8 * roles + 1)  # ... marks
         return own + outputs
 
-    def _fixed(self, table_items: int) -> int:
+    def _fixed(self, table_items: int, threads: int = 1) -> int:
         """Bytes a batch takes at most whatever its games: its tables, the scratch of one
         group of up to 256 games (four 64-bit words an atom, the rounding of the last
-        group; its packed states), of the worklist of a cyclic group, of one state."""
+        group; its packed states), of the worklist of a cyclic group, of one state; and
+        each thread's but the caller's: its own scratch of a group."""
         net = self.sm.network
         words = 32 * (4 * (net.n_fluents + 1) + 2 * (net.n_atoms + 1))
+        words += (threads - 1) * (32 * (2 * (net.n_fluents + 1) + net.n_atoms)
+                                  + 5 * (net.n_atoms + 1) + 256 * 16 * self.num_roles)
         words += 256 * ((net.n_fluents + 7) // 8 + 1)
         return (4 * table_items + words + 14 * net.n_atoms + 4 * net.n_rules
                 + 256 * 16 * self.num_roles + 4 * self.num_roles * self.num_actions + 4096)
+
+    @property
+    def threads(self) -> int:
+        """Threads a call steps the groups of games on (see the module doc)."""
+        return int(self._live.threads)
+
+    @threads.setter
+    def threads(self, k: int) -> None:
+        if not isinstance(k, int | np.integer) or not 1 <= k <= MAX_THREADS:
+            raise ValueError(f"threads is 1 to {MAX_THREADS}, not {k!r}")
+        self._live.threads = int(k)
+        self.memory_fixed = self._fixed(self._table_items, int(k))
 
     @property
     def memory_bytes(self) -> int:
@@ -569,4 +600,4 @@ def _short(state: MachineState, width: int = 200) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-__all__ = ["MAX_BYTES", "GdlBatch", "Observation", "OnUnrepresentable", "Transition"]
+__all__ = ["MAX_BYTES", "MAX_THREADS", "GdlBatch", "Observation", "OnUnrepresentable", "Transition"]

@@ -3,9 +3,12 @@
 #include "batch.h"
 
 #include <math.h>
+#include <pthread.h>
 
 #include "evaluate.h"
 #include "pace.h"
+
+static void *batch_alloc(Batch *b, Py_ssize_t n, Py_ssize_t size);
 
 /* The problems' names (problem_result) and stages (note_problem), by kind. */
 static const char *problem_names[] = {
@@ -601,18 +604,143 @@ run_group(Batch *b, Py_ssize_t g, const uint8_t *states)
     })
 }
 
+/* A thread's share of a call: every `stride`-th group from `first`, on its own copy of
+   the batch (the games' rows shared, each group's written by one thread only; the
+   scratch and the problems its own). No Python call: it runs without the GIL. */
+typedef struct {
+    Batch copy;
+    const uint8_t *states;
+    Py_ssize_t first, stride;
+    pthread_t id;
+    int started;
+} Worker;
+
+static void *
+worker_main(void *arg)
+{
+    Worker *w = arg;
+    for (Py_ssize_t g = w->first; g < w->copy.n_groups; g += w->stride)
+        run_group(&w->copy, g, w->states);
+    return NULL;
+}
+
+static void
+use_scratch(Batch *c, const Scratch *s)
+{
+    c->words = s->words; c->next_words = s->next_words; c->load_words = s->load_words;
+    c->wqueue = s->wqueue; c->queued = s->queued;
+    c->lane_count = s->lane_count; c->lane_last = s->lane_last;
+    c->goal_count = s->goal_count; c->goal_found = s->goal_found;
+}
+
 int
 run_plans(Batch *b, const uint8_t *states)
 {
     Pace pace;
     pace_start(&pace, 0);
     b->hard_kind = b->soft_kind = P_NONE;
-    for (Py_ssize_t g = 0; g < b->n_groups; g++) {
+    Py_ssize_t stride = b->threads < b->n_groups ? b->threads : b->n_groups;
+    if (stride <= 1) {
+        for (Py_ssize_t g = 0; g < b->n_groups; g++) {
+            run_group(b, g, states);
+            if (!pace.stop) pace_check(&pace);
+        }
+        pace_end(&pace);
+        return pace.stop == 1 ? -1 : 0;
+    }
+    Worker workers[MAX_THREADS];   /* the other threads': workers[1 .. stride - 1] */
+    for (Py_ssize_t t = 1; t < stride; t++) {
+        Worker *w = &workers[t];
+        w->copy = *b;
+        use_scratch(&w->copy, &b->extra[t - 1]);
+        w->copy.solo = -1;   /* the network's own values are the calling thread's */
+        w->states = states;
+        w->first = t;
+        w->stride = stride;
+        w->started = pthread_create(&w->id, NULL, worker_main, w) == 0;
+    }
+    for (Py_ssize_t g = 0; g < b->n_groups; g += stride) {
         run_group(b, g, states);
         if (!pace.stop) pace_check(&pace);
     }
+    if (!pace.ts) pace.ts = PyEval_SaveThread();   /* waiting: without the GIL */
+    for (Py_ssize_t t = 1; t < stride; t++) {
+        Worker *w = &workers[t];
+        if (w->started) pthread_join(w->id, NULL);
+        else worker_main(w);   /* no thread to be had: its share here */
+    }
     pace_end(&pace);
+    for (Py_ssize_t t = 1; t < stride; t++) {
+        const Batch *c = &workers[t].copy;
+        if (c->hard_kind) note_problem(b, c->hard_kind, c->hard_game, c->hard_detail);
+        if (c->soft_kind) note_problem(b, c->soft_kind, c->soft_game, c->soft_detail);
+    }
+    if (pace.stop != 1 && PyErr_CheckSignals() < 0) return -1;
     return pace.stop == 1 ? -1 : 0;
+}
+
+void
+batch_free_threads(Batch *b)
+{
+    for (int t = 0; b->extra && t < b->threads - 1; t++) {
+        Scratch *s = &b->extra[t];
+        void *arrays[] = {s->words, s->next_words, s->load_words, s->wqueue, s->queued,
+                          s->lane_count, s->lane_last, s->goal_count, s->goal_found};
+        for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) PyMem_Free(arrays[k]);
+    }
+    PyMem_Free(b->extra);
+    b->extra = NULL;
+    b->memory -= b->extra_bytes;
+    b->extra_bytes = 0;
+    b->threads = 1;
+}
+
+int
+batch_set_threads(Batch *b, int k)
+{
+    if (k < 1 || k > MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "threads: 1 to %d, not %d", MAX_THREADS, k);
+        return -1;
+    }
+    const Network *net = b->net;
+    const Py_ssize_t word = sizeof(uint64_t) * b->width, nf1 = (Py_ssize_t)b->n_fluents + 1;
+    const Py_ssize_t lanes_roles = (Py_ssize_t)b->lanes * b->n_roles;
+    Scratch *extra = k > 1 ? PyMem_Calloc((size_t)(k - 1), sizeof(Scratch)) : NULL;
+    if (k > 1 && !extra) { PyErr_NoMemory(); return -1; }
+    Py_ssize_t before = b->memory, bytes = 0;
+    int ok = 1;
+    for (int t = 0; t < k - 1 && ok; t++) {
+        Scratch *s = &extra[t];
+        s->words = batch_alloc(b, net->n_atoms, word);
+        s->next_words = batch_alloc(b, nf1, word);
+        s->load_words = batch_alloc(b, nf1, word);
+        s->wqueue = batch_alloc(b, b->largest + 1, sizeof(int32_t));
+        s->queued = batch_alloc(b, net->n_atoms, 1);
+        s->lane_count = batch_alloc(b, lanes_roles, sizeof(int32_t));
+        s->lane_last = batch_alloc(b, lanes_roles, sizeof(int32_t));
+        s->goal_count = batch_alloc(b, lanes_roles, sizeof(int32_t));
+        s->goal_found = batch_alloc(b, lanes_roles, sizeof(int32_t));
+        ok = s->words && s->next_words && s->load_words && s->wqueue && s->queued &&
+             s->lane_count && s->lane_last && s->goal_count && s->goal_found;
+    }
+    bytes = b->memory - before;
+    b->memory = before;
+    if (!ok) {   /* freed as batch_free_threads frees them */
+        Scratch *old = b->extra;
+        int old_threads = b->threads;
+        Py_ssize_t old_bytes = b->extra_bytes;
+        b->extra = extra; b->threads = k; b->extra_bytes = 0;
+        batch_free_threads(b);
+        b->extra = old; b->threads = old_threads; b->extra_bytes = old_bytes;
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        return -1;
+    }
+    batch_free_threads(b);
+    b->extra = extra;
+    b->threads = k;
+    b->extra_bytes = bytes;
+    b->memory += bytes;
+    return 0;
 }
 
 PyObject *
@@ -861,6 +989,7 @@ batch_build_locked(Batch *b, PyObject *init, Py_ssize_t n_ma, Py_ssize_t n_os,
     }
     b->rng = FIRST_RNG;
     b->solo = 4;
+    b->threads = 1;
     memset(b->plan, PLAN_RESET, (size_t)b->n);
     return run_plans(b, NULL);
 }

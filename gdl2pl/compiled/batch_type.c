@@ -136,6 +136,7 @@ Batch_dealloc(Batch *b)
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) PyMem_Free(arrays[k]);
     for (int k = 0; k < N_OUT; k++) if (b->out[k].obj) PyBuffer_Release(&b->out[k]);
     if (b->marks.obj) PyBuffer_Release(&b->marks);
+    batch_free_threads(b);
     Py_XDECREF(b->net);
     Py_TYPE(b)->tp_free((PyObject *)b);
 }
@@ -649,6 +650,39 @@ static PyMemberDef Batch_members[] = {
     {NULL, 0, 0, 0, NULL}
 };
 
+static PyObject *
+Batch_get_threads(Batch *b, void *Py_UNUSED(closure))
+{
+    return PyLong_FromLong(b->threads);
+}
+
+static int
+Batch_set_threads(Batch *b, PyObject *value, void *Py_UNUSED(closure))
+{
+    if (!value) {
+        PyErr_SetString(PyExc_AttributeError, "threads cannot be deleted");
+        return -1;
+    }
+    int overflow;
+    long k = PyLong_AsLongAndOverflow(value, &overflow);
+    if (k == -1 && PyErr_Occurred()) return -1;
+    if (overflow || k < 1 || k > MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "threads: 1 to %d", MAX_THREADS);
+        return -1;
+    }
+    if (batch_enter(b) < 0) return -1;
+    int failed = batch_set_threads(b, (int)k) < 0;
+    leave(b->net);
+    return failed ? -1 : 0;
+}
+
+static PyGetSetDef Batch_getset[] = {
+    {"threads", (getter)Batch_get_threads, (setter)Batch_set_threads,
+     "threads a call steps the groups of games on (1: the calling thread only; each "
+     "other thread has its own scratch, counted in memory)", NULL},
+    {NULL, NULL, NULL, NULL, NULL}
+};
+
 PyTypeObject BatchType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "gdl2pl.compiled._network.Batch",
@@ -659,5 +693,6 @@ PyTypeObject BatchType = {
               "arrays (see compiled/batch.h).",
     .tp_methods = Batch_methods,
     .tp_members = Batch_members,
+    .tp_getset = Batch_getset,
     .tp_new = Batch_new,
 };
