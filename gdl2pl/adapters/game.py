@@ -314,7 +314,7 @@ class GdlGame:
                 if shipped is not None:  # analysed where the game was pickled
                     self.kind, met = shipped
                     if met:
-                        self._met_missing_goal(met, None)
+                        self.note_missing_goal(met, None)
                 else:
                     self.kind = self.analyse(
                         analysis_states, analysis_edges, analysis_steps, seed
@@ -624,7 +624,7 @@ class GdlGame:
         for role, vs in zip(self.roles, goals, strict=True):
             if not vs and self.missing_goal is not None:
                 vs = [self.missing_goal]
-                self._met_missing_goal(_short(state), role)
+                self.note_missing_goal(_short(state), role)
             if len(vs) != 1 or not isinstance(vs[0], int):
                 what = "no goal value" if not vs else f"goal values {list(vs)}"
                 hint = " (missing_goal= gives such a role a value)" if not vs else ""
@@ -651,7 +651,11 @@ class GdlGame:
                 f"analysis met have returns summing to {other}"
             )
 
-    def _met_missing_goal(self, state: str, role: object | None) -> None:
+    def note_missing_goal(self, state: str, role: object | None) -> None:
+        """Note that ``role`` (None: some role) has no goal value in the terminal state
+        ``state`` (its text): the first time, ``missing_goal_met`` keeps it and, with
+        ``missing_goal="assume"``, a ``MissingGoalWarning`` says what was assumed (a
+        batch reports the states its games meet here too)."""
         if self.missing_goal_met:
             return
         self.missing_goal_met = state
@@ -837,7 +841,7 @@ class GdlGame:
         verdict, states, max_depth, sums, bad, missed, layered = run_interruptibly(search)
         if missed:
             met = MachineState.from_fluents(py_term(f) for f in missed)
-            self._met_missing_goal(_short(met), None)
+            self.note_missing_goal(_short(met), None)
         if verdict == "bad":
             state = MachineState.from_fluents(py_term(f) for f in bad)
             self.node(state)  # raises, naming the role
