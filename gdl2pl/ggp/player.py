@@ -37,7 +37,11 @@ Prolog work of a match happens on that match's own worker thread, in order; ``ha
 waits for it only until that deadline and then answers the best move offered so far (at
 first, the first legal move; in GDL-II, before a turn's work has even begun because the
 turn before ran over, a move legal on the turn before: ``Knowledge.spare``), so a slow
-reasoner makes a weak move, not a late one. A
+reasoner makes a weak move, not a late one. A worker that has offered nothing halfway
+to the deadline (stuck, still loading, or behind on an earlier play) is not waited for:
+a thread of the player's own finds the first legal move from the last state the worker
+reached, or, with no state loaded at all, the rules give a guess (``gdl2pl.ggp.fallback``);
+``nil`` is sent only when none of these has a move. A
 clock longer than ``max_clock`` (default 3600 s) is cut to it, so no manager can keep the
 player busy for longer (and a manager that goes away is noticed within a bounded time:
 see expiry below). One
@@ -108,6 +112,10 @@ from gdl2pl.pipeline import compile_game
 from gdl2pl.syntax import Description
 from gdl2pl.syntax import Term
 
+from .fallback import PlayMoves
+from .fallback import Rescue
+from .fallback import RescueRequest
+from .fallback import guess_move
 from .hidden import Knowledge
 from .hidden import choose_move
 from .search_log import MatchSearches
@@ -149,10 +157,12 @@ class _Job:
         self.result: Any = None
         self.error: BaseException | None = None
         self.offered: Term | None = None
+        self.offered_once = threading.Event()  # set at the first offer
         self.reports: list[SearchReport] = []  # what the strategy searched for it
 
     def offer(self, move: Term) -> None:
         self.offered = move
+        self.offered_once.set()
 
 
 class _Worker:
@@ -254,6 +264,11 @@ class _Match:
     knowledge: Knowledge = field(default_factory=Knowledge)  # GDL-II: own moves, percepts
     searches: MatchSearches = field(default_factory=MatchSearches)  # for the log
     gdl_ii: bool | None = None  # played with GDL-II's plays (True) or GDL's; None: no play yet
+    description: Description | None = None  # the rules read, for a guess before the load ends
+    plays: list[PlayMoves] = field(default_factory=list)  # each GDL play's joint moves
+    # the number of plays the worker has applied and the state they lead to (one tuple,
+    # so another thread reads the two together): where a rescue starts (``fallback``)
+    reached: tuple[int, MachineState] | None = None
 
     @property
     def shown_id(self) -> str:
@@ -313,6 +328,7 @@ class GamePlayer:
         self._match: _Match | None = None
         self._retiring: list[_Worker] = []
         self._interrupter = _Interrupter()
+        self._rescue = Rescue()
         self._workers = 0
         _start_prolog()
 
@@ -371,6 +387,7 @@ class GamePlayer:
         for w in workers:
             w.thread.join(timeout=5)
         self._interrupter.close()
+        self._rescue.close()
 
     @property
     def busy(self) -> bool:
@@ -483,6 +500,7 @@ class GamePlayer:
                     text=rules, syntax="kif", name=label, check=self.check, translate=False
                 )
             d, findings = compiled.description, compiled.findings
+            match.description = d
             if self.check and has_errors(findings):
                 errors = [format_finding(f) for f in findings if f.is_error]
                 more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
@@ -503,6 +521,7 @@ class GamePlayer:
                 )
             match.role = role
             match.state = sm.initial_state
+            match.reached = (0, match.state)
             match.strategy.metagame(sm, role, budget)
         except BaseException as e:
             match.failed = _reason(e)
@@ -547,21 +566,18 @@ class GamePlayer:
             return Reply(400, f"error: this match is played with {kind} plays, {form}")
         match.expires = self._expiry(received, match.play_clock, match.play_clock)
         deadline = self._deadline(received, match.play_clock)
-        what = f"{match.shown_id}: play {match.steps + 1}"
+        what = f"{match.shown_id}: play {len(match.plays) + 1 if not gdl_ii else match.steps + 1}"
+        if isinstance(msg, Play):
+            match.plays.append(msg.moves)
         job = match.worker.submit(
             what, lambda job: self._move(match, msg, job), Budget(deadline - HANDOVER, match.cancel)
         )
-        if not job.done.wait(max(0.0, deadline - time.monotonic())):
-            match.late = True
-            move, what = job.offered, "the best move so far"
-            if move is None and gdl_ii and match.knowledge.spare is not None:
-                # the worker is still on the turn before: a move legal then beats nil
-                move, what = match.knowledge.spare, "a move legal on the turn before"
-            log.warning(
-                "%s: out of time, sending %s", match.shown_id, what if move is not None else "nil"
-            )
-            match.searches.add([], time.monotonic() - received, late=True)
-            return Reply(200, kif_term(move) if move is not None else "nil")
+        rescue = self._await(match, job, received, deadline)
+        if not job.done.is_set():
+            return self._late(match, job, rescue, received)
+        refused = job.error is not None and job.offered is None
+        if refused and isinstance(msg, Play) and match.plays and match.plays[-1] is msg.moves:
+            match.plays.pop()  # the worker did not apply it: neither may a rescue
         if job.error is not None and job.offered is not None:
             # the search failed (e.g. out of a Prolog resource) after a legal move was
             # offered: that move is the answer, never the error text
@@ -575,6 +591,53 @@ class GamePlayer:
             status = 400 if isinstance(job.error, (GdlError, ValueError)) else 500
             return Reply(status, f"error: {_reason(job.error)}")
         return self._searched(match, what, job, job.result, received)
+
+    def _await(
+        self, match: _Match, job: _Job, received: float, deadline: float
+    ) -> RescueRequest | None:
+        """Wait for ``job`` until ``deadline``; if it has offered no move halfway there,
+        ask the rescue thread for one (``fallback``), which is returned."""
+        halfway = received + (deadline - received) / 2
+        job.offered_once.wait(max(0.0, halfway - time.monotonic()))
+        rescue = None
+        if job.offered is None and not job.done.is_set() and not match.gdl_ii:
+            rescue = self._ask_rescue(match)
+        job.done.wait(max(0.0, deadline - time.monotonic()))
+        return rescue
+
+    def _ask_rescue(self, match: _Match) -> RescueRequest | None:
+        """A rescue of the current play from the last state the worker reached (``None``
+        while the game is not loaded)."""
+        sm, role, reached = match.sm, match.role, match.reached
+        if sm is None or role is None or reached is None:
+            return None
+        applied, state = reached
+        return self._rescue.ask(sm, role, state, match.plays[applied:])
+
+    def _late(
+        self, match: _Match, job: _Job, rescue: RescueRequest | None, received: float
+    ) -> Reply:
+        """The reply to a play whose worker is still at work at the deadline: the move
+        it offered, else the rescue's, else a guess (``fallback``); ``nil`` only when
+        there is none of them."""
+        match.late = True
+        move, what = job.offered, "the best move so far"
+        if move is None and match.gdl_ii and match.knowledge.spare is not None:
+            # the worker is still on the turn before: a move legal then beats nil
+            move, what = match.knowledge.spare, "a move legal on the turn before"
+        if move is None and rescue is not None and rescue.done.is_set():
+            if rescue.move is not None:
+                move, what = rescue.move, "the first legal move (found by the rescue thread)"
+            elif rescue.error is not None:
+                log.warning("%s: the rescue failed: %s", match.shown_id, rescue.error)
+        if move is None:
+            move = guess_move(match.description, match.role_name)
+            what = "a guess from the rules"
+        log.warning(
+            "%s: out of time, sending %s", match.shown_id, what if move is not None else "nil"
+        )
+        match.searches.add([], time.monotonic() - received, late=True)
+        return Reply(200, kif_term(move) if move is not None else "nil")
 
     def _searched(self, match: _Match, what: str, job: _Job, sent: str, received: float) -> Reply:
         """The reply ``sent`` to a play, logged with what was searched for it."""
@@ -608,6 +671,7 @@ class GamePlayer:
                 raise GdlError(f"cannot apply the joint move: {e}") from None
             match.state = state
         match.steps += 1
+        match.reached = (match.steps, state)
         legal = sm.legal_moves(state, role) if not sm.is_terminal(state) else []
         if not legal:
             return "nil"
