@@ -30,10 +30,14 @@ the time left holds ``GROWTH`` times the longest one seen so far (``longest``):
   scanned by the collections between searches (``gdl2pl.ggp.collection``): a full
   collection of a connectFour tree took 100-450 ms.
 
-The tree is kept between steps: the next root is looked up among the children of the
-last one. It holds at most ``max_nodes`` nodes (default 200,000): once full, iterations
-still walk it and play out from its leaves, but add no node, so memory stays bounded
-however long the clock.
+The tree is kept between steps (tree reuse): when the match reaches a state (``reached``,
+the player calls it at every step, forced moves too) the tree is re-rooted at the node of
+that state, so the visits of the child reached -- searched on the turns before, the
+opponent's included -- count for the next search; ``select_move`` looks the state up
+too, down to ``REUSE_DEPTH`` joint moves below the root, for a caller that does not say
+which states were reached. Every other node is dropped. The tree holds at most
+``max_nodes`` nodes (default 200,000): once full, iterations still walk it and play out
+from its leaves, but add no node, so memory stays bounded however long the clock.
 """
 
 from __future__ import annotations
@@ -61,6 +65,8 @@ __all__ = ["SEARCH_MARGIN", "MctsStrategy"]
 GROWTH = 1.5
 #: Random games whose steps take this long (seconds) or longer are played step by step.
 STEP_BY_STEP = 0.001
+#: How many joint moves below its root the tree is searched for a state to re-root at.
+REUSE_DEPTH = 2
 
 
 class _Node:
@@ -102,6 +108,19 @@ def _size(node: _Node) -> int:
         count += 1
         todo.extend(n.children.values())
     return count
+
+
+def _find(root: _Node, state: MachineState, depth: int = REUSE_DEPTH) -> _Node | None:
+    """The node of ``state`` at most ``depth`` joint moves below ``root`` (the shallowest;
+    ``None`` if there is none)."""
+    level = [root]
+    for below in range(depth + 1):
+        for node in level:
+            if node.state == state:
+                return node
+        if below < depth:
+            level = [child for node in level for child in node.children.values()]
+    return None
 
 
 def _scaled(value: int | str | None) -> float:
@@ -153,6 +172,12 @@ class MctsStrategy(Strategy):
         if self.seed is not None:
             sm.seed(self.seed)
 
+    def reached(self, state: MachineState) -> None:
+        """Re-root the tree at ``state``'s node (dropped if it holds none)."""
+        if self.root is not None:
+            self.root = _find(self.root, state)
+            self.nodes = self.root.size if self.root is not None else 0
+
     def finish(self) -> None:
         self.root = None
         if self._hold is not None:
@@ -169,6 +194,7 @@ class MctsStrategy(Strategy):
         self._budget = budget
         with paused():
             root = self._root(state)
+            reused = root.n
             if root.terminal or not root.moves[self.index]:
                 return legal[0]
             self._search(root, budget, offer)
@@ -185,6 +211,7 @@ class MctsStrategy(Strategy):
                 seconds=time.monotonic() - began,
                 budget=budget.deadline - began,
                 nodes=self.nodes,
+                reused=reused,
             )
         )
         return move if move in legal else legal[0]
@@ -211,14 +238,11 @@ class MctsStrategy(Strategy):
 
     def _root(self, state: MachineState) -> _Node:
         old = self.root
-        if old is not None:
-            if old.state == state:
-                return old
-            for child in old.children.values():
-                if child.state == state:
-                    self.root = child
-                    self.nodes = child.size
-                    return child
+        found = _find(old, state) if old is not None else None
+        if found is not None:
+            self.root = found
+            self.nodes = found.size
+            return found
         t0 = time.perf_counter()
         terminal, legal, goals = self.sm.state_info(state)
         self._asked(t0)

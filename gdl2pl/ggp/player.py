@@ -676,6 +676,7 @@ class GamePlayer:
         if not legal:
             return "nil"
         job.offer(legal[0])
+        match.strategy.reached(state)
         if len(legal) == 1:
             return kif_term(legal[0])
         move = match.strategy.select_move(state, legal, job.budget, job.offer)
