@@ -81,6 +81,9 @@ GROWTH = 1.5
 STEP_BY_STEP = 0.001
 #: How many joint moves below its root the tree is searched for a state to re-root at.
 REUSE_DEPTH = 2
+#: Pondering searches in slices of this many seconds (at least): the garbage collector
+#: runs between them.
+PONDER_SLICE = 1.0
 
 
 class _Node:
@@ -236,6 +239,25 @@ class MctsStrategy(Strategy):
         if self.root is not None:
             self.root = _find(self.root, state)
             self.nodes = self.root.size if self.root is not None else 0
+
+    def ponder(self, state: MachineState, budget: Budget) -> None:
+        """Grow the tree of ``state`` until ``budget`` ends or its root is proven, in
+        slices (``PONDER_SLICE``, or three times the longest question if longer), each
+        as a search is (the collector paused), with no report and no move."""
+        if getattr(self, "sm", None) is None:
+            return
+        while not budget.expired():
+            seconds = max(PONDER_SLICE, GROWTH * 2 * self.longest)
+            part = Budget(min(budget.deadline, time.monotonic() + seconds), budget.cancel)
+            self._budget = part
+            with paused():
+                root = self._root(state)
+                if root.terminal or root.proven is not None:
+                    return
+                before = self.iterations
+                self._search(root, part, lambda move: None)
+            if self.iterations == before and not budget.expired():
+                return  # a whole slice could not hold a question: nothing more to do
 
     def finish(self) -> None:
         self.root = None

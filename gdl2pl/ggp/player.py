@@ -87,6 +87,7 @@ from gdl2pl.check import has_errors
 from gdl2pl.compiled import CompiledMachine
 from gdl2pl.compiled import GroundingBudget
 from gdl2pl.compiled import on_engine
+from gdl2pl.compiled.auto import AutoMachine
 from gdl2pl.compiled.auto import compiled_reason
 from gdl2pl.compiled.factory import Engine
 from gdl2pl.contract import EngineChoice
@@ -132,6 +133,9 @@ log = logging.getLogger("gdl2pl.player")
 HANDOVER = SEARCH_MARGIN + 0.05
 #: Retired workers that may still be running before a new ``start`` is answered ``busy``.
 MAX_RETIRING = 2
+#: With ``think_at_start``, the part of the start clock left after loading that the
+#: player waits for the background grounding (on "auto") before searching the first state.
+GROUND_SHARE = 0.6
 
 #: Rules longer than this (characters) are a large game: when its match ends, the player
 #: collects garbage and returns freed memory to the system (a few hundred ms).
@@ -269,6 +273,8 @@ class _Match:
     # the number of plays the worker has applied and the state they lead to (one tuple,
     # so another thread reads the two together): where a rescue starts (``fallback``)
     reached: tuple[int, MachineState] | None = None
+    # set to end the pondering queued last (a new message for the worker, the match's end)
+    ponder_stop: threading.Event = field(default_factory=threading.Event)
 
     @property
     def shown_id(self) -> str:
@@ -306,12 +312,16 @@ class GamePlayer:
         expiry_clocks: float = 3.0,
         max_clock: int = 3600,
         engine: Engine = "auto",
+        think_at_start: bool = False,
     ) -> None:
         """``engine``: "auto" (the default) plays on the reasoner at once and on the
         game's network as soon as a background grounding has it; "compiled" grounds
         within a third of the start clock first; "prolog" is the reasoner alone. A game
         that cannot be compiled is played on the reasoner whatever the engine (a player
-        must play), and the log says why."""
+        must play), and the log says why. ``think_at_start``: use the start clock
+        before answering ``ready`` (on "auto", wait up to ``GROUND_SHARE`` of what is left
+        of it for the network, then search the first state until the reply is due); a
+        searching strategy also ponders, as it always does between plays."""
         if max_clock < 1:
             raise ValueError(f"max_clock must be at least 1 s, not {max_clock}")
         # Alike on purpose: the arguments kept as attributes, as ``manager._Match`` keeps
@@ -324,6 +334,7 @@ class GamePlayer:
         self.expiry_clocks = expiry_clocks
         self.max_clock = max_clock
         self.engine = engine
+        self.think_at_start = think_at_start
         self._lock = threading.Lock()
         self._match: _Match | None = None
         self._retiring: list[_Worker] = []
@@ -350,6 +361,7 @@ class GamePlayer:
         """Cancel ``match``'s work, interrupt its query, free it and retire its worker.
         The caller has already removed it from ``self._match``."""
         match.cancel.set()
+        match.ponder_stop.set()
         match.loading.cancel()
         self._interrupter.interrupt(match.worker)
         if moves is None and match.sm is not None:
@@ -476,6 +488,7 @@ class GamePlayer:
             lambda job: self._load(match, msg.rules, job.budget),
             Budget(deadline - HANDOVER, match.cancel),
         )
+        self._ponder_later(match)
         if not job.done.wait(max(0.0, deadline - time.monotonic())):
             match.late = True
             log.warning("%s: still loading the game when the start clock ran low", match.shown_id)
@@ -523,6 +536,10 @@ class GamePlayer:
             match.state = sm.initial_state
             match.reached = (0, match.state)
             match.strategy.metagame(sm, role, budget)
+            if self.think_at_start and _searches(match.strategy):
+                if isinstance(sm, AutoMachine):  # the first moves searched on the network
+                    sm.wait_for_engine(GROUND_SHARE * budget.remaining())
+                match.strategy.ponder(match.state, budget)
         except BaseException as e:
             match.failed = _reason(e)
             raise
@@ -569,9 +586,12 @@ class GamePlayer:
         what = f"{match.shown_id}: play {len(match.plays) + 1 if not gdl_ii else match.steps + 1}"
         if isinstance(msg, Play):
             match.plays.append(msg.moves)
+        match.ponder_stop.set()  # the worker stops pondering for this play
         job = match.worker.submit(
             what, lambda job: self._move(match, msg, job), Budget(deadline - HANDOVER, match.cancel)
         )
+        if isinstance(msg, Play):
+            self._ponder_later(match)
         rescue = self._await(match, job, received, deadline)
         if not job.done.is_set():
             return self._late(match, job, rescue, received)
@@ -591,6 +611,28 @@ class GamePlayer:
             status = 400 if isinstance(job.error, (GdlError, ValueError)) else 500
             return Reply(status, f"error: {_reason(job.error)}")
         return self._searched(match, what, job, job.result, received)
+
+    def _ponder_later(self, match: _Match) -> None:
+        """Queue pondering on the match's state after the jobs queued (a searching
+        strategy, GDL's plays: a GDL-II state is not known): it ends at the next message
+        (``ponder_stop``) or when the match would expire."""
+        if not _searches(match.strategy) or match.gdl_ii:
+            return
+        stop = match.ponder_stop = threading.Event()
+        match.worker.submit(
+            f"{match.shown_id}: ponder",
+            lambda job: self._ponder(match, job.budget),
+            Budget(match.expires, stop),
+        )
+
+    def _ponder(self, match: _Match, budget: Budget) -> None:
+        """Worker: think about the state reached until ``budget`` ends."""
+        state = match.state
+        if match.failed is not None or match.cancel.is_set() or match.sm is None or state is None:
+            return
+        if budget.expired() or match.sm.is_terminal(state):
+            return
+        match.strategy.ponder(state, budget)
 
     def _await(
         self, match: _Match, job: _Job, received: float, deadline: float
@@ -676,7 +718,8 @@ class GamePlayer:
         if not legal:
             return "nil"
         job.offer(legal[0])
-        match.strategy.reached(state)
+        if isinstance(match.strategy, Strategy):  # a hook of the contract's class
+            match.strategy.reached(state)
         if len(legal) == 1:
             return kif_term(legal[0])
         move = match.strategy.select_move(state, legal, job.budget, job.offer)
@@ -756,6 +799,12 @@ def _log_read_as_meant(match: _Match, findings: Sequence[Finding]) -> None:
         log.warning("%s: read as the managers read it: %s", match.shown_id, text)
     if len(read) > 3:
         log.warning("%s: and %d more such rule(s)", match.shown_id, len(read) - 3)
+
+
+def _searches(strategy: Strategy) -> bool:
+    """The strategy searches, so thinks on time nobody waits for (``ponder``): one of the
+    contract's class whose ``searches`` says so."""
+    return isinstance(strategy, Strategy) and strategy.searches
 
 
 def _reason(e: BaseException) -> str:

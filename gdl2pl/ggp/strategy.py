@@ -4,7 +4,8 @@ A strategy plays one match for one role. ``metagame`` is called once with the lo
 (within the start clock), ``select_move`` once per step with the current state and the
 role's legal moves (at least two: a forced move is played without asking), ``reached``
 with every state the match reaches (forced moves too: a strategy that keeps a tree
-re-roots it there), ``finish`` at the end. Every call gets a ``Budget``: a strategy must
+re-roots it there), ``ponder`` on time nobody waits for (before the first play, between
+plays), ``finish`` at the end. Every call gets a ``Budget``: a strategy must
 return by its deadline, at the latest ``SEARCH_MARGIN`` seconds after it, and may
 ``offer`` its best move so far, which is sent if it does not return in time. A strategy
 that searches says what it did: one ``SearchReport`` per ``select_move`` in ``reports``,
@@ -115,6 +116,11 @@ class Strategy(ABC):
 
     def reached(self, state: MachineState) -> None:  # noqa: B027 - optional hook
         """The match is now in ``state`` (called before ``select_move`` is, if it is)."""
+
+    def ponder(self, state: MachineState, budget: Budget) -> None:  # noqa: B027
+        """Think about ``state`` until ``budget`` ends (a new message cancels it): a
+        strategy that keeps a tree grows it there for the moves to come. No move, no
+        report."""
 
     def finish(self) -> None:  # noqa: B027 - optional hook, empty by default
         """The match is over (stopped or aborted): release what the strategy holds."""
