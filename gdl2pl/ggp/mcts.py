@@ -373,6 +373,7 @@ class MctsStrategy(Strategy):
                         n.size += 1
                 self.depth = max(self.depth, len(path))
                 rewards = child.rewards if child.terminal else self._playout(child)
+                node = child
                 break
             node = child
         else:
@@ -383,9 +384,10 @@ class MctsStrategy(Strategy):
             for r, i in enumerate(joint):
                 n.visits[r][i] += 1
                 n.totals[r][i] += rewards[r]
-        for n, _ in reversed(path):  # a proof climbs as far as it proves
-            if not _prove(n):
-                break
+        if node.proven is not None:  # only a proven end can prove more
+            for n, _ in reversed(path):  # a proof climbs as far as it proves
+                if not _prove(n):
+                    break
 
     def _choose(self, node: _Node, role: int) -> int:
         visits = node.visits[role]
