@@ -9,9 +9,10 @@ The baseline is ``gdl2pl/ggp/mcts.py`` as it is at ``--baseline-rev`` (read with
 show``, loaded as a module of ``gdl2pl.ggp`` beside this tree's one): the same search
 without what issue 51 added (tree reuse past one joint move, the MCTS-solver, the goal
 estimate of cut random games). Each game (``DIR/<game>.kif``) is loaded once on the
-compiled engine (the reasoner where it cannot be grounded) and played ``--pairs`` times
-in each seat, straight through the strategies (no HTTP, no pondering: both run in this
-one process, so a strategy thinking on the other's time would take its CPU): every
+compiled engine (grounded within ``--ground-seconds``; a game that is not has a row that
+says why) and played ``--pairs`` times in each seat, straight through the strategies (no
+HTTP, no pondering: both run in this one process, so a strategy thinking on the other's
+time would take its CPU): every
 role with more than one legal move gets ``select_move`` with a budget of ``--seconds``,
 the new strategy hears every state reached (``reached``). A game not over after
 ``--max-plies`` plies is counted unfinished. The table is printed, and with ``--results``
@@ -35,6 +36,7 @@ from report import section_main
 from sysinfo import header_markdown
 from sysinfo import machine_header
 
+from gdl2pl.compiled import GroundingBudget
 from gdl2pl.compiled.factory import load_machine
 from gdl2pl.ggp.mcts import MctsStrategy
 from gdl2pl.ggp.strategy import Budget
@@ -96,7 +98,12 @@ def report(args: argparse.Namespace) -> str:
             rows.append([game, "not in the games directory", *[""] * 8])
             continue
         began = time.monotonic()
-        sm = load_machine(path, engine=args.engine)
+        try:
+            budget = GroundingBudget(seconds=args.ground_seconds)
+            sm = load_machine(path, engine=args.engine, budget=budget)
+        except Exception as e:  # e.g. not grounded within its budget: say so, go on
+            rows.append([game, f"not loaded: {str(e)[:200]}", *[""] * 8])
+            continue
         load = time.monotonic() - began
         tally = {"new": 0, "old": 0, "draw": 0, "unfinished": 0}
         its: dict[str, list[int]] = {"new": [], "old": []}
@@ -180,6 +187,7 @@ def main() -> int:
     ap.add_argument("--max-plies", type=int, default=300)
     ap.add_argument("--engine", default="compiled", choices=["compiled", "auto", "prolog"])
     ap.add_argument("--games-dir", default=str(GAMES))
+    ap.add_argument("--ground-seconds", type=float, default=180, help="grounding budget, s")
     return section_main(ap, report, SECTION)
 
 

@@ -133,3 +133,22 @@ def test_the_guess_is_the_roles_first_ground_legal_move() -> None:
     assert str(guess_move(d, "XPLAYER")) == "noop"  # KIF names are case-insensitive
     assert guess_move(d, "nobody") is None
     assert guess_move(None, "oplayer") is None
+
+
+def test_a_play_the_worker_refuses_is_answered_at_once() -> None:
+    """No move is offered for a play whose joint move is illegal: the refusal is sent as
+    soon as the worker has it, not when the rescue would start (half the clock)."""
+    from gdl2pl.ggp.player import GamePlayer
+    from gdl2pl.ggp.strategy import make_strategy
+
+    p = GamePlayer(lambda: make_strategy("legal"), engine="prolog")
+    try:
+        assert timed(p, start("r", "xplayer", (5, 20)), 5) == "ready"
+        assert timed(p, "(play r nil)", 20) == "(mark 1 1)"
+        t0 = time.monotonic()
+        reply = p.handle("(play r ((mark 9 9) noop))", received=t0)
+        assert reply.status == 400
+        assert time.monotonic() - t0 < 5  # the rescue would wait until 9 s
+        assert timed(p, "(play r ((mark 1 1) noop))", 20) == "noop"  # the match goes on
+    finally:
+        p.close()

@@ -161,12 +161,12 @@ class _Job:
         self.result: Any = None
         self.error: BaseException | None = None
         self.offered: Term | None = None
-        self.offered_once = threading.Event()  # set at the first offer
+        self.heard = threading.Event()  # set at the first offer, or when done
         self.reports: list[SearchReport] = []  # what the strategy searched for it
 
     def offer(self, move: Term) -> None:
         self.offered = move
-        self.offered_once.set()
+        self.heard.set()
 
 
 class _Worker:
@@ -196,6 +196,7 @@ class _Worker:
                     log.warning("%s: %s", job.what, _reason(e))
             finally:
                 job.done.set()
+                job.heard.set()
 
     def submit(self, what: str, run: Callable[[_Job], Any], budget: Budget) -> _Job:
         job = _Job(what, run, budget)
@@ -640,7 +641,7 @@ class GamePlayer:
         """Wait for ``job`` until ``deadline``; if it has offered no move halfway there,
         ask the rescue thread for one (``fallback``), which is returned."""
         halfway = received + (deadline - received) / 2
-        job.offered_once.wait(max(0.0, halfway - time.monotonic()))
+        job.heard.wait(max(0.0, halfway - time.monotonic()))
         rescue = None
         if job.offered is None and not job.done.is_set() and not match.gdl_ii:
             rescue = self._ask_rescue(match)
