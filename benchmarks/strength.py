@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import random
 import statistics
 import subprocess
 import sys
@@ -88,6 +89,37 @@ def play(sm: Any, strategies: list[Any], seconds: float, max_plies: int) -> list
     return sm.goals(state) if sm.is_terminal(state) else None
 
 
+def same_position(
+    sm: Any, old_mcts: ModuleType, seconds: float, rounds: int = 3
+) -> dict[str, float]:
+    """Iterations a second of each MCTS searching one position (8 random plies in, the
+    first role with a choice) for ``seconds``, fresh each time, rounds interleaved: the
+    median of each. (In a match the two search different positions and trees.)"""
+    rng = random.Random(12)
+    state = walked = sm.initial_state
+    for _ in range(8):  # the last state on the way that is not over
+        walked = sm.next_state(walked, [rng.choice(sm.legal_moves(walked, r)) for r in sm.roles])
+        if sm.is_terminal(walked):
+            break
+        state = walked
+    choosers = [r for r in sm.roles if len(sm.legal_moves(state, r)) > 1]
+    if not choosers:
+        return {}
+    rates: dict[str, list[float]] = {"new": [], "old": []}  # and "proved": its seconds
+    for _ in range(rounds):
+        for kind, cls in (("old", old_mcts.MctsStrategy), ("new", MctsStrategy)):
+            s = cls(seed=1)
+            s.metagame(sm, choosers[0], Budget.seconds(60))
+            legal = sm.legal_moves(state, choosers[0])
+            s.select_move(state, legal, Budget.seconds(seconds), lambda m: None)
+            [taken] = s.take_reports()
+            s.finish()
+            if kind == "new" and taken.seconds < seconds / 2:  # it proved the root
+                rates["proved"] = [taken.seconds]
+            rates[kind].append(taken.iterations / taken.seconds if taken.seconds else 0.0)
+    return {k: statistics.median(v) for k, v in rates.items()}
+
+
 def report(args: argparse.Namespace) -> str:
     old_mcts = baseline_module(args.baseline_rev)
     rows = []
@@ -95,20 +127,21 @@ def report(args: argparse.Namespace) -> str:
     for game in args.games:
         path = Path(args.games_dir) / f"{game}.kif"
         if not path.is_file():
-            rows.append([game, "not in the games directory", *[""] * 8])
+            rows.append([game, "not in the games directory", *[""] * 9])
             continue
         began = time.monotonic()
         try:
             budget = GroundingBudget(seconds=args.ground_seconds)
             sm = load_machine(path, engine=args.engine, budget=budget)
         except Exception as e:  # e.g. not grounded within its budget: say so, go on
-            rows.append([game, f"not loaded: {str(e)[:200]}", *[""] * 8])
+            rows.append([game, f"not loaded: {str(e)[:200]}", *[""] * 9])
             continue
         load = time.monotonic() - began
         tally = {"new": 0, "old": 0, "draw": 0, "unfinished": 0}
         its: dict[str, list[int]] = {"new": [], "old": []}
         secs: dict[str, float] = {"new": 0.0, "old": 0.0}
         try:
+            rates = same_position(sm, old_mcts, args.seconds)
             for pair in range(args.pairs):
                 for seat in range(len(sm.roles)):
                     kinds = ["new" if r == seat else "old" for r in range(len(sm.roles))]
@@ -148,6 +181,13 @@ def report(args: argparse.Namespace) -> str:
                 f"{statistics.median(its['old']):,.0f}" if its["old"] else "-",
                 f"{sum(its['new']) / secs['new']:,.0f}" if secs["new"] else "-",
                 f"{sum(its['old']) / secs['old']:,.0f}" if secs["old"] else "-",
+                (
+                    f"new proved it in {1000 * rates['proved']:.1f} ms / {rates['old']:,.0f}"
+                    if "proved" in rates
+                    else f"{rates['new']:,.0f} / {rates['old']:,.0f}"
+                )
+                if rates
+                else "-",
             ]
         )
     table = markdown_table(
@@ -162,6 +202,7 @@ def report(args: argparse.Namespace) -> str:
             "old: iterations a move (median)",
             "new: iterations a second searched",
             "old: iterations a second searched",
+            "one position: iterations a second, new / old",
         ],
         rows,
     )
@@ -171,8 +212,10 @@ def report(args: argparse.Namespace) -> str:
         f"Baseline: `gdl2pl/ggp/mcts.py` at `{args.baseline_rev}`; {args.seconds:g} s a "
         f"move for both; {args.pairs} game(s) in each seat; at most {args.max_plies} plies. "
         f"The new one won {won} of the {decided} games that ended ({share}). A search that "
-        f"proves its root stops (fewer iterations a move, not a slower search: the "
-        f"iterations a second say how fast each searched).\n\n{table}\n"
+        f"proves its root stops (fewer iterations a move, not a slower search); in a match the "
+        f"two search different positions, and a reused tree is deeper (an iteration walks "
+        f"further): the last column compares them on one position (8 random plies in, "
+        f"median of 3 interleaved searches of {args.seconds:g} s).\n\n{table}\n"
     )
 
 
