@@ -228,7 +228,9 @@ def order_body(
     rule often ends with its costliest check. A ``recursive`` call is never moved, and
     a negation written before it, whose variables are bound by the literals before it
     or occur in the head, stays before it (it guards the recursion, e.g. a loop check
-    ``(not (member ?x ?visited))``).
+    ``(not (member ?x ?visited))``); a ``distinct`` kept there on a head variable that
+    a later literal binds is asked again after that literal, so a call that leaves the
+    variable unbound gets no answer the ground instances do not give.
 
     Moving a test up changes no answer (conjunction commutes, and a ground literal
     binds nothing) and prunes the search where it fails: ``(true (cell ?x ?y ?p))
@@ -282,7 +284,10 @@ def order_body(
         while heap and heap[0] < before:
             i = heapq.heappop(heap)
             if not done[i]:
-                done[i] = True
+                # a ``distinct`` guarding a recursion on a head variable the body binds
+                # later is asked again once it is bound: the caller may leave it unbound,
+                # and ``X \== a`` holds for an unbound X (it prunes nothing wrongly)
+                done[i] = not (missing[i] and isinstance(body[i], Distinct))
                 out.append(body[i])
 
     take(ready)

@@ -32,7 +32,8 @@ def defined_order(
     """``order_body``'s contract, step by step: after each positive literal, every
     negation or ``distinct`` whose variables are bound comes out (in body order), then
     every non-recursive lookup so bound; before a recursive call, the negations written
-    before it that the bound and head variables cover."""
+    before it that the bound and head variables cover (a ``distinct`` among them on a
+    head variable not yet bound comes out there, and again once it is bound)."""
     positives = [(i, b) for i, b in enumerate(body) if isinstance(b, Const | Func)]
     pending = [(i, b) for i, b in enumerate(body) if not isinstance(b, Const | Func)]
     bound: set[str] = set()
@@ -41,11 +42,17 @@ def defined_order(
     def names(b: BodyLiteral) -> set[str]:
         return {v.name for v in variables(b)}
 
+    guarded: set[int] = set()
+
     def flush(allowed: set[str], before: int | None = None) -> None:
         for item in [
             (i, p) for i, p in pending if names(p) <= allowed and (before is None or i < before)
+            and (before is None or i not in guarded)
         ]:
-            pending.remove(item)
+            if before is not None and isinstance(item[1], Distinct) and not names(item[1]) <= bound:
+                guarded.add(item[0])  # a guard on a head variable: asked again once bound
+            else:
+                pending.remove(item)
             out.append(item[1])
 
     def hoist() -> None:
@@ -137,3 +144,42 @@ def test_or_expanding_past_its_cap_in_all_is_refused_at_its_rule() -> None:
     chain = " ".join(f"(q ?v{i} ?v{i + 1})" for i in range(30))
     with pytest.raises(TranslationError, match="body literals"):  # 4,096 x 43 in one rule
         flatten_rules(parse_kif(f"(<= (p ?v0) {ors} {chain})"))
+
+
+#: A count along a row, recursive on the head variable ``?v`` that only the recursive
+#: call binds, with a ``distinct`` on it written before that call; ``legal`` asks for
+#: ``(cnt 1 1 ?v ?n)`` with ``?v`` unbound.
+COUNT_ROW = """(role r)
+(init (cell 1 a e)) (init (cell 2 b e)) (init (cell 3 a e))
+(succ 0 1) (succ 1 2) (succ 2 3) (val a) (val b)
+(<= (cnt 3 ?v 1) (true (cell 3 ?v e)))
+(<= (cnt 3 ?v 0) (true (cell 3 ?w ?c)) (distinct ?v ?w) (val ?v))
+(<= (cnt ?y ?v ?n) (true (cell ?y ?v e)) (succ ?y ?y1) (cnt ?y1 ?v ?m) (succ ?m ?n))
+(<= (cnt ?y ?v ?n) (true (cell ?y ?w ?c)) (distinct ?v ?w) (succ ?y ?y1) (cnt ?y1 ?v ?n))
+(<= (legal r (count ?v ?n)) (cnt 1 ?v ?n))
+(<= (next (cell ?y ?v ?c)) (true (cell ?y ?v ?c)))
+(<= terminal (true (cell 1 b e)))
+(goal r 0)
+"""
+
+
+def test_a_distinct_guarding_a_recursion_on_an_unbound_head_variable_is_asked_again(
+    tmp_path,
+) -> None:
+    """The reasoner kept ``(distinct ?v ?w)`` before the recursive call as a guard and
+    never asked it again: called with ``?v`` unbound, ``?v \\== a`` held, and ``legal``
+    had (count a 1) and (count b 0), which no ground instance of the rules gives (a
+    occurs twice in the row, b once). Both engines answer the ground instances."""
+    from prolog_env import require_prolog
+
+    require_prolog()
+    from gdl2pl.bridge import StateMachine
+    from gdl2pl.compiled import load_machine
+
+    game = tmp_path / "count_row.kif"
+    game.write_text(COUNT_ROW)
+    want = ["(count a 2)", "(count b 1)"]
+    with StateMachine.from_file(game) as sm:
+        assert sorted(map(str, sm.legal_moves(sm.initial_state, sm.roles[0]))) == want
+    with load_machine(game, "compiled") as cm:
+        assert sorted(map(str, cm.legal_moves(cm.initial_state, cm.roles[0]))) == want
