@@ -300,8 +300,11 @@ def ground_network(
         raise GroundingBudgetError(
             f"{game}: grounding took more than its budget of {budget.seconds:g} s"
         )
-    if len(net.lit_start) - 1 > budget.rules:
-        raise GroundingBudgetError(f"{game}: grounding needs {_figure('rules', budget.rules)}")
+    if len(net.lit_start) - 1 > budget.rules:  # (a count over the network's atoms)
+        most = max(net.rules_of, key=net.rules_of.__getitem__)
+        rule = next((i for i, r in enumerate(inp.rules) if r[1][0] == most), -1)
+        at = f" (at the rule {inp.sources[rule]})" if rule >= 0 else ""
+        raise GroundingBudgetError(f"{game}: grounding needs {_figure('rules', budget.rules)}{at}")
     phases = [*gp.phases, ("assembly", time.perf_counter() - assembly)]
     return _network(net, names, roles, seconds, gp.model_facts, phases)
 

@@ -98,20 +98,24 @@ class _Watch:
             if not choice:
                 rules = self.rules
                 rules.append((head, body))
+                if len(rules) > self.max_rules:
+                    self._stop("rules", self.max_rules)
                 if not len(rules) % CLOCK_EVERY:
-                    self._check(len(rules), self.max_rules, "rules")
+                    self._clock()
         else:
             self.facts += 1
+            if self.facts > self.max_facts:
+                self._stop("facts", self.max_facts)
             if not self.facts % CLOCK_EVERY:
-                self._check(self.facts, self.max_facts, "facts")
+                self._clock()
 
-    def _check(self, n: int, most: int, what: str) -> None:
-        if n > most:
-            self.stop = GroundingStop(what, most)
-            raise self.stop
+    def _clock(self) -> None:
         if time.monotonic() > self.deadline:
-            self.stop = GroundingStop("seconds", 0)
-            raise self.stop
+            self._stop("seconds", 0)
+
+    def _stop(self, what: str, figure: Any) -> None:
+        self.stop = GroundingStop(what, figure)
+        raise self.stop
 
 
 class _Context:
@@ -355,7 +359,9 @@ def _ground(
             stop = GroundingStop("memory", "clingo")
         if stop is not None:
             stop.part = part
-            if stop.what != "memory":
+            if stop.what == "rules":
+                stop.sizes = _rule_sizes(ctl, watch.rules)
+            elif stop.what != "memory":
                 stop.sizes = _sizes(ctl)
             raise stop from None
         if not isinstance(e, RuntimeError):
@@ -372,6 +378,20 @@ def _sizes(ctl: clingo.Control) -> list[tuple[str, int, int]]:
     return [
         (name, arity, sum(1 for _ in ctl.symbolic_atoms.by_signature(name, arity)))
         for name, arity, _ in ctl.symbolic_atoms.signatures
+    ]
+
+
+def _rule_sizes(
+    ctl: clingo.Control, rules: list[tuple[list[int], list[int]]]
+) -> list[tuple[str, int, int]]:
+    """How many of ``rules`` each predicate heads (for the rule budget's message)."""
+    per_atom: dict[int, int] = {}
+    for head, _ in rules:
+        per_atom[head[0]] = per_atom.get(head[0], 0) + 1
+    atoms = ctl.symbolic_atoms
+    return [
+        (name, arity, sum(per_atom.get(sa.literal, 0) for sa in atoms.by_signature(name, arity)))
+        for name, arity, _ in atoms.signatures
     ]
 
 
