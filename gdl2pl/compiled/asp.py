@@ -37,6 +37,7 @@ from typing import Any
 
 from .plan import Segment
 from .plan import literal_vars
+from .plan import segments
 from .plan import term_vars
 
 Literal = list[Any]
@@ -151,11 +152,11 @@ def model_program(
     out = []
     for i, (head, body, _) in enumerate(demand, start=len(rules)):
         checks = [f"@deep({i},{term(head[1 + j])})=1" for j in growing.get(i, ())]
-        out.append(rule(atom(head, "d"), [*(literal(x, MODEL) for x in body), *checks]))
+        out += _projected(i, atom(head, "d"), head_vars(head), body, checks)
     for i, (kind, head, body) in enumerate(rules):
         b = [lit for lit in body if lit[0] not in DYNAMIC_NEGATIONS] if kind == "d" else body
         checks = [f"@deep({i},{term(head[1 + j])})=1" for j in growing.get(i, ())]
-        out.append(rule(atom(head, "a"), [*(literal(x, MODEL) for x in b), *checks]))
+        out += _projected(i, atom(head, "a"), head_vars(head), b, checks)
     init, nxt, legal = keywords[0], keywords[1], keywords[2]
     out += [f"u(F):-a{init}(F).", f"u(F):-a{nxt}(F).", f"w(R,M):-a{legal}(R,M)."]
     for i, (text, n) in enumerate(shapes):
@@ -163,6 +164,27 @@ def model_program(
         out.append(f"q({i},N):-N=#count{{{','.join(names) or '0'}:{text}}}.")
         out += [f"q({i},{k},N):-N=#count{{{v}:{text}}}." for k, v in enumerate(names)]
     return "\n".join(out)
+
+
+def _projected(
+    index: int, head: str, wanted: Sequence[int], body: Sequence[Literal], checks: list[str]
+) -> list[str]:
+    """A rule of the model, its body joined in its order and cut where two variables or
+    more are needed no more (``plan.segments``; the model has no statistics yet, and
+    where one variable dies a cut seldom pays for its atoms): the bindings carried out
+    of segment k are the atoms ``y<index>_<k>``. Four players' numbers summed are then
+    joins of a hundred rows, not a product of a hundred million."""
+    segs = segments(body, wanted, dead=2)
+    out = []
+    prev = ""
+    for k, seg in enumerate(segs, start=1):
+        steps = ([prev] if prev else []) + [literal(x, MODEL) for x in seg.steps]
+        if k == len(segs):
+            out.append(rule(head, [*steps, *checks]))
+        else:
+            prev = _carried(f"y{index}_{k}", seg.out)
+            out.append(rule(prev, steps))
+    return out
 
 
 # -- the chains' counts -----------------------------------------------------------------
@@ -183,29 +205,29 @@ def _carried(name: str, vs: Sequence[int]) -> str:
     return f"{name}({','.join(term(v) for v in vs)})" if vs else name
 
 
-def count_rules(index: int, body: Sequence[Literal], segments: Sequence[Segment]) -> list[str]:
-    """What it takes to choose between a rule's chain and its whole body, counted over
-    the relaxed model (a count of distinct tuples: exact, and never past an integer):
-    ``z(index, 0, N)`` its whole-body instances, ``z(index, k, N)`` the rows of its
-    segment k (each a ground rule of the chain), ``z(index, -k, N)`` the bindings
-    carried out of segment k (each an atom); ``e<index>_<k>`` those bindings."""
-    relaxed = [lit for lit in body if lit[0] not in DYNAMIC_NEGATIONS]
-    out = [
-        f"z({index},0,N):-N=#count{{{_tuple(_vars(relaxed))}:"
-        f"{','.join(literal(x, MODEL) for x in relaxed) or '#true'}}}."
-    ]
+def count_rules(index: int, segments: Sequence[Segment]) -> list[str]:
+    """What it takes to choose between a rule's chain and its whole body, over the
+    relaxed model: for each segment k, ``c<index>_<k>(Carried..., Out..., M)``, one fact
+    per pair of bindings carried in and out that some row joins, with the number M of
+    its rows (a count of distinct tuples: exact, never past an integer). The whole
+    body's instances are the paths through the segments (``grounder.py`` adds them up);
+    the rows and the bindings carried out are the chain's ground rules and atoms. The
+    bindings carried out of segment k are ``e<index>_<k>`` atoms."""
+    out = []
     prev = ""
     for k, seg in enumerate(segments, start=1):
         steps = [x for x in seg.steps if x[0] not in DYNAMIC_NEGATIONS]
-        body_k = ([prev] if prev else []) + [literal(x, MODEL) for x in steps]
-        row = _vars([*(list(seg.carried)), *(a for x in steps for a in x[1:])])
-        text = ",".join(body_k) or "#true"
-        out.append(f"z({index},{k},N):-N=#count{{{_tuple(row)}:{text}}}.")
+        body = ([prev] if prev else []) + [literal(x, MODEL) for x in steps]
+        ends = [*seg.carried, *seg.out]
+        pair = _carried(f"p{index}_{k}", ends)
+        row = _vars([*seg.carried, *(a for x in steps for a in x[1:])])
+        out.append(rule(pair, body))
+        tuple_ = ",".join(term(v) for v in ends)
+        count = f"c{index}_{k}({tuple_ + ',' if tuple_ else ''}M)"
+        out.append(f"{count}:-{pair},M=#count{{{_tuple(row)}:{','.join(body) or '#true'}}}.")
         if k < len(segments):
-            carried = _carried(f"e{index}_{k}", seg.out)
-            out.append(rule(carried, body_k))
-            out.append(f"z({index},{-k},N):-N=#count{{{_tuple(seg.out)}:{carried}}}.")
-            prev = carried
+            prev = _carried(f"e{index}_{k}", seg.out)
+            out.append(rule(prev, [pair]))
     return out
 
 

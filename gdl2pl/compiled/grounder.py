@@ -51,11 +51,10 @@ CLOCK_EVERY = 2048
 #: per chain atom is ground whole.
 ATOM_COST = 16
 
-#: How far apart the estimates of a chain's cost and of its rule's whole-body instances
-#: must be for the estimate to choose between them; nearer, they are counted, if counting
-#: them looks cheap: at most ``COUNT_AT_MOST`` rows, whole and chain together (a count
-#: keeps every row it counts).
-SURE = 4.0
+#: A chain of at most this many rows by the plan's estimate is counted to choose between
+#: it and the whole body (its rows, and the whole body's instances as the paths through
+#: them: exact); a longer one is chosen by the estimates (counting costs as much as
+#: grounding the chain, and the estimates agree with the counts far from the fence).
 COUNT_AT_MOST = 100_000
 
 #: the tags of a literal that depends on the state or the move
@@ -77,24 +76,27 @@ class GroundingStop(Exception):
 
 
 class _Watch:
-    """clingo's observer: counts what is ground against the budget (the clock and the
-    counts are read every ``CLOCK_EVERY`` callbacks), and keeps the network's ground
-    rules (``keep``), each as (head, body): the head a list of one atom, the body a list
-    of literals (an atom, negative for its negation)."""
+    """clingo's observer: counts the model's facts and the network's rules against the
+    budget (the clock is read every ``CLOCK_EVERY`` callbacks), and keeps the network's
+    ground rules, each as (head, body): the head a list of one atom, the body a list of
+    literals (an atom, negative for its negation)."""
 
     def __init__(self, max_facts: int, max_rules: int, deadline: float) -> None:
         self.max_facts = max_facts
         self.max_rules = max_rules
         self.deadline = deadline
-        self.keep = False  # the model's facts are counted, the network's rules kept
+        #: what is ground now: the model (its facts counted), the counts (the clock
+        #: read only), the network (its rules kept)
+        self.part = "model"
         self.facts = 0
+        self.seen = 0
         self.rules: list[tuple[list[int], list[int]]] = []
         #: the budget that stopped the grounding (clingo passes on a callback's
         #: exception as one of its own making)
         self.stop: GroundingStop | None = None
 
     def rule(self, choice: bool, head: list[int], body: list[int]) -> None:
-        if self.keep:
+        if self.part == "network":
             if not choice:
                 rules = self.rules
                 rules.append((head, body))
@@ -102,11 +104,15 @@ class _Watch:
                     self._stop("rules", self.max_rules)
                 if not len(rules) % CLOCK_EVERY:
                     self._clock()
-        else:
+        elif self.part == "model":
             self.facts += 1
             if self.facts > self.max_facts:
                 self._stop("facts", self.max_facts)
             if not self.facts % CLOCK_EVERY:
+                self._clock()
+        else:
+            self.seen += 1
+            if not self.seen % CLOCK_EVERY:
                 self._clock()
 
     def _clock(self) -> None:
@@ -236,6 +242,7 @@ def ground(g: Grounding) -> GroundProgram:
     phases: list[tuple[str, float]] = []
 
     def run(part: str, text: str) -> None:
+        watch.part = part
         _ground(ctl, part, text, context, messages, watch, phases)
 
     dynamic = [(i, r) for i, r in enumerate(g.rules) if r[0] == "d"]
@@ -248,7 +255,6 @@ def ground(g: Grounding) -> GroundProgram:
     plans = {i: plan(body, asp.head_vars(head), stats) for i, (_, head, body) in dynamic}
     _choose(ctl, g, plans, stats, run)
     program = [r for i, (_, head, _) in dynamic for r in asp.chain_rules(i, head, plans[i])]
-    watch.keep = True
     run("network", asp.network_program(program))
     out = GroundProgram(rules=watch.rules, phases=phases, model_facts=facts)
     _read_atoms(ctl, g.keywords, {r[1][0] for r in g.rules if r[0] == "d"}, out)
@@ -300,38 +306,51 @@ def _choose(
     run: Callable[[str, str], None],
 ) -> None:
     """Each rule cut into a chain keeps it, or is ground whole (one segment), whichever
-    makes the cheaper network: by the plan's estimates where they are ``SURE``, else by
-    counting both over the model."""
+    makes the cheaper network: counted over the model where that is cheap, else as the
+    plan's estimates say (``COUNT_AT_MOST``)."""
     unsure = []
     for i, segs in plans.items():
         if len(segs) < 2:
             continue
         whole, rows, atoms = estimate(segs, stats)
-        cost = rows + ATOM_COST * atoms
-        sure = whole * SURE < cost or whole > cost * SURE
-        if not sure and whole + rows <= COUNT_AT_MOST:
+        if rows <= COUNT_AT_MOST:
             unsure.append(i)
-        elif whole <= cost:  # sure, or too dear to count: as the estimate says
+        elif whole <= rows + ATOM_COST * atoms:
             plans[i] = _whole(g.rules[i])
     if not unsure:
         return
-    counts = [r for i in unsure for r in asp.count_rules(i, g.rules[i][2], plans[i])]
+    counts = [r for i in unsure for r in asp.count_rules(i, plans[i])]
     run("counts", "\n".join(counts))
-    z: dict[tuple[int, int], int] = {}
-    for sa in ctl.symbolic_atoms.by_signature("z", 3):
-        i, k, n = (a.number for a in sa.symbol.arguments)
-        z[(i, k)] = n
     for i in unsure:
-        segs = plans[i]
-        chain, atoms, static = 0, 0, True
-        for k, seg in enumerate(segs, start=1):
-            static = static and not any(x[0] in DYNAMIC for x in seg.steps)
-            if not static:  # a segment static so far makes no atom, its rules no rule
-                chain += z.get((i, k), 0)
-                if k < len(segs):
-                    atoms += z.get((i, -k), 0)
-        if z.get((i, 0), 0) <= chain + ATOM_COST * atoms:
+        whole, chain, atoms = _counted(ctl, i, plans[i])
+        if whole <= chain + ATOM_COST * atoms:
             plans[i] = _whole(g.rules[i])
+
+
+def _counted(ctl: clingo.Control, i: int, segs: list[Segment]) -> tuple[int, int, int]:
+    """A chained rule's whole-body instances (its paths through the segments), and its
+    chain's ground rules and atoms (a segment static so far makes no atom, its rows no
+    rule), from the counts' facts (``asp.count_rules``)."""
+    paths: dict[tuple[clingo.Symbol, ...], int] = {(): 1}
+    chain = atoms = 0
+    static = True
+    for k, seg in enumerate(segs, start=1):
+        static = static and not any(x[0] in DYNAMIC for x in seg.steps)
+        n = len(seg.carried)
+        reached: dict[tuple[clingo.Symbol, ...], int] = {}
+        rows = 0
+        for sa in ctl.symbolic_atoms.by_signature(f"c{i}_{k}", n + len(seg.out) + 1):
+            args = sa.symbol.arguments
+            m = args[-1].number
+            rows += m
+            key = tuple(args[n:-1])
+            reached[key] = reached.get(key, 0) + m * paths.get(tuple(args[:n]), 0)
+        if not static:
+            chain += rows
+            if k < len(segs):
+                atoms += len(reached)
+        paths = reached
+    return sum(paths.values()), chain, atoms
 
 
 def _whole(rule: list[Any]) -> list[Segment]:

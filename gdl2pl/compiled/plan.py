@@ -93,7 +93,40 @@ class _Info:
 
 
 def plan(body: Sequence[Literal], head_vars: Sequence[int], stats: StatsOf) -> list[Segment]:
-    """The segments of ``body`` joined in its cheapest order (see the module doc)."""
+    """The segments of ``body`` joined in its cheapest order (see the module doc). A
+    demand (``dm``) whose variables other positive literals bind only filters: the rest
+    is planned without it, and it is joined as soon as its variables are bound (they are
+    the head's: carried to the end)."""
+    bound_elsewhere = [
+        set(literal_vars(x)) for x in body if x[0] in GENERATORS and x[0] != "dm"
+    ]
+    others = set().union(*bound_elsewhere)
+    filters = [x for x in body if x[0] == "dm" and set(literal_vars(x)) <= others]
+    core = [x for x in body if not any(x is f for f in filters)]
+    if not filters or not core:
+        return _plan(body, head_vars, stats)
+    segs = _plan(core, head_vars, stats)
+    for f in filters:
+        segs = _with_filter(segs, f)
+    return segs
+
+
+def _with_filter(segs: list[Segment], f: Literal) -> list[Segment]:
+    """``segs`` with the test ``f`` joined right after the step that binds the last of
+    its variables."""
+    need = set(literal_vars(f))
+    for k, seg in enumerate(segs):
+        have = set(seg.carried)
+        for j, lit in enumerate(seg.steps):
+            have.update(literal_vars(lit))
+            if need <= have:
+                steps = (*seg.steps[: j + 1], f, *seg.steps[j + 1 :])
+                return [*segs[:k], Segment(seg.carried, steps, seg.out), *segs[k + 1 :]]
+    last = segs[-1]  # (never reached: the variables are bound by the end)
+    return [*segs[:-1], Segment(last.carried, (*last.steps, f), last.out)]
+
+
+def _plan(body: Sequence[Literal], head_vars: Sequence[int], stats: StatsOf) -> list[Segment]:
     infos = [_info(i, lit, stats) for i, lit in enumerate(body)]
     steps = None
     if infos and len(body) <= EXACT_UP_TO and infos[0].gen:
@@ -306,9 +339,11 @@ def segments(
     steps: Sequence[Literal],
     head_vars: Sequence[int],
     generator: Callable[[Literal], bool] = is_generator,
+    dead: int = 1,
 ) -> list[Segment]:
-    """Cut ``steps`` before a generator where a carried variable is needed no more (a
-    test is joined before the cut): the distinct bindings of the rest go on from there."""
+    """Cut ``steps`` before a generator where ``dead`` carried variables or more are
+    needed no more (a test is joined before the cut): the distinct bindings of the rest
+    go on from there."""
     out: list[Segment] = []
     carried: list[int] = []
     acc: list[Literal] = []
@@ -326,7 +361,7 @@ def segments(
             for a in x[1:]:
                 term_vars(a, needed)
         live = [v for v in have if v in needed]
-        if len(live) < len(have):
+        if len(live) <= len(have) - dead:
             out.append(Segment(tuple(carried), tuple(acc), tuple(live)))
             carried, acc = live, []
     out.append(Segment(tuple(carried), tuple(acc), tuple(head_vars)))
