@@ -51,10 +51,13 @@ CLOCK_EVERY = 2048
 #: per chain atom is ground whole.
 ATOM_COST = 16
 
-#: A chain of at most this many rows by the plan's estimate is counted to choose between
-#: it and the whole body (its rows, and the whole body's instances as the paths through
-#: them: exact); a longer one is chosen by the estimates (counting costs as much as
-#: grounding the chain, and the estimates agree with the counts far from the fence).
+#: Where the plan's estimates of a chain's cost and of its rule's whole-body instances
+#: are within a factor ``SURE`` of each other, and the chain has at most
+#: ``COUNT_AT_MOST`` rows by the estimate, both are counted over the model (its rows, and
+#: the whole body's instances as the paths through them: exact); elsewhere the estimates
+#: choose (counting costs as much as grounding the chain, and far from the fence the
+#: estimates agree with the counts).
+SURE = 4.0
 COUNT_AT_MOST = 100_000
 
 #: the tags of a literal that depends on the state or the move
@@ -306,16 +309,17 @@ def _choose(
     run: Callable[[str, str], None],
 ) -> None:
     """Each rule cut into a chain keeps it, or is ground whole (one segment), whichever
-    makes the cheaper network: counted over the model where that is cheap, else as the
-    plan's estimates say (``COUNT_AT_MOST``)."""
+    makes the cheaper network: counted over the model where the estimates are near and
+    counting is cheap, else as the plan's estimates say (``SURE``, ``COUNT_AT_MOST``)."""
     unsure = []
     for i, segs in plans.items():
         if len(segs) < 2:
             continue
         whole, rows, atoms = estimate(segs, stats)
-        if rows <= COUNT_AT_MOST:
+        cost = rows + ATOM_COST * atoms
+        if cost / SURE <= whole <= cost * SURE and rows <= COUNT_AT_MOST:
             unsure.append(i)
-        elif whole <= rows + ATOM_COST * atoms:
+        elif whole <= cost:
             plans[i] = _whole(g.rules[i])
     if not unsure:
         return
@@ -331,17 +335,17 @@ def _counted(ctl: clingo.Control, i: int, segs: list[Segment]) -> tuple[int, int
     """A chained rule's whole-body instances (its paths through the segments), and its
     chain's ground rules and atoms (a segment static so far makes no atom, its rows no
     rule), from the counts' facts (``asp.count_rules``)."""
-    paths: dict[tuple[clingo.Symbol, ...], int] = {(): 1}
+    paths: dict[tuple[str, ...], int] = {(): 1}
     chain = atoms = 0
     static = True
     for k, seg in enumerate(segs, start=1):
         static = static and not any(x[0] in DYNAMIC for x in seg.steps)
         n = len(seg.carried)
-        reached: dict[tuple[clingo.Symbol, ...], int] = {}
+        reached: dict[tuple[str, ...], int] = {}
         rows = 0
         for sa in ctl.symbolic_atoms.by_signature(f"c{i}_{k}", n + len(seg.out) + 1):
-            args = sa.symbol.arguments
-            m = args[-1].number
+            args = _arguments(str(sa.symbol))  # (one call into clingo, not one per term)
+            m = int(args[-1])
             rows += m
             key = tuple(args[n:-1])
             reached[key] = reached.get(key, 0) + m * paths.get(tuple(args[:n]), 0)
@@ -351,6 +355,25 @@ def _counted(ctl: clingo.Control, i: int, segs: list[Segment]) -> tuple[int, int
                 atoms += len(reached)
         paths = reached
     return sum(paths.values()), chain, atoms
+
+
+def _arguments(text: str) -> list[str]:
+    """The arguments of an atom's text, as text (split at the commas of depth one)."""
+    inner = text[text.index("(") + 1 : -1]
+    if "(" not in inner:
+        return inner.split(",")
+    out: list[str] = []
+    depth = start = 0
+    for i, c in enumerate(inner):
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "," and depth == 0:
+            out.append(inner[start:i])
+            start = i + 1
+    out.append(inner[start:])
+    return out
 
 
 def _whole(rule: list[Any]) -> list[Segment]:
