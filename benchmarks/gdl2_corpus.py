@@ -32,6 +32,7 @@ from pathlib import Path
 
 from gdl2pl.bridge import StateMachine
 from gdl2pl.bridge import swipl
+from gdl2pl.check import READ_AS_MEANT
 from gdl2pl.check import format_finding
 from gdl2pl.errors import GdlError
 from gdl2pl.ggp.manager import run_match
@@ -43,7 +44,7 @@ from gdl2pl.pipeline import compile_game
 
 SECTION = "## GDL-II corpus"
 #: Warnings that say a dialect was read (the other warnings are not listed).
-DIALECTS = ("does-in-percept", "sees-random", "next-in-sees", "pre-gdl-ii")
+DIALECTS = (*sorted(READ_AS_MEANT), "pre-gdl-ii")
 
 
 #: Why a check error refuses a game, for the summary under the table.

@@ -29,16 +29,15 @@ from pathlib import Path
 from typing import Any
 
 from gdl2pl.contract import MachineState
+from gdl2pl.contract.consistent import BatchTest
+from gdl2pl.contract.consistent import JointMoves
 from gdl2pl.contract.game_machine import DEFAULT_MAX_DEPTH
-from gdl2pl.contract.game_machine import Consistent
 from gdl2pl.contract.game_machine import GameMachine
 from gdl2pl.contract.game_machine import Step
 from gdl2pl.contract.game_machine import SymbolStep
-from gdl2pl.contract.game_machine import TermText
 from gdl2pl.contract.game_machine import check_max_depth
 from gdl2pl.contract.game_machine import check_playout_count
 from gdl2pl.contract.game_machine import goal_value
-from gdl2pl.contract.game_machine import uniform_weight
 from gdl2pl.contract.state import Form
 from gdl2pl.contract.state import TermCache
 from gdl2pl.contract.state import changed
@@ -570,27 +569,34 @@ class StateMachine(GameMachine):
             return [self._terms.term(p) for p in result[1]]
         raise self._refusal(state, moves, result)
 
-    def consistent_successors(
-        self, state: MachineState, role: TermText, move: TermText, percepts: Iterable[TermText]
-    ) -> list[Consistent]:
-        """What ``role`` cannot tell apart after playing ``move`` in ``state`` and
-        perceiving ``percepts`` (see ``GameMachine.consistent_successors``), in one
-        Prolog call."""
-        raw_role = self._role_raw(role)
-        raw_move = self._terms.form(move)
-        seen = [self._terms.form(p) for p in percepts]
-        result = self._call("gdl_consistent", self._state_arg(state), raw_role, raw_move, seen)
-        self._tls.installed = state
-        if result[0] == "illegal":
-            raise self.illegal(state, self._terms.term(raw_move), self._terms.term(raw_role))
-        weight = uniform_weight(result[2], self._raw_roles.index(raw_role))
+    def consistent_batch(
+        self, state: MachineState, index: int, seen: frozenset[Term], joints: JointMoves
+    ) -> BatchTest:
+        """Which of a batch of ``joints`` let the role at ``index`` perceive exactly
+        ``seen``, with their children (see ``GameMachine.consistent_children``): one
+        Prolog call a batch, each joint move's moves asserted once for its percepts and,
+        if they agree, its successor."""
+        raw_role = self._raw_roles[index]
+        played = joints.moves[index][0]
+        raw_move = self._terms.form(played)
+        raw_seen = [self._terms.form(p) for p in seen]
         key = state._key
-        term = self._terms.term
-        return [
-            Consistent(
-                tuple(term(m) for m in joint),
-                MachineState(_successor(key, added, removed), self._terms),
-                weight,
+        terms = self._terms
+
+        def test(numbers: Sequence[int]) -> list[tuple[int, MachineState]]:
+            result = self._call(
+                "gdl_consistent",
+                self._state_arg(state),
+                raw_role,
+                raw_move,
+                raw_seen,
+                list(numbers),
             )
-            for joint, added, removed in result[1]
-        ]
+            if result[0] != "children":  # legality was checked in this state: cannot be
+                raise self.illegal(state, played, self.roles[index])
+            return [
+                (position, MachineState(_successor(key, added, removed), terms))
+                for position, added, removed in result[1]
+            ]
+
+        return test

@@ -1,10 +1,12 @@
 """A game's board: its geometry, read from the fluents it may hold, and a state drawn on it.
 
-A set of fluents forms a board when some relation of arity 3, ``(f x y v)``, has constant
-coordinates over 2..26 values each and at most ``MAX_CONTENTS`` contents ``v``; of several
-such relations the one with most fluents wins. The geometry is read once from every fluent
-the game may hold (its ``base``, or its reachable fluents), so a state is drawn on the whole
-board whatever pieces it holds now; without one, from the state's own fluents.
+A set of fluents forms a board when some relation of arity 3 or more, ``(f x y v ...)``,
+has constant coordinates over 2..26 values each and at most ``MAX_CONTENTS`` contents (the
+arguments after the coordinates, as KIF text: ``v``, or ``white pawn`` for chess_200's
+``(cell e 2 white pawn)``); of several such relations the one with most fluents wins.
+The geometry is read once from every fluent the game may hold (its ``base``, or its
+reachable fluents), so a state is drawn on the whole board whatever pieces it holds now;
+without one, from the state's own fluents.
 
 Coordinates are Cartesian by default, as most GGP games write them (``(cell x y v)``:
 chess, checkers, breakthrough, connect four): ``x`` is the column, left to right, ``y``
@@ -50,6 +52,8 @@ class BoardGeometry:
     contents: tuple[str, ...]
     #: The cells name their row first: ``(relation row column v)``.
     row_first: bool = False
+    #: The relation's arity: 3, or more where a cell's content takes several arguments.
+    arity: int = 3
     #: Each column's and row's index.
     column_at: dict[str, int] = field(init=False, repr=False, compare=False)
     row_at: dict[str, int] = field(init=False, repr=False, compare=False)
@@ -61,7 +65,7 @@ class BoardGeometry:
     def cell(self, fluent: Term) -> tuple[str, str, str] | None:
         """``(column, row, content)`` of a fluent that is a cell of this board, else None."""
         c = _cell(fluent)
-        if c is None or c[0] != self.relation:
+        if c is None or c[0] != (self.relation, self.arity):
             return None
         _, a, b, v = c
         x, y = (b, a) if self.row_first else (a, b)
@@ -88,23 +92,24 @@ def _rows(values: Iterable[str], top_down: bool = False) -> tuple[str, ...]:
     return tuple(sorted(vals))
 
 
-def _cell(f: Term) -> tuple[str, str, str, str] | None:
-    if isinstance(f, Func) and len(f.args) == 3:
-        x, y, v = f.args
+def _cell(f: Term) -> tuple[tuple[str, int], str, str, str] | None:
+    """``((relation, arity), x, y, content)`` of a fluent that may be a board's cell."""
+    if isinstance(f, Func) and len(f.args) >= 3:
+        x, y, *v = f.args
         if isinstance(x, Const) and isinstance(y, Const):
-            return f.name, x.name, y.name, kif_term(v)
+            return (f.name, len(f.args)), x.name, y.name, " ".join(kif_term(a) for a in v)
     return None
 
 
 def board_geometry(fluents: Iterable[Term], row_first: bool = False) -> BoardGeometry | None:
     """The board ``fluents`` form (see the module's docstring), or None; ``row_first``:
     its cells name their row first (a matrix, row 1 on top)."""
-    cells: dict[str, set[tuple[str, str, str]]] = defaultdict(set)
+    cells: dict[tuple[str, int], set[tuple[str, str, str]]] = defaultdict(set)
     for f in fluents:
         c = _cell(f)
         if c is not None:
             cells[c[0]].add(c[1:])
-    best: tuple[str, set[tuple[str, str, str]]] | None = None
+    best: tuple[tuple[str, int], set[tuple[str, str, str]]] | None = None
     for name in sorted(cells):
         entries = cells[name]
         xs = {x for x, _, _ in entries}
@@ -115,14 +120,31 @@ def board_geometry(fluents: Iterable[Term], row_first: bool = False) -> BoardGeo
             best = (name, entries)
     if best is None:
         return None
-    name, entries = best
+    (relation, arity), entries = best
     if row_first:
         entries = {(b, a, v) for a, b, v in entries}
     return BoardGeometry(
-        relation=name,
+        relation=relation,
+        arity=arity,
         columns=_columns(x for x, _, _ in entries),
         rows=_rows((y for _, y, _ in entries), top_down=row_first),
         contents=tuple(sorted({v for _, _, v in entries})),
+        row_first=row_first,
+    )
+
+
+def with_row_first(g: BoardGeometry, row_first: bool) -> BoardGeometry:
+    """The board ``g`` read the other way when ``row_first`` differs from its own: the
+    first coordinate of its cells the row (a matrix, row 1 on top), or the column
+    (Cartesian). A student's choice for a game whose rules do not say."""
+    if g.row_first == row_first:
+        return g
+    first, second = (g.rows, g.columns) if g.row_first else (g.columns, g.rows)
+    return BoardGeometry(
+        relation=g.relation,
+        columns=_columns(second if row_first else first),
+        rows=_rows(first if row_first else second, top_down=row_first),
+        contents=g.contents,
         row_first=row_first,
     )
 

@@ -38,9 +38,9 @@ class RuleLike(Protocol):
     def body(self) -> Sequence[Literal]: ...
 
 
-def _cells(body: Sequence[Literal], relation: str) -> list[Func]:
-    """The cells of ``relation`` (arity 3) that the positive ``true`` literals of a body
-    ask for."""
+def _cells(body: Sequence[Literal], relation: str, arity: int = 3) -> list[Func]:
+    """The cells of ``relation`` (of ``arity``) that the positive ``true`` literals of a
+    body ask for."""
     out = []
     for lit in body:
         for atom, negative in body_atoms(lit):
@@ -51,7 +51,7 @@ def _cells(body: Sequence[Literal], relation: str) -> list[Func]:
             cell = atom.args[0]
             if (
                 isinstance(cell, Func)
-                and len(cell.args) == 3
+                and len(cell.args) == arity
                 and cell.name.casefold() == relation.casefold()
             ):
                 out.append(cell)
@@ -68,16 +68,16 @@ def _key(t: Term) -> str:
     return str(t).casefold()
 
 
-def row_first(rules: Iterable[RuleLike], relation: str) -> bool | None:
-    """Whether the cells ``(relation a b v)`` name their row first (``a``), as the rules
-    for ``row`` and ``column`` say (see the module doc); None when no rule says, or they
-    disagree."""
+def row_first(rules: Iterable[RuleLike], relation: str, arity: int = 3) -> bool | None:
+    """Whether the cells ``(relation a b v ...)`` (of ``arity``) name their row first
+    (``a``), as the rules for ``row`` and ``column`` say (see the module doc); None when
+    no rule says, or they disagree."""
     said: set[bool] = set()
     for rule in rules:
         kind = rule.head.name.casefold()
         if kind not in ("row", "column"):
             continue
-        cells = _cells(rule.body, relation)
+        cells = _cells(rule.body, relation, arity)
         kept = _kept(cells) if len(cells) >= 2 else None
         if kept is None:
             continue
@@ -92,6 +92,6 @@ def oriented_board(fluents: Iterable[Term], rules: Iterable[RuleLike]) -> BoardG
     nothing)."""
     fluents = list(fluents)
     geometry = board_geometry(fluents)
-    if geometry is None or not row_first(rules, geometry.relation):
+    if geometry is None or not row_first(rules, geometry.relation, geometry.arity):
         return geometry
     return board_geometry(fluents, row_first=True)

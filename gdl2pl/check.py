@@ -39,6 +39,9 @@ from gdl2pl.check_facts import ClauseFacts
 from gdl2pl.check_facts import GameFacts
 from gdl2pl.check_facts import arity
 from gdl2pl.check_facts import game_facts
+from gdl2pl.depgraph import GROUND_NOT_STRATIFIED
+from gdl2pl.depgraph import GROUND_STRATIFIED
+from gdl2pl.depgraph import NOT_STRATIFIED
 from gdl2pl.depgraph import body_atoms
 from gdl2pl.depgraph import negation_may_close
 from gdl2pl.depgraph import renamed_apart
@@ -79,6 +82,13 @@ KEYWORD_ARITY = KEYWORD_RELATIONS
 
 _MAX_ALTERNATIVES = 256
 
+#: The warnings of what the Dresden GameController's GDL-II games write and a strict
+#: reader refuses, read as their authors meant (docs/gdl2.md, "Older dialects"): a
+#: player that accepts such a game says so in its log.
+READ_AS_MEANT = frozenset(
+    {"sees-any-role", "keyword-in-percept", "does-in-percept", "sees-random", "next-in-sees"}
+)
+
 #: The syntax the findings being made quote the game in: set by ``check_description`` for
 #: one check (a context variable, so a check in another thread keeps its own).
 _SYNTAX: ContextVar[str] = ContextVar("gdl2pl_check_syntax", default="kif")
@@ -103,6 +113,23 @@ class Finding:
     @property
     def is_error(self) -> bool:
         return self.severity == "error"
+
+
+#: What only a game must define: a description without any role is read as a plain logic
+#: program (``gdl2pl model``'s input), whose check leaves these findings out.
+GAME_ONLY = frozenset({"missing-role", "missing-legal", "missing-goal", "missing-terminal"})
+
+#: How a description without any role is named by ``gdl2pl check`` and the studio.
+PROGRAM_NOTE = "a logic program: no roles"
+
+
+def as_program(findings: Sequence[Finding]) -> list[Finding] | None:
+    """The findings of a plain logic program, a description that defines none of role,
+    legal, goal and terminal (all of ``GAME_ONLY`` among its findings): all but those;
+    None for a game (a text with a legal rule but no role is a game missing its role)."""
+    if not {f.code for f in findings} >= GAME_ONLY:
+        return None
+    return [f for f in findings if f.code not in GAME_ONLY]
 
 
 def format_finding(f: Finding, file: str | None = None) -> str:
@@ -187,8 +214,10 @@ def _where(node: object, c: Clause) -> Pos | None:
     return getattr(node, "pos", None) or c.pos
 
 
-def _show(s: Sentence | Term | Literal) -> str:
-    return term_text(s, _SYNTAX.get())
+def _show(s: Sentence | Term | Literal, c: Clause | None = None) -> str:
+    """A term or literal of ``c`` in the findings' syntax (any term: a variable, a
+    constant, a function term; any literal), its variables named as ``c`` is quoted."""
+    return term_text(s, _SYNTAX.get(), c)
 
 
 def _var(v: Var, c: Clause) -> str:
@@ -237,14 +266,15 @@ def _check_sentence_names(f: ClauseFacts) -> Iterator[Finding]:
             what = "fact" if isinstance(c, Fact) else "sentence"
             yield _error(
                 "misplaced-keyword",
-                f"'{s.name}' is a logical keyword, not a relation: {_show(s)} cannot be a " + what,
+                f"'{s.name}' is a logical keyword, not a relation: {_show(s, c)} cannot be "
+                f"a {what}",
                 s,
                 c,
             )
         elif isinstance(s, Func) and not s.args:
             yield _warning(
                 "zero-arity-relation",
-                f"{_show(s)} is written as a relation with no arguments: write it as the "
+                f"{_show(s, c)} is written as a relation with no arguments: write it as the "
                 f"proposition {_show(Const(s.name))} (drop the parentheses)",
                 s,
                 c,
@@ -304,7 +334,16 @@ def _check_term_names(f: ClauseFacts) -> Iterator[Finding]:
         elif name == "does" and id(t) in f.percept:
             yield _warning(
                 "does-in-percept",
-                f"the percept {_show(t)} names a move with the keyword does, as older "
+                f"the percept {_show(t, c)} names a move with the keyword does, as older "
+                "GDL-II games write it: read as the term it is (the role perceives it "
+                "written so); a strict reader refuses a keyword used as a function",
+                t,
+                c,
+            )
+        elif name in KEYWORD_ARITY and id(t) in f.percept:
+            yield _warning(
+                "keyword-in-percept",
+                f"the percept {_show(t)} is written with the keyword {t.name}, as older "
                 "GDL-II games write it: read as the term it is (the role perceives it "
                 "written so); a strict reader refuses a keyword used as a function",
                 t,
@@ -313,7 +352,7 @@ def _check_term_names(f: ClauseFacts) -> Iterator[Finding]:
         elif name in KEYWORD_ARITY:
             yield _error(
                 "keyword-as-function",
-                f"the keyword {t.name} is used as a function in {_show(t)}: it may only "
+                f"the keyword {t.name} is used as a function in {_show(t, c)}: it may only "
                 "name a sentence",
                 t,
                 c,
@@ -321,7 +360,7 @@ def _check_term_names(f: ClauseFacts) -> Iterator[Finding]:
         elif not t.args:
             yield _warning(
                 "zero-arity-function",
-                f"{_show(t)} is written as a function with no arguments: write it as the "
+                f"{_show(t, c)} is written as a function with no arguments: write it as the "
                 f"constant {_show(Const(t.name))} (drop the parentheses)",
                 t,
                 c,
@@ -335,7 +374,7 @@ def _check_connectives(f: ClauseFacts) -> Iterator[Finding]:
         if isinstance(lit, Not) and not isinstance(lit.body, (Const, Func)):
             yield _error(
                 "negated-non-sentence",
-                f"the negation {_show(lit)} contains {_show(lit.body)}, which is not a "
+                f"the negation {_show(lit, c)} contains {_show(lit.body, c)}, which is not a "
                 "sentence: only a single sentence may be negated",
                 lit,
                 c,
@@ -343,7 +382,8 @@ def _check_connectives(f: ClauseFacts) -> Iterator[Finding]:
         elif isinstance(lit, Or) and not lit.disjuncts:
             yield _error(
                 "empty-disjunction",
-                "empty disjunction (or): it can never hold, so the rule never applies",
+                f"empty disjunction {'(|)' if _infix() else '(or)'}: it can never hold, so "
+                "the rule never applies",
                 lit,
                 c,
             )
@@ -379,7 +419,7 @@ def _check_ground_fact(f: ClauseFacts) -> Iterator[Finding]:
         for v in variables(c.head):
             yield _error(
                 "variable-in-fact",
-                f"the fact {_show(c.head)} contains the variable {_var(v, c)}: facts must be "
+                f"the fact {_show(c.head, c)} contains the variable {_var(v, c)}: facts must be "
                 "ground (or write a rule that binds it)",
                 v,
                 c,
@@ -415,13 +455,51 @@ def _check_safety(f: ClauseFacts) -> Iterator[Finding]:
         for where, v in places:
             if v.name not in bound and v.name not in reported:
                 reported.add(v.name)
+                if v.name == _sees_role(c):
+                    yield _warning(
+                        "sees-any-role",
+                        f"the role {_var(v, c)} of this sees rule occurs in no positive "
+                        "sentence of the body: it is read as every role, as if "
+                        f"{_show(Func('role', (v,)))} were in the body (the Dresden "
+                        "GameController's meaning); a strict reader refuses an unsafe rule",
+                        v,
+                        c,
+                    )
+                    continue
                 yield _error(
                     "unsafe-variable",
                     f"unsafe rule: the variable {_var(v, c)} in {where} does not occur in a "
-                    "positive sentence of the body",
+                    "positive sentence of the body" + _constant_hint(v, c),
                     v,
                     c,
                 )
+
+
+def _constant_hint(v: Var, c: Rule) -> str:
+    """When the body of ``c`` has a constant spelled as ``v`` is (``x`` for ``X`` or
+    ``?x``), the hint that it was likely meant as that variable."""
+    same = [
+        n
+        for lit in c.body
+        for n in walk(lit)
+        if isinstance(n, Const) and _key(n.name) == _key(v.name)
+    ]
+    if not same:
+        return ""
+    why = "lower-case names are constants" if _infix() else "a name without ? is a constant"
+    return (
+        f" (the body has the constant {_show(same[0], c)}: {why}; the variable is written "
+        f"{_var(v, c)})"
+    )
+
+
+def _sees_role(c: Rule) -> str | None:
+    """The name of the variable a ``sees`` rule has for its role, if it has one."""
+    head = c.head
+    if isinstance(head, Func) and _key(head.name) == "sees" and len(head.args) == 2:
+        role = head.args[0]
+        return role.name if isinstance(role, Var) else None
+    return None
 
 
 #: The checks of one clause, run on each clause in turn, in this order.
@@ -483,7 +561,7 @@ def _keyword_arity(name: str, found: int, s: Sentence | Term, c: Clause) -> Find
         return _warning(
             "pre-gdl-ii",
             f"{s.name} is a keyword relation of GDL-II ({name} with {want} "
-            f"arguments); {_show(s)} has {found}: it is read as an ordinary "
+            f"arguments); {_show(s, c)} has {found}: it is read as an ordinary "
             "relation, as in a game written before GDL-II",
             s,
             c,
@@ -492,7 +570,7 @@ def _keyword_arity(name: str, found: int, s: Sentence | Term, c: Clause) -> Find
         return _warning(
             "pre-gdl-2010",
             f"{s.name} is a keyword relation of GDL 2010 ({name} with {want} "
-            f"argument(s)); {_show(s)} has {found}: the game predates GDL 2010 "
+            f"argument(s)); {_show(s, c)} has {found}: the game predates GDL 2010 "
             f"and uses {s.name} as an ordinary relation, which is how it is "
             "read (base_propositions and input_moves are then unavailable)",
             s,
@@ -500,7 +578,7 @@ def _keyword_arity(name: str, found: int, s: Sentence | Term, c: Clause) -> Find
         )
     return _error(
         "keyword-arity",
-        f"the keyword relation {s.name} takes {want} argument(s), found {found} in {_show(s)}",
+        f"the keyword relation {s.name} takes {want} argument(s), found {found} in {_show(s, c)}",
         s,
         c,
     )
@@ -508,7 +586,7 @@ def _keyword_arity(name: str, found: int, s: Sentence | Term, c: Clause) -> Find
 
 def _arity_warning(kind: str, by_arity: Mapping[int, tuple[Sentence | Term, Clause]]) -> Finding:
     uses = [
-        f"{n} in {_show(node)} (line {c.pos.line if c.pos else '?'})"
+        f"{n} in {_show(node, c)} (line {c.pos.line if c.pos else '?'})"
         for n, (node, c) in by_arity.items()
     ]
     node, c = list(by_arity.values())[1]
@@ -633,9 +711,8 @@ def _goal_value(c: Clause) -> Iterator[Finding]:
     if _key(head.name) == "goal" and isinstance(head, Func) and len(head.args) == 2:
         value = head.args[1]
         if not isinstance(value, Var) and not _is_goal_value(value):
-            yield _error(
-                "goal-value", f"goal value {_show(value)} is not a number from 0 to 100", value, c
-            )
+            message = f"goal value {_show(value, c)} is not a number from 0 to 100"
+            yield _error("goal-value", message, value, c)
 
 
 def _role_names(
@@ -654,7 +731,7 @@ def _role_names(
             warned.add((name, who))
             yield _warning(
                 "unknown-role",
-                f"{s.args[0].name} in {_show(s)} is not a declared role",
+                f"{s.args[0].name} in {_show(s, f.clause)} is not a declared role",
                 s.args[0],
                 f.clause,
             )
@@ -682,7 +759,7 @@ def _check_random(game: GameFacts) -> Iterator[Finding]:
             has_legal = True
         elif is_random and name in _RANDOM_HEADS:
             severity, code, reason = _RANDOM_HEADS[name]
-            message = f"{_show(head)}: the random role is chance{reason}"
+            message = f"{_show(head, c)}: the random role is chance{reason}"
             yield Finding(severity, code, message, _where(who, c), clause_text(c))
     if declared is not None and not has_legal:
         yield _error(
@@ -755,17 +832,18 @@ def _check_negation_cycles(game: GameFacts) -> Iterator[Finding]:
         if negation_may_close(graph, e):
             yield _error(
                 "unstratified-negation",
-                f"negation is not stratified: {_show(e.atom)} is negated in a rule for "
-                f"{graph.spelling[e.head]}, which it depends on (recursion through {cycle})",
+                f"{NOT_STRATIFIED}, {GROUND_NOT_STRATIFIED}: {_show(e.atom, e.rule)} is negated "
+                f"in a rule for {graph.spelling[e.head]}, which it depends on (recursion "
+                f"through {cycle})",
                 e.atom,
                 e.rule,
             )
         else:
             yield _warning(
                 "negation-cycle",
-                f"negation cycle through {cycle} is not stratified by name, but cannot "
-                f"close on one ground atom: no instance of {_show(e.atom)} depends on "
-                f"{_show(e.rule.head)}",
+                f"{NOT_STRATIFIED}, {GROUND_STRATIFIED}: the cycle goes through {cycle}, but no "
+                f"instance of {_show(e.atom, e.rule)} depends on {_show(e.rule.head, e.rule)}, "
+                "so the game keeps its meaning and plays",
                 e.atom,
                 e.rule,
             )
@@ -813,7 +891,8 @@ def _check_recursion(game: GameFacts) -> Iterator[Finding]:
                         continue
                     yield _warning(
                         "recursion-restriction",
-                        f"recursion restriction: the argument {_show(arg)} of {_show(atom)} "
+                        f"recursion restriction: the argument {_show(arg, rule)} of "
+                        f"{_show(atom, rule)} "
                         f"(recursive with {rule.head.name}) is neither ground, nor an "
                         "argument of the head, nor bound by a sentence outside the recursion",
                         atom,
@@ -930,8 +1009,10 @@ def _check_unproducible_inputs(game: GameFacts) -> Iterator[Finding]:
             found += 1
             yield _warning(
                 "never-holds",
-                f"{_show(atom)} can never hold: "
-                + _unproducible_reason(target, atom, produced(target), found <= _MAX_SUGGESTED)
+                f"{_show(atom, f.clause)} can never hold: "
+                + _unproducible_reason(
+                    target, atom, f.clause, produced(target), found <= _MAX_SUGGESTED
+                )
                 + f", {_CONSEQUENCE[effect]}",
                 atom,
                 f.clause,
@@ -945,21 +1026,20 @@ _MAX_SUGGESTED = 20
 
 
 def _unproducible_reason(
-    target: str, atom: Func, produced: Sequence[Term], suggest: bool = True
+    target: str, atom: Func, c: Clause, produced: Sequence[Term], suggest: bool = True
 ) -> str:
-    """Why nothing produces ``atom``, with the closest spellings among the ``produced``
+    """Why nothing produces ``atom`` (of ``c``), with the closest spellings among the ``produced``
     terms (the last arguments of the producing heads)."""
     if target == "does":
-        what = (
-            f"no legal (or input) rule gives {_show(atom.args[0])} the move {_show(atom.args[1])}"
-        )
+        who, move = (_show(a, c) for a in atom.args)
+        what = f"no legal (or input) rule gives {who} the move {move}"
     else:
-        what = f"no init, next (or base) rule makes {_show(atom.args[0])} a fluent"
+        what = f"no init, next (or base) rule makes {_show(atom.args[0], c)} a fluent"
     last = atom.args[-1]
     close: list[str] = []
     if not isinstance(last, Var) and suggest and len(produced) <= _MAX_SUGGESTIONS_FROM:
         shown = sorted({_show(t) for t in produced if not variables(t)})
-        close = difflib.get_close_matches(_show(last), shown, n=3)
+        close = difflib.get_close_matches(_show(last, c), shown, n=3)
         if not close:
             names = sorted({t.name for t in produced if not isinstance(t, Var)})
             close = difflib.get_close_matches(last.name, names, n=3)
@@ -989,7 +1069,7 @@ def _check_undefined_relations(game: GameFacts) -> Iterator[Finding]:
             hint = f" (did you mean {' or '.join(close)}?)" if close else ""
             yield _warning(
                 "undefined-relation",
-                f"no rule or fact defines {atom.name}{hint}: {_show(atom)} never holds, "
+                f"no rule or fact defines {atom.name}{hint}: {_show(atom, f.clause)} never holds, "
                 + _CONSEQUENCE[effect],
                 atom,
                 f.clause,

@@ -374,6 +374,18 @@ def _pattern(t: Term, s: Subst, key: Key, depth: int = 8) -> Term:
     return go(t, 0)
 
 
+#: What a cycle through ``not`` in the graph of relations means, said alike by ``check``
+#: and ``graph``: the course notes define stratified negation over relations, so such a
+#: game is not stratified, whether or not a ground atom can depend on its own negation.
+NOT_STRATIFIED = (
+    "negation is not stratified by the notes' definition (a cycle of relations through not)"
+)
+#: ... when no ground atom can depend on its own negation (``negation_may_close`` False).
+GROUND_STRATIFIED = "though no ground atom depends on its own negation"
+#: ... when some ground atom may.
+GROUND_NOT_STRATIFIED = "and a ground atom may depend on its own negation"
+
+
 def negation_may_close(graph: DependencyGraph, edge: Dependency, limit: int = 2000) -> bool:
     """Whether some ground instance of ``edge.rule``'s head may depend on itself through the
     negated ``edge.atom`` (a negative edge inside a component). False means the negation is

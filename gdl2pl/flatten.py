@@ -12,8 +12,12 @@ positive sentences, negated sentences and ``distinct``; it
 Like ggp-base's prover it is lenient where the meaning is clear: ``(foo)`` is a
 zero-arity relation distinct from the proposition ``foo``; an empty ``or`` never
 holds; unsafe rules and facts with variables are kept (the checker reports them);
-``(not (distinct a b))`` means ``a`` and ``b`` are identical. What has no meaning
-(a rule defining ``true``, ``not`` around a disjunction) raises ``TranslationError``.
+``(not (distinct a b))`` means ``a`` and ``b`` are identical. A ``sees`` rule whose
+role is a variable no positive sentence of the body binds gets ``(role ?r)`` in its
+body: the role ranges over the roles, as the Dresden GameController reads such a rule
+(it asks each role's percepts with the role given; the checker warns,
+``sees-any-role``). What has no meaning (a rule defining ``true``, ``not`` around a
+disjunction) raises ``TranslationError``.
 
 Pure functions only.
 """
@@ -43,6 +47,7 @@ from gdl2pl.syntax import Or
 from gdl2pl.syntax import Pos
 from gdl2pl.syntax import Sentence
 from gdl2pl.syntax import Term
+from gdl2pl.syntax import Var
 from gdl2pl.syntax import clause_line
 from gdl2pl.syntax import variables
 from gdl2pl.vocabulary import INPUT_RELATIONS
@@ -302,7 +307,7 @@ def normalize_clause(
     if isinstance(clause, Fact):
         return [FlatRule(head, (), clause)]
     head_variables = frozenset(v.name for v in variables(head))
-    conjunctions = _conjunctions(clause.body, clause)
+    conjunctions = [_any_role(head, conj) for conj in _conjunctions(clause.body, clause)]
     return [
         FlatRule(
             head,
@@ -313,6 +318,22 @@ def normalize_clause(
         )
         for i, conj in enumerate(conjunctions, 1)
     ]
+
+
+def _any_role(head: Sentence, body: list[BodyLiteral]) -> list[BodyLiteral]:
+    """``body``, with ``(role ?r)`` first if ``head`` is ``(sees ?r P)`` and no positive
+    sentence of ``body`` binds ``?r`` (see the module doc)."""
+    if not (isinstance(head, Func) and head.name == "sees" and len(head.args) == 2):
+        return body
+    role = head.args[0]
+    if not isinstance(role, Var):
+        return body
+    if any(
+        isinstance(lit, Const | Func) and any(v.name == role.name for v in variables(lit))
+        for lit in body
+    ):
+        return body
+    return [Func("role", (role,), role.pos), *body]
 
 
 def flatten_rules(d: Description) -> list[FlatRule]:

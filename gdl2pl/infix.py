@@ -527,9 +527,11 @@ class _Printer:
             return f"({self.literal(items[0])} {op})"
         return "(" + f" {op} ".join(map(self.literal, items)) + ")"
 
-    def literal(self, lit: Literal) -> str:
+    def literal(self, lit: Literal | Term) -> str:
         if isinstance(lit, (Const, Func)):
             return self.sentence(lit)
+        if isinstance(lit, Var):
+            return self.term(lit)
         if isinstance(lit, Not):
             return "~" + self.literal(lit.body)
         if isinstance(lit, Distinct):
@@ -550,9 +552,14 @@ def clause_variable_names(c: Clause) -> dict[str, str]:
     return variable_names(found)
 
 
-def infix_term(t: Term | Literal) -> str:
-    """Infix text of one term or literal, e.g. ``cell(1,1,b)`` or ``~true(p)``."""
-    return _Printer(variable_names(v.name for v in variables(t))).literal(t)  # type: ignore[arg-type]
+def infix_term(t: Term | Literal, clause: Clause | None = None) -> str:
+    """Infix text of one term or literal, e.g. ``X``, ``cell(1,1,b)`` or ``~true(p)``.
+    Given the ``clause`` it comes from, its variables are named as that clause's printing
+    names them (so a message and the rule it quotes agree)."""
+    names = variable_names(v.name for v in variables(t))
+    if clause is not None:
+        names |= clause_variable_names(clause)
+    return _Printer(names).literal(t)
 
 
 def infix_clause(c: Clause, width: int = 80) -> str:

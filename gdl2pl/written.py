@@ -35,9 +35,10 @@ def answer_syntax(d: Description, chosen: str | None = None) -> AnswerSyntax:
     return wanted  # type: ignore[return-value]
 
 
-def term_text(t: Term | Literal, syntax: str) -> str:
-    """A term or literal in ``syntax``: ``(cell 1 1 b)`` or ``cell(1,1,b)``."""
-    return infix_term(t) if syntax == "infix" else kif_term(t)
+def term_text(t: Term | Literal, syntax: str, clause: Clause | None = None) -> str:
+    """A term or literal in ``syntax``: ``?x``, ``(cell 1 1 b)`` or ``X``, ``cell(1,1,b)``;
+    in infix, its variables named as the printing of ``clause`` names them when given."""
+    return infix_term(t, clause) if syntax == "infix" else kif_term(t)
 
 
 def clause_text(c: Clause, syntax: str) -> str:

@@ -39,7 +39,7 @@
             gdl_step/4,               % +Module, +State, +JointMove, -Result
             gdl_expand/3,             % +Module, +State, -Result
             gdl_percepts/5,           % +Module, +State, +JointMove, +Role, -Result
-            gdl_consistent/6,         % +Module, +State, +Role, +Move, +Percepts, -Result
+            gdl_consistent/7,         % +Module, +State, +Role, +Move, +Percepts, +Numbers, -Result
             gdl_symbols/3,            % +Module, +Ids, -Terms
             gdl_symbol_ids/3,         % +Module, +Terms, -Ids
             gdl_terminal/3,           % +Module, +State, -Bool
@@ -76,6 +76,7 @@
                 state_legal_all/2,
                 state_check_joint/3,
                 state_children/3,
+                state_consistent/5,
                 state_playout/3,
                 state_playouts/5,
                 state_percepts/4,
@@ -547,26 +548,34 @@ gdl_percepts_(M0, PyState, PyJoint, PyRole, Result) :-
     ;   Result = Check
     ).
 
-%!  gdl_consistent(+Module, +State, +Role, +Move, +Percepts, -Result) is det.
+%!  gdl_consistent(+Module, +State, +Role, +Move, +Percepts, +Numbers, -Result) is det.
 %
-%   What a role that played Move in State and then perceived Percepts (GDL-II)
-%   cannot tell apart. Result is [children, Children, Counts]: for every legal
-%   joint move in which Role plays Move and Role perceives exactly the set
-%   Percepts (the first role's move varying slowest), [JointMove, Added, Removed]:
-%   the moves, and the fluents the successor adds to and removes from State (py
-%   form); Counts is the number of legal moves of each role in State. Result
-%   is [illegal] if Move is not a legal move of Role in State, [no_role] if Role is
-%   not a role. State stays installed. Runs under the game's inference limit
-%   times the number of joint moves tried.
+%   Which of some joint moves a role that played Move in State and then perceived
+%   Percepts (GDL-II) cannot tell apart from what happened. The joint moves are
+%   those in which Role plays Move and every other role one of its legal moves,
+%   numbered from 0 in the order of their product (the first role's move varying
+%   slowest, each role's moves sorted: gdl_legal_all/3); Numbers are those to try
+%   (gdl2pl.contract.consistent). Result is [children, Children]: for each of them
+%   after which Role perceives exactly the set Percepts, in the order of Numbers,
+%   [Position, Added, Removed]: its position in Numbers (from 0), and the fluents
+%   its successor adds to and removes from State (py form). Result is [illegal] if
+%   Move is not a legal move of Role in State, [no_role] if Role is not a role; a
+%   number out of range is skipped. State stays installed. Runs under the game's
+%   inference limit times the number of joint moves tried.
 
-gdl_consistent(M0, State, Role, Move, Percepts, Result) :-
+gdl_consistent(M0, State, Role, Move, Percepts, Numbers, Result) :-
     limited(M0, 1, consistent_joints(M0, State, Role, Move, Percepts, Found)),
-    (   Found = joints(Joints, Seen)
-    ->  length(Joints, N),
+    (   Found = joints(Moves, Seen)
+    ->  length(Numbers, N),
         Factor is max(1, N),
-        limited(M0, Factor, consistent_children(M0, Joints, Seen, Result))
+        limited(M0, Factor, consistent_children(M0, Moves, Numbers, Seen, Result))
     ;   Result = Found
     ).
+
+%   consistent_joints(+M0, +PyState, +PyRole, +PyMove, +PyPercepts, -Found): Found is
+%   joints(Moves, seen(Role, Percepts)), Moves the legal moves of each role with
+%   Role's replaced by Move, last role first, each as a term m(Move1, ...) for arg/3;
+%   or [illegal] or [no_role].
 
 consistent_joints(M0, PyState, PyRole, PyMove, PyPercepts, Found) :-
     game(M0, Module),
@@ -581,29 +590,45 @@ consistent_joints(M0, PyState, PyRole, PyMove, PyPercepts, Found) :-
         (   memberchk(Move, Own)
         ->  nth0(I, Legal, _, Others),
             nth0(I, Fixed, [Move], Others),
-            findall(J, maplist(member, J, Fixed), Joints),
-            maplist(length, Legal, Counts),
-            Found = joints(Joints, seen(Role, Percepts, Counts))
+            maplist(moves_term, Fixed, Terms),
+            reverse(Terms, Moves),
+            Found = joints(Moves, seen(Role, Percepts))
         ;   Found = [illegal]
         )
     ;   Found = [no_role]
     ).
 
-consistent_children(M0, Joints, seen(Role, Percepts, Counts),
-                    [children, Children, Counts]) :-
+moves_term(Moves, Term) :-
+    Term =.. [m|Moves].
+
+consistent_children(M0, Moves, Numbers, seen(Role, Percepts), [children, Children]) :-
     game(M0, Module),
     state_current(Module, Parent),
-    findall([PyJoint, PyAdd, PyDel],
-            ( member(Joint, Joints),
-              state_percepts(Module, Joint, Role, Seen),
-              Seen == Percepts,
-              state_next(Module, Joint, Next),
+    findall([Position, PyAdd, PyDel],
+            ( nth0(Position, Numbers, Number),
+              joint_number(Moves, Number, [], Joint),
+              state_consistent(Module, Joint, Role, Percepts, Next),
               ord_subtract(Next, Parent, Add),
               ord_subtract(Parent, Next, Del),
-              maplist(to_py, Joint, PyJoint),
               maplist(to_py, Add, PyAdd),
               maplist(to_py, Del, PyDel) ),
             Children).
+
+%   joint_number(+Moves, +Number, +Acc, -Joint): the joint move numbered Number,
+%   Moves being each role's moves, last role first (the last role's move varies
+%   fastest). Fails for a number out of range.
+
+joint_number([], 0, Joint, Joint).
+joint_number([T|Ts], Number, Acc, Joint) :-
+    integer(Number),
+    Number >= 0,
+    functor(T, _, N),
+    N > 0,
+    Digit is Number mod N,
+    Rest is Number // N,
+    A is Digit + 1,
+    arg(A, T, Move),
+    joint_number(Ts, Rest, [Move|Acc], Joint).
 
 %!  gdl_symbols(+Module, +Ids, -Terms) is det.
 %

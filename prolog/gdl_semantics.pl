@@ -60,6 +60,7 @@
             state_playout/3,          % +Module, +MaxDepth, -Depth
             state_playouts/5,         % +Module, +Count, +MaxDepth, -PerRole, -Steps
             state_percepts/4,         % +Module, +JointMove, +Role, -SortedPercepts
+            state_consistent/5,       % +Module, +JointMove, +Role, +Percepts, -Next
             state_forget/1,           % +Module
             goal_number/2             % +Value, -Number
           ]).
@@ -421,6 +422,38 @@ state_percepts(Module, Joint, Role, Percepts) :-
         erase_joint(Module, Refs),
         Percepts = Seen
     ;   Percepts = []
+    ).
+
+%!  state_consistent(+Module, +Joint, +Role, +Percepts, -Next) is semidet.
+%
+%   Next is the sorted successor of the installed state under Joint (legality is
+%   not checked) if Role's percepts of Joint (state_percepts/4) are exactly the
+%   sorted set Percepts; fails if they are not, before computing Next. The
+%   moves of Joint are asserted once for both questions. The installed state
+%   does not change.
+
+state_consistent(Module, Joint, Role, Percepts, Next) :-
+    state_roles(Module, Roles),
+    tables_used(Module, sees),
+    tables_used(Module, next),
+    assert_joint(Module, Roles, Joint, Refs),
+    catch(seen_next(Module, Role, Percepts, Next0), E,
+          ( erase_joint(Module, Refs), throw(E) )),
+    erase_joint(Module, Refs),
+    Next0 = next(Next).
+
+%   seen_next(+Module, +Role, +Percepts, -Next): next(Fluents) if Role perceives
+%   exactly Percepts under the asserted joint move, else none.
+
+seen_next(Module, Role, Percepts, Next) :-
+    (   current_predicate(Module:sees/2)
+    ->  answers(P, Module:sees(Role, P), Seen)
+    ;   Seen = []
+    ),
+    (   Seen == Percepts
+    ->  answers(F, Module:next(F), Fluents),
+        Next = next(Fluents)
+    ;   Next = none
     ).
 
 %!  state_advance(+Module, +Joint, -Added, -Removed) is det.

@@ -7,7 +7,10 @@ except in CI (``CI=true``), where a missing corpus is a failure.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -24,6 +27,13 @@ from gdl2pl.visitor import Renamer
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI") == "true":
     settings.load_profile("ci")
+
+# The adapters keep the tables they analyse on disk (gdl2pl.adapters.table_cache): a test
+# process keeps them in a directory of its own, so that a run neither reads a user's
+# cache nor leaves anything in it.
+if "GDL2PL_CACHE_DIR" not in os.environ:
+    os.environ["GDL2PL_CACHE_DIR"] = tempfile.mkdtemp(prefix="gdl2pl-test-tables-")
+    atexit.register(shutil.rmtree, os.environ["GDL2PL_CACHE_DIR"], True)
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -77,11 +87,13 @@ CLOCKED = (
     "test_analysis",
     "test_analysis_budget",
     "test_close_races",
+    "test_compiled_auto_check",
     "test_compiled_hardening",
     "test_gdl2_belief",
     "test_gdl2_corpus",
     "test_gdl2_hostile",
     "test_gdl2_match",
+    "test_grounding_cleanup",
     "test_hostile_input",
     "test_hostile_network",
     "test_manager",
@@ -90,6 +102,7 @@ CLOCKED = (
     "test_protocol",
     "test_studio",
     "test_studio_browser",
+    "test_studio_class",
     "test_studio_limits",
     "test_verify",
     "test_verify_ray",

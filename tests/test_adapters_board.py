@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from adapters_support import require_module
 from hypothesis import given
 from hypothesis import settings
@@ -116,8 +117,152 @@ def test_pettingzoo_observations_carry_the_board():
     e = raw_env("ticTacToe.kif")
     e.reset(seed=0)
     agent = e.agent_selection
-    assert e.observation_space(agent).shape == (7, 3, 3)  # b, o, x, 2 controls, 2 observers
+    # b, o, x, 2 controls, 2 observers
+    assert e.observation_space(agent)["observation"].shape == (7, 3, 3)
     e.step(4)
-    board = e.observe(e.agent_selection)[:3]
+    board = e.observe(e.agent_selection)["observation"][:3]
     assert e.observation_space(agent).contains(e.observe(e.agent_selection))
     assert board.sum() == 9
+
+
+# -- observations a network can use (issue 52 item 4) ----------------------------------
+
+
+def test_a_board_whose_cells_hold_several_arguments_is_a_board():
+    """chess_200's (cell e 2 white pawn): the contents are the arguments after the
+    coordinates (before: only relations of arity 3 made a board, and chess_200 got a
+    flat vector of 953 entries)."""
+    base = [parse_kif_term(t) for t in
+            ["(cell a 1 white rook)", "(cell b 1 white knight)", "(cell a 2 white pawn)",
+             "(cell a 8 black rook)", "(cell a 1 black rook)", "(cell 3 1 x)", "(step 1)"]]
+    layout = board_layout(base)
+    assert layout is not None and layout.geometry.arity == 4
+    assert layout.contents == ("black rook", "white knight", "white pawn", "white rook")
+    assert layout.rows == ("8", "2", "1") and layout.cols == ("a", "b")
+    assert [base[i] for i in layout.rest] == [base[5], base[6]]  # other arity: not a cell
+    planes = layout.planes([1, 0, 0, 0, 0, 0, 0])
+    assert planes[3, 2, 0] == 1 and planes.sum() == 1  # a white rook on a1
+
+
+def test_chess_200_is_observed_and_drawn_on_its_board():
+    require_module("numpy")
+    from adapters_support import repository_game
+
+    from gdl2pl.adapters.game_board import game_geometry
+    from gdl2pl.adapters.game_board import game_rules
+    from gdl2pl.board import render_state
+    from gdl2pl.bridge import StateMachine
+
+    with StateMachine.from_file(repository_game("chess_200")) as sm:
+        layout = board_layout(sm.base_propositions, game_rules(sm))
+        assert layout is not None and layout.shape == (12, 8, 8)
+        assert "white pawn" in layout.contents and "black king" in layout.contents
+        picture = render_state(sm.initial_state, game_geometry(sm)).splitlines()
+        assert "white rook" in picture[-1 - len(picture) + 9] or "white rook" in picture[8]
+
+
+def test_owners_of_contents_come_from_names_or_from_the_rules():
+    from gdl2pl.adapters.owners import content_owners
+    from gdl2pl.adapters.owners import fluent_owner
+    from gdl2pl.board import board_geometry
+    from gdl2pl.flatten import flatten_rules
+    from gdl2pl.kif import parse_kif
+
+    rules = flatten_rules(parse_kif("""
+        (<= (next (cell ?m ?n x)) (does xplayer (mark ?m ?n)))
+        (<= (next (cell ?m ?n o)) (does oplayer (mark ?m ?n)))
+        (<= (next (cell ?m ?n ?w)) (true (cell ?m ?n ?w)) (does ?p noop))
+        (<= (next (cell ?m ?n b)) (true (cell ?m ?n b)))
+        (<= (next (cell 1 1 z)) (does xplayer a)) (<= (next (cell 1 1 z)) (does oplayer a))
+    """))
+    base = [parse_kif_term(f"(cell {m} {n} {v})") for m in (1, 2) for n in (1, 2)
+            for v in ("b", "x", "o", "z", "red")]
+    g = board_geometry(base)
+    assert g is not None and g.contents == ("b", "o", "red", "x", "z")
+    owners = content_owners(g, ["xplayer", "oplayer", "red"], rules)
+    # b: no one's; o and x: by the rules; red: by its name; z: by two roles' moves
+    assert owners == (None, 1, 2, 0, None)
+    assert fluent_owner(parse_kif_term("(control oplayer)"), ["xplayer", "oplayer"]) == 1
+    assert fluent_owner(parse_kif_term("(step 3)"), ["xplayer", "oplayer"]) is None
+
+
+def test_the_movers_point_of_view_puts_its_planes_first():
+    """perspective="mover": each agent sees its own marks in the first plane and the
+    turn fluents rotated likewise; the agent planes, constant from that view, are
+    dropped. PettingZoo's API test passes on it."""
+    pz = require_module("pettingzoo")
+    import warnings
+
+    import pettingzoo.test
+    from adapters_support import repository_game
+
+    from gdl2pl.pettingzoo import env
+    from gdl2pl.pettingzoo import raw_env
+
+    game = repository_game("ticTacToe")  # (next (cell ?m ?n x)) needs (does xplayer ...)
+    e = raw_env(game, perspective="mover", form="array")
+    e.reset(seed=0)
+    x, o = e.possible_agents
+    assert e.observation_space(x).shape == (5, 3, 3)  # o's, x's or b, control x2, no agents
+    e.step(4)  # x marks the centre
+    mine, theirs = e.observe(x), e.observe(o)
+    assert mine[0, 1, 1] == 1 and mine[0].sum() == 1  # x's own marks first
+    assert theirs[1, 1, 1] == 1 and theirs[0].sum() == 0  # o's first: none yet
+    assert (mine[2] == theirs[2]).all()  # the blanks, no one's
+    assert theirs[3].all() and not theirs[4].any()  # o to move: its control plane first
+    assert mine[4].all() and not mine[3].any()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pettingzoo.test.api_test(env(game, perspective="mover", form="array"), num_cycles=20)
+    with pytest.raises(ValueError, match="perspective='mover' needs the board planes"):
+        raw_env(game, perspective="mover", observation="flat")
+    assert pz is not None
+
+
+THREE_COLOURS = """
+(role red) (role green) (role blue)
+(index 1) (index 2) (index 3) (index 4)
+(init (control red))
+(<= (taken ?x ?y) (true (cell ?x ?y ?c)))
+(<= open (index ?x) (index ?y) (not (taken ?x ?y)))
+(<= (legal ?r (place ?x ?y)) (true (control ?r)) (index ?x) (index ?y) (not (taken ?x ?y)))
+(<= (legal ?r noop) (role ?r) (not (true (control ?r))))
+(<= (next (cell ?x ?y ?r)) (does ?r (place ?x ?y)))
+(<= (next (cell ?x ?y ?c)) (true (cell ?x ?y ?c)))
+(<= (next (control green)) (true (control red)))
+(<= (next (control blue)) (true (control green)))
+(<= (next (control red)) (true (control blue)))
+(<= terminal (not open))
+(<= (goal ?r 50) (role ?r))
+"""
+
+
+def test_three_players_each_see_their_stones_first(tmp_path):
+    """A three-player placement game (as a three-player hex lays its stones): the board
+    is planes, and each agent's view rotates the colours to start from its own."""
+    require_module("pettingzoo")
+    from gdl2pl.pettingzoo import raw_env
+
+    path = tmp_path / "three_colours.kif"
+    path.write_text(THREE_COLOURS)
+    fixed = raw_env(path, form="array", engine="prolog")
+    e = raw_env(path, perspective="mover", form="array", engine="prolog")
+    try:
+        assert fixed.gdl.board is not None and fixed.gdl.board.contents == (
+            "blue", "green", "red")
+        assert fixed.observation_space("red_0").shape == (9, 4, 4)  # 3 + 3 controls + 3
+        assert e.observation_space("red_0").shape == (6, 4, 4)
+        e.reset(seed=0)
+        e.step(0)  # red places the first stone
+        seen = {a: e.observe(a) for a in e.possible_agents}
+        # red's stones: its own first; green's third (red is two after green); blue's
+        # second
+        assert [int(seen[a][:3].sum(axis=(1, 2)).argmax()) for a in e.possible_agents] == [
+            0, 2, 1]
+        for agent, view in seen.items():
+            assert view[:3].sum() == 1
+            mover = 3 + {"red_0": 1, "green_1": 0, "blue_2": 2}[agent]  # green to move
+            assert view[mover].all() and view[3:].sum() == 16
+    finally:
+        fixed.gdl.close()
+        e.gdl.close()

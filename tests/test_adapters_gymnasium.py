@@ -223,3 +223,63 @@ def test_gymnasiums_vector_wrappers_take_the_vector_env(gymnasium):
         assert len(envs.render() or ()) == 0  # no render_mode
     finally:
         wrapped.close()
+
+
+# -- Gymnasium's seeding and closing rules (issue 52 item 3) ---------------------------
+
+
+def test_seeds_follow_gymnasiums_rules_and_a_closed_env_refuses_to_step(gymnasium):
+    """reset(seed=s) sets np_random_seed to s; the first reset without a seed draws one
+    from entropy, so two unseeded vector environments play different random opponents
+    (before: the batch's generator stayed at seed 0, every unseeded run the same, and
+    np_random_seed was a random value whatever the seed); step and reset after close()
+    raise (before: play went on)."""
+    import numpy as np
+    from gymnasium.error import ClosedEnvironmentError
+
+    from gdl2pl.gymnasium import GdlEnv
+
+    def opponents_moves(envs, seed):
+        envs.reset(seed=seed)
+        seen = []
+        for _ in range(12):
+            obs, *_ = envs.step(np.argmax(envs.unwrapped._infos()["action_mask"], axis=1))
+            seen.append(obs.copy())
+        return np.stack(seen)
+
+    envs = make_vec(gymnasium, "ticTacToe", 16, "vector_entry_point")
+    other = make_vec(gymnasium, "ticTacToe", 16, "vector_entry_point")
+    try:
+        envs.reset(seed=0)
+        assert envs.unwrapped.np_random_seed == 0
+        envs.reset(seed=7)
+        assert envs.unwrapped.np_random_seed == 7
+        envs.reset()  # not the first reset: the generator goes on, the seed stays
+        assert envs.unwrapped.np_random_seed == 7
+        assert np.array_equal(opponents_moves(envs, 3), opponents_moves(other, 3))
+        fresh = [make_vec(gymnasium, "ticTacToe", 16, "vector_entry_point") for _ in range(2)]
+        try:
+            runs = [opponents_moves(e, None) for e in fresh]
+            seeds = [e.unwrapped.np_random_seed for e in fresh]
+        finally:
+            for e in fresh:
+                e.close()
+        assert seeds[0] != seeds[1] and not np.array_equal(*runs)
+        envs.close()
+        with pytest.raises(ClosedEnvironmentError):
+            envs.step(np.zeros(16, np.int64))
+        with pytest.raises(ClosedEnvironmentError):
+            envs.reset()
+    finally:
+        envs.close()
+        other.close()
+
+    env = GdlEnv(repository_game("buttons"))
+    env.reset(seed=0)
+    assert env.np_random_seed == 0
+    env.close()
+    with pytest.raises(ClosedEnvironmentError):
+        env.step(0)
+    with pytest.raises(ClosedEnvironmentError):
+        env.reset()
+    env.close()  # twice: nothing more

@@ -1,6 +1,8 @@
-"""GDL games as PettingZoo environments: PettingZoo's API tests on them, without a
-warning (its conventions: NumPy observations in the space's dtype, the action mask in the
-infos, agents named ``<descriptor>_<number>``)."""
+"""GDL games as PettingZoo environments: PettingZoo's API tests on them (its conventions:
+the classic board games' dict of ``observation`` and ``action_mask`` by default, a NumPy
+array with ``form="array"``; the action mask in the infos too; agents named
+``<descriptor>_<number>``), without a warning but those it gives any dict observation of an
+environment that is not one of its own classic games."""
 
 from __future__ import annotations
 
@@ -19,32 +21,110 @@ def pz_test():
     return require_module("pettingzoo.test")
 
 
-@pytest.mark.parametrize("name", game_params())
-def test_api_test(pz_test, name):
-    """(Before: every game warned "Observation is not a NumPy array", that the
-    observation space should be a Box, and about the agents' names.)"""
+#: What PettingZoo's api_test says of a dict observation unless the environment's name is
+#: one of its own classic games' (chess_v6, connect_four_v3, ...): nothing else is let pass.
+DICT_WARNINGS = (
+    "Observation is not a NumPy array",
+    "Observation space for each agent probably should be gymnasium.spaces.box",
+)
+
+
+def strict_warnings(form: str) -> None:
+    """Every warning an error, but PettingZoo's words on a dict observation in the dict
+    form."""
+    warnings.simplefilter("error")
+    if form == "dict":
+        for text in DICT_WARNINGS:
+            warnings.filterwarnings("ignore", message=text)
+
+
+def forms_and_games() -> list[object]:
+    """Every game in the default form (the dict); the quick ones in the array form too."""
+    from adapters_support import QUICK_GAMES
+
+    return [pytest.param("dict", *p.values, marks=p.marks) if hasattr(p, "values")
+            else ("dict", p) for p in game_params()] + [
+        ("array", name) for name in sorted(QUICK_GAMES)]
+
+
+@pytest.mark.parametrize(("form", "name"), forms_and_games())
+def test_api_test(pz_test, name, form):
+    """(Before issue 42: every game warned "Observation is not a NumPy array", that the
+    observation space should be a Box, and about the agents' names. Issue 52: the dict
+    of the classic games is the default again, the array a choice.)"""
     from gdl2pl.pettingzoo import env
 
-    e = env(repository_game(name), render_mode="ansi")
+    e = env(repository_game(name), render_mode="ansi", form=form)
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
+        strict_warnings(form)
         pz_test.api_test(e, num_cycles=30)
 
 
-@pytest.mark.parametrize("name", game_params())
-def test_parallel_api_test(pz_test, name):
+@pytest.mark.parametrize(("form", "name"), forms_and_games())
+def test_parallel_api_test(pz_test, name, form):
     from gdl2pl.pettingzoo import parallel_env
 
-    e = parallel_env(repository_game(name))
+    e = parallel_env(repository_game(name), form=form)
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
+        strict_warnings(form)
         pz_test.parallel_api_test(e, num_cycles=30)
+
+
+def test_the_classic_games_loop_reads_the_mask_from_the_observation(pz_test):
+    """Code written for PettingZoo's classic games (obs["observation"],
+    obs["action_mask"]) plays a GDL game: before, the observation was an array and
+    obs["action_mask"] raised IndexError. The mask is the info's, zeros off turn."""
+    from gdl2pl.pettingzoo import env
+
+    e = env(repository_game("ticTacToe"))
+    e.reset(seed=0)
+    for i, agent in enumerate(e.possible_agents):
+        e.action_space(agent).seed(i)
+    moves = 0
+    for agent in e.agent_iter():
+        obs, _, terminated, truncated, info = e.last()
+        assert e.observation_space(agent).contains(obs)
+        assert np.array_equal(obs["action_mask"], info["action_mask"])
+        for other in e.agents:
+            if other != agent:
+                assert not e.observe(other)["action_mask"].any()  # not its turn
+        state = obs["observation"]
+        assert state.shape == (7, 3, 3) and state.dtype == np.int8
+        if terminated or truncated:
+            e.step(None)
+            continue
+        e.step(e.action_space(agent).sample(obs["action_mask"]))
+        moves += 1
+    assert 5 <= moves <= 9
+
+
+def test_only_a_simultaneous_game_says_it_is_parallelizable(pz_test):
+    """metadata["is_parallelizable"]: False where the game takes turns, as PettingZoo's
+    own board games (before: True, and aec_to_parallel ended tic-tac-toe on "Illegal
+    move made"); where every role moves at once the AEC env converts and passes the
+    parallel API test."""
+    from pettingzoo.utils.conversions import aec_to_parallel
+
+    from gdl2pl.pettingzoo import env
+    from gdl2pl.pettingzoo import parallel_env
+
+    turns = env(repository_game("ticTacToe"))
+    assert turns.metadata["is_parallelizable"] is False
+    assert len(turns.metadata["tables_hash"]) == 64
+    with pytest.raises(AssertionError, match="is_parallelizable"):
+        aec_to_parallel(turns)
+    assert parallel_env(repository_game("ticTacToe")).metadata["is_parallelizable"] is True
+    together = env(repository_game("connectFourSimultaneous"))
+    assert together.metadata["is_parallelizable"] is True
+    with warnings.catch_warnings():
+        strict_warnings("dict")
+        pz_test.parallel_api_test(aec_to_parallel(together), num_cycles=20)
 
 
 def test_ansi_render_draws_the_board_and_masks_follow_turns(pz_test):
     from gdl2pl.pettingzoo import env
 
-    e = env(repository_game("ticTacToe"), render_mode="ansi")
+    e = env(repository_game("ticTacToe"), render_mode="ansi", form="array")
     e.reset()
     assert e.possible_agents == ["xplayer_0", "oplayer_1"]
     assert e.unwrapped.agent_roles == {"xplayer_0": "xplayer", "oplayer_1": "oplayer"}
@@ -69,7 +149,7 @@ def test_flat_observations_and_names_of_every_kind_of_role(pz_test):
     from gdl2pl.pettingzoo import agent_names
     from gdl2pl.pettingzoo import raw_env
 
-    e = raw_env(repository_game("ticTacToe"), observation="flat")
+    e = raw_env(repository_game("ticTacToe"), observation="flat", form="array")
     e.reset()
     assert e.observe("xplayer_0").shape == e.observation_space("xplayer_0").shape == (
         e.gdl.observation_size + 2,
@@ -77,6 +157,8 @@ def test_flat_observations_and_names_of_every_kind_of_role(pz_test):
     assert e.observe("oplayer_1")[-2:].tolist() == [0, 1]
     with pytest.raises(ValueError, match="observation must be 'planes' or 'flat'"):
         raw_env(repository_game("ticTacToe"), observation="dict")
+    with pytest.raises(ValueError, match="form must be 'dict' or 'array'"):
+        raw_env(repository_game("ticTacToe"), form="tuple")
     assert agent_names(["Red", "player2", "7", "b_x"]) == ["red_0", "player_1", "player_2", "bx_3"]
 
 
@@ -187,7 +269,7 @@ def test_self_play_batch_equals_the_aec_env_game_by_game(name):
                     obs_flat, obs_planes, mask, to_play, action = step
                     agent = agents[to_play]
                     assert aec.agent_selection == agent
-                    state = aec.observe(agent)[:-len(agents)]  # less the agent planes
+                    state = aec.observe(agent)["observation"][:-len(agents)]  # less agents
                     if board is None:
                         assert np.array_equal(state, obs_flat)
                     else:

@@ -14,6 +14,7 @@ LIBRARIES = {
     "Boards": "pyspiel",
     "PettingZoo": "pettingzoo",
     "Gymnasium": "gymnasium",
+    "RLlib": "ray.rllib",
     "Batches": "numpy",
 }
 

@@ -9,6 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 from prolog_env import require_prolog
 
 from gdl2pl.cli import main
@@ -444,3 +447,112 @@ def test_the_text_report_quotes_each_definition_under_its_verdict(capsys) -> Non
     assert sum(line.startswith("  definition: ") for line in lines) == 8
     main(["analyze", game])
     assert "  definition: " not in capsys.readouterr().out
+
+
+# -- why not: shortest cycles and refuted winnability (issue 53, item 5) -------------------
+
+
+def _lasso_length(succ: dict[int, list[int]]) -> int | None:
+    """The fewest steps from state 0 that come back to a state already on the way, by
+    trying every walk (small graphs only); None if there is none."""
+    walks = [[0]]
+    for length in range(1, len(succ) + 2):
+        longer = []
+        for walk in walks:
+            for t in succ.get(walk[-1], ()):
+                if t in walk:
+                    return length
+                longer.append([*walk, t])
+        walks = longer
+    return None
+
+
+def test_the_termination_counterexample_is_a_shortest_cycle() -> None:
+    from gdl2pl.analysis import wellformed as wf
+
+    # depth first from 0 meets 1 -> 2 -> 3 -> 1 first (4 steps); 0 -> 4 -> 4 is 2 steps
+    succ = {0: [1, 4], 1: [2], 2: [3], 3: [1], 4: [4]}
+    space = _space(succ, {s: (len(v), 1) for s, v in succ.items()}, {}, 5)
+    assert len(wf.find_cycle(space)) == 4
+    cycle = wf.shortest_cycle(space)
+    assert cycle is not None and cycle.shortest
+    assert cycle.steps == [(0, 1), (4, 0)]
+    # a cap too small to finish keeps the best found and says it may not be shortest
+    capped = wf._shortest_cycle(space, wf.find_cycle(space), max_edges=1)
+    assert not capped.shortest and len(capped.steps) <= 4
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 6), max_size=3), min_size=1, max_size=7))
+def test_the_shortest_cycle_is_as_short_as_any_walk(edges: list[list[int]]) -> None:
+    from gdl2pl.analysis import wellformed as wf
+
+    # the explored graph of a game: the states reached from 0, numbered as a breadth-first
+    # search discovers them, each expanded
+    n = len(edges)
+    number = {0: 0}
+    order = [0]
+    for s in order:
+        for t in edges[s]:
+            if t % n not in number:
+                number[t % n] = len(order)
+                order.append(t % n)
+    succ = {number[s]: [number[t % n] for t in edges[s]] for s in order if edges[s]}
+    terminal = {number[s]: [["0"], ["0"]] for s in order if not edges[s]}
+    space = _space(succ, {s: (len(v), 1) for s, v in succ.items()}, terminal, len(order))
+    found = wf.shortest_cycle(space)
+    want = _lasso_length(succ)
+    assert (found is None) == (want is None)
+    if found is not None:
+        assert found.shortest and len(found.steps) == want
+        states = [0]
+        for s, j in found.steps:
+            assert s == states[-1]
+            states.append(succ[s][j])
+        assert states[-1] in states[:-1]
+
+
+#: The issue's example: waiting for ever is a one-step cycle, and blue's best is 50.
+WAITING = """\
+role(blue)
+init(at(1))
+legal(blue,wait)
+legal(blue,go) :- true(at(1))
+legal(blue,go) :- true(at(2))
+next(at(2)) :- does(blue,go) & true(at(1))
+next(at(3)) :- does(blue,go) & true(at(2))
+next(at(X)) :- does(blue,wait) & true(at(X))
+terminal :- true(at(3))
+goal(blue,50) :- true(at(3))
+goal(blue,0) :- ~true(at(3))
+"""
+
+
+def test_a_refuted_property_says_why_in_the_games_syntax(capsys, tmp_path) -> None:
+    game = tmp_path / "waiting.gdl"
+    game.write_text(WAITING, encoding="utf-8")
+    code, r = analyze(capsys, str(game))
+    assert code == 1
+    termination = r["properties"]["termination"]
+    assert termination["counterexample"] == [["wait"]] and "shortest" in termination["note"]
+    weak = r["properties"]["weak_winnability"]
+    assert weak["why_not"]["blue"] == {
+        "goal": "100",
+        "terminal_states": 1,
+        "best": "50",
+        "best_at": [["go"], ["go"]],
+    }
+    assert main(["analyze", str(game)]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "  why not for blue: goal(blue,100) holds in no reachable terminal state (1 reached); "
+        "the best for blue is goal(blue,50), after [go] [go]\n"
+    ) in out
+    assert main(["analyze", str(game), "--answer-syntax", "kif"]) == 1
+    assert "why not for blue: (goal blue 100) holds in no" in capsys.readouterr().out
+
+
+def test_no_terminal_state_is_said_so(capsys) -> None:
+    _, r = analyze(capsys, str(GAMES / "stuck.kif"))
+    why = r["properties"]["weak_winnability"]["why_not"]
+    assert why["red"]["terminal_states"] == 0 and why["red"]["best"] is None

@@ -13,6 +13,9 @@ from conftest import layered_game
 from prolog_env import require_prolog
 
 from gdl2pl.cli import main
+from gdl2pl.depgraph import GROUND_NOT_STRATIFIED
+from gdl2pl.depgraph import GROUND_STRATIFIED
+from gdl2pl.depgraph import NOT_STRATIFIED
 
 ROOT = Path(__file__).resolve().parents[1]
 TICTACTOE = str(ROOT / "gdl2pl/examples/ticTacToe.kif")
@@ -50,7 +53,7 @@ def test_recursive_components_are_boxed(capsys) -> None:
     mermaid = capsys.readouterr().out
     assert "subgraph rec1 [recursive 1]" in mermaid
     assert "-. not .->" in mermaid
-    assert "strata: not computable" in mermaid
+    assert "no strata: negation is not stratified by the notes' definition" in mermaid
 
 
 def test_the_cycle_through_not_is_marked(capsys, tmp_path) -> None:
@@ -73,7 +76,7 @@ def test_the_cycle_through_not_is_marked(capsys, tmp_path) -> None:
     assert g.cycle_relations == ("p", "q", "t")
     assert main(["graph", str(game)]) == 0
     dot = capsys.readouterr().out
-    assert "a cycle goes through not (drawn in red)" in dot
+    assert "(a cycle of relations through not), drawn in red, and a ground atom may" in dot
     assert '"q" -> "p" [style=dashed, color="#c00000", label="not", penwidth=3];' in dot
     assert '"t" -> "q" [color="#c00000", penwidth=3];' in dot
     assert '"p" -> "u" [style=dashed, color="#c00000", label="not"];' in dot  # not on it
@@ -92,6 +95,41 @@ def test_the_cycle_through_not_is_marked(capsys, tmp_path) -> None:
         [f"{q} -. not .-> {p}", f"{p} --> {t}", f"{t} --> {q}"]
     )
     assert f"  class {p},{q},{t} cycle" in mermaid.splitlines()
+
+
+#: The course notes' robot: goal depends on its own negation by name, never on the ground.
+ROBOT = """\
+role(robot)
+init(p)
+legal(robot,a)
+next(p) :- does(robot,a)
+terminal :- true(p)
+goal(robot,100) :- true(p)
+goal(robot,0) :- ~goal(robot,100)
+"""
+
+
+@pytest.mark.parametrize(
+    ("rule", "ground", "severity"),
+    [
+        ("goal(robot,0) :- ~goal(robot,100)", GROUND_STRATIFIED, "warning"),
+        ("goal(robot,0) :- role(robot) & ~goal(robot,0)", GROUND_NOT_STRATIFIED, "error"),
+    ],
+)
+def test_check_and_graph_say_the_same_of_a_cycle_through_not(
+    capsys, tmp_path, rule: str, ground: str, severity: str
+) -> None:
+    """Both say what the notes' definition says (a cycle of relations through not: not
+    stratified), and both whether a ground atom may depend on its own negation."""
+    game = tmp_path / "robot.gdl"
+    game.write_text(ROBOT.replace("goal(robot,0) :- ~goal(robot,100)", rule), encoding="utf-8")
+    main(["check", str(game)])
+    (finding,) = [line for line in capsys.readouterr().out.splitlines() if "stratified" in line]
+    assert f"{severity}: {NOT_STRATIFIED}, {ground}" in finding
+    for form in ("dot", "mermaid"):
+        assert main(["graph", str(game), "--format", form]) == 0
+        out = capsys.readouterr().out
+        assert f"no strata: {NOT_STRATIFIED}, drawn in red, {ground}" in out
 
 
 def test_mermaid_classes(capsys) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,20 @@ def test_model_answers_in_infix_for_infix_input(capsys, tmp_path) -> None:
         capsys, "model", str(program), "--input", str(facts), "--answer-syntax", "kif"
     )
     assert (status, out) == (0, "% r/2: 1 atom\n(r a b)\n")
+
+
+def test_the_herbrand_base_is_written_in_the_answer_syntax(capsys, tmp_path) -> None:
+    program = tmp_path / "notes.gdl"
+    program.write_text("p(a,b)\nq('C')\nr(X) :- p(X,Y)\n", encoding="utf-8")
+    status, out = run(capsys, "model", str(program), "--herbrand")
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[:2] == ["Herbrand universe: 3 object constants", "  'C' a b"]
+    assert "  p('C',a)" in lines and "  r(b)" in lines and "(p" not in out
+    status, out = run(capsys, "model", str(program), "--herbrand", "--answer-syntax", "kif")
+    assert "  (p C a)" in out.splitlines() and "p(" not in out
+    status, out = run(capsys, "model", str(program), "--herbrand", "--json")
+    assert "q('C')" in json.loads(out)["base"]
 
 
 def test_model_answers_in_kif_for_kif_input_and_infix_on_request(capsys) -> None:

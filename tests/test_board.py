@@ -31,6 +31,8 @@ from gdl2pl.cli import main
 from gdl2pl.infix import parse_infix
 from gdl2pl.kif import parse_kif
 from gdl2pl.kif import parse_kif_term
+from gdl2pl.syntax import Const
+from gdl2pl.syntax import Func
 from gdl2pl.syntax import Rule
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "gdl2pl" / "examples"
@@ -269,3 +271,23 @@ def test_chess_is_drawn_white_at_the_bottom() -> None:
         table = grid.table
         assert table[0][4] == "bk" and table[7][4] == "wk"  # kings on the e file
         assert table[1] == ["bp"] * 8 and table[6] == ["wp"] * 8
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(1, 5), min_size=2, max_size=5, unique=True),
+    st.lists(st.sampled_from("abcde"), min_size=2, max_size=5, unique=True),
+    st.booleans(),
+)
+def test_a_board_read_the_other_way_is_the_board_read_so(
+    firsts: list[int], seconds: list[str], start: bool
+) -> None:
+    """The studio's row switch: a geometry turned to the other reading is the one read so
+    from the fluents, both ways."""
+    from gdl2pl.board import with_row_first
+
+    fluents = [Func("cell", (Const(str(a)), Const(b), Const("x"))) for a in firsts for b in seconds]
+    g = board_geometry(fluents, row_first=start)
+    assert g is not None
+    for want in (True, False):
+        assert with_row_first(g, want) == board_geometry(fluents, row_first=want)

@@ -32,7 +32,7 @@ from gdl2pl.compiled import load_description
 from gdl2pl.compiled import load_machine
 from gdl2pl.compiled import machine_from_text
 from gdl2pl.compiled.components import split_cycles
-from gdl2pl.compiled.network import PyEvaluator
+from gdl2pl.compiled.machine import c_network
 from gdl2pl.contract import MachineState
 from gdl2pl.ggp.scramble import Scrambler
 from gdl2pl.ggp.scramble import kept
@@ -46,6 +46,8 @@ _LOADED: dict[str, CompiledMachine] = {}
 
 #: Games of ../shared/games/ggp-repository: turn-taking boards, puzzles, a simultaneous
 #: game, recursive helpers (a line of four, a path of moves), numbers as terms.
+GDL2_GAMES = Path(__file__).parent / "games" / "gdl2"
+
 REPOSITORY_GAMES = [
     "ticTacToe",
     "connectFour",
@@ -163,12 +165,17 @@ def test_a_scrambled_game_matches(seed: int) -> None:
         pass
 
 
-@pytest.mark.parametrize("example", ["montyHall.kif", "kuhnPoker.kif"])
-def test_gdl_ii_percepts_come_from_the_network_as_the_reasoner_gives_them(example: str) -> None:
+@pytest.mark.parametrize(
+    "game",
+    [EXAMPLES / "montyHall.kif", EXAMPLES / "kuhnPoker.kif", GDL2_GAMES / "coin_calls.kif"],
+    ids=lambda p: p.name,
+)
+def test_gdl_ii_percepts_come_from_the_network_as_the_reasoner_gives_them(game: Path) -> None:
     """GDL-II's ``sees`` is compiled like ``next``: along random matches, every role's
     percepts of every joint move are the reasoner's, and so are the consistent
-    successors a player's belief is built from."""
-    with check_engines(read_game(EXAMPLES / example), example, range(4)) as c:
+    successors a player's belief is built from; also of a sees rule whose role nothing
+    binds, read as every role (coin calls: ``sees-any-role``)."""
+    with check_engines(read_game(game), game.name, range(4)) as c:
         p = c.prolog
         assert any(c.network.sees), "the game's sees rules are in the network"
         for seed in range(4):
@@ -275,49 +282,34 @@ LOOP = """(role p) (init (at n0)) (init (t 0))
 (<= (goal p 100) (true (at n2))) (<= (goal p 0) (not (true (at n2))))"""
 
 
+@pytest.mark.parametrize("path", ["events", "watched"])
 @pytest.mark.parametrize("game", ["connectFour", "breakthrough", "pentago", "loop"])
-def test_the_python_evaluator_is_the_c_one(game: str) -> None:
-    """The C evaluator, tuned (watched rules, evaluation by events, cyclic groups by a
-    worklist), answers every state of random matches as the reference evaluator (every
-    rule of every atom, every time) does."""
+def test_the_tuned_evaluator_answers_as_the_untuned_one(game: str, path: str) -> None:
+    """The C evaluator, tuned (watched rules, by events or not, cyclic groups by a
+    worklist), answers every state of random matches as the same network untuned
+    (every rule of every atom looked at, every time) does."""
     if game == "loop":
         c = machine_from_text(LOOP, "compiled", name="loop")
     else:
         c = load_machine(repository(game), "compiled")
     with c:
         assert isinstance(c, CompiledMachine)
-        py = PyEvaluator(c.network)
+        assert c._net._evaluation() == "events"  # these games' programs allow it
+        assert c._net._evaluation(path) == path
+        ref = c_network(c.network)
+        assert ref._evaluation() == "every rule"
         for seed in range(3):
             rng = random.Random(seed)
             s = c.initial_state
             while not c.is_terminal(s):
                 bits = c.fluents_of([s])[0]
                 assert bits is not None
-                assert py.legal(bits) == c._net.legal(bits)
-                assert py.terminal(bits) == c._net.terminal(bits)
-                assert py.goals(bits) == c._net.goals(bits)
-                joint = [rng.choice(ms) for ms in py.legal(bits)]
-                assert py.next(bits, joint) == c._net.next(bits, joint)
+                assert ref.legal(bits) == c._net.legal(bits)
+                assert ref.terminal(bits) == c._net.terminal(bits)
+                assert ref.goals(bits) == c._net.goals(bits)
+                joint = [rng.choice(ms) for ms in ref.legal(bits)]
+                assert ref.next(bits, joint) == c._net.next(bits, joint)
                 s = c.random_next_state(s, rng)
-
-
-def test_a_machine_on_the_python_evaluator_plays_as_on_the_c_one() -> None:
-    """``evaluator="python"`` (the reference) serves the whole contract: the same steps,
-    the same legal-move terms and the same error for an illegal move."""
-    path = repository("ticTacToe")
-    with load_machine(path, "compiled") as c, StateMachine.from_file(path) as p:
-        py = CompiledMachine.from_machine(p, read_game(path), evaluator="python")
-        rng = random.Random(5)
-        s = c.initial_state
-        while not c.is_terminal(s):
-            joint = [rng.choice(ms) for ms in c.all_legal_moves(s)]
-            want, got = c.step(s, joint), py.step(s, joint)
-            assert (got.state, got.terminal, got.legal, got.goals) == (
-                want.state, want.terminal, want.legal, want.goals)
-            assert py.next_state(s, joint) == want.state
-            s = want.state
-        with pytest.raises(IllegalMoveError):
-            py.next_state(py.initial_state, ["(mark 1 1)", "(mark 2 2)"])
 
 
 HOSTILE = ["x'y", 'a"b', "c\\d", "e*/f", "/*g", "h\ni", "j%k", "l\u2028m", "n\x00o"]

@@ -434,6 +434,31 @@ def test_the_c_batch_works_without_numpy() -> None:
     assert out.split() == ["3", "True", "True", "True"]
 
 
+def test_every_width_of_group_steps_the_same_games() -> None:
+    """A batch's games go in groups of 64, 128 or 256 (1, 2 or 4 words an atom: chosen
+    by n, or asked for): whatever the width, bit-sliced, the same actions make the same
+    states and the same outputs."""
+    out = in_child("""
+        n, seen = 300, []
+        for width in (1, 2, 4):
+            outs = outputs(n)
+            b = make(n, width=width, **dict(zip(("observations", "masks", "rewards",
+                                                 "terminated", "mover", "illegal"), outs)))
+            b.solo = 0
+            b.seed(5)
+            acts = array.array("i", [0] * (n * R))
+            trace = []
+            for _ in range(12):
+                b.sample(acts)
+                b.step(acts)
+                trace.append((b.get_states(), [bytes(o) for o in outs]))
+            seen.append((b.width, trace))
+        print([w for w, _ in seen], all(t == seen[0][1] for _, t in seen),
+              len({s for s, _ in seen[0][1]}) > 1, make(100).width, make(64).width)
+    """)
+    assert out.split() == ["[1,", "2,", "4]", "True", "True", "2", "1"]
+
+
 @pytest.mark.parametrize(("change", "error"), [
     ("observations=bytearray(5)", "observations: 58 items expected"),
     ("masks=bytes(2 * 2 * 10)", "writable"),
@@ -447,6 +472,7 @@ def test_the_c_batch_works_without_numpy() -> None:
     ("goal_returns=['x'] * len(returns)", "not a number"),
     ("init=b'x'", "init: bytes, one per fluent"),
     ("n=0", "n >= 1"),
+    ("width=3", "width: 1, 2 or 4 words a group, or 0 (by n)"),
     ("n=2**62, size=2", "overflows"),
     ("n=2**40, size=2", "items expected"),
     ("network=type(net).__new__(type(net))", "never built"),

@@ -207,13 +207,13 @@ def test_the_candidate_lists_stay_right_past_the_wrap_of_their_epoch_counters() 
     """The watched evaluation stamps each head's candidate list with a 32-bit epoch, one
     more per state installed and per joint move: a batch of games stepped for a day
     passes 2**32. Past the wrap, a stamp of 2**32 epochs ago (or a never-stamped 0) must
-    not pass for new: every answer stays the reference evaluator's."""
+    not pass for new: every answer stays the untuned network's (every rule, every time)."""
     out = in_child(f"""
         import random
         from gdl2pl.compiled import load_machine
-        from gdl2pl.compiled.network import PyEvaluator
+        from gdl2pl.compiled.machine import c_network
         c = load_machine({TICTACTOE!r}, "compiled")
-        net, ref, rng = c._net, PyEvaluator(c.network), random.Random(3)
+        net, ref, rng = c._net, c_network(c.network), random.Random(3)
         start = c.fluents_of([c.initial_state])[0]
         # stamps of the first epochs, then counters just short of their wrap
         net.playouts(start, 20, 100)

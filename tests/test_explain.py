@@ -10,6 +10,8 @@ import pytest
 from prolog_env import require_prolog
 
 from gdl2pl.cli import main
+from gdl2pl.contract import MachineState
+from gdl2pl.syntax import Not
 
 ROOT = Path(__file__).resolve().parents[1]
 TICTACTOE = str(ROOT / "gdl2pl/examples/ticTacToe.kif")
@@ -88,6 +90,67 @@ def test_not_holding_names_the_first_failing_literal(sm) -> None:
     assert attempt.rule.solutions == 1
     (why,) = attempt.children
     assert why.text == "(true (cell 1 1 b))" and why.kind == "no_state"
+
+
+#: The issue's rule: its clause tests the ground negation first, the rule writes it second.
+REORDERED = """\
+role(blue)
+role(red)
+init(pos(blue,4))
+init(pos(red,3))
+legal(R,wait) :- role(R)
+next(pos(R,N)) :- true(pos(R,N))
+terminal :- true(pos(blue,4))
+goal(blue,100) :- true(pos(blue,4)) & ~true(pos(red,3))
+goal(blue,0) :- true(pos(red,N)) & true(pos(blue,4)) & ~true(pos(red,5))
+goal(red,0) :- role(red)
+"""
+
+
+@pytest.fixture(scope="module")
+def reordered():
+    require_prolog()
+    from gdl2pl.bridge import StateMachine
+
+    with StateMachine.from_text(REORDERED, name="blue.gdl") as machine:
+        yield machine
+
+
+def test_literals_are_numbered_as_the_rule_writes_them(reordered) -> None:
+    from gdl2pl.explain import explain
+
+    sm = reordered
+    rule = next(r for _, r in sm.translation.origins if "100" in str(r.head))
+    assert isinstance(rule.body[0], Not)  # the clause tests the negation first
+    e = explain(sm, sm.initial_state, "(goal blue 100)", syntax="infix")
+    (attempt,) = e.tree.children
+    assert attempt.rule.failing == 2 and attempt.rule.tried_before == ()
+    assert "fails at literal 2 of the rule:" in str(e)
+    assert attempt.children[0].text == "~true(pos(red,3))"
+    # blue elsewhere: the clause tried the negation (literal 2) first, and it held
+    state = MachineState.from_fluents([sm.term("(pos blue 5)")])
+    (attempt,) = explain(sm, state, "(goal blue 100)", syntax="infix").tree.children
+    assert (attempt.rule.failing, attempt.rule.tried_before) == (1, (2,))
+    assert "fails at literal 1 of the rule, given the one solution of literal 2 (tried first)" in (
+        str(attempt)
+    )
+    assert attempt.children[0].text == "true(pos(blue,4))"
+
+
+def test_a_rule_that_holds_lists_its_literals_as_written(reordered) -> None:
+    from gdl2pl.explain import explain
+
+    e = explain(reordered, reordered.initial_state, "(goal blue 0)", syntax="infix")
+    assert e.holds
+    kids = [(c.place, c.text) for c in e.tree.children]
+    assert kids == [
+        (1, "true(pos(red,3))"),
+        (2, "true(pos(blue,4))"),
+        (3, "~true(pos(red,5))"),
+    ]
+    text = str(e)
+    assert text.index("1. true(pos(red,3))") < text.index("3. ~true(pos(red,5))")
+    assert e.tree.as_json()["children"][2]["place"] == 3
 
 
 def test_negation_and_depth(sm) -> None:

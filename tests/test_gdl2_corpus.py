@@ -59,6 +59,10 @@ def game(name: str) -> Path:
         ("mastermind/mastermind.gdl", {"does-in-percept", "sees-random"}),
         ("transit/transit.gdl", {"next-in-sees"}),
         ("vis_pacman3p/vis_pacman3p.gdl", {"next-in-sees"}),
+        (
+            "blind_breakthrough_5x5/blind_breakthrough_5x5.gdl",
+            {"sees-any-role", "keyword-in-percept", "next-in-sees"},
+        ),
     ],
 )
 def test_the_older_dialects_are_read_with_warnings_that_say_how(
@@ -103,6 +107,8 @@ class _Clocked(GamePlayer):
         # the exact belief has thousands of states after five turns
         ("kriegTTT_5x5/kriegTTT_5x5.gdl", ("mcts", "random"), 2, 10),
         ("kriegTTT_5x5/kriegTTT_5x5.gdl", ("random", "mcts"), 2, 10),
+        # sees rules whose role nothing binds: read as every role (issue 51)
+        ("blind_breakthrough_5x5/blind_breakthrough_5x5.gdl", ("mcts", "random"), 2, 10),
     ],
 )
 def test_matches_get_a_legal_move_every_turn_within_the_clock(

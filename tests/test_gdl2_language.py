@@ -110,6 +110,50 @@ def test_does_as_a_function_outside_a_percept_is_still_refused() -> None:
     assert f.is_error
 
 
+def test_a_percept_written_with_another_keyword_is_read_as_that_term_too() -> None:
+    """Blind breakthrough (the GameController's) tells a role its capturing moves as
+    ``(legal ?p (move ...))``."""
+    extra = "(<= (sees guesser (legal guesser wait)) (true (round 0)))\n"
+    f = coded(extra, "keyword-in-percept")
+    assert not f.is_error and (f.pos.line, f.pos.column) == (20, 19)  # type: ignore[union-attr]
+    assert "keyword legal" in f.message and "strict reader refuses" in f.message
+    assert not any(x.is_error for x in findings(extra))
+    f = coded("(<= (next (did (legal guesser wait))) (true (round 0)))\n", "keyword-as-function")
+    assert f.is_error
+
+
+def test_a_sees_rule_whose_role_nothing_binds_is_read_as_every_role_with_a_warning() -> None:
+    """``(<= (sees ?p (control ?r)) (true (control ?r)))``, as the GameController's games
+    write it: the managers ask each role's percepts with the role given, so ?p is
+    every role: a warning, and ``(role ?p)`` in the flat rule's body."""
+    from gdl2pl.flatten import flatten_rules
+
+    extra = "(<= (sees ?p (coin ?s)) (true (round 1)) (or (true (coin ?s)) (does ?p ?s)))\n"
+    f = coded(extra, "sees-any-role")
+    assert not f.is_error and (f.pos.line, f.pos.column) == (20, 11)  # type: ignore[union-attr]
+    assert "as if (role ?p) were in the body" in f.message and "strict reader" in f.message
+    assert not any(x.is_error for x in findings(extra))
+    flat = [r for r in flatten_rules(parse_kif(COIN + extra)) if r.source.pos.line == 20]  # type: ignore[union-attr]
+    # the branch that binds ?p (does) keeps its body; the other reads every role
+    assert [sorted(str(lit) for lit in r.body) for r in flat] == [
+        ["(role ?p)", "(true (coin ?s))", "(true (round 1))"],
+        ["(does ?p ?s)", "(true (round 1))"],
+    ]
+
+
+def test_other_unsafe_variables_of_sees_and_of_other_rules_are_still_errors() -> None:
+    # a percept's variable nothing binds: no manager could send it
+    found = findings("(<= (sees ?p (coin ?x)) (true (round 1)))\n")
+    assert [(x.code, x.severity) for x in found] == [
+        ("sees-any-role", "warning"),
+        ("unsafe-variable", "error"),
+    ]
+    assert "?x" in found[1].message
+    # the role of another keyword's rule
+    assert coded("(<= (legal ?p wait) (true (round 2)))\n", "unsafe-variable").is_error
+    assert coded("(<= (goal ?p 50) (true (round 2)))\n", "unsafe-variable").is_error
+
+
 def test_next_in_a_sees_rule_is_what_the_role_sees_of_the_next_state() -> None:
     extra = "(<= (sees guesser (coin ?s)) (next (coin ?s)))\n"
     f = coded(extra, "next-in-sees")

@@ -353,6 +353,29 @@ def test_blind_marks_matches_get_a_legal_move_every_turn_within_the_clock(
     assert len(rec["moves"]) >= 6
 
 
+def test_a_game_whose_sees_rules_name_no_role_is_accepted_and_played(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Coin calls writes sees rules as the Dresden GameController's games do, the role a
+    variable nothing binds (every role sees whose turn it was and what was called): the
+    players accept it at start, say so in their log, and play a whole match, every reply
+    a legal move in time; each player hears every turn and every call, and the coin only
+    on its own turns."""
+    players = [_Clocked("random", 1), _Clocked("mcts", 2)]
+    with caplog.at_level("WARNING", logger="gdl2pl.player"):
+        rec = match(GDL2_GAMES / "coin_calls.kif", players, seed=3, play_clock=2)  # type: ignore[arg-type]
+    _all_replies_legal_and_in_time(rec, players, 2.0)
+    assert len(rec["moves"]) == 4
+    assert "read as the managers read it" in caplog.text
+    assert "as if (role ?p) were in the body" in caplog.text
+    for step, (joint, seen) in enumerate(zip(rec["moves"], rec["percepts"], strict=True)):
+        caller = step % 2  # red calls first
+        call = joint[caller].removeprefix("(call ").rstrip(")")
+        for seat in (0, 1):
+            assert f"(called {call})" in seen[seat] and any("(turn " in p for p in seen[seat])
+            assert any("(coin " in p for p in seen[seat]) == (seat == caller)
+
+
 def test_dice_oracle_matches_get_a_legal_move_although_the_belief_held_an_end() -> None:
     for seed in (1, 2):
         player = _Clocked("mcts")

@@ -28,6 +28,7 @@ PACKAGES = {
     "gdl2pl/gymnasium": ("gdl2pl.gymnasium", 6),
     "gdl2pl/verify": ("gdl2pl.verify", 5),
     "gdl2pl/studio": ("gdl2pl.studio", 6),
+    "gdl2pl/rllib": ("gdl2pl.rllib", 7),
     "gdl2pl/cli": ("gdl2pl.cli", 7),
 }
 _BY_NAME = {name: (folder, level) for folder, (name, level) in PACKAGES.items()}

@@ -279,7 +279,7 @@ def test_the_beliefs_logs_escape_the_game_and_its_roles(tmp_path: Path, records,
             raise ReasonerError(f"out of{RAW}stack")
 
         tracker = BeliefTracker(sm, sm.roles[0], random.Random(0))
-        monkeypatch.setattr(sm, "consistent_successors", failing)
+        monkeypatch.setattr(sm, "consistent_children", failing)
         tracker.update(Turn(sm.term("(try 1 1)"), ("(ok 1 1)",)), time.monotonic() + 5)
     [skipped] = messages(records, "a state of the belief was skipped")
     assert clean(skipped) and f"out of{ESCAPED}\\x0d\\x0astack" in skipped

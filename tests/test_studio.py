@@ -161,7 +161,12 @@ def test_graph_draws_a_game_with_errors_and_marks_its_cycle(client: Any) -> None
     assert {(e["body"], e["head"]) for e in answer["cycle"]["edges"]} == {("p", "q"), ("q", "p")}
     assert "drawn in red" in answer["dot"] and "penwidth=3" in answer["dot"]
     status, answer = post(client, "graph", text=TTT)
-    assert answer["cycle"] == {"relations": [], "edges": []}
+    assert answer["cycle"] == {
+        "relations": [],
+        "note": "",
+        "ground_stratified": True,
+        "edges": [],
+    }
 
 
 # -- the text -------------------------------------------------------------------------------
@@ -232,6 +237,24 @@ def test_a_text_without_roles_is_checked_as_a_program(client: Any) -> None:
     assert {"missing-legal", "missing-goal"} <= {f["code"] for f in answer["findings"]}
 
 
+def test_the_notes_recursion_example_is_checked_and_modelled_in_infix(client: Any) -> None:
+    """Issue 53: /api/check and /api/model answered 500 on it (a finding printed a variable
+    through the infix printer)."""
+    notes = "p(a,b)\np(b,c)\nq(c)\nr(X,Y) :- p(X,Y)\nr(X,Z) :- r(X,Y) & r(Y,Z)\n"
+    status, answer = post(client, "check", text=notes)
+    assert (status, answer["kind"], answer["errors"]) == (200, "program", 0)
+    assert [f["code"] for f in answer["findings"]] == ["recursion-restriction"] * 2
+    assert "the argument Y of r(X,Y)" in answer["findings"][0]["message"]
+    assert answer["findings"][0]["rule"] == "r(X,Z) :- r(X,Y) & r(Y,Z)"
+    status, answer = post(client, "model", text=notes)
+    assert status == 200
+    (r,) = [rel for rel in answer["relations"] if rel["name"] == "r"]
+    assert r["atoms"] == ["r(a,b)", "r(a,c)", "r(b,c)"]
+    # a text with a legal rule but no role is a game missing its role, said so
+    status, answer = post(client, "check", text="legal(r,go)\nterminal\ngoal(r,0)\n")
+    assert answer["kind"] == "game" and "missing-role" in {f["code"] for f in answer["findings"]}
+
+
 def test_graph_is_an_svg_with_the_rules_of_each_relation(client: Any) -> None:
     if shutil.which("dot") is None:
         unavailable("Graphviz's dot is not installed (scripts/install-extras)")
@@ -241,6 +264,8 @@ def test_graph_is_an_svg_with_the_rules_of_each_relation(client: Any) -> None:
     assert "<title>legal</title>" in answer["svg"]
     assert answer["rules"]["legal"] == [23, 26, 27]
     assert answer["strata"]["terminal"] == 1 and answer["rules"]["does"] == []
+    # the strata table names each line once: (index 1) (index 2) (index 3) share line 9
+    assert answer["rules"]["index"] == [9] and answer["rules"]["filler"] == [10]
 
 
 def test_graph_without_graphviz_falls_back_to_dot_text(client: Any, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -284,6 +309,42 @@ def test_a_match_played_to_the_end_by_the_page(client: Any) -> None:
     # back in the history: the page sends a shorter list
     status, view = post(client, "play", text=TTT, moves=moves[:2])
     assert status == 200 and view["step"] == 2 and not view["terminal"]
+
+
+#: A board game without row or column rules: (cell a b v), which coordinate is the row is
+#: the student's to say. The first move marks (cell 1 3 x).
+NO_AXES = """\
+(role x) (init (cell 1 1 b)) (init (cell 1 2 b)) (init (cell 1 3 b)) (init (cell 2 1 b))
+(init (cell 2 2 b)) (init (cell 2 3 b))
+(legal x mark)
+(<= (next (cell 1 3 x)) (does x mark))
+(<= (next (cell ?a ?b b)) (true (cell ?a ?b b)) (distinct ?b 3))
+(<= (next (cell 2 3 b)) (true (cell 2 3 b)))
+(<= terminal (true (cell 1 3 x)))
+(goal x 100)
+"""
+
+
+def test_the_student_says_which_argument_is_the_row(client: Any) -> None:
+    status, view = post(client, "play", text=NO_AXES, moves=[["mark"]])
+    assert status == 200, view
+    board = view["board"]
+    assert not board["row_first_said"] and not board["row_first"]
+    # Cartesian: x the first argument (columns 1, 2), y the second, the highest on top
+    assert (board["columns"], board["rows"]) == (["1", "2"], ["3", "2", "1"])
+    assert board["cells"][0] == ["x", "b"]
+    status, view = post(client, "play", text=NO_AXES, moves=[["mark"]], row_first=True)
+    board = view["board"]
+    assert board["row_first"] and (board["columns"], board["rows"]) == (["1", "2", "3"], ["1", "2"])
+    assert board["cells"][0] == ["b", "b", "x"]
+    status, answer = post(client, "step", text=NO_AXES, moves=[], chosen={}, players={},
+                          row_first=True)
+    assert status == 200 and answer["view"]["board"]["row_first"]
+    # the game's own row rule decides where it says: the switch is not offered, nor obeyed
+    status, view = post(client, "play", text=TTT, moves=[], row_first=False)
+    assert view["board"]["row_first_said"] and view["board"]["row_first"]
+    status, answer = post(client, "play", text=NO_AXES, moves=[], row_first="yes")
+    assert status == 400 and "row_first" in answer["error"]
 
 
 @pytest.mark.parametrize("player", ["random", "mcts", "legal"])

@@ -270,6 +270,7 @@ def texts(driver: Any, selector: str) -> list[str]:
     return [str(t) for t in found]
 
 
+TTT = (REPO / "gdl2pl" / "examples" / "ticTacToe.kif").read_text(encoding="utf-8")
 INFIX_TTT = (REPO / "gdl2pl" / "examples" / "ticTacToe.gdl").read_text(encoding="utf-8")
 
 
@@ -434,8 +435,10 @@ def test_kif_and_infix_views_of_one_game_and_the_small_things(
     assert css(d, "#graph svg"), "drawn by Graphviz"
     assert css(d, "#graph-errors")[0].is_displayed()
     cycle = css(d, "#graph-cycle")[0]
-    assert cycle.is_displayed() and "a cycle goes through not" in cycle.text
-    assert "through p, q" in cycle.text
+    # said as gdl2pl check says it: here a ground atom may depend on its own negation
+    assert cycle.is_displayed() and "not stratified by the notes' definition" in cycle.text
+    assert "a ground atom may depend on its own negation" in cycle.text
+    assert "the cycle goes through p, q" in cycle.text
     assert texts(d, "#strata tr.cycle td:first-child") == ["p", "q"]
     red = d.execute_script(
         "return [...document.querySelectorAll('#graph svg g.edge path')]"
@@ -467,3 +470,199 @@ def test_kif_and_infix_views_of_one_game_and_the_small_things(
 
     logs = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
     assert not logs, logs
+
+
+# -- issue 53: the course's own examples, a class, exercises -------------------------------
+
+
+def link(server: str, exercise: dict[str, Any]) -> str:
+    """A share link holding ``exercise``, as the page makes one (``#s=``, base64url JSON)."""
+    import base64
+    import json
+
+    raw = base64.urlsafe_b64encode(json.dumps(exercise).encode()).decode().rstrip("=")
+    return f"{server}#s={raw}"
+
+
+def run_link(driver: Any, url: str) -> None:
+    """Open a link, and run what it holds as a student does after reading it."""
+    driver.get("about:blank")
+    driver.get(url)
+    wait(driver, lambda d: css(d, "#link-box")[0].is_displayed(), "the link asks first")
+    css(driver, "#link-run")[0].click()
+    wait(driver, lambda d: not css(d, "#link-box")[0].is_displayed(), "the link runs")
+
+
+#: The notes' recursion example (issue 53, item 1): every command crashed on it in infix.
+NOTES_PROGRAM = "p(a,b)\np(b,c)\nq(c)\nr(X,Y) :- p(X,Y)\nr(X,Z) :- r(X,Y) & r(Y,Z)\n"
+
+#: The issue's rule whose clause tests the negation first (item 2), in a game blue wins
+#: nowhere (item 5) and that never ends when blue waits.
+BLUE = """\
+role(blue)
+init(at(1))
+legal(blue,wait)
+legal(blue,go) :- true(at(1))
+next(at(2)) :- does(blue,go)
+next(at(X)) :- does(blue,wait) & true(at(X))
+terminal :- true(at(2))
+goal(blue,100) :- true(at(3)) & ~true(at(1))
+goal(blue,50) :- true(at(2))
+goal(blue,0) :- true(at(1))
+"""
+
+
+def test_the_notes_recursion_and_literals_as_written(server: str, browser: Any) -> None:
+    d = browser
+    run_link(d, link(server, {"gdl2pl_studio": 1, "syntax": "infix", "text": NOTES_PROGRAM}))
+    # checked as a logic program, its warnings in infix: no error, no 500
+    wait(d, lambda d: "recursion restriction" in text_of(d, "findings"), "the warnings")
+    assert "logic program: no roles" in text_of(d, "check-status")
+    assert "0 errors" in text_of(d, "check-status")
+    assert "the argument Y of r(X,Y)" in text_of(d, "findings")
+    tab(d, "model")
+    css(d, "#model-run")[0].click()
+    wait(d, lambda d: "r/2" in text_of(d, "model-result"), "the model")
+    assert "r(a,c)" in texts(d, "#model-result li")
+    shot(d, "21-notes-recursion")
+
+    # Why fails at the literal the student wrote second, which Prolog tests first
+    set_text(d, BLUE)
+    wait(d, lambda d: "no problems" in text_of(d, "check-status"), "the blue game")
+    tab(d, "why")
+    tree = ask_why(d, "goal(blue,100)", "goal(blue,100) does not hold", "why not")
+    attempt = css(d, "#why-tree > details > details")[0]
+    attempt.find_element("css selector", "summary").click()
+    wait(d, lambda d: attempt.get_attribute("open") is not None, "the rule tried opens")
+    assert texts(d, "#why-tree .rule .failing") == ["fails at literal 2 of the rule"]
+    assert "goal(blue,100) :- true(at(3)) & ~true(at(1))" in tree
+    shot(d, "22-why-as-written")
+
+    # analyze says why blue wins nowhere, and the shortest cycle is one wait
+    tab(d, "analyze")
+    css(d, "#analyze-run")[0].click()
+    wait(d, lambda d: css(d, "#analyze-report .why-not"), "the report says why not")
+    assert "goal(blue,100) holds in no reachable terminal state" in text_of(d, "analyze-report")
+    assert "counterexample: [wait]" in text_of(d, "analyze-report")
+    assert "replay the best ending for blue (1 move)" in texts(d, "#analyze-report button.replay")
+    logs = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
+    assert not logs, logs
+
+
+#: An exercise as a teacher writes it (docs/studio.md): starter text and properties.
+EXERCISE = {
+    "gdl2pl_studio": 1,
+    "title": "Let blue win",
+    "instructions": "Change the goal rules so that blue can win, in at most 3 moves.",
+    "syntax": "infix",
+    "text": BLUE,
+    "properties": [
+        "no errors",
+        "blue is weakly winnable",
+        "terminal is reached within 3 moves",
+        "legal(blue,go) holds in the initial state",
+        "the model contains r(a,c)",
+        "blue flies",
+    ],
+}
+
+
+def test_an_exercise_is_checked_property_by_property(server: str, browser: Any) -> None:
+    d = browser
+    run_link(d, link(server, EXERCISE))
+    wait(d, lambda d: css(d, "#exercise-tab")[0].is_displayed(), "the exercise tab")
+    tab(d, "exercise")
+    assert text_of(d, "exercise-title") == "Let blue win"
+    css(d, "#exercise-run")[0].click()
+    wait(d, lambda d: text_of(d, "exercise-summary").endswith("hold"), "judged")
+    items = css(d, "#exercise-properties li")
+    verdicts = [li.get_attribute("class") for li in items]
+    assert verdicts == ["holds", "fails", "fails", "holds", "fails", "unknown"], verdicts
+    why = [texts(d, f'#exercise-properties li[data-property="{i}"] .why') for i in range(6)]
+    assert why[1][0].startswith("goal(blue,100) holds in no reachable terminal state")
+    assert "a match can go on for ever" in why[2][0]
+    assert "the model has no r atom" in why[4][0]
+    assert "not understood" in why[5][0]
+    assert text_of(d, "exercise-summary") == "2 of 6 hold"
+    shot(d, "23-exercise-refuted")
+
+    # the answer: blue wins by going, and waiting ends the game too
+    answer = (
+        BLUE.replace("true(at(3)) & ~true(at(1))", "true(at(2))")
+        .replace("goal(blue,50) :- true(at(2))\n", "")
+        .replace("next(at(X)) :- does(blue,wait) & true(at(X))", "next(at(2)) :- does(blue,wait)")
+    )
+    answer += "p(a,b)\np(b,c)\nr(X,Y) :- p(X,Y)\nr(X,Z) :- r(X,Y) & r(Y,Z)\n"
+    set_text(d, answer)
+    wait(d, lambda d: text_of(d, "check-status").startswith(("no problems", "0 errors")), "edited")
+    css(d, "#exercise-run")[0].click()
+    wait(d, lambda d: text_of(d, "exercise-summary") == "5 of 6 hold", "judged again")
+    shot(d, "24-exercise-answered")
+
+    # the student's text is kept by the browser: a reload gives it back
+    d.refresh()
+    wait(d, lambda d: "Your text from your last visit is back" in text_of(d, "restored"),
+         "the text is restored")
+    assert css(d, "#restored")[0].is_displayed()
+    assert "r(X,Z) :- r(X,Y) & r(Y,Z)" in css(d, "#editor")[0].get_attribute("value")
+    assert css(d, "#exercise-tab")[0].is_displayed(), "with its exercise"
+    logs = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
+    assert not logs, logs
+
+
+@pytest.fixture
+def busy_server() -> Iterator[tuple[str, Any]]:
+    """A studio with room for one front-end request, whose requests wait at most half a
+    second for it; a check of a text holding ``; hold`` keeps the room until released."""
+    uvicorn = require_module("uvicorn")
+    from gdl2pl.studio.app import create_app
+    from gdl2pl.studio.limits import Limits
+
+    app = create_app(Limits(max_requests=1, max_front_end=1, wait_seconds=0.5))
+    release = threading.Event()
+    real = app.state.workers.ask
+
+    def ask(request: dict[str, Any], seconds: float) -> dict[str, Any]:
+        if "; hold" in request.get("text", ""):
+            assert release.wait(120), "never released"
+        return real(request, seconds)
+
+    app.state.workers.ask = ask
+    sock = socket.create_server(("127.0.0.1", 0))
+    srv = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + WAIT
+    while not srv.started:
+        assert time.monotonic() < deadline, "the studio server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}/", release
+    release.set()
+    srv.should_exit = True
+    thread.join(10)
+
+
+def test_a_busy_server_is_waited_for_visibly(busy_server: tuple[str, Any], browser: Any) -> None:
+    """The server is busy with another student's request: the page's check is told to try
+    again, says it is waiting, and is answered once the other request ends."""
+    import httpx
+
+    url, release = busy_server
+    d = browser
+    run_link(d, link(url, {"gdl2pl_studio": 1, "syntax": "kif", "text": TTT}))
+    wait(d, lambda d: text_of(d, "check-status").startswith("no problems"), "the page loads")
+    other = threading.Thread(
+        target=lambda: httpx.post(url + "api/check", json={"text": TTT + "; hold\n"}, timeout=120)
+    )
+    other.start()  # another student's check takes the one place
+    time.sleep(0.5)
+    set_text(d, TTT + "\n(<= (next (cell ?m ?n ?q)) (true (control ?r)))\n")
+    wait(d, lambda d: css(d, "#waiting")[0].is_displayed(), "the page says it waits")
+    assert "waiting for the server" in text_of(d, "waiting")
+    shot(d, "25-waiting")
+    time.sleep(1.5)  # tried again at least once meanwhile, still waiting, no error shown
+    assert css(d, "#waiting")[0].is_displayed() and not css(d, "#message")[0].is_displayed()
+    release.set()
+    wait(d, lambda d: "error" in text_of(d, "check-status"), "answered once the room is free")
+    assert not css(d, "#waiting")[0].is_displayed()
+    other.join(60)

@@ -141,8 +141,8 @@ class GdlBatch:
             if not isinstance(sm, CompiledMachine):
                 raise AdapterError(f"{name}: a batch needs the compiled engine; "
                                    f"{choice.reason}")
-        if not isinstance(sm, CompiledMachine) or not hasattr(sm._net, "tune"):
-            raise AdapterError(f"{name}: a batch needs the compiled engine's C evaluator "
+        if not isinstance(sm, CompiledMachine):
+            raise AdapterError(f"{name}: a batch needs the compiled engine "
                                "(load the game with engine='compiled')")
         self.sm: CompiledMachine = sm
         net = sm.network

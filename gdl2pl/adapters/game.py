@@ -3,8 +3,11 @@ an observation vector, returns, and whether it is turn-taking.
 
 - Actions: per role, its moves from the game's ``input`` relation, or where the game has
   none, from the reachability analysis of the rules (``reach.py``), sorted by KIF text;
-  action ``i`` of a role means the same move in every state. Past the analysis' bounds,
-  moves are numbered in the order first seen, within ``num_distinct_actions``.
+  action ``i`` of a role means the same move in every state. Past the analysis' bounds
+  (inferences and ``max_terms``, never a clock), moves are numbered in the order first
+  seen, within ``num_distinct_actions``. The analysis' result is kept per game
+  (``table_cache.py``: in the process and on disk, by a hash of the rules), and
+  ``tables_hash`` names the tables, so that two machines can tell they agree.
 - Observation: one 0/1 entry per base proposition (``base``, or the reachable fluents),
   sorted by KIF text (or numbered as first seen); ``board`` lays them out as planes where
   they form a board (``planes.py``).
@@ -16,7 +19,9 @@ an observation vector, returns, and whether it is turn-taking.
   ``UnrepresentableStateError``. The search runs in Prolog (``gdl_kind.pl``) and checks
   every state it sees as ``node`` does. Any game may be loaded as simultaneous.
 - ``gdl_metadata()``: each claim with how it is known (proved, declared, assumed, chosen).
-- Pickling: a game as its file and options, a position as its game and fluents.
+- Pickling: a game as its file and options, with its analyses (the reachability tables
+  and the kind), so that it loads elsewhere without analysing again (``travel_pack``);
+  a position as its game and fluents.
 - Engine: ``engine="auto"`` (the default) steps the game with the reasoner at once and
   with its compiled network as soon as a background grounding has it
   (``gdl2pl.compiled.AutoMachine``); ``"compiled"`` with the network only (a game it
@@ -32,7 +37,10 @@ move) in a bounded cache.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import sys
 import warnings
 import weakref
 from collections import OrderedDict
@@ -82,7 +90,13 @@ from .game_board import game_rules
 from .planes import BoardLayout
 from .planes import board_layout
 from .reach import Reachable
+from .reach import bounded
 from .reach import reachable_domains
+from .table_cache import recall
+from .table_cache import remember_json
+from .table_cache import rules_key
+from .table_cache import store
+from .table_cache import to_json
 
 Dynamics = Literal["auto", "sequential", "simultaneous"]
 #: What the returns sum to: ``auto`` (proved from the rules or by enumeration, else
@@ -265,6 +279,9 @@ class GdlGame:
         #: The first terminal state met where a role had no goal (text), or "".
         self.missing_goal_met = ""
         self.description = description
+        #: The analyses this load ran ("reachability", "kind"), as opposed to those it was
+        #: given (a pickled game's, an RLlib worker's config) or found kept.
+        self.analysed: list[str] = []
         self.dynamics_option = dynamics
         self.utility_option: Utility = utility
         try:
@@ -289,7 +306,16 @@ class GdlGame:
                 self.kind = self.analyse(0, 0, 0, seed)
                 self.turn_taking = False
             else:
-                self.kind = self.analyse(analysis_states, analysis_edges, analysis_steps, seed)
+                shipped = _SHIPPED_KINDS.pop(self._kind_key(), None)
+                if shipped is not None:  # analysed where the game was pickled
+                    self.kind, met = shipped
+                    if met:
+                        self._met_missing_goal(met, None)
+                else:
+                    self.kind = self.analyse(
+                        analysis_states, analysis_edges, analysis_steps, seed
+                    )
+                    self.analysed.append("kind")
                 if dynamics == "sequential" and self.kind.proved and not self.kind.turn_taking:
                     raise AdapterError(f"{self.name}: not turn-taking: several roles choose")
                 self.turn_taking = dynamics == "sequential" or self.kind.turn_taking
@@ -319,9 +345,7 @@ class GdlGame:
             base = self._with_undeclared(description, base, max_terms)
         elif not all(declared) or not base:
             try:
-                reach = self.reachable = reachable_domains(
-                    description, self.roles, self.name, max_terms
-                )
+                reach = self.reachable = self._reachable(description, max_terms)
             except DomainExplosionError as e:
                 self.domain_note = str(e)
                 if not all(declared):
@@ -379,15 +403,30 @@ class GdlGame:
         self._symbol_action: tuple[dict[int, int], ...] = tuple({} for _ in self.roles)
         self._symbol_base: dict[int, int] = {}
 
+    @cached_property
+    def rules_key(self) -> str:
+        """The hash of the game's normalized rules that its analyses are kept under."""
+        return rules_key(self.description)
+
+    def _reachable(self, description: Description, max_terms: int) -> Reachable:
+        """The reachability analysis' tables (``reach.py``): kept ones when the rules
+        were analysed before (``table_cache``), else computed and kept; then held to
+        ``max_terms``."""
+        key = self.rules_key
+        found = recall(key, self.roles)
+        if found is None:
+            found = reachable_domains(description, self.roles, self.name, sys.maxsize)
+            self.analysed.append("reachability")
+            store(key, self.roles, found)
+        return bounded(found, self.name, max_terms)
+
     def _with_undeclared(
         self, description: Description, base: list[Term], max_terms: int
     ) -> list[Term]:
         """The declared base, with the fluents the reachability analysis finds that it
-        omits (within ``analysis_seconds``; past it, the declared base alone)."""
+        omits (past the analysis' bounds, the declared base alone)."""
         try:
-            reach = self.reachable = reachable_domains(
-                description, self.roles, self.name, max_terms, seconds=self.analysis_seconds
-            )
+            reach = self.reachable = self._reachable(description, max_terms)
         except DomainExplosionError as e:
             self.base_note = f"the declared base is not checked against the rules: {e}"
             return base
@@ -451,22 +490,75 @@ class GdlGame:
         return game if game is not None else cls(path, **options)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled as its file and options (and a first-seen numbering, which depends on
-        play): unpickled, it is the game of that key already loaded in the process, or
-        is loaded again."""
+        """Pickled as its file and options, its analyses (``travel_pack``) and a
+        first-seen numbering (which depends on play): unpickled, it is the game of that
+        key already loaded in the process, or is loaded again without analysing again."""
         tables = (
             [[kif_term(m) for m in ms] for ms in self.moves]
             if self.actions_from == "first-seen"
             else None,
             [kif_term(f) for f in self.base] if self.base_from == "first-seen" else None,
         )
-        return (_shared_game, (self.path, dict(self.options), tables, self._fingerprint()))
+        return (_shared_game, (self.path, dict(self.options), tables, self._fingerprint(),
+                               self.travel_pack()))
+
+    def travel_pack(self) -> dict[str, Any]:
+        """The game's analyses as JSON-able data, for another process or machine to load
+        the game without analysing it again (``unpack``): the reachability tables (JSON
+        text, or None when the game declares its tables or the analysis gave up), the
+        game kind, and the options it depends on. Only ever read for the same rules: each
+        part is found by the hash of the rules it was made from."""
+        k = self.kind
+        kind = None if self.dynamics_option == "simultaneous" else {
+            "key": list(self._kind_key()),
+            "kind": [k.turn_taking, k.proved, k.states, k.max_depth, sorted(k.return_sums),
+                     k.layered],
+            "missing_goal_met": self.missing_goal_met,
+        }
+        tables = None if self.reachable is None else to_json(
+            self.rules_key, self.roles, self.reachable)
+        return {"tables": tables, "kind": kind, "tables_hash": self.tables_hash}
+
+    @staticmethod
+    def unpack(pack: dict[str, Any]) -> None:
+        """Make this process know a game's analyses from its ``travel_pack``: the next
+        load of the same rules (with the same analysis options) uses them instead of
+        analysing; ``tables_hash`` of that game then checks they agree."""
+        if pack.get("tables") is not None:
+            remember_json(pack["tables"])
+        kind = pack.get("kind")
+        if kind is not None:
+            turn, proved, states, depth, sums, layered = kind["kind"]
+            _SHIPPED_KINDS[tuple(kind["key"])] = (
+                Kind(bool(turn), bool(proved), int(states), int(depth),
+                     frozenset(float(x) for x in sums), bool(layered)),
+                str(kind.get("missing_goal_met") or ""),
+            )
+
+    def _kind_key(self) -> tuple[object, ...]:
+        """What the game-kind search's verdict depends on: the rules and its options."""
+        o = self.options
+        return (self.rules_key, o["analysis_states"], o["analysis_edges"], o["analysis_steps"],
+                o["seed"], o["analysis_seconds"], str(self.missing_goal_mode))
+
+    @cached_property
+    def tables_hash(self) -> str:
+        """A SHA-256 (hex) of the action and observation tables: per role its moves in
+        action-id order, the base propositions in observation order, and where they come
+        from. Equal hashes, equal ids. With moves or fluents numbered as first seen (which
+        grows with play) it covers only where they come from and the bounds."""
+        first_seen = "first-seen" in (self.actions_from, self.base_from)
+        body = [
+            self.actions_from, self.base_from, list(self.action_space_sizes),
+            self.observation_size,
+            None if first_seen else [[kif_term(m) for m in ms] for ms in self.moves],
+            None if first_seen else [kif_term(f) for f in self.base],
+        ]
+        return hashlib.sha256(json.dumps(body).encode()).hexdigest()
 
     def _fingerprint(self) -> tuple[object, ...]:
         """What must agree where a game is unpickled for its ids to mean the same."""
-        if self.actions_from == "first-seen":
-            return (self.actions_from, self.base_from)
-        return (self.actions_from, self.base_from, self.action_space_sizes, len(self.base))
+        return (self.actions_from, self.base_from, self.tables_hash)
 
     @property
     def num_roles(self) -> int:
@@ -951,12 +1043,20 @@ def _game_key(path: str, options: dict[str, Any]) -> tuple[object, ...]:
     return (os.path.abspath(path), *sorted(options.items()))
 
 
+#: Game kinds brought by a pickled game or a travel pack, by ``GdlGame._kind_key``:
+#: taken (once) by the next load of the same rules with the same options.
+_SHIPPED_KINDS: dict[tuple[object, ...], tuple[Kind, str]] = {}
+
+
 def _shared_game(
     path: str,
     options: dict[str, Any],
     tables: tuple[Any, Any] = (None, None),
     fingerprint: tuple[object, ...] | None = None,
+    pack: dict[str, Any] | None = None,
 ) -> GdlGame:
+    if pack is not None:
+        GdlGame.unpack(pack)
     game = GdlGame.shared(path, **options)
     if fingerprint is not None and game._fingerprint() != fingerprint:
         raise AdapterError(

@@ -7,7 +7,7 @@ the plane of content ``v`` has a 1 at the cell ``(x, y)`` when ``(f x y v)`` hol
 channels in the contents' KIF order. The other fluents (``rest``, in base order) are a
 flat 0/1 vector, or in the whole observation (``observation_planes``) planes after the
 board's channels: one constant plane each, as OpenSpiel's chess gives the side to move;
-past ``MAX_CONSTANT_PLANES`` of them (hex's 6,806 step and connection fluents), packed
+past ``MAX_CONSTANT_PLANES`` of them (hex's 6,890 step, connection and owner fluents), packed
 instead, their entries in base order filling planes row by row (zeros after the last),
 so the observation stays the size of the fluents. Pure
 functions over a game's base table and its observation vector; numpy (an optional
@@ -101,6 +101,33 @@ class BoardLayout:
         import numpy as np
 
         return np.asarray(observation, np.float32)[self.rest]
+
+    def mover_first(
+        self,
+        observer: int,
+        roles: int,
+        owners: Sequence[int | None],
+        rest_owners: Sequence[int | None] = (),
+    ) -> np.ndarray:
+        """The order of the planes of ``observation_planes`` seen by role ``observer`` (of
+        ``roles``): the board's channels of the observer first, then of the roles after
+        it in turn, then the channels of no role; the other fluents' constant planes
+        likewise (``rest_owners``, one per fluent of ``rest``; packed planes keep their
+        order). ``owners``: per content, its role or None (``gdl2pl.adapters.owners``)."""
+        import numpy as np
+
+        def ordered(who: Sequence[int | None], start: int) -> list[int]:
+            rank = [roles if w is None else (w - observer) % roles for w in who]
+            return [start + i for i in sorted(range(len(who)), key=lambda i: rank[i])]
+
+        n = len(self.contents)
+        total = self.planes_shape[0]
+        order = ordered(owners, 0)
+        if self.packed or len(rest_owners) != len(self.rest):
+            order += list(range(n, total))
+        else:
+            order += ordered(rest_owners, n)
+        return np.array(order, np.intp)
 
     def observation_planes(self, observation: Sequence[int], out: np.ndarray | None = None) -> (
         np.ndarray

@@ -21,7 +21,9 @@ from gdl2pl.bridge import StateMachine
 from gdl2pl.kif import parse_kif_term
 from gdl2pl.rule_shapes import always_legal
 from gdl2pl.rule_shapes import step_counter_bound
+from gdl2pl.syntax import Const
 from gdl2pl.syntax import Description
+from gdl2pl.syntax import Func
 from gdl2pl.written import term_text
 
 from . import wellformed as wf
@@ -232,10 +234,10 @@ def _report(
         return [ex.joint_move(s, j) for s, j in path]
 
     # termination
-    cycle = wf.find_cycle(space)
+    cycle = wf.shortest_cycle(space, passed=whole.passed)
     cycle_walk = _shortest(walks, "cycle")
     props["termination"] = _decided_by(
-        (steps(cycle), "a cycle of non-terminal states") if cycle is not None else None,
+        (steps(cycle.steps), _cycle_note(cycle, done)) if cycle is not None else None,
         (cycle_walk.moves, "a random match came back to an earlier state") if cycle_walk else None,
         shapes.get("termination"),
         "no cycle in the reachable graph" if done else None,
@@ -279,6 +281,7 @@ def _report(
     # weak winnability
     weak: dict[str, str] = {}
     witnesses: dict[str, list[list[str]]] = {}
+    why_not: dict[str, dict[str, Any]] = {}
     for i, role in enumerate(roles):
         wins = wf.winning_terminals(space, i)
         walk = _shortest(walks, "terminal", lambda w, i=i: w.detail[i] == [wf.WIN])
@@ -288,10 +291,13 @@ def _report(
             weak[role], witnesses[role] = PROVED, walk.moves
         else:
             weak[role] = REFUTED if done else UNKNOWN
+            if done:
+                why_not[role] = _no_win(ex, space, i)
     props["weak_winnability"] = {
         "verdict": _combine(weak.values()),
         "roles": weak,
         "witnesses": witnesses,
+        "why_not": why_not,
     }
 
     # strong winnability: as the notes define it (one sequence of the role's own moves),
@@ -381,6 +387,49 @@ def _report(
     if walks:
         report["random_matches"] = _walk_summary(walks, roles, budget)
     return report
+
+
+def _cycle_note(cycle: wf.Cycle, exhaustive: bool) -> str:
+    """What a termination counterexample is, and whether it is a shortest one."""
+    note = "a cycle of non-terminal states"
+    if not cycle.shortest:
+        return f"{note} (the search for a shorter one stopped at its cap or deadline)"
+    return f"{note} (a shortest counterexample{'' if exhaustive else ' in the explored graph'})"
+
+
+def _no_win(ex: Explorer, space: StateSpace, role: int) -> dict[str, Any]:
+    """Why ``role`` wins in no reachable terminal state of the complete graph: how many
+    terminal states there are, and the closest to a win, the one with the role's highest
+    goal value nearest the initial state (its value and the moves there), if any."""
+    best: tuple[int, int] | None = None  # (goal value, state)
+    for s in sorted(space.terminal):
+        values = space.terminal[s][role]
+        if wf.good_goal(values) and (best is None or int(values[0]) > best[0]):
+            best = (int(values[0]), s)
+    return {
+        "goal": wf.WIN,
+        "terminal_states": len(space.terminal),
+        "best": None if best is None else str(best[0]),
+        "best_at": None if best is None else ex.path_to(best[1]),
+    }
+
+
+def why_not_text(role: str, why: dict[str, Any], syntax: str = "kif") -> str:
+    """Why ``role`` is not weakly winnable, as a student can act on it: ``(goal blue 100)
+    holds in no reachable terminal state (3 reached); the best for blue is (goal blue 50),
+    after [...]``, atoms and moves written in ``syntax``."""
+    def goal(value: str) -> str:
+        return term_text(Func("goal", (parse_kif_term(role), Const(value))), syntax)
+
+    n = why["terminal_states"]
+    text = f"{goal(why['goal'])} holds in no reachable terminal state"
+    if not n:
+        return f"{text}: no terminal state is reachable"
+    text += f" ({n} reached)"
+    if why["best"] is None:
+        return f"{text}; none gives {role} one goal value from 0 to 100"
+    after = _moves(why["best_at"], syntax)
+    return f"{text}; the best for {role} is {goal(why['best'])}, after {after}"
 
 
 def _verdict(verdict: str, counterexample: list[list[str]] | None, note: str) -> dict:
@@ -517,6 +566,8 @@ def format_report(report: dict, definitions: bool = False, syntax: str = "kif") 
             lines.append(f"{label}: {p['verdict']} ({per})")
             for role, moves in p.get("witnesses", {}).items():
                 lines.append(f"  witness for {role}: {_moves(moves, syntax)}")
+            for role, why in p.get("why_not", {}).items():
+                lines.append(f"  why not for {role}: {why_not_text(role, why, syntax)}")
             for role, own in p.get("sequences", {}).items():
                 lines.append(f"  sequence for {role}: {_moves([[m] for m in own], syntax)}")
         else:

@@ -284,7 +284,7 @@ def model(args: argparse.Namespace) -> int:
     ).normalized
     inputs = m.input_relations(program, named) if (args.input or named) else frozenset()
     if args.herbrand:
-        return _print_herbrand(m.herbrand(whole), args.json)
+        return _print_herbrand(m.herbrand(whole), args.json, printer)
     try:
         if not stratified:
             return _print_well_founded(args, m, whole, inputs, printer)
@@ -378,7 +378,8 @@ def check_program(program: Any, path: str) -> bool:
         raise InputError(f"not a safe program:\n{e}") from None
 
 
-def _print_herbrand(h: Any, as_json: bool) -> int:
+def _print_herbrand(h: Any, as_json: bool, printer: Any) -> int:
+    """The Herbrand universe and base, constants and atoms written by ``printer``."""
     u, b = h.universe_size, h.base_size
     small_u = u is not None and u <= 100
     small_b = b is not None and b <= 200
@@ -388,10 +389,10 @@ def _print_herbrand(h: Any, as_json: bool) -> int:
             json.dumps(
                 {
                     "universe_size": u,
-                    "universe": h.universe() if small_u else None,
+                    "universe": h.universe(printer) if small_u else None,
                     "function_constants": funcs,
                     "base_size": b,
-                    "base": list(h.base()) if small_b else None,
+                    "base": list(h.base(printer)) if small_b else None,
                 }
             )
         )
@@ -404,12 +405,12 @@ def _print_herbrand(h: Any, as_json: bool) -> int:
     else:
         print(f"Herbrand universe: {u} object constants")
         if small_u and u:
-            print("  " + " ".join(h.universe()))
+            print("  " + " ".join(h.universe(printer)))
     if b is None:
         print(f"Herbrand base: infinite ({len(h.relations)} relations over an infinite universe)")
     else:
         print(f"Herbrand base: {b} ground atoms over {len(h.relations)} relations")
         if small_b:
-            for a in h.base():
+            for a in h.base(printer):
                 print("  " + a)
     return 0

@@ -247,18 +247,20 @@ class Herbrand:
             return None if any(a for _, a in self.relations) else len(self.relations)
         return sum(u**a for _, a in self.relations)
 
-    def universe(self) -> list[str]:
-        return list(self.constants)
+    def universe(self, printer: Callable[[Term], str] = kif_term) -> list[str]:
+        """The object constants, each written by ``printer`` (KIF, or ``infix_term``)."""
+        return [printer(Const(c)) for c in self.constants]
 
-    def base(self) -> Iterator[str]:
+    def base(self, printer: Callable[[Term], str] = kif_term) -> Iterator[str]:
+        """Every ground atom over the universe, each written by ``printer``."""
         from itertools import product
 
         for name, arity in self.relations:
             if arity == 0:
-                yield name
+                yield printer(Const(name))
             else:
                 for args in product(self.constants, repeat=arity):
-                    yield f"({name} {' '.join(args)})"
+                    yield printer(Func(name, tuple(map(Const, args))))
 
 
 def herbrand(d: Description) -> Herbrand:

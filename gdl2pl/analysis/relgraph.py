@@ -15,8 +15,12 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
+from gdl2pl.depgraph import GROUND_NOT_STRATIFIED
+from gdl2pl.depgraph import GROUND_STRATIFIED
+from gdl2pl.depgraph import NOT_STRATIFIED
 from gdl2pl.depgraph import DependencyGraph
 from gdl2pl.depgraph import dependency_graph
+from gdl2pl.depgraph import negation_may_close
 from gdl2pl.drawing import DOT_SECONDS
 from gdl2pl.drawing import GraphTooLargeError
 from gdl2pl.drawing import GraphvizMissingError
@@ -29,16 +33,16 @@ from gdl2pl.vocabulary import INPUT_RELATIONS as INPUTS
 from gdl2pl.vocabulary import KEYWORD_RELATIONS
 
 KEYWORDS = frozenset(KEYWORD_RELATIONS) - INPUTS
-#: What the drawing of a game whose negation is not stratified says about it.
-CYCLE_NOTE = "strata: not computable, a cycle goes through not (drawn in red)"
 
 
 @dataclass(frozen=True)
 class RelationGraph:
     """What is drawn: relations, edges (body, head, negative), strata (None when a
     cycle goes through ``not``), recursive components (those of more than one relation
-    or with a self-loop), and the edges on cycles through ``not`` (empty when the
-    negation is stratified)."""
+    or with a self-loop), the edges on cycles through ``not`` (empty when the negation
+    is stratified), and whether no ground atom can depend on its own negation through
+    them (``gdl2pl.depgraph.negation_may_close``: ``check`` then warns, else it is an
+    error)."""
 
     name: str
     relations: tuple[str, ...]
@@ -46,6 +50,15 @@ class RelationGraph:
     strata: dict[str, int] | None
     recursive: tuple[tuple[str, ...], ...]
     negative_cycles: tuple[tuple[str, str, bool], ...] = ()
+    ground_stratified: bool = True
+
+    @property
+    def cycle_note(self) -> str:
+        """What the drawing of a game whose negation is not stratified says about it, in
+        the words of ``gdl2pl check`` (``gdl2pl.depgraph.NOT_STRATIFIED``): no strata,
+        the cycle drawn in red, and whether a ground atom may depend on its own negation."""
+        ground = GROUND_STRATIFIED if self.ground_stratified else GROUND_NOT_STRATIFIED
+        return f"no strata: {NOT_STRATIFIED}, drawn in red, {ground}"
 
     @property
     def cycle_relations(self) -> tuple[str, ...]:
@@ -60,7 +73,10 @@ def relation_graph(d: Description, name: str = "game") -> RelationGraph:
     edges = tuple(sorted({(e.body, e.head, e.negative) for e in g.edges}))
     rec = g.recursive()
     comps = tuple(tuple(sorted(c)) for c in g.components() if c & rec)
-    return RelationGraph(name, tuple(g.nodes), edges, g.strata(), comps, _negative_cycles(g))
+    ground = not any(negation_may_close(g, e) for e in g.negative_cycle_edges())
+    return RelationGraph(
+        name, tuple(g.nodes), edges, g.strata(), comps, _negative_cycles(g), ground
+    )
 
 
 def _negative_cycles(g: DependencyGraph) -> tuple[tuple[str, str, bool], ...]:
@@ -112,7 +128,7 @@ def to_dot(g: RelationGraph) -> str:
     }
     out = [f"digraph {_q(g.name)} {{", "  rankdir=BT;"]
     out.append(
-        f"  label={_q(CYCLE_NOTE)};"
+        f"  label={_q(g.cycle_note)};"
         if g.strata is None
         else '  label="edges: body -> head; dashed = under not; boxes: recursive components";'
     )
@@ -170,7 +186,7 @@ def to_mermaid(g: RelationGraph) -> str:
         out.append(f"  class {','.join(ids[r] for r in g.cycle_relations)} cycle")
         out.append(f"  linkStyle {','.join(marked)} stroke:#c00000,stroke-width:3px")
     if g.strata is None:
-        out.append(f"  %% {CYCLE_NOTE}")
+        out.append(f"  %% {g.cycle_note}")
     return "\n".join(out) + "\n"
 
 

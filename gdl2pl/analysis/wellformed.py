@@ -86,6 +86,133 @@ def _rooted(space: StateSpace, cycle_path: list[tuple[int, int]]) -> list[tuple[
     return list(reversed(prefix)) + cycle_path
 
 
+#: The most edges the search for a shortest cycle follows in all; past it the shortest
+#: cycle found so far is the answer, not proved shortest (a large graph whose first
+#: cycles are long would otherwise be searched from every state near the start).
+MAX_CYCLE_EDGES = 500_000
+
+
+@dataclass(frozen=True)
+class Cycle:
+    """A counterexample to termination: ``steps`` (state, joint index) from the initial
+    state, the last leading back to a state of the path; ``shortest`` when no such path
+    of the explored graph is shorter (False when the search for one stopped at its cap)."""
+
+    steps: list[tuple[int, int]]
+    shortest: bool
+
+
+def shortest_cycle(
+    space: StateSpace,
+    max_edges: int = MAX_CYCLE_EDGES,
+    passed: Callable[[], bool] = lambda: False,
+) -> Cycle | None:
+    """A shortest counterexample to termination in the explored graph: the fewest joint
+    moves from the initial state that come back to a state already on the way (a
+    shortest path to a state, then a shortest cycle through it, the sum least over all
+    states); None without a cycle. Computed once per graph.
+
+    From each state ``s`` in breadth-first order a breadth-first search looks for the
+    shortest way back to ``s``, only as deep as could still beat the best found (a path
+    back to ``s`` is at least one step, so the states at the best length's distance
+    need no search), and at most ``max_edges`` edges in all, until ``passed()`` (a
+    deadline): then the best cycle found is the answer, not known to be shortest."""
+    key = (space.expanded, space.discovered)
+    cached = space.cache.get("shortest cycle")
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    any_cycle = find_cycle(space)
+    if any_cycle is None:
+        return None
+    result = _shortest_cycle(space, any_cycle, max_edges, passed)
+    if result.shortest:
+        space.cache["shortest cycle"] = (key, result)
+    return result
+
+
+def _shortest_cycle(
+    space: StateSpace,
+    first: list[tuple[int, int]],
+    max_edges: int,
+    passed: Callable[[], bool] = lambda: False,
+) -> Cycle:
+    parent = space.parents()
+    dist = _distances(space)
+    best = first
+    left = max_edges
+    for s, d in sorted(dist.items(), key=lambda item: item[1]):
+        if s not in space.succ:
+            continue  # terminal, or not expanded
+        if d + 1 >= len(best):
+            return Cycle(best, True)
+        loop, followed = _way_back(space, s, len(best) - d - 1, left)
+        left -= followed
+        if loop is not None:
+            best = _path_to(parent, s) + loop
+        if left <= 0 or passed():
+            return Cycle(best, False)
+    return Cycle(best, True)
+
+
+def _distances(space: StateSpace) -> dict[int, int]:
+    """Each state's distance from the initial state, in joint moves."""
+    dist = {0: 0}
+    queue = deque([0])
+    while queue:
+        s = queue.popleft()
+        for t in space.succ.get(s, ()):
+            if t not in dist:
+                dist[t] = dist[s] + 1
+                queue.append(t)
+    return dist
+
+
+def _way_back(
+    space: StateSpace, start: int, longest: int, max_edges: int
+) -> tuple[list[tuple[int, int]] | None, int]:
+    """A shortest path from ``start`` back to it of at most ``longest`` steps (None if
+    there is none, or none found within ``max_edges`` edges), and the edges followed."""
+    came: dict[int, tuple[int, int]] = {start: (-1, -1)}
+    level = [start]
+    followed = 0
+    for _ in range(longest):
+        following: list[int] = []
+        for u in level:
+            for j, t in enumerate(space.succ.get(u, ())):
+                followed += 1
+                if t == start:
+                    return [*_path_back(came, u), (u, j)], followed
+                if t not in came:
+                    came[t] = (u, j)
+                    following.append(t)
+            if followed >= max_edges:
+                return None, followed
+        level = following
+        if not level:
+            break
+    return None, followed
+
+
+def _path_back(came: dict[int, tuple[int, int]], state: int) -> list[tuple[int, int]]:
+    """The steps ``came`` records from the search's start to ``state``."""
+    steps: list[tuple[int, int]] = []
+    while came[state][0] != -1:
+        u, j = came[state]
+        steps.append((u, j))
+        state = u
+    return steps[::-1]
+
+
+def _path_to(parent: dict[int, tuple[int, int]], state: int) -> list[tuple[int, int]]:
+    """A shortest path (steps) from the initial state to ``state``."""
+    steps: list[tuple[int, int]] = []
+    while state != 0:
+        p, j = parent[state]
+        steps.append((p, j))
+        state = p
+    return steps[::-1]
+
+
 def stuck_states(space: StateSpace) -> list[int]:
     """Expanded non-terminal states where some role has no legal move, in BFS order."""
     return sorted(s for s, counts in space.counts.items() if 0 in counts)

@@ -146,7 +146,11 @@ def _positive(text: str) -> int:
 
 @_command("check")
 def _check(args: argparse.Namespace) -> int:
-    """Print the findings of each game, one per line; 1 if any error, 2 on I/O errors."""
+    """Print the findings of each game, one per line; 1 if any error, 2 on I/O errors. A
+    text without any role is a plain logic program: a note says so, and the findings only
+    a game has (no legal, goal, terminal) are left out."""
+    from gdl2pl.check import PROGRAM_NOTE
+    from gdl2pl.check import as_program
     from gdl2pl.check import format_finding
     from gdl2pl.pipeline import compile_game
 
@@ -177,6 +181,11 @@ def _check(args: argparse.Namespace) -> int:
                   f"{shown(str(e), None)}", file=sys.stderr)
             status = 2
             continue
+        program = as_program(findings)
+        if program is not None:
+            print(f"{path}: note: {PROGRAM_NOTE} (read as a logic program, as model reads it; "
+                  "a game needs role, legal, goal and terminal)")
+            findings = program
         for f in findings:
             print(shown(format_finding(f, path), None))  # the game's text, escaped
         if any(f.is_error for f in findings):

@@ -21,16 +21,18 @@ what differed, in the game's words.
 from __future__ import annotations
 
 import logging
+import random
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Sequence
 from fractions import Fraction
 
 from gdl2pl.bridge import StateMachine
 from gdl2pl.contract import DEFAULT_MAX_DEPTH
-from gdl2pl.contract import Consistent
+from gdl2pl.contract import ConsistentStream
 from gdl2pl.contract import EngineChoice
 from gdl2pl.contract import GameMachine
 from gdl2pl.contract import MachineState
@@ -315,7 +317,15 @@ class AutoMachine(ReasonerPart, GameMachine):
     def chance_outcomes(self, state: MachineState) -> list[tuple[Term, Fraction]]:
         return self._on(state).chance_outcomes(state)
 
-    def consistent_successors(
-        self, state: MachineState, role: TermText, move: TermText, percepts: Iterable[TermText]
-    ) -> list[Consistent]:
-        return self._on(state).consistent_successors(state, role, move, percepts)
+    def consistent_children(
+        self,
+        state: MachineState,
+        role: TermText,
+        move: TermText,
+        percepts: Iterable[TermText],
+        *,
+        rng: random.Random | None = None,
+        stop: Callable[[], bool] | None = None,
+    ) -> ConsistentStream:
+        """The stream of the engine of the moment, which answers it to its end."""
+        return self._on(state).consistent_children(state, role, move, percepts, rng=rng, stop=stop)

@@ -389,7 +389,8 @@ def _refuse_moves_in_state_questions(graph: Any, game: str) -> None:
 
 def _relevant(graph: Any) -> set[str]:
     """The relations what a network answers depends on: legal, next, terminal, goal,
-    sees, init (the initial state) and role (the roles a demand may ask for), with
+    sees, init (the initial state) and role (the roles a demand may ask for, and which
+    the flat rules of a sees rule with an unbound role read: ``gdl2pl.flatten``), with
     everything they use."""
     roots = {key_node(k) for k in KEYWORD_RELATIONS}
     out = set(roots)

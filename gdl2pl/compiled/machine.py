@@ -27,6 +27,8 @@ from gdl2pl.contract import GameMachine
 from gdl2pl.contract import MachineState
 from gdl2pl.contract import Step
 from gdl2pl.contract import SymbolStep
+from gdl2pl.contract.consistent import BatchTest
+from gdl2pl.contract.consistent import JointMoves
 from gdl2pl.contract.game_machine import check_max_depth
 from gdl2pl.contract.game_machine import check_playout_count
 from gdl2pl.contract.game_machine import goal_value
@@ -43,7 +45,6 @@ from .errors import CompiledUnavailableError
 from .errors import CompileRefusedError
 from .ground import GroundingBudget
 from .network import Network
-from .network import PyEvaluator
 from .reasoner_part import ReasonerPart
 
 Raw = Any
@@ -76,9 +77,10 @@ class CompiledState(MachineState):
         raise AttributeError(name)
 
 
-def _evaluator(net: Network, kind: str) -> Any:
-    if kind == "python":
-        return PyEvaluator(net)
+def c_network(net: Network) -> Any:
+    """The C extension's evaluator of ``net``, untuned (every rule looked at in every
+    evaluation); ``CompiledUnavailableError`` without the extension,
+    ``CompileRefusedError`` for a network it cannot take."""
     try:
         from ._network import Network as CNetwork  # type: ignore[import-not-found]
     except ImportError as e:
@@ -124,20 +126,18 @@ class CompiledMachine(ReasonerPart, GameMachine):
         self,
         prolog: StateMachine,
         network: Network,
-        evaluator: str = "c",
         deadline: float = 0.0,
     ) -> None:
         """The game ``prolog`` loaded, answered by ``network`` (its ground network:
         ``NetworkBuild``). Tuning the evaluator stops at ``deadline`` (a
         ``time.monotonic()`` value; 0: none). ``CompileRefusedError`` for a network the
-        evaluator cannot take, ``CompiledUnavailableError`` without the C extension
-        (``evaluator="python"`` uses the reference evaluator instead)."""
+        evaluator cannot take, ``CompiledUnavailableError`` without the C extension."""
         self.prolog = prolog
         self.name = prolog.name
         self.translation = prolog.translation
         self.network = network
         net = network
-        self._net = _evaluator(net, evaluator)
+        self._net = c_network(net)
         terms = prolog._terms
         self._terms = terms
         self._fluents: list[Raw] = net.fluents
@@ -158,8 +158,6 @@ class CompiledMachine(ReasonerPart, GameMachine):
             raise CompileRefusedError(f"{self.name}: the initial state is not in the network")
         self._initial = self._state(initial)
         self._net.set_moves(tuple(self._move_terms))  # step answers legal moves as these
-        if isinstance(self._net, PyEvaluator):
-            return
         # measured: see the README's compiled engine
         self._net.tune(initial, TUNE_STEPS, 200, deadline)
 
@@ -172,13 +170,12 @@ class CompiledMachine(ReasonerPart, GameMachine):
         description: Description,
         case_sensitive: bool = False,
         budget: GroundingBudget | None = None,
-        evaluator: str = "c",
     ) -> CompiledMachine:
         """The game ``prolog`` loaded (from ``description``), grounded within ``budget``
         by a worker process (``NetworkBuild``); its errors."""
         build = NetworkBuild(description, prolog.name, prolog._raw_roles, case_sensitive, budget)
         network = build.wait()
-        return cls(prolog, network, evaluator, build.deadline)
+        return cls(prolog, network, build.deadline)
 
     @classmethod
     def from_description(
@@ -187,11 +184,10 @@ class CompiledMachine(ReasonerPart, GameMachine):
         name: str | None = None,
         case_sensitive: bool = False,
         budget: GroundingBudget | None = None,
-        evaluator: str = "c",
     ) -> CompiledMachine:
         prolog = StateMachine(d, name=name, case_sensitive=case_sensitive)
         try:
-            return cls.from_machine(prolog, d, case_sensitive, budget, evaluator)
+            return cls.from_machine(prolog, d, case_sensitive, budget)
         except BaseException:
             prolog.close()
             raise
@@ -203,11 +199,10 @@ class CompiledMachine(ReasonerPart, GameMachine):
         syntax: Syntax = "auto",
         case_sensitive: bool = False,
         budget: GroundingBudget | None = None,
-        evaluator: str = "c",
     ) -> CompiledMachine:
         p = Path(path)
         d = read_game(p, syntax)
-        return cls.from_description(d, p.name, case_sensitive, budget, evaluator)
+        return cls.from_description(d, p.name, case_sensitive, budget)
 
     @classmethod
     def from_text(
@@ -217,10 +212,9 @@ class CompiledMachine(ReasonerPart, GameMachine):
         name: str | None = None,
         case_sensitive: bool = False,
         budget: GroundingBudget | None = None,
-        evaluator: str = "c",
     ) -> CompiledMachine:
         d = parse_game(text, syntax=syntax, file=name)
-        return cls.from_description(d, name, case_sensitive, budget, evaluator)
+        return cls.from_description(d, name, case_sensitive, budget)
 
     def close(self) -> None:
         """Close the Prolog engine (idempotent); later calls raise ``GameClosedError``."""
@@ -487,6 +481,37 @@ class CompiledMachine(ReasonerPart, GameMachine):
             raise self._illegal(state, joint_move, checked[1])
         terms = self._percept_terms[index]
         return [terms[k] for k in self._net.sees(bits, ids)[index]]
+
+    def consistent_batch(
+        self, state: MachineState, index: int, seen: frozenset[Term], joints: JointMoves
+    ) -> BatchTest:
+        """Which of a batch of ``joints`` let the role at ``index`` perceive exactly
+        ``seen``, with their children (see ``GameMachine.consistent_children``): the
+        network's percepts of each joint move, then its next state if they agree, and
+        nothing else (no legal moves of the children)."""
+        bits = self._bits(state)
+        if bits is None:
+            return self.prolog.consistent_batch(state, index, seen, joints)
+        percept_ids = {t: k for k, t in enumerate(self._percept_terms[index])}
+        if any(p not in percept_ids for p in seen):
+            return lambda numbers: []  # a percept the network never gives: no joint move
+        wanted = {percept_ids[p] for p in seen}
+        # each role's moves as the network's ids, in the order of joints.moves (the
+        # legal moves the network answered, sorted as the reasoner sorts them)
+        ids = [list(ms) for ms in self._net.legal(bits)]
+        ids[index] = [self._move_index[(index, self._terms.form(joints.moves[index][0]))]]
+        sees, successor, digits = self._net.sees, self._net.next, joints.digits
+
+        def test(numbers: Sequence[int]) -> list[tuple[int, MachineState]]:
+            self._check_open()
+            out: list[tuple[int, MachineState]] = []
+            for position, number in enumerate(numbers):
+                joint = [ms[d] for ms, d in zip(ids, digits(number), strict=True)]
+                if set(sees(bits, joint)[index]) == wanted:
+                    out.append((position, self._state(successor(bits, joint))))
+            return out
+
+        return test
 
     def fluents_of(self, states: Iterable[MachineState]) -> list[bytes | None]:
         """The network's bits of each state (None outside the relaxation)."""

@@ -3,6 +3,8 @@ above call; an engine supplies its primitives), the ``MachineState`` every engin
 returns, and the game's errors. Pure Python: no engine, no SWI-Prolog.
 """
 
+from .consistent import ConsistentStream
+from .consistent import JointMoves
 from .errors import GameError
 from .errors import GoalDefinitionError
 from .errors import IllegalMoveError
@@ -26,6 +28,8 @@ __all__ = [
     "Step",
     "SymbolStep",
     "Consistent",
+    "ConsistentStream",
+    "JointMoves",
     "EngineChoice",
     "DEFAULT_MAX_DEPTH",
     # the state every engine returns

@@ -5,9 +5,10 @@ adapters, verify, the studio). Its abstract methods are the primitives an engine
 supply (roles, the initial state, legal moves, the next state, terminal, goal values,
 percepts, the term spelling, closing); everything else is written here once over them:
 joint moves, goals and their errors, random moves, playouts' bookkeeping, chance and
-the players of a GDL-II game, and plain (slower) defaults for ``step``, ``expand``,
-``depth_charge``, ``playouts`` and ``consistent_successors`` that an engine overrides
-when it can answer them faster. Every engine returns the same ``MachineState``.
+the players of a GDL-II game, what a role cannot tell apart after its turn (lazily:
+``consistent_children``), and plain (slower) defaults for ``step``, ``expand``,
+``depth_charge``, ``playouts`` and ``consistent_batch`` that an engine overrides when it
+can answer them faster. Every engine returns the same ``MachineState``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import itertools
 import random
 from abc import ABC
 from abc import abstractmethod
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +32,10 @@ from gdl2pl.translate import Translation
 from gdl2pl.vocabulary import RANDOM_ROLE
 from gdl2pl.vocabulary import goal_number
 
+from .consistent import BatchTest
+from .consistent import Consistent
+from .consistent import ConsistentStream
+from .consistent import JointMoves
 from .errors import GameError
 from .errors import GoalDefinitionError
 from .errors import IllegalMoveError
@@ -117,18 +123,6 @@ class SymbolStep(NamedTuple):
     #: The symbol ids of the fluents the step added to and removed from the state.
     added: list[int]
     removed: list[int]
-
-
-class Consistent(NamedTuple):
-    """A joint move a role cannot tell apart from what happened after one of its turns
-    (``GameMachine.consistent_successors``)."""
-
-    joint_move: tuple[Term, ...]
-    #: The state it leads to.
-    state: MachineState
-    #: The chance of the other roles' moves in it when each of them (random included)
-    #: chooses uniformly among its legal moves.
-    weight: Fraction
 
 
 def goal_value(values: list[str]) -> int | None:
@@ -511,23 +505,60 @@ class GameMachine(ABC):
         moves = self.legal_moves(state, chance)
         return [(m, Fraction(1, len(moves))) for m in moves]
 
+    def consistent_children(
+        self,
+        state: MachineState,
+        role: TermText,
+        move: TermText,
+        percepts: Iterable[TermText],
+        *,
+        rng: random.Random | None = None,
+        stop: Callable[[], bool] | None = None,
+    ) -> ConsistentStream:
+        """Lazily, the legal joint moves of ``state`` in which ``role`` plays ``move`` and
+        then perceives exactly the set ``percepts``, with the states they lead to and
+        their weight (``gdl2pl.contract.consistent``): in ``legal_joint_moves`` order, or
+        with ``rng`` in a uniformly random one, tried in batches as the caller asks,
+        ``stop()`` asked before each. The role, the move (``IllegalMoveError`` if it is not
+        legal for ``role`` in ``state``) and the percepts are checked at once; ``GameError``
+        for the random role, which perceives nothing."""
+        index = self.role_index(role)
+        if self.is_random(self.roles[index]):
+            raise GameError(f"{self.name}: the random role is chance and perceives nothing")
+        played = self.term(move)
+        seen = frozenset(self.term(p) for p in percepts)
+        per_role = self.all_legal_moves(state)
+        if played not in per_role[index]:
+            raise self.illegal(state, played, self.roles[index])
+        joints = JointMoves(per_role, index, played)
+        weight = uniform_weight([len(ms) for ms in per_role], index)
+        test = self.consistent_batch(state, index, seen, joints)
+        return ConsistentStream(joints, weight, test, rng, stop)
+
+    def consistent_batch(
+        self, state: MachineState, index: int, seen: frozenset[Term], joints: JointMoves
+    ) -> BatchTest:
+        """The test ``consistent_children`` tries its joint moves with: which of a batch
+        of ``joints`` let the role at ``index`` perceive exactly ``seen``, and the child
+        of each (legality is already known). Here one ``percepts`` call per joint move and
+        one ``next_state`` per child; an engine overrides it with a faster one."""
+        role = self.roles[index]
+
+        def test(numbers: Sequence[int]) -> list[tuple[int, MachineState]]:
+            out = []
+            for position, number in enumerate(numbers):
+                joint = joints.joint(number)
+                if frozenset(self.percepts(state, joint, role)) == seen:
+                    out.append((position, self.next_state(state, joint)))
+            return out
+
+        return test
+
     def consistent_successors(
         self, state: MachineState, role: TermText, move: TermText, percepts: Iterable[TermText]
     ) -> list[Consistent]:
         """Every legal joint move of ``state`` in which ``role`` plays ``move`` and then
         perceives exactly the set ``percepts``, with the state it leads to and its
         weight (the first role's move varying slowest): what ``role`` cannot tell apart
-        after that turn. ``IllegalMoveError`` if ``move`` is not legal for ``role`` in
-        ``state``."""
-        index = self.role_index(role)
-        played = self.term(move)
-        seen = {self.term(p) for p in percepts}
-        per_role = self.all_legal_moves(state)
-        if played not in per_role[index]:
-            raise self.illegal(state, played, self.roles[index])
-        weight = uniform_weight([len(ms) for ms in per_role], index)
-        return [
-            Consistent(jm, step.state, weight)
-            for jm, step in self.expand(state)
-            if jm[index] == played and set(self.percepts(state, jm, role)) == seen
-        ]
+        after that turn; ``consistent_children``, all of them, with its errors."""
+        return list(self.consistent_children(state, role, move, percepts))

@@ -41,7 +41,7 @@ def boxes(tree: Node) -> list[Box]:
         out.append(box)
         numbered = node.kind == "rule"
         for i, child in enumerate(node.children, 1):
-            visit(child, box.id, str(i) if numbered else "")
+            visit(child, box.id, str(child.place or i) if numbered else "")
 
     visit(tree, None, "")
     return out

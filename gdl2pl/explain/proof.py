@@ -7,6 +7,10 @@ ends of the translation: the GDL rule with its file:line, and the Prolog clause 
 line in the generated module (``gdl2pl translate GAME`` prints that module), with the
 bindings of the GDL variables. An atom that does not hold is explained, for every rule
 whose head matches it, by the first body literal that fails, recursively to ``depth``.
+
+Literals are numbered as the rule is written (``written_places``), not as the Prolog
+clause orders them: a rule ``p :- q & ~r`` whose clause tests ``~r`` first still calls
+``q`` literal 1, and says when literals were tried before the one that fails.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Iterator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from dataclasses import replace
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -31,10 +36,12 @@ from gdl2pl.infix import variable_names
 from gdl2pl.kif import kif_clause
 from gdl2pl.kif import kif_term
 from gdl2pl.kif import parse_kif_term
+from gdl2pl.syntax import And
 from gdl2pl.syntax import Const
 from gdl2pl.syntax import Distinct
 from gdl2pl.syntax import Func
 from gdl2pl.syntax import Not
+from gdl2pl.syntax import Or
 from gdl2pl.syntax import Pos
 from gdl2pl.syntax import Rule
 from gdl2pl.syntax import Sentence
@@ -68,19 +75,23 @@ class RuleUse:
     prolog_line: int  # where its clause starts in the generated module (0: unknown)
     prolog_text: str
     bindings: dict[str, Term]  # GDL variable name (without ?) -> value
-    failing: int | None = None  # for an atom that fails: the 1-based failing literal
-    solutions: int | None = None  # how many solutions the literals before it have
+    #: for an atom that fails: the failing literal's 1-based place in the rule as written
+    failing: int | None = None
+    solutions: int | None = None  # how many solutions the literals tried before it have
     fact: bool = False  # the source clause is a fact
     #: each bound variable as the rule's text writes it (``?r`` in KIF, ``R`` in infix)
     variable_text: dict[str, str] = field(default_factory=dict)
     syntax: str = "kif"  # the syntax of ``source`` and of the atoms shown
+    #: the places (as written) of the literals the clause tries before the failing one
+    tried_before: tuple[int, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         """The rule use as JSON: the GDL rule (in ``syntax``), whether it is a fact, its
         place (file, line, column), the Prolog clause and its line in the translation,
         the bindings (each variable and value as ``syntax`` writes them: ``?r`` or
-        ``R``), and for a rule that fails the failing literal and the solutions before
-        it."""
+        ``R``), and for a rule that fails the failing literal (its place in the rule as
+        written), the places of the literals tried before it and their solutions, and
+        the sentence that says so (``failing_text``)."""
         show = infix_term if self.syntax == "infix" else kif_term
         return {
             "source": self.source,
@@ -94,6 +105,8 @@ class RuleUse:
                 self.variable_text.get(k, "?" + k): show(v) for k, v in self.bindings.items()
             },
             "failing": self.failing,
+            "failing_text": failing_text(self) if self.failing is not None else None,
+            "tried_before": list(self.tried_before),
             "solutions": self.solutions,
         }
 
@@ -103,7 +116,9 @@ class Node:
     """A node of an explanation. ``kind``: state, does, rule (holds by ``rule``), fails
     (no rule derives it; ``children`` are the rules tried, each a ``rule`` node with
     ``failing`` set), not (a negation that holds), distinct, same, more (depth
-    reached), no_instance (a literal with variables that has no solution)."""
+    reached), no_instance (a literal with variables that has no solution). The children
+    of a ``rule`` node are its body literals in the order the rule writes them, each
+    with its ``place`` there (1-based)."""
 
     text: str  # the atom or literal, in the explanation's syntax
     holds: bool
@@ -111,6 +126,7 @@ class Node:
     rule: RuleUse | None = None
     children: tuple[Node, ...] = ()
     note: str = ""
+    place: int | None = None  # a body literal's place in its parent's rule, as written
 
     def lines(self, indent: str = "", marker: str = "") -> Iterator[str]:
         """The node as text lines: its first line at ``indent`` + ``marker``, what
@@ -128,19 +144,21 @@ class Node:
             yield from _rule_lines(self.rule, sub, sub)
         numbered = self.kind == "rule"
         for i, child in enumerate(self.children, 1):
-            yield from child.lines(sub, f"{i}. " if numbered else "- ")
+            yield from child.lines(sub, f"{child.place or i}. " if numbered else "- ")
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
 
     def as_json(self) -> dict[str, Any]:
-        """The node as JSON: ``text``, ``holds``, ``kind``, ``note``, ``rule`` (see
+        """The node as JSON: ``text``, ``holds``, ``kind``, ``note``, ``place`` (a body
+        literal's place in its parent's rule, or None), ``rule`` (see
         ``RuleUse.as_json``, or None) and ``children``, each a node."""
         return {
             "text": self.text,
             "holds": self.holds,
             "kind": self.kind,
             "note": self.note,
+            "place": self.place,
             "rule": self.rule.as_json() if self.rule is not None else None,
             "children": [c.as_json() for c in self.children],
         }
@@ -163,13 +181,25 @@ def _rule_lines(r: RuleUse, first: str, indent: str) -> Iterator[str]:
             )
         )
     if r.failing is not None:
-        after = ""
-        if r.failing > 1 and r.solutions == 1:
-            after = ", given the one solution of the literals before it"
-        elif r.failing > 1:
-            n = "1000+" if (r.solutions or 0) >= 1000 else str(r.solutions)
-            after = f" for each of the {n} solutions of the literals before it (the first shown)"
-        yield f"{indent}   fails at literal {r.failing} of the clause{after}:"
+        yield f"{indent}   {failing_text(r)}:"
+
+
+def failing_text(r: RuleUse) -> str:
+    """Where a rule fails, numbered as it is written: ``fails at literal 2 of the rule``,
+    and, when the clause tried other literals first, which and with how many solutions."""
+    text = f"fails at literal {r.failing} of the rule"
+    if not r.tried_before:
+        return text
+    if list(r.tried_before) == list(range(1, (r.failing or 0))):
+        before = "the literals before it"
+    else:
+        places = [str(p) for p in r.tried_before]
+        listed = places[0] if len(places) == 1 else ", ".join(places[:-1]) + " and " + places[-1]
+        before = f"literal{'s' if len(places) > 1 else ''} {listed} (tried first)"
+    if r.solutions == 1:
+        return f"{text}, given the one solution of {before}"
+    n = "1000+" if (r.solutions or 0) >= 1000 else str(r.solutions)
+    return f"{text} for each of the {n} solutions of {before} (the first shown)"
 
 
 @dataclass(frozen=True)
@@ -407,6 +437,11 @@ class _Builder:
         if rule is None:
             return RuleUse("?", None, line, self.clause_text(line) if line else "", {}), None
         b = self.bindings(rule, head, lits)
+        places = written_places(rule)
+        tried: tuple[int, ...] = ()
+        if failing is not None:
+            tried = tuple(sorted(set(places[: failing - 1])))
+            failing = places[failing - 1]
         infix = self.syntax == "infix"
         src = " ".join((infix_clause(rule.source) if infix else kif_clause(rule.source)).split())
         names = [
@@ -424,6 +459,7 @@ class _Builder:
             fact=not isinstance(rule.source, Rule),
             variable_text={k: shown[k] for k in b if k in shown},
             syntax=self.syntax,
+            tried_before=tried,
         )
         return use, rule
 
@@ -441,8 +477,15 @@ class _Builder:
             _, line, head, lits, subs = raw
             use, rule = self.rule_use(line, head, lits)
             texts = self.literal_texts(rule, use.bindings, len(subs))
-            kids = tuple(self.node(s, t) for s, t in zip(subs, texts, strict=True))
-            return Node(text, True, kind, use, kids)
+            places = written_places(rule) if rule is not None else list(range(1, len(subs) + 1))
+            written = sorted(
+                (
+                    replace(self.node(s, t), place=p)
+                    for s, t, p in zip(subs, texts, places, strict=True)
+                ),
+                key=lambda kid: kid.place or 0,
+            )
+            return Node(text, True, kind, use, tuple(written))
         if kind == "fails":
             _, _atom, attempts = raw
             kids = tuple(self.attempt(a, text) for a in attempts)
@@ -480,6 +523,36 @@ class _Builder:
         """The atom of true (a fluent of the state) or does (a move) in ``raw``."""
         name = "does" if _symbol(raw[0]).endswith("does") else "true"
         return self.show(Func(name, tuple(_term(a) for a in raw[1:])))
+
+
+def written_places(rule: FlatRule) -> list[int]:
+    """For each literal of the flat clause's body (as the Prolog clause orders it), its
+    1-based place in the body of the rule as written; a literal inside an ``or`` or an
+    ``and`` takes the place of that group."""
+    leaves: dict[Any, list[int]] = {}
+    for place, lit in enumerate(_body(rule.source), 1):
+        for leaf in _leaves(lit):
+            leaves.setdefault(leaf, []).append(place)
+    taken: dict[Any, int] = {}
+    out: list[int] = []
+    for i, lit in enumerate(rule.body, 1):
+        found = leaves.get(lit, [])
+        k = taken.get(lit, 0)
+        taken[lit] = k + 1
+        out.append(found[k] if k < len(found) else found[-1] if found else i)
+    return out
+
+
+def _leaves(lit: Any) -> Iterator[Any]:
+    """The literals a flat body may hold of ``lit``: itself, or those of its group."""
+    if isinstance(lit, Or):
+        for d in lit.disjuncts:
+            yield from _leaves(d)
+    elif isinstance(lit, And):
+        for c in lit.conjuncts:
+            yield from _leaves(c)
+    else:
+        yield lit
 
 
 def _strip_not(text: str) -> str:

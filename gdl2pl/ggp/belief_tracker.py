@@ -2,12 +2,18 @@
 
 ``BeliefTracker`` holds weighted states consistent with one role's history (its moves and
 percepts so far). Each ``play`` message adds a turn, and ``update`` filters the states
-held by it: every state is expanded once (``StateMachine.consistent_successors``, the
-heaviest first) and its consistent children, weighted as ``gdl2pl.information``
-weighs them, replace it. So no turn costs more than one expansion per state held.
+held by it: each state's consistent children (``GameMachine.consistent_children``, found
+lazily in a random order), weighted as ``gdl2pl.information`` weighs them, replace it.
+The states' children are drawn in turn, a batch of each (``ConsistentStream.pending``),
+the heaviest state first, until every state's are all found, or the children found are
+more than the belief would keep (``_room``: ``GATHER``, or ``exact_limit`` while exact, or
+the particles and their reserve, if more), or the deadline: so a turn costs at most one
+expansion per state held, and no more of it than the belief needs. A state whose
+children were not all found is stood for by those that were, each weighed by the joint
+moves it stands for (``ConsistentStream.scale``).
 
 - The belief is *exact* while it holds every consistent state, at most ``exact_limit``
-  of them, and each update expanded them all before its deadline.
+  of them, and each update found them all before its deadline.
 - Past that it is a set of *particles*: states drawn by weight, as many as half the
   filtering time can expand (``_count``: at least ``particles``, at most
   ``exact_limit``), re-sampled whenever the filtered set grows beyond that. They are
@@ -30,6 +36,8 @@ weighs them, replace it. So no turn costs more than one expansion per state held
 - A ``play`` message says the game goes on: terminal states are dropped from the belief.
 - Prolog calls past the deadline are cut short by an interrupt (``hidden.choose_move``
   runs ``update`` under ``interrupt_after``): ``QueryInterrupted`` counts as out of time.
+- Every loop asks ``cancel`` (the match's, set when it is stopped or aborted): once it is
+  set, the work ends with ``WorkCancelled`` within one batch of joint moves.
 
 ``guess_moves`` serves when no consistent state is known: the moves legal for the role
 in the nearest states, but those the manager did not take on the last turns (``refuse``).
@@ -43,20 +51,25 @@ import itertools
 import logging
 import math
 import random
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
+from dataclasses import field
 
 from gdl2pl.bridge.errors import GameError
 from gdl2pl.bridge.errors import MoveDefinitionError
 from gdl2pl.bridge.errors import QueryInterrupted
 from gdl2pl.bridge.errors import ReasonerError
+from gdl2pl.contract import ConsistentStream
 from gdl2pl.contract import GameMachine
 from gdl2pl.contract import MachineState
 from gdl2pl.information import Turn
 from gdl2pl.shown import shown
 from gdl2pl.syntax import Term
 
+from .cancel import check_cancel
 from .witness import Witness
 
 log = logging.getLogger("gdl2pl.player")
@@ -72,6 +85,10 @@ FILTER_SHARE = 0.6
 RESERVE = 8
 #: Turns whose states (and reserve) are kept to search again from when all die.
 POOLS = 6
+#: Distinct children a filter gathers before it stops (at least; see ``_room``): enough to
+#: draw the particles and their reserve from, few enough that a turn of hundreds of
+#: thousands of joint moves does not fill the memory.
+GATHER = 10_000
 #: Turns a move the manager did not take stays out of guesses.
 REFUSED_TURNS = 4
 #: Share of a failed update's time (at most ``NEAR_DRAWS`` expansions) kept for finding
@@ -81,8 +98,20 @@ NEAR_SHARE = 0.25
 NEAR_DRAWS = 32
 
 
+@dataclass
+class _Expansion:
+    """One state being filtered: its weight, the stream of its consistent children, and
+    how many of its joint moves led to each child found so far."""
+
+    state: MachineState
+    weight: float
+    stream: ConsistentStream | None = None
+    found: dict[MachineState, int] = field(default_factory=dict)
+
+
 class BeliefTracker:
-    """Weighted states ``role`` cannot tell apart, filtered turn by turn (module doc)."""
+    """Weighted states ``role`` cannot tell apart, filtered turn by turn (module doc).
+    ``cancel``, when set, ends the work (``WorkCancelled``)."""
 
     def __init__(
         self,
@@ -92,12 +121,14 @@ class BeliefTracker:
         *,
         exact_limit: int = EXACT_LIMIT,
         particles: int = PARTICLES,
+        cancel: threading.Event | None = None,
     ) -> None:
         if exact_limit < 1 or particles < 1:
             raise ValueError("exact_limit and particles must be at least 1")
         self.sm = sm
         self.role = role
         self.rng = rng
+        self.cancel = cancel
         self.exact_limit = exact_limit
         self.particles = particles
         self.history: list[Turn] = []
@@ -123,7 +154,7 @@ class BeliefTracker:
         #: Seconds the last update had: with ``_cost``, how many particles to keep.
         self._span = 0.0
         #: One state consistent with the whole history, kept by depth-first search.
-        self.witness = Witness(sm, role, self.history, rng)
+        self.witness = Witness(sm, role, self.history, rng, cancel)
         #: The role's legal moves in the last consistent state known.
         self._known: list[Term] = []
 
@@ -146,7 +177,9 @@ class BeliefTracker:
         searching for a good move). ``on_state`` is called with the first state found
         consistent with the whole history, as soon as it is found. The game goes on:
         terminal states are dropped. Never raises for a history no state fits: the
-        belief is then ``lost`` (and why is logged)."""
+        belief is then ``lost`` (and why is logged); ``WorkCancelled`` once ``cancel``
+        is set (the turn is then half taken in: the tracker is done with)."""
+        check_cancel(self.cancel)
         self.history.append(turn)
         start = time.monotonic()
         self._span = max(0.0, deadline - start)
@@ -215,7 +248,11 @@ class BeliefTracker:
 
     def _live(self, states: dict[MachineState, float]) -> dict[MachineState, float]:
         """``states`` without the terminal ones, normalized."""
-        live = {s: w for s, w in states.items() if not self._terminal(s)}
+        live = {}
+        for s, w in states.items():
+            check_cancel(self.cancel)
+            if not self._terminal(s):
+                live[s] = w
         total = sum(live.values())
         return {s: w / total for s, w in live.items()} if total else {}
 
@@ -271,33 +308,98 @@ class BeliefTracker:
         self, states: dict[MachineState, float], turn: Turn, deadline: float
     ) -> tuple[dict[MachineState, float], bool]:
         """The consistent children of ``states`` (weights multiplied; terminal ones
-        too, left out once thinned by ``_live``), and whether every state was expanded
-        before the deadline."""
-        children: dict[MachineState, float] = {}
+        too, left out once thinned by ``_live``), found as the module doc says: the
+        states' children drawn in turn, a batch of each, the heaviest state first, until
+        all are found, they outnumber what the belief would keep (``_room``), or the
+        deadline. And whether every child of every state was found."""
         order = {s: self.rng.random() for s in states}  # ties in a random order
         heaviest = sorted(states.items(), key=lambda sw: (-sw[1], order[sw[0]]))
-        for state, weight in heaviest:
-            start = time.monotonic()
-            if start > deadline:
-                return children, False
-            try:
-                kids = self.sm.consistent_successors(state, self.role, turn.move, turn.percepts)
-            except GameError:  # the role's move is not legal there: no such state
-                kids = []
-            except QueryInterrupted:  # the deadline's interrupt (see hidden.choose_move)
-                return children, False
-            except ReasonerError as e:  # out of a resource on this state: skip it
-                log.warning("%s: a state of the belief was skipped: %s", shown(self.sm.name),
-                            shown(str(e), 300))
-                continue
-            mine: dict[MachineState, float] = {}
-            for kid in kids:
-                mine[kid.state] = mine.get(kid.state, 0.0) + float(kid.weight)
-            self.witness.learned(len(self.history) - 1, state, mine)
-            for child, w in mine.items():
-                children[child] = children.get(child, 0.0) + weight * w
-            self._cost = 0.9 * self._cost + 0.1 * (time.monotonic() - start)
-        return children, True
+        expansions = [_Expansion(s, w) for s, w in heaviest]
+        room = self._room()
+        distinct: set[MachineState] = set()
+        started = time.monotonic()
+        active, complete = expansions, True
+        while active and complete:
+            going = []
+            for ex in active:
+                check_cancel(self.cancel)
+                drawn = self._draw(ex, turn, deadline)
+                if drawn == "stop":
+                    complete = False
+                    break
+                if isinstance(drawn, list):
+                    going.append(ex)
+                    distinct.update(drawn)
+                    if len(distinct) > room:
+                        complete = False
+                        break
+            active = going
+        opened = [ex for ex in expansions if ex.stream is not None]
+        if opened:  # a moving average, a tenth for each state expanded
+            each = (time.monotonic() - started) / len(opened)
+            self._cost = each + (self._cost - each) * 0.9 ** len(opened)
+        children: dict[MachineState, float] = {}
+        for ex in opened:
+            stream = ex.stream
+            assert stream is not None
+            kids = {k: n * float(stream.weight) for k, n in ex.found.items()}
+            rest = None if stream.complete else stream  # the witness may draw more from it
+            self.witness.learned(len(self.history) - 1, ex.state, kids, rest)
+            share = ex.weight * float(stream.weight) * stream.scale
+            for kid, n in ex.found.items():
+                children[kid] = children.get(kid, 0.0) + share * n
+        return children, complete
+
+    def _draw(self, ex: _Expansion, turn: Turn, deadline: float) -> list[MachineState] | str:
+        """More children of ``ex`` (its stream started first, unless past the
+        deadline): the next one and the others of its batch, counted in ``ex.found``;
+        "end" when it has no more (or none at all: the role's move is not legal there;
+        or it was skipped, out of a resource), "stop" at the deadline or its
+        interrupt."""
+        try:
+            if ex.stream is None:
+                if time.monotonic() > deadline:
+                    return "stop"
+                ex.stream = self.sm.consistent_children(
+                    ex.state,
+                    self.role,
+                    turn.move,
+                    turn.percepts,
+                    rng=self.rng,
+                    stop=lambda: self._past(deadline),
+                )
+            kid = ex.stream.next_child()
+            kids = []
+            while kid is not None:
+                ex.found[kid.state] = ex.found.get(kid.state, 0) + 1
+                kids.append(kid.state)
+                kid = ex.stream.next_child() if ex.stream.pending else None
+        except QueryInterrupted:  # the deadline's interrupt (see hidden.choose_move)
+            return "stop"
+        except GameError:  # the role's move is not legal there: no such state
+            return "end"
+        except ReasonerError as e:  # out of a resource on this state: skip it
+            log.warning(
+                "%s: a state of the belief was skipped: %s", shown(self.sm.name), shown(str(e))
+            )
+            ex.stream = None
+            ex.found.clear()
+            return "end"
+        if not kids:
+            return "stop" if ex.stream.stopped else "end"
+        return kids
+
+    def _room(self) -> int:
+        """The most distinct children a filter gathers (``GATHER``, or what the belief can
+        hold if more: ``exact_limit`` states while exact, else the particles and their
+        reserve): beyond, the belief would be drawn from them anyway."""
+        held = self.exact_limit if self.exact else (1 + RESERVE) * self._count()
+        return max(GATHER, held)
+
+    def _past(self, deadline: float) -> bool:
+        """Whether ``deadline`` has passed; ``WorkCancelled`` if the work was cancelled."""
+        check_cancel(self.cancel)
+        return time.monotonic() > deadline
 
     def _near_misses(
         self,
@@ -320,6 +422,7 @@ class BeliefTracker:
         late = 0  # draws after the deadline: one per state, until one is scored
         for state in sorted(before, key=lambda s: -before[s])[:tries]:
             for _ in range(draws):
+                check_cancel(self.cancel)
                 if time.monotonic() > deadline:
                     late += 1
                     if scored or late > tries:
@@ -404,6 +507,7 @@ class BeliefTracker:
         moves_since = behind + ([move] if move is not None else [])
         counts: Counter[Term] = Counter()
         for i, state in enumerate(sorted(held, key=lambda s: -held[s])[:tries]):
+            check_cancel(self.cancel)
             if i and deadline is not None and time.monotonic() > deadline:
                 break
             try:

@@ -1,4 +1,5 @@
-"""Stopping pure-Python work in another thread: the compilation of a game a stranger sent.
+"""Stopping pure-Python work in another thread: the compilation of a game a stranger sent,
+and a match's own loops (``check_cancel``).
 
 SWI-Prolog queries are interrupted by a signal to their engine (``bridge.swipl.interrupt``);
 the Python front end (reading, checking and translating a game of megabytes) has no such
@@ -57,6 +58,13 @@ class CancellableWork:
                 ctypes.pythonapi.PyThreadState_SetAsyncExc(
                     ctypes.c_ulong(self._thread), ctypes.py_object(WorkCancelled)
                 )
+
+
+def check_cancel(cancel: threading.Event | None) -> None:
+    """Raise ``WorkCancelled`` if ``cancel`` is set: what a loop of a match's work asks at
+    each turn, so that work of a match that was stopped or aborted ends at once."""
+    if cancel is not None and cancel.is_set():
+        raise WorkCancelled("the match was stopped")
 
 
 def _absorb_pending() -> None:

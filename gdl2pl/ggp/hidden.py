@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import random
+import threading
 import time
 
 from gdl2pl.bridge.errors import GameError
@@ -39,6 +40,8 @@ from gdl2pl.kif import kif_term
 from gdl2pl.syntax import Term
 
 from .belief_tracker import BeliefTracker
+from .cancel import WorkCancelled
+from .protocol import shown
 from .strategy import Budget
 from .strategy import Offer
 from .strategy import Strategy
@@ -101,10 +104,17 @@ class Knowledge:
         self.history.append(Turn(move, seen))
         return self.history[-1]
 
-    def tracker(self, sm: GameMachine, role: Term, rng: random.Random) -> BeliefTracker:
-        """The belief of ``role``, made on first use."""
+    def tracker(
+        self,
+        sm: GameMachine,
+        role: Term,
+        rng: random.Random,
+        cancel: threading.Event | None = None,
+    ) -> BeliefTracker:
+        """The belief of ``role``, made on first use (its work ends with ``WorkCancelled``
+        once ``cancel`` is set: the match's, for every turn)."""
         if self.belief is None:
-            self.belief = BeliefTracker(sm, role, rng)
+            self.belief = BeliefTracker(sm, role, rng, cancel=cancel)
         return self.belief
 
     def withdraw(self, turn: int) -> None:
@@ -163,10 +173,15 @@ def choose_move(
     returned is remembered (``Knowledge.answer``) to be checked against the one the
     manager reports next turn. Raises nothing but what stops the whole program: a
     failure while choosing is logged and answered with the best move known
-    (``_fallback``)."""
+    (``_fallback``), and ``WorkCancelled`` once the budget's ``cancel`` is set (the
+    match was stopped or aborted: nobody waits for the move)."""
     try:
         move = _choose(sm, role, knowledge, strategy, budget, offer, rng)
+    except WorkCancelled:
+        raise
     except Exception as e:
+        if budget.cancel.is_set():
+            raise WorkCancelled("the match was stopped") from e
         move = _fallback(sm, role, knowledge, rng, e)
     knowledge.answer(move)
     if knowledge.spare == move and knowledge.belief is not None:
@@ -186,16 +201,22 @@ def _fallback(
         try:
             moves = tracker.guess_moves(tries=1)
         except Exception as again:  # the reasoner fails on every question: nothing known
-            log.warning("%s: no guess either: %s", sm.name, again)
+            log.warning("%s: no guess either: %s", shown(sm.name), _first_line(again))
     log.warning(
         "%s: choosing %s's move failed (%s: %s); playing %s",
-        sm.name,
-        role,
+        shown(sm.name),
+        shown(str(role)),
         type(error).__name__,
-        str(error).splitlines()[0] if str(error) else "",
-        moves[0] if moves else "nothing",
+        _first_line(error),
+        shown(str(moves[0])) if moves else "nothing",
     )
     return moves[0] if moves else None
+
+
+def _first_line(error: BaseException) -> str:
+    """The first line of ``error``'s message, escaped for a log line (``shown``)."""
+    text = str(error).strip()
+    return shown(text.splitlines()[0] if text else "")
 
 
 # Alike on purpose: ``choose_move``'s own arguments, passed on whole (it keeps the answer).
@@ -208,17 +229,17 @@ def _choose(
     offer: Offer,
     rng: random.Random,
 ) -> Term | None:
-    tracker = knowledge.tracker(sm, role, rng)
+    tracker = knowledge.tracker(sm, role, rng, budget.cancel)
     pending = knowledge.history[len(tracker.history) :]
     if pending:
         turn = pending[-1]
         if knowledge.replied is not None and turn.move != knowledge.replied:
             log.warning(
                 "%s: the manager played %s for %s instead of %s: taken as not legal",
-                sm.name,
-                turn.move,
-                role,
-                knowledge.replied,
+                shown(sm.name),
+                shown(str(turn.move)),
+                shown(str(role)),
+                shown(str(knowledge.replied)),
             )
             tracker.refuse(knowledge.replied)
         guess = tracker.guess_moves(turn.move, tries=1) or tracker.known_moves()
@@ -235,10 +256,10 @@ def _choose(
             tracker.note_legal(moves)
             log.warning(
                 "%s: %.2f s left: %d turn(s) of %s taken in on the next play; %s now",
-                sm.name,
+                shown(sm.name),
                 left,
                 len(pending),
-                role,
+                shown(str(role)),
                 "a move legal in the witness" if moves else "a guess",
             )
             moves = moves or guess
@@ -277,10 +298,10 @@ def _choose(
         guess = tracker.guess_moves(deadline=budget.deadline) or tracker.known_moves()
         log.warning(
             "%s: no state consistent with %s's %d turn(s) is known: playing a guess, %s",
-            sm.name,
-            role,
+            shown(sm.name),
+            shown(str(role)),
             len(tracker.history),
-            guess[0] if guess else "none found",
+            shown(str(guess[0])) if guess else "none found",
         )
         return guess[0] if guess else None
     offer(legal[0])

@@ -69,12 +69,15 @@ import re
 import threading
 import time
 from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from dataclasses import replace
 from typing import Any
 
 from gdl2pl.bridge.machine import StateMachine
+from gdl2pl.check import READ_AS_MEANT
+from gdl2pl.check import Finding
 from gdl2pl.check import format_finding
 from gdl2pl.check import has_errors
 from gdl2pl.compiled import CompiledMachine
@@ -484,6 +487,7 @@ class GamePlayer:
                 errors = [format_finding(f) for f in findings if f.is_error]
                 more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
                 raise GdlError(f"the rules are not valid GDL: {errors[0]}{more}")
+            _log_read_as_meant(match, findings)
             if match.cancel.is_set():
                 raise GdlError("the match ended before its game was loaded")
             prolog = StateMachine.from_description(d, name=label, compiling=match.loading.running())
@@ -675,6 +679,18 @@ class GamePlayer:
             match.sm = None
             if match.rules_size > LARGE_RULES:  # a big game's heap is worth a collection
                 give_memory_back()
+
+
+def _log_read_as_meant(match: _Match, findings: Sequence[Finding]) -> None:
+    """Log the rules of ``match``'s game that a strict reader refuses but the managers
+    play (``READ_AS_MEANT``), read as their authors meant: the first few, then how many
+    more."""
+    read = [f for f in findings if f.code in READ_AS_MEANT]
+    for f in read[:3]:
+        text = shown(format_finding(f), 300)
+        log.warning("%s: read as the managers read it: %s", match.shown_id, text)
+    if len(read) > 3:
+        log.warning("%s: and %d more such rule(s)", match.shown_id, len(read) - 3)
 
 
 def _reason(e: BaseException) -> str:

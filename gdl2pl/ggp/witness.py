@@ -2,10 +2,10 @@
 
 A player that has lost its belief must still move legally, so it keeps a *witness*: one
 state consistent with its whole history (its moves and percepts), with the depth-first
-path that reached it. A new turn first expands the witness (one
-``GameMachine.consistent_successors`` call): while one of its children agrees with the
-turn, that child is the new witness, found before any other search and whatever the
-clock says. When none does, ``search`` looks further, depth-first:
+path that reached it. A new turn first expands the witness
+(``GameMachine.consistent_children``): while one of its children agrees with the turn,
+that child is the new witness, found before any other search and whatever the clock
+says. When none does, ``search`` looks further, depth-first:
 
 - back up the path a little (the witness's siblings and its parent's), then
 - probe from roots given by the caller (the belief's states of earlier turns; the
@@ -16,32 +16,44 @@ clock says. When none does, ``search`` looks further, depth-first:
   state whenever one exists.
 
 What it learns is kept across turns and probes: the consistent children of each
-(turn, state) expanded, and the *dead* ones, from which no path agrees with the rest of
-the history. A history only grows, so a dead end stays dead. The belief's own filter
-tells it what it expanded too (``learned``). Both memories are bounded (``MEMO_LIMIT``).
+(turn, state) expanded to its end, and the *dead* ones, from which no path agrees with
+the rest of the history. A history only grows, so a dead end stays dead. The belief's own
+filter tells it what it expanded too (``learned``). Both memories are bounded
+(``MEMO_LIMIT``).
 
 Children are tried in a random order drawn by their weight (chance and the other roles
 choosing uniformly), so a witness is a plausible state, not the first one in some fixed
-order. A state where the game is over cannot be the witness of a ``play`` message: the
-game goes on.
+order. They come lazily (``GameMachine.consistent_children`` with a random order: the
+first child found is a draw by weight), one at a time as the search needs the next, so
+a state with hundreds of thousands of joint moves costs the witness only the joint moves
+tried until a child that leads on. A state where the game is over cannot be the witness of
+a ``play`` message: the game goes on.
+
+Every loop asks ``cancel`` (the match's, set when it is stopped or aborted) and ends with
+``WorkCancelled`` once it is set, within one batch of joint moves.
 """
 
 from __future__ import annotations
 
 import math
 import random
+import threading
 import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from dataclasses import field
 
 from gdl2pl.bridge.errors import GameError
 from gdl2pl.bridge.errors import QueryInterrupted
 from gdl2pl.bridge.errors import ReasonerError
+from gdl2pl.contract import ConsistentStream
 from gdl2pl.contract import GameMachine
 from gdl2pl.contract import MachineState
 from gdl2pl.information import Turn
 from gdl2pl.syntax import Term
+
+from .cancel import check_cancel
 
 #: Expansions a probe may spend per turn between its root and the end of the history,
 #: in the first round (each later round doubles it).
@@ -56,15 +68,51 @@ Node = tuple[int, MachineState]
 
 
 @dataclass
+class _Kids:
+    """The children of a (turn, state) that agree with that turn, found so far: each with
+    its weight, in the order found, and the stream the others come from (None once all
+    are found)."""
+
+    weights: dict[MachineState, float]
+    order: list[MachineState]
+    stream: ConsistentStream | None = None
+
+
+@dataclass
 class _Frame:
     """A state on the depth-first path: its turn (how many turns it has taken in), its
-    children not tried yet (None until it is expanded), and whether a state at the end
-    of the history was found below it (then it is no dead end, whatever is left)."""
+    children (``kids``: None until it is expanded), those not tried yet of the ones
+    found when they were last looked at (``todo``, in a random order drawn by weight,
+    and ``upto``, how many of ``kids.order`` that was), and whether a state at the end of
+    the history was found below it (then it is no dead end, whatever is left)."""
 
     depth: int
     state: MachineState
-    todo: list[MachineState] | None = None
+    kids: _Kids | None = None
+    todo: list[MachineState] = field(default_factory=list)
+    upto: int = 0
     live: bool = False
+
+
+#: What ``_next`` answers when a frame's children cannot come now (out of time, or the
+#: reasoner did not answer): the search pauses with its path as it is.
+_PAUSE = object()
+
+
+class _Clock:
+    """When the witness's streams stop before a batch: past ``until``, unless a child is
+    wanted whatever the clock (``anyway``); ``WorkCancelled`` once ``cancel`` is set. It
+    holds nothing of the witness, so that a stream kept in its memory makes no reference
+    cycle with it (the collector's pauses hold every thread: see ``ggp.collection``)."""
+
+    def __init__(self, cancel: threading.Event | None) -> None:
+        self.cancel = cancel
+        self.until = 0.0
+        self.anyway = False
+
+    def stop(self) -> bool:
+        check_cancel(self.cancel)
+        return not self.anyway and time.monotonic() > self.until
 
 
 class Witness:
@@ -72,18 +120,28 @@ class Witness:
     caller appends to), found and kept by depth-first search (module doc)."""
 
     def __init__(
-        self, sm: GameMachine, role: Term, history: list[Turn], rng: random.Random
+        self,
+        sm: GameMachine,
+        role: Term,
+        history: list[Turn],
+        rng: random.Random,
+        cancel: threading.Event | None = None,
     ) -> None:
         self.sm = sm
         self.role = role
         self.history = history
         self.rng = rng
+        self.cancel = cancel
         self._path: list[_Frame] = [_Frame(0, sm.initial_state)]
-        self._kids: dict[Node, dict[MachineState, float]] = {}
+        self._kids: dict[Node, _Kids] = {}
         self._dead: set[Node] = set()
         self._terminal: dict[MachineState, bool] = {}
-        #: Expansions made, in all (for tests and the log).
+        #: Expansions made (states whose children were asked for), in all (for tests and
+        #: the log).
         self.expansions = 0
+        #: When the streams' batches stop: the search's deadline, unless a child is
+        #: wanted whatever the clock (the first of a turn).
+        self._clock = _Clock(cancel)
 
     @property
     def state(self) -> MachineState | None:
@@ -92,12 +150,21 @@ class Witness:
             return self._path[-1].state
         return None
 
-    def learned(self, depth: int, state: MachineState, kids: dict[MachineState, float]) -> None:
+    def learned(
+        self,
+        depth: int,
+        state: MachineState,
+        kids: dict[MachineState, float],
+        stream: ConsistentStream | None = None,
+    ) -> None:
         """The caller expanded ``state``, reached after ``depth`` turns: ``kids`` are
-        its children that agree with turn ``depth``, with their weights (none: a dead
-        end). No search need expand it again."""
-        self._remember(self._kids, (depth, state), kids)
-        if not kids:
+        its children that agree with turn ``depth``, with their weights (none and no
+        ``stream``: a dead end), and ``stream`` the one the others come from, if it did
+        not find them all. No search need expand it again."""
+        if stream is not None:
+            stream.stop = self._clock.stop
+        self._remember(self._kids, (depth, state), _Kids(dict(kids), list(kids), stream))
+        if not kids and stream is None:
             self._remember_dead((depth, state))
 
     def adopt(self, state: MachineState) -> None:
@@ -108,9 +175,9 @@ class Witness:
 
     def extend(self, deadline: float, backup: int = 0) -> MachineState | None:
         """The witness of the history as it is now: the last witness's consistent
-        children are asked first (one expansion, made whatever the time), then its
-        path is backed up by ``backup`` more expansions at most, none started after
-        ``deadline``. None if that finds none."""
+        children are asked first (until one that the game goes on from, whatever the
+        time), then its path is backed up by ``backup`` more expansions at most, none
+        started after ``deadline``. None if that finds none."""
         if self.state is not None:
             return self.state
         found = self._probe(self._path, 1 + backup, deadline, set(), first=True)
@@ -119,22 +186,34 @@ class Witness:
     def peek(self, turns: list[Turn]) -> MachineState | None:
         """A state consistent with the history followed by ``turns`` (not taken in
         yet), reached from the witness by one child per turn, drawn by weight among
-        those that agree with it (one expansion per turn, whatever the time); None if
-        no witness is known or a child dies. What it learns serves once the turns are
+        those that agree with it (the first found, whatever the time); None if no
+        witness is known or a child dies. What it learns serves once the turns are
         taken in."""
         state = self.state
         depth = len(self.history)
         for turn in turns:
             if state is None:
                 return None
-            kids = self._expand(depth, state, turn) or {}
-            order = self._ordered(depth, kids)
-            state = order[-1] if order else None
+            state = self._first_child(depth, state, turn)
             depth += 1
         try:
             return None if state is None or self._is_terminal(state) else state
         except (QueryInterrupted, ReasonerError):
             return None
+
+    def _first_child(self, depth: int, state: MachineState, turn: Turn) -> MachineState | None:
+        """A child of ``state`` that agrees with ``turn`` (turn ``depth``, taken in or
+        not yet), drawn by weight, whatever the clock; None if there is none or the
+        reasoner did not answer."""
+        frame = _Frame(depth, state, self._kids.get((depth, state)))
+        if frame.kids is None and not self._open(frame, turn):
+            return None
+        self._clock.anyway = True
+        try:
+            kid = self._next(frame)
+        finally:
+            self._clock.anyway = False
+        return kid if isinstance(kid, MachineState) else None
 
     def search(
         self,
@@ -165,8 +244,10 @@ class Witness:
         spent = [0] * len(live)
         bound = PROBE
         while any(live) and len(found) < want and time.monotonic() <= deadline:
+            check_cancel(self.cancel)
             todo = [deque(roots) for roots in live]  # this round's roots, per source
             while any(todo) and len(found) < want and time.monotonic() <= deadline:
+                check_cancel(self.cancel)
                 i = min((i for i, roots in enumerate(todo) if roots), key=spent.__getitem__)
                 root = todo[i].popleft()
                 path = [_Frame(*root)]
@@ -201,11 +282,14 @@ class Witness:
         """Depth-first from ``path`` (changed in place: it ends at the last state found)
         to at most ``most`` live states at the end of the history not in ``seen``, with
         at most ``budget`` expansions, none after ``deadline`` but the first if
-        ``first``."""
+        ``first`` (which goes on until it has a child, whatever the clock)."""
         goal = len(self.history)
         found: list[MachineState] = []
         spent = 0
+        self._clock.until = deadline
+        first_stream: ConsistentStream | None = None  # asked whatever the clock, until found
         while path:
+            check_cancel(self.cancel)
             frame = path[-1]
             node = (frame.depth, frame.state)
             if node in self._dead or frame.depth > goal:
@@ -230,28 +314,96 @@ class Witness:
                     return found
                 path.pop()
                 continue
-            if frame.todo is None:
-                known = self._kids.get(node)
-                if known is None:
-                    if spent >= budget or (
-                        time.monotonic() > deadline and not (first and spent == 0)
-                    ):
+            if frame.kids is None:
+                frame.kids = self._kids.get(node)
+                if frame.kids is None:
+                    anyway = first and spent == 0
+                    if spent >= budget or (time.monotonic() > deadline and not anyway):
                         return found  # out of bounds: the path is kept as it is
                     spent += 1
-                    known = self._expand(frame.depth, frame.state)
-                    if known is None:  # the reasoner could not answer: not now
+                    if not self._open(frame):  # the reasoner could not answer: not now
                         return found
-                frame.todo = self._ordered(frame.depth, known)
-            while frame.todo and (frame.depth + 1, frame.todo[-1]) in self._dead:
-                frame.todo.pop()
-            if frame.todo:
-                path.append(_Frame(frame.depth + 1, frame.todo.pop()))
+                assert frame.kids is not None
+                if first and first_stream is None:  # the first expansion, known or new
+                    first_stream = frame.kids.stream
+            stream = frame.kids.stream
+            self._clock.anyway = not found and stream is not None and stream is first_stream
+            try:
+                kid = self._next(frame)
+            finally:
+                self._clock.anyway = False
+            if kid is _PAUSE:
+                return found  # out of time, or no answer: the path is kept as it is
+            if isinstance(kid, MachineState):
+                path.append(_Frame(frame.depth + 1, kid))
             elif frame.live:
                 self._leave_alive(path)
             else:
                 self._remember_dead(node)
                 path.pop()
         return found
+
+    def _open(self, frame: _Frame, turn: Turn | None = None) -> bool:
+        """Start the children of ``frame``'s state that agree with turn ``frame.depth``
+        of the history (or ``turn``, the one that will be), remembered for every later
+        visit: a random-order stream, or none at all where the role's move is not legal
+        or the game is over. False when the reasoner did not answer (interrupted, out of
+        a resource)."""
+        self.expansions += 1
+        turn = self.history[frame.depth] if turn is None else turn
+        stream = None
+        try:
+            if not self._is_terminal(frame.state):
+                stream = self.sm.consistent_children(
+                    frame.state,
+                    self.role,
+                    turn.move,
+                    turn.percepts,
+                    rng=self.rng,
+                    stop=self._clock.stop,
+                )
+        except GameError:  # the role's move is not legal there: no such child
+            pass
+        except (QueryInterrupted, ReasonerError):
+            return False
+        frame.kids = _Kids({}, [], stream)
+        self._remember(self._kids, (frame.depth, frame.state), frame.kids)
+        return True
+
+    def _next(self, frame: _Frame) -> MachineState | object | None:
+        """The next child of ``frame`` to try: one not tried yet and not known dead,
+        those found already first (in a random order drawn by weight), then new ones
+        from the stream; None when none is left, or ``_PAUSE`` when the stream stopped
+        (out of time) or the reasoner did not answer."""
+        kids = frame.kids
+        assert kids is not None
+        while True:
+            while frame.todo:
+                kid = frame.todo.pop()
+                if (frame.depth + 1, kid) not in self._dead:
+                    return kid
+            if frame.upto < len(kids.order):  # found since this frame looked: these first
+                fresh = {k: kids.weights[k] for k in kids.order[frame.upto :]}
+                frame.todo = self._ordered(frame.depth, fresh)
+                frame.upto = len(kids.order)
+                continue
+            if kids.stream is None:
+                return None
+            stream = kids.stream
+            try:
+                child = stream.next_child()
+            except (QueryInterrupted, ReasonerError):
+                return _PAUSE
+            if child is None and stream.stopped:
+                return _PAUSE
+            while child is not None:  # the rest of its batch comes at no cost: kept
+                weight = kids.weights.get(child.state)
+                kids.weights[child.state] = (weight or 0.0) + float(child.weight)
+                if weight is None:
+                    kids.order.append(child.state)
+                child = stream.next_child() if stream.pending else None
+            if stream.complete:
+                kids.stream = None  # all found: the memory keeps them, not the stream
 
     @staticmethod
     def _leave_alive(path: list[_Frame]) -> None:
@@ -260,33 +412,6 @@ class Witness:
         path.pop()
         if path:
             path[-1].live = True
-
-    def _expand(
-        self, depth: int, state: MachineState, turn: Turn | None = None
-    ) -> dict[MachineState, float] | None:
-        """The children of ``state`` that agree with turn ``depth`` of the history (or
-        ``turn``, the one that will be), with their weights (empty where the role's
-        move is not legal or the game is over); None when the reasoner did not answer
-        (interrupted, out of a resource)."""
-        known = self._kids.get((depth, state))
-        if known is not None:
-            return known
-        self.expansions += 1
-        turn = self.history[depth] if turn is None else turn
-        try:
-            if self._is_terminal(state):
-                kids = []
-            else:
-                kids = self.sm.consistent_successors(state, self.role, turn.move, turn.percepts)
-        except GameError:  # the role's move is not legal there: no such child
-            kids = []
-        except (QueryInterrupted, ReasonerError):
-            return None
-        weights: dict[MachineState, float] = {}
-        for kid in kids:
-            weights[kid.state] = weights.get(kid.state, 0.0) + float(kid.weight)
-        self._remember(self._kids, (depth, state), weights)
-        return weights
 
     def _ordered(self, depth: int, kids: dict[MachineState, float]) -> list[MachineState]:
         """The children not known dead, in a random order drawn by weight, the first to

@@ -94,6 +94,7 @@ class GdlVectorEnv(VectorEnv):  # type: ignore[type-arg]
         self.action_space = batch_space(self.single_action_space, num_envs)
         self._joint = np.zeros((num_envs, self.gdl.num_roles), np.int64)
         self._restart = np.zeros(num_envs, np.bool_)  # truncated: restarts at the next step
+        self._seeded = False  # the batch's generator seeded by a reset
 
     def _role_index(self, role: int | str) -> int:
         names = [str(r) for r in self.gdl.roles]
@@ -112,8 +113,12 @@ class GdlVectorEnv(VectorEnv):  # type: ignore[type-arg]
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         self._check_open()
-        if seed is not None:
-            self.batch.seed(_seed(seed))
+        if seed is not None or not self._seeded:
+            # Gymnasium's rule: a seed sets np_random_seed; none at the first reset seeds
+            # from entropy (np_random_seed draws it), so unseeded runs differ.
+            super().reset(seed=None if seed is None else _seed(seed))
+            self.batch.seed(int(self.np_random_seed or 0))  # (never None once drawn)
+            self._seeded = True
         mask = None if options is None else options.get("reset_mask")
         games = None if mask is None else self._reset_mask(mask)
         self.batch.reset(games)

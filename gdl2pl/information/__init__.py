@@ -3,7 +3,7 @@ moves and percepts), the exact belief over the states it cannot tell apart, and 
 sampled from it for determinized search.
 
 Built on the state machine's contract (``gdl2pl.contract.GameMachine``: its
-``consistent_successors``), so it works on any engine; the player, the adapters and the
+``consistent_children``), so it works on any engine; the player, the adapters and the
 studio import it from here.
 """
 

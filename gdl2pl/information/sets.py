@@ -9,7 +9,9 @@ perceived exactly its percepts, turn by turn.
 How likely each of them is depends on how the others play. Here chance (``random``) picks
 uniformly, as GDL-II says, and so, for want of a model of them, do the other players: a
 joint move's weight is the product of ``1 / (number of legal moves)`` over the other roles
-(``GameMachine.consistent_successors``, one Prolog call per state expanded).
+(``GameMachine.consistent_children``: the joint moves tried in batches, the deadline
+asked before each, so that a turn of hundreds of thousands of them ends at the deadline,
+not after it).
 
 - ``belief`` computes that distribution exactly, turn by turn (forward filtering), as long
   as it needs at most ``budget`` states expanded.
@@ -95,11 +97,19 @@ class _Tree:
         kids: list[Consistent] = []
         if not self.sm.is_terminal(state):
             try:
-                kids = self.sm.consistent_successors(state, self.role, turn.move, turn.percepts)
+                stream = self.sm.consistent_children(
+                    state, self.role, turn.move, turn.percepts, stop=self._late
+                )
             except IllegalMoveError:  # the role's move is not legal here: no such state
-                kids = []
+                stream = None
+            kids = list(stream) if stream is not None else []
+            if stream is not None and not stream.complete:  # the deadline came
+                return None
         self.known[key] = kids
         return kids
+
+    def _late(self) -> bool:
+        return self.deadline is not None and time.monotonic() > self.deadline
 
 
 def _none_found(sm: GameMachine, role: Term | str, turns: int, budget: int) -> Exception:

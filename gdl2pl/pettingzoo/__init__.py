@@ -8,20 +8,36 @@ an agent with a single legal move is ignored (that move is played); an illegal a
 ends the game with reward -1 for its agent, as ``env()``'s wrapper does.
 
 Agents are named after the roles, numbered in role order (``xplayer_0``, ``oplayer_1``:
-``gdl2pl.pettingzoo.agents``); ``agent_roles`` maps each to its role. An observation is a
-read-only int8 NumPy array in the agent's ``Box`` space: the state as planes
+``gdl2pl.pettingzoo.agents``); ``agent_roles`` maps each to its role. An observation is,
+as in PettingZoo's classic board games (chess, connect four, tic-tac-toe), a dict in the
+agent's ``Dict`` space: ``observation``, the state, and ``action_mask`` (int8, 1 for the
+agent's legal actions when it is to act, all 0 otherwise), where RLlib's action-masking
+modules and code written for the classic games read it. With ``form="array"`` it is the
+state array alone, in a ``Box`` space. The state is a read-only int8 NumPy array: planes
 ``[channels, rows, cols]`` where the fluents form a board (the board's channels, then the
 other fluents, as OpenSpiel's observation tensor has them: ``gdl2pl.adapters.planes``),
 else (or with ``observation="flat"``) one 0/1 entry per base proposition; then one plane
 (or entry) per agent, 1 for the agent observing: which role it plays, so that one policy
 can play every role, and no observation is all zeros (PettingZoo's API test takes one
-for a broken observation, and a game may start from an empty state). The legal
-actions are ``infos[agent]["action_mask"]`` (int8, 1 for the agent's legal actions when it
-is to act), where PettingZoo's API test and ``TerminateIllegalWrapper`` look for a mask
-beside an array observation. Action spaces are ``Discrete`` over the role's move table.
+for a broken observation, and a game may start from an empty state). With
+``perspective="mover"`` the planes are seen from the observing agent (the mover, when it
+is to act), as OpenSpiel's and pgx's board games give them: its board channels first (a
+content belongs to the role it names or whose moves alone put it down:
+``gdl2pl.adapters.owners``), then the other roles' in turn order, then the rest; its
+role-named fluents' planes likewise (``(control r)``); and no agent planes, which that
+view makes constant. Either form also
+puts the mask in ``infos[agent]["action_mask"]``, where PettingZoo's API test and
+``TerminateIllegalWrapper`` look for it beside an array. Action spaces are ``Discrete``
+over the role's move table.
+
+``metadata["is_parallelizable"]`` is False where the game takes turns (as in
+PettingZoo's own board games: ``aec_to_parallel`` would ask every agent for an action at
+every step), True where every role moves at once; ``metadata["tables_hash"]`` names the
+game's action and observation tables (``GdlGame.tables_hash``).
 Rewards come at the end: ``(goal - 50) / 50``. ``render_mode="ansi"``: ``render()``
-returns the board. Other options are ``GdlGame``'s, e.g. ``engine="compiled"`` to step
-the game with its compiled network (default: the reasoner).
+returns the board. Other options are ``GdlGame``'s, e.g. ``engine=``: ``"auto"`` by
+default (the reasoner at once, the game's compiled network as soon as a background
+grounding has it), ``"compiled"`` or ``"prolog"``.
 Shimmy's OpenSpiel wrapper is not used: it has no ParallelEnv, and prints instead of
 returning the ansi board.
 """
@@ -42,6 +58,10 @@ from gdl2pl.adapters import Position
 from gdl2pl.adapters import find_game
 from gdl2pl.adapters.arrays import ActionMasks
 from gdl2pl.adapters.arrays import frozen
+from gdl2pl.adapters.game_board import game_rules
+from gdl2pl.adapters.owners import content_owners
+from gdl2pl.adapters.owners import fluent_owner
+from gdl2pl.adapters.planes import BoardLayout
 
 from .agents import agent_names
 
@@ -58,14 +78,21 @@ class _Shared:
         path: str | os.PathLike[str],
         render_mode: str | None,
         observation: str = "planes",
+        form: str = "dict",
+        perspective: str = "fixed",
         **options: Any,
     ) -> None:
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
         if observation not in ("planes", "flat"):
             raise ValueError(f"observation must be 'planes' or 'flat', not {observation!r}")
+        if form not in ("dict", "array"):
+            raise ValueError(f"form must be 'dict' or 'array', not {form!r}")
+        if perspective not in ("fixed", "mover"):
+            raise ValueError(f"perspective must be 'fixed' or 'mover', not {perspective!r}")
         self.render_mode = render_mode
         self.gdl = GdlGame(find_game(path), **options)
+        self._dict_form = form == "dict"
         self.possible_agents = agent_names(self.gdl.roles)
         #: Each agent's role, as the game names it.
         self.agent_roles = {a: str(r) for a, r in zip(self.possible_agents, self.gdl.roles,
@@ -73,16 +100,33 @@ class _Shared:
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
         self._layout = self.gdl.board if observation == "planes" else None
         n = len(self.possible_agents)
+        #: Per agent, the order of its planes (the mover's point of view), or None.
+        self._order: dict[str, np.ndarray] | None = None
+        if perspective == "mover":
+            if self._layout is None:
+                raise ValueError(f"{self.gdl.name}: perspective='mover' needs the board "
+                                 "planes (observation='planes' and a game with a board)")
+            self._order = self._mover_orders(self._layout)
+        markers = 0 if self._order is not None else n  # the observer's planes come first
         if self._layout is None:
             shape: tuple[int, ...] = (self.gdl.observation_size + n,)
         else:
             channels, rows, cols = self._layout.planes_shape
-            shape = (channels + n, rows, cols)
+            shape = (channels + markers, rows, cols)
         space = spaces.Box(0, 1, shape, np.int8)
-        self._observation_spaces = {a: space for a in self.possible_agents}
         self._action_spaces: dict[str, spaces.Discrete] = {
             a: spaces.Discrete(self.gdl.action_space_sizes[i]) for a, i in self._index.items()
         }
+        self._observation_spaces: dict[str, spaces.Space] = {  # type: ignore[type-arg]
+            a: spaces.Dict({
+                "observation": space,
+                "action_mask": spaces.Box(0, 1, (self.gdl.action_space_sizes[i],), np.int8),
+            }) if self._dict_form else space
+            for a, i in self._index.items()
+        }
+        #: PettingZoo's metadata, this game's: turn-taking games are not parallelizable.
+        self.metadata = {**METADATA, "is_parallelizable": self._parallelizable(),
+                         "tables_hash": self.gdl.tables_hash}
         self._masks = ActionMasks(list(self.gdl.action_space_sizes))
         self._pos: Position = self.gdl.position(self.gdl.initial_state)
         self._seen_pos: Position | None = None  # the position _observation last saw
@@ -93,8 +137,26 @@ class _Shared:
     def action_space(self, agent: str) -> spaces.Space:  # type: ignore[type-arg]
         return self._action_spaces[agent]
 
+    def _parallelizable(self) -> bool:
+        return True
+
+    def _mover_orders(self, layout: BoardLayout) -> dict[str, np.ndarray]:
+        roles = [str(r) for r in self.gdl.roles]
+        owners = content_owners(layout.geometry, roles, game_rules(self.gdl.reasoner))
+        rest = [fluent_owner(self.gdl.base[i], roles) for i in layout.rest]
+        return {a: layout.mover_first(i, len(roles), owners, rest)
+                for a, i in self._index.items()}
+
+    def _observe(self, agent: str, acting: bool) -> Any:
+        """The agent's observation in the environment's form: the state array, or a dict
+        of it and the agent's action mask."""
+        state = self._observation(agent)
+        if not self._dict_form:
+            return state
+        return {"observation": state, "action_mask": self._info(agent, acting)["action_mask"]}
+
     def _observation(self, agent: str) -> np.ndarray:
-        """The agent's observation of the current position: the state, then which agent
+        """The agent's state array of the current position: the state, then which agent
         observes. Read-only, and made once per agent and position."""
         pos = self._pos
         if pos is not self._seen_pos:
@@ -109,6 +171,8 @@ class _Shared:
             me[self._index[agent]] = 1
             if layout is None:
                 obs = np.concatenate([np.asarray(vec, np.int8), me])
+            elif self._order is not None:
+                obs = layout.observation_planes(vec).astype(np.int8)[self._order[agent]]
             else:
                 state = layout.observation_planes(vec).astype(np.int8)
                 who = np.broadcast_to(me[:, None, None], (n, *state.shape[1:]))
@@ -183,8 +247,12 @@ class GdlAECEnv(_Shared, AECEnv):  # type: ignore[misc]
             a: self._info(a, a in self._queue) for a in self.agents
         }
 
-    def observe(self, agent: str) -> np.ndarray:
-        return self._observation(agent)
+    def _parallelizable(self) -> bool:
+        # every role acts at every step only in a game loaded as simultaneous
+        return not self.gdl.turn_taking
+
+    def observe(self, agent: str) -> Any:
+        return self._observe(agent, agent in self._queue)
 
     def step(self, action: int) -> None:
         agent = self.agent_selection
@@ -224,8 +292,8 @@ class GdlParallelEnv(_Shared, ParallelEnv):  # type: ignore[misc]
         self._load(path, render_mode, dynamics="simultaneous", **options)
         self.agents: list[str] = []
 
-    def _observations(self) -> dict[str, np.ndarray]:
-        return {a: self._observation(a) for a in self.agents}
+    def _observations(self, acting: bool = True) -> dict[str, Any]:
+        return {a: self._observe(a, acting) for a in self.agents}
 
     def _infos(self) -> dict[str, dict[str, Any]]:
         return {a: self._info(a, True) for a in self.agents}
@@ -252,7 +320,7 @@ class GdlParallelEnv(_Shared, ParallelEnv):  # type: ignore[misc]
             self.agents = []
             infos = {a: {**self._info(a, False), "illegal_action": a in illegal} for a in agents}
             return (
-                {a: self._observation(a) for a in agents},
+                {a: self._observe(a, False) for a in agents},
                 {a: -1.0 if a in illegal else 0.0 for a in agents},
                 {a: True for a in agents},
                 {a: False for a in agents},

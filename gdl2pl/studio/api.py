@@ -17,10 +17,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from gdl2pl.adapters.game_board import game_geometry
+from gdl2pl.adapters.game_board import game_rules
 from gdl2pl.board import grid_of
+from gdl2pl.board import with_row_first
+from gdl2pl.board_axes import row_first as rules_row_first
 from gdl2pl.bridge import QueryInterrupted
 from gdl2pl.bridge import StateMachine
 from gdl2pl.check import Finding
+from gdl2pl.check import as_program
 from gdl2pl.contract import MachineState
 from gdl2pl.errors import GdlError
 from gdl2pl.errors import GdlSyntaxError
@@ -72,17 +76,13 @@ def _parse(text: str, syntax: Syntax, name: str = GAME_NAME) -> Description:
 # -- the text: check, convert, translate, graph ---------------------------------------------
 
 
-#: What only a game must define: a text without any role is read as a plain logic program
-#: (the Model tab's lessons), and these findings are left out for it.
-GAME_ONLY = frozenset({"missing-role", "missing-legal", "missing-goal", "missing-terminal"})
-
-
 def check(
     text: str, syntax: Syntax, name: str = GAME_NAME, answer_syntax: str | None = None
 ) -> dict[str, Any]:
     """The checker's findings, quoting the game in ``answer_syntax`` (default: its own; a
     syntax error is one finding of code ``syntax``); for a text without any role,
-    ``kind`` is "program" and ``GAME_ONLY`` findings are left out."""
+    ``kind`` is "program" and the findings only a game has are left out
+    (``gdl2pl.check.as_program``)."""
     used = detect_syntax(text) if syntax == "auto" else syntax
     kind = "game"
     try:
@@ -95,9 +95,9 @@ def check(
             answer_syntax=answer_syntax,
         )
         found = compiled.findings
-        if any(f.code == "missing-role" for f in found):
-            kind = "program"
-            found = tuple(f for f in found if f.code not in GAME_ONLY)
+        program = as_program(found)
+        if program is not None:
+            kind, found = "program", tuple(program)
         findings = [_finding(f) for f in found]
     except GdlSyntaxError as e:
         findings = [
@@ -233,7 +233,8 @@ def graph(
     normalized = compile_game(d, translate=False).normalized
     rules: dict[str, list[int]] = {rel: [] for rel in g.relations}
     for c in normalized.clauses:
-        if c.pos and c.head.name in rules:
+        # a line is named once, however many facts of the relation it holds
+        if c.pos and c.head.name in rules and c.pos.line not in rules[c.head.name]:
             rules[c.head.name].append(c.pos.line)
     return {
         "svg": svg,
@@ -247,6 +248,8 @@ def graph(
         "rules": rules,
         "cycle": {
             "relations": list(g.cycle_relations),
+            "note": g.cycle_note if g.negative_cycles else "",
+            "ground_stratified": g.ground_stratified,
             "edges": [{"body": b, "head": h, "negative": n} for b, h, n in g.negative_cycles],
         },
     }
@@ -263,23 +266,38 @@ def answers_in(loaded: Loaded, chosen: str | None) -> str:
 
 
 def view(
-    loaded: Loaded, moves: Sequence[Sequence[str]], answer_syntax: str | None = None
+    loaded: Loaded,
+    moves: Sequence[Sequence[str]],
+    answer_syntax: str | None = None,
+    row_first: bool | None = None,
 ) -> dict[str, Any]:
     """The match after ``moves``: the state (as a grid when it reads as one, and as the
     fluent list), each role's legal moves, whether it is terminal, the goal values; and
     under ``shown`` the roles, the state, the legal moves and the history as a student
-    reads them, in ``answer_syntax`` (default: the game's)."""
+    reads them, in ``answer_syntax`` (default: the game's). ``row_first`` (when not None)
+    says whether the board's cells name their row first, for a game whose own ``row``
+    and ``column`` rules do not say."""
     states = loaded.replay(moves)
     syntax = answers_in(loaded, answer_syntax)
-    out = _view(loaded.sm, states[-1], len(states) - 1, syntax)
+    out = _view(loaded.sm, states[-1], len(states) - 1, syntax, row_first)
     out["shown"]["moves"] = [[_move_shown(loaded.sm, m, syntax) for m in jm] for jm in moves]
     return out
 
 
-def _view(sm: StateMachine, state: MachineState, step: int, syntax: str) -> dict[str, Any]:
+def _view(
+    sm: StateMachine,
+    state: MachineState,
+    step: int,
+    syntax: str,
+    row_first: bool | None = None,
+) -> dict[str, Any]:
     terminal, legal, goals = sm.state_info(state)
     fluents = sorted(state, key=kif_term)
-    grid = grid_of(fluents, game_geometry(sm))
+    geometry = game_geometry(sm)
+    said = geometry is not None and rules_row_first(game_rules(sm), geometry.relation) is not None
+    if geometry is not None and row_first is not None and not said:
+        geometry = with_row_first(geometry, row_first)
+    grid = grid_of(fluents, geometry)
     board = None
     if grid is not None:
         board = {
@@ -288,6 +306,7 @@ def _view(sm: StateMachine, state: MachineState, step: int, syntax: str) -> dict
             "columns": list(grid.geometry.columns),
             "cells": grid.table,
             "row_first": grid.geometry.row_first,
+            "row_first_said": said,
             "shown": [[_cell_shown(v, syntax) for v in row] for row in grid.table],
         }
     moves = [[] if terminal else ms for ms in legal]
@@ -337,6 +356,7 @@ def step(
     limits: Limits,
     seed: int | None = None,
     answer_syntax: str | None = None,
+    row_first: bool | None = None,
 ) -> dict[str, Any]:
     """Play one joint move after ``moves``: the moves ``chosen`` by the page, a forced
     move (the only legal one) for any other role, and for the rest the move of the role's
@@ -374,7 +394,7 @@ def step(
     return {
         "moves": history,
         "joint_move": joint,
-        "view": view(loaded, history, answer_syntax),
+        "view": view(loaded, history, answer_syntax, row_first),
     }
 
 
@@ -425,11 +445,13 @@ def analyze(
     it (the game's rules first, then the search; one deadline, ``seconds`` from
     ``started``, the request's start, so loading counts); counterexamples and witnesses
     are joint-move histories (KIF) the Play tab can replay, and the report's ``text``
-    writes them in ``answer_syntax`` (default: the game's)."""
+    writes them in ``answer_syntax`` (default: the game's), as ``why_not`` (property ->
+    role -> text) says why a property is refuted for a role."""
     from gdl2pl.analysis.analyze import LABELS
     from gdl2pl.analysis.analyze import Budget as SearchBudget
     from gdl2pl.analysis.analyze import analyze as run
     from gdl2pl.analysis.analyze import format_report
+    from gdl2pl.analysis.analyze import why_not_text
     from gdl2pl.analysis.deadline import Deadline
 
     budget = SearchBudget(
@@ -447,10 +469,16 @@ def analyze(
     report = run(
         loaded.sm, budget, progress=False, description=loaded.description, deadline=deadline
     )
+    syntax = answers_in(loaded, answer_syntax)
     return {
         "report": report,
         "labels": LABELS,
-        "text": format_report(report, syntax=answers_in(loaded, answer_syntax)),
+        "text": format_report(report, syntax=syntax),
+        "why_not": {
+            name: {role: why_not_text(role, why, syntax) for role, why in p["why_not"].items()}
+            for name, p in report["properties"].items()
+            if p.get("why_not")
+        },
     }
 
 

@@ -106,9 +106,12 @@ def create_app(
     limits: Limits | None = None,
     game: StartGame | None = None,
     allowed_hosts: Sequence[str] | None = LOCAL_HOSTS,
+    exercise: dict[str, Any] | None = None,
 ) -> Starlette:
     """The studio application. ``allowed_hosts`` are the host names it answers to
-    (None: any, which ``gdl2pl studio`` never asks for: see ``serve.host_names``)."""
+    (None: any, which ``gdl2pl studio`` never asks for: see ``serve.host_names``);
+    ``game`` or ``exercise`` (``gdl2pl.studio.exercise.read_exercise``) is what the page
+    opens with."""
     lim = limits or Limits()
     pipeline = Pipeline(lim, Studio(lim))
 
@@ -117,6 +120,7 @@ def create_app(
             JSONResponse(
                 {
                     "game": asdict(game) if game else None,
+                    "exercise": exercise,
                     "examples": [
                         {"name": e.name, "title": e.title, "kind": e.kind} for e in EXAMPLES
                     ],
@@ -139,6 +143,11 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        import anyio.to_thread
+
+        # a thread for every request in flight (Limits.max_requests of each kind)
+        limiter = anyio.to_thread.current_default_thread_limiter()
+        limiter.total_tokens = max(limiter.total_tokens, lim.server_threads)
         pipeline.open()
         yield
         pipeline.close()

@@ -73,8 +73,9 @@ def graph(call: Call) -> Answer:
 def play(call: Call) -> Answer:
     """The state after ``moves``, its legal moves and the board."""
     answers = fields.answer_syntax(call.data)
+    rows = fields.row_first(call.data)
     with call.game() as g:
-        return api.view(g, fields.moves(call.data, call.limits), answers)
+        return api.view(g, fields.moves(call.data, call.limits), answers, rows)
 
 
 @reasoner
@@ -90,8 +91,9 @@ def step(call: Call) -> Answer:
     if len(moves) >= lim.max_moves:
         raise StudioError(f"the history is full ({lim.max_moves} moves)", 422)
     answers = fields.answer_syntax(d)
+    rows = fields.row_first(d)
     with call.game() as g:
-        return api.step(g, moves, chosen, players, lim, answer_syntax=answers)
+        return api.step(g, moves, chosen, players, lim, answer_syntax=answers, row_first=rows)
 
 
 @reasoner

@@ -116,6 +116,15 @@ def moves(d: Fields, lim: Limits) -> list[list[str]]:
     return history
 
 
+def row_first(d: Fields) -> bool | None:
+    """Whether the board's cells name their row first, as the student chose
+    (``row_first``: true, false, or null or none for what the game says)."""
+    value = d.get("row_first")
+    if value is not None and not isinstance(value, bool):
+        raise StudioError("'row_first' must be true, false or null")
+    return value
+
+
 def names(d: Fields, key: str) -> dict[str, str]:
     """The object ``key`` mapping role names to strings."""
     value = d.get(key, {})

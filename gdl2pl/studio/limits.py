@@ -37,13 +37,17 @@ from gdl2pl.ggp.cancel import CancellableWork
 # two by shape.
 @dataclass(frozen=True)
 class Limits:
-    """The caps of a studio server (a shared classroom server: keep them small)."""
+    """The caps of a studio server. The defaults serve a class of about 80 students on a
+    two-core machine (``benchmarks/studio_class.py`` measures it); ``gdl2pl studio``
+    sets the counts of games, workers and requests, and the wait, on its command line."""
 
     #: Characters of game (or program, or input) text in one request.
     max_text: int = 100_000
     #: Games loaded in Prolog at once, over all sessions; the least recently used is
-    #: unloaded to make room.
-    max_games: int = 12
+    #: unloaded to make room. Each student's page loads its own game (about 0.1 MB and
+    #: 50 ms for tic-tac-toe): one or two a student of a class of 80, so that a play does
+    #: not load its game again.
+    max_games: int = 100
     #: Sessions (browsers) remembered; the least recently seen is forgotten.
     max_sessions: int = 500
     #: Requests running Prolog at once, over all sessions.
@@ -56,13 +60,15 @@ class Limits:
     #: Requests of each kind in flight (waiting for their turn or running) of one session;
     #: past it, 429.
     session_requests: int = 4
-    #: Requests of each kind (Prolog, front end) in flight over all sessions; past it, 503.
-    #: Both kinds together stay below the server's 40 threads, and a flood of one kind
-    #: leaves the other its turn.
+    #: Requests of each kind (Prolog, front end) in flight over all sessions: past it a
+    #: request waits in line, without a thread, for one of them to end. The server keeps
+    #: a thread for each request in flight of both kinds (``server_threads``), and a flood
+    #: of one kind leaves the other its turn.
     max_requests: int = 16
-    #: The most a request waits for its turn (the session's previous request, a free
-    #: Prolog or worker slot); past it, 429 or 503. Longer than ``seconds``: a request
-    #: queued behind others that run to their limit still gets its turn.
+    #: The most a request waits, from its arrival, for a place in flight and its turn (the
+    #: session's previous request, a free Prolog or worker slot); past it, 429 or 503.
+    #: Longer than ``seconds``: a request queued behind others that run to their limit
+    #: still gets its turn.
     wait_seconds: float = 15.0
     #: Joint moves in a match's history.
     max_moves: int = 1_000
@@ -82,6 +88,12 @@ class Limits:
     model_megabytes: int = 512
     #: How deep ``explain`` explains failures.
     max_depth: int = 6
+
+    @property
+    def server_threads(self) -> int:
+        """The threads the server runs requests in: one for each request in flight of
+        both kinds, and a few for the rest (at least Starlette's default of 40)."""
+        return max(40, 2 * self.max_requests + 8)
 
 
 _work = threading.local()

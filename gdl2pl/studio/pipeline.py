@@ -14,9 +14,11 @@ An endpoint says which kind of work it is (``gdl2pl.studio.endpoints``):
   session, at most ``Limits.max_busy`` at once in all.
 
 Each kind has its own ``Admission``: at most ``Limits.session_requests`` requests of a
-session and ``Limits.max_requests`` in all in flight (more are refused at once), so a flood
-of one kind leaves the other its turn. A request waits at most ``Limits.wait_seconds`` for
-its turn and then works at most ``Limits.seconds``.
+session (more are refused at once, 429) and ``Limits.max_requests`` in all in flight (more
+wait in line, without a thread), so a flood of one kind leaves the other its turn. A
+request waits at most ``Limits.wait_seconds`` from its arrival for its place and its turn
+(then 503), and then works at most ``Limits.seconds``. A refusal because the server or
+the page was busy says so (``"retry": true`` and ``Retry-After``): the page tries again.
 """
 
 from __future__ import annotations
@@ -72,12 +74,14 @@ log = logging.getLogger("gdl2pl.studio")
 
 @dataclass(frozen=True)
 class Call:
-    """One request's work: its values, its session, the server's games and limits."""
+    """One request's work: its values, its session, the server's games and limits, and
+    the monotonic time by which it must have had its turn."""
 
     data: Fields
     session: Session
     studio: Studio
     limits: Limits
+    end: float = float("inf")
 
     def game(self) -> AbstractContextManager[Loaded]:
         """The request's game (its ``text``, ``syntax`` and ``name``), loaded in Prolog."""
@@ -97,7 +101,7 @@ class FrontEndWork:
         return pipeline.front_end_admission
 
     def run(self, pipeline: Pipeline, call: Call) -> Answer:
-        return pipeline.in_worker(call.session, self.question(call))
+        return pipeline.in_worker(call.session, self.question(call), call.end)
 
 
 @dataclass(frozen=True)
@@ -112,7 +116,7 @@ class ReasonerWork:
         return pipeline.reasoner_admission
 
     def run(self, pipeline: Pipeline, call: Call) -> Answer:
-        return pipeline.in_reasoner(call.session, lambda: self.answer(call))
+        return pipeline.in_reasoner(call.session, lambda: self.answer(call), call.end)
 
 
 Endpoint = FrontEndWork | ReasonerWork
@@ -146,11 +150,12 @@ class Pipeline:
     async def answer(self, request: Request, endpoint: Endpoint) -> Response:
         """The response to ``request`` for ``endpoint``: every error a JSON answer with a
         status, never an exception (a bug is logged and answered 500)."""
+        end = time.monotonic() + self.limits.wait_seconds
         session, new = self.studio.session(request.cookies.get(COOKIE))
         try:
-            with endpoint.admission(self).enter(session.id):
+            async with endpoint.admission(self).enter(session.id, end):
                 data = await fields.json_body(request, self.limits)
-                call = Call(data, session, self.studio, self.limits)
+                call = Call(data, session, self.studio, self.limits, end)
                 result = await run_in_threadpool(endpoint.run, self, call)
             response: Response = JSONResponse(result)
         except StudioError as e:
@@ -166,10 +171,10 @@ class Pipeline:
             response.set_cookie(COOKIE, session.id, httponly=True, samesite="strict")
         return secured(response)
 
-    def in_worker(self, session: Session, question: Answer) -> Answer:
+    def in_worker(self, session: Session, question: Answer, end: float) -> Answer:
         """A worker process's answer to ``question``, once this session's previous
-        front-end request is done and a worker slot is free."""
-        end = time.monotonic() + self.limits.wait_seconds
+        front-end request is done and a worker slot is free (by the monotonic time
+        ``end``, else 429 or 503)."""
         _take_turn(session.front_end, end, _previous())
         try:
             _take_turn(self._front_end_slots, end, _busy())
@@ -180,12 +185,12 @@ class Pipeline:
         finally:
             session.front_end.release()
 
-    def in_reasoner(self, session: Session, work: Callable[[], Answer]) -> Answer:
+    def in_reasoner(self, session: Session, work: Callable[[], Answer], end: float) -> Answer:
         """``work()`` in this thread, once this session's previous Prolog request is done
-        and a Prolog slot is free, its query interrupted past ``Limits.seconds``; what the
-        reasoner raises is answered as a ``StudioError``."""
+        and a Prolog slot is free (by the monotonic time ``end``, else 429 or 503), its
+        query interrupted past ``Limits.seconds``; what the reasoner raises is answered
+        as a ``StudioError``."""
         lim = self.limits
-        end = time.monotonic() + lim.wait_seconds
         _take_turn(session.lock, end, _previous())
         try:
             _take_turn(self.studio.busy, end, _busy())
@@ -228,18 +233,27 @@ def _take_turn(
 
 
 def _previous() -> StudioError:
-    return StudioError("a previous request of this page is still running", 429)
+    return StudioError("a previous request of this page is still running", 429, retry=True)
 
 
 def _busy() -> StudioError:
-    return StudioError("the server is busy: try again in a moment", 503)
+    return StudioError("the server is busy: try again in a moment", 503, retry=True)
+
+
+#: The seconds a refusal for a busy server or page asks the page to wait before it tries
+#: again (``Retry-After``).
+RETRY_AFTER = 1
 
 
 def error_response(e: StudioError) -> Response:
-    """``e`` as a JSON answer with its status (and its line and column when it has them)."""
+    """``e`` as a JSON answer with its status (and its line and column when it has them;
+    ``"retry": true`` and ``Retry-After`` when the page may try again)."""
     body: dict[str, Any] = {"error": e.message}
     if e.line is not None:
         body["line"], body["column"] = e.line, e.column
+    if e.retry:
+        body["retry"] = True
+        return JSONResponse(body, e.status, headers={"Retry-After": str(RETRY_AFTER)})
     return JSONResponse(body, e.status)
 
 

@@ -42,16 +42,23 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._ -]{0,99}")
 
 class StudioError(GdlError):
     """A request the studio refuses: ``status`` is the HTTP status, ``line`` and
-    ``column`` say where in the game text when the game is at fault."""
+    ``column`` say where in the game text when the game is at fault; ``retry`` that the
+    same request may well be answered in a moment (the server or the page was busy)."""
 
     def __init__(
-        self, message: str, status: int = 400, line: int | None = None, column: int | None = None
+        self,
+        message: str,
+        status: int = 400,
+        line: int | None = None,
+        column: int | None = None,
+        retry: bool = False,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
         self.line = line
         self.column = column
+        self.retry = retry
 
 
 @dataclass

@@ -4,6 +4,13 @@
 "use strict";
 
 const AUTO_STEPS = 50;
+// A request the server refused because it (or this page) was busy is sent again, after
+// the server's Retry-After (a little more each time), for at most this long.
+const RETRY_FOR_MS = 60000;
+// A request not answered within this long shows "waiting for the server".
+const SLOW_MS = 1000;
+// Where the page keeps the student's text between visits (this browser only).
+const STORE = "gdl2pl-studio:";
 
 const $ = (id) => document.getElementById(id);
 const S = {
@@ -24,6 +31,7 @@ const S = {
   autoplay: 0,
   autoLeft: AUTO_STEPS,  // moves the computer may still play on its own before pausing
   moveText: new Map(),   // a move (KIF) as the student reads it, learnt from the views
+  rowFirst: null,        // the student's choice of the board's row, where the rules say none
 };
 let checkTimer = null;
 let checkSeq = 0;
@@ -35,20 +43,49 @@ const shown = { prolog: -1, graph: -1 };
 async function post(name, body) {
   // A link may come from any site: its game runs only once the user has read it.
   if (S.held) throw new Error("the game from the link has not been run: read it, then press \u201cRun it\u201d above");
-  const r = await fetch("/api/" + name, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-    credentials: "same-origin",
-  });
-  let data;
-  try { data = await r.json(); } catch (e) { data = { error: "the server answered " + r.status }; }
-  if (!r.ok) {
-    const err = new Error(data.error || ("error " + r.status));
-    err.line = data.line; err.column = data.column; err.status = r.status;
-    throw err;
+  const started = Date.now();
+  let slow = setTimeout(() => { slow = null; waiting(1); }, SLOW_MS);
+  try {
+    for (let attempt = 1; ; attempt++) {
+      let r, data;
+      try {
+        r = await fetch("/api/" + name, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify(body),
+          credentials: "same-origin",
+        });
+        try { data = await r.json(); } catch (e) { data = { error: "the server answered " + r.status }; }
+      } catch (e) {  // no answer at all (the connection dropped): as busy
+        r = { ok: false, status: 0, headers: new Headers() };
+        data = { error: "the server did not answer", retry: true };
+      }
+      if (r.ok) return data;
+      // busy (the server, or this page's earlier requests): wait, visibly, and ask again
+      if (data.retry && Date.now() - started < RETRY_FOR_MS) {
+        if (slow) { clearTimeout(slow); slow = null; waiting(1); }
+        const after = (Number(r.headers.get("Retry-After")) || 1) * 1000;
+        await sleep(Math.min(after * (1 + 0.5 * (attempt - 1)), 5000) * (0.75 + 0.5 * Math.random()));
+        continue;
+      }
+      const err = new Error(data.error || ("error " + r.status));
+      err.line = data.line; err.column = data.column; err.status = r.status;
+      throw err;
+    }
+  } finally {
+    if (slow) clearTimeout(slow); else waiting(-1);
   }
-  return data;
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// How many requests wait for the server: while any does, the header says so.
+function waiting(change) {
+  S.waiting = Math.max(0, (S.waiting || 0) + change);
+  const box = $("waiting");
+  if (box) box.hidden = S.waiting === 0;
 }
 
 function game() {
@@ -148,6 +185,7 @@ function goToLine(line, column, end) {
 
 function edited() {
   textVersion++;
+  keep();
   renderGutter();
   S.chosen = {};
   S.moveText = new Map();
@@ -323,10 +361,12 @@ async function loadGraph() {
     : "";
   const cycle = answer.cycle.relations;
   $("graph-cycle").hidden = !cycle.length;
+  // said as gdl2pl check says it: not stratified by the notes' definition, and whether a
+  // ground atom may depend on its own negation (an error) or none can (a warning)
   $("graph-cycle").textContent = cycle.length
-    ? `Negation is not stratified: a cycle goes through not (drawn in red), through ${cycle.join(", ")}. `
-      + "A relation on it depends on its own negation, so the game has no strata."
+    ? `${answer.cycle.note}; the cycle goes through ${cycle.join(", ")}.`
     : "";
+  $("graph-cycle").classList.toggle("ground-stratified", !!answer.cycle.ground_stratified);
   const box = $("graph");
   box.replaceChildren();
   $("graph-note").hidden = !answer.note;
@@ -375,7 +415,7 @@ async function loadPlay() {
   if (hasErrors()) { say("fix the errors first: the game cannot be played"); return; }
   let view;
   try {
-    view = await post("play", { ...game(), moves: S.moves.slice(0, S.pos) });
+    view = await post("play", { ...game(), moves: S.moves.slice(0, S.pos), row_first: S.rowFirst });
   } catch (err) {
     failed(err);
     if (err.status === 422 && S.pos > 0) say(err.message + "\n(the game changed? start a new match)");
@@ -404,6 +444,7 @@ function learnMoveText(view) {
 
 function showView(view) {
   S.view = view;
+  keep();
   learnMoveText(view);
   for (const [i, r] of view.roles.entries()) {
     if (!(r in S.players)) S.players[r] = i === 0 || view.roles.length === 1 ? "human" : "random";
@@ -456,8 +497,12 @@ function renderPlayers(roles, names) {
 function renderBoard(view) {
   const table = $("board");
   table.replaceChildren();
+  // where the game's row and column rules do not say which coordinate is the row, the
+  // student says it: the first (a matrix, row 1 on top) or the second (Cartesian)
+  $("row-first-box").hidden = !view.board || view.board.row_first_said;
   if (!view.board) return;
   const b = view.board;
+  $("row-first").checked = b.row_first;
   const movable = boardMoves(view);
   table.append(el("tr", {}, el("th"), ...b.columns.map((c) => el("th", { text: c }))));
   // rows top first, columns left to right: the cell (f x y v), or (f y x v) when the game
@@ -532,7 +577,7 @@ async function playStep() {
   S.chosen = {};
   let answer;
   try {
-    answer = await post("step", { ...game(), moves: S.moves.slice(0, S.pos), chosen, players: S.players });
+    answer = await post("step", { ...game(), moves: S.moves.slice(0, S.pos), chosen, players: S.players, row_first: S.rowFirst });
   } catch (err) { failed(err); return; }
   S.moves = answer.moves;
   S.pos = S.moves.length;
@@ -584,6 +629,7 @@ function renderNode(node, open) {
   if (open) d.open = true;
   const verdict = node.kind === "attempt" ? "rule tried" : node.holds ? "holds" : "does not hold";
   const summary = el("summary", {},
+    node.place ? el("span", { class: "place", text: `${node.place}. ` }) : "",
     el("span", { class: node.holds ? "holds" : "fails", text: node.text }),
     el("span", { text: ` ${verdict}${node.note ? ": " + node.note : ""}` }));
   d.append(summary);
@@ -605,7 +651,7 @@ function renderRule(r) {
   if (r.prolog_line) box.append(el("div", {}, el("span", { text: `Prolog, line ${r.prolog_line}: ` }), el("code", { text: r.prolog_text.split(/\s+/).join(" ") })));
   const b = Object.entries(r.bindings);
   if (b.length) box.append(el("div", { text: "with " + b.map(([k, v]) => `${k} = ${v}`).join(", ") }));
-  if (r.failing) box.append(el("div", { text: `fails at literal ${r.failing} of the rule` }));
+  if (r.failing) box.append(el("div", { class: "failing", text: r.failing_text }));
   return box;
 }
 
@@ -643,6 +689,10 @@ async function runAnalyze() {
     if (p.counterexample) why.append(replayButton("counterexample", p.counterexample));
     if (p.roles) why.append(el("div", { text: Object.entries(p.roles).map(([r, v]) => `${r}: ${v}`).join(", ") }));
     for (const [role, moves] of Object.entries(p.witnesses || {})) why.append(replayButton(`witness for ${role}`, moves));
+    for (const [role, w] of Object.entries(p.why_not || {})) {
+      why.append(el("div", { class: "why-not", text: `why not for ${role}: ${((answer.why_not || {})[name] || {})[role] || ""}` }));
+      if (w.best_at) why.append(replayButton(`best ending for ${role}`, w.best_at));
+    }
     for (const [role, moves] of Object.entries(p.sequences || {})) {
       why.append(el("div", { class: "sequence", text: `sequence for ${role}: ${moves.map(moveShown).join(", ")}` }));
     }
@@ -697,6 +747,7 @@ function setText(text, moves) {
   S.players = {};
   S.chosen = {};
   S.view = null;
+  S.rowFirst = null;
   S.autoLeft = AUTO_STEPS;
   $("players").dataset.roles = "";
   $("why-tree").replaceChildren();
@@ -714,6 +765,7 @@ async function loadExample(name) {
   S.syntax = "auto";
   $("syntax").value = "auto";
   S.name = fileName(name);
+  setExercise({});  // an example is no answer to the exercise
   setText(data.text);
   const kind = (S.examples || []).find((e) => e.name === name);
   if (kind && kind.kind === "program") showTab("model");
@@ -731,8 +783,15 @@ async function convertTo(to) {
   } catch (err) { failed(err); }
 }
 
+// What Share link and Download keep: the text, its syntax and name, the match, and the
+// exercise the text answers (its title, instructions and properties), if any.
 function exercise() {
-  return { gdl2pl_studio: 1, syntax: S.syntax, name: S.name, text: $("editor").value, moves: S.moves, pos: S.pos };
+  const out = { gdl2pl_studio: 1, syntax: S.syntax, name: S.name, text: $("editor").value, moves: S.moves, pos: S.pos };
+  if (S.exercise) {
+    const { title, instructions, properties } = S.exercise;
+    Object.assign(out, { title, instructions, properties });
+  }
+  return out;
 }
 
 function encode(obj) {
@@ -750,6 +809,7 @@ function decode(text) {
 
 function restore(ex) {
   if (!ex || typeof ex.text !== "string") throw new Error("not a gdl2pl studio exercise");
+  setExercise(ex);
   const moves = Array.isArray(ex.moves) ? ex.moves.filter((jm) => Array.isArray(jm) && jm.every((m) => typeof m === "string")) : [];
   S.syntax = ["auto", "kif", "infix"].includes(ex.syntax) ? ex.syntax : "auto";
   $("syntax").value = S.syntax;
@@ -791,6 +851,7 @@ async function openFile(file) {
   $("syntax").value = "auto";
   $("examples").value = "";  // no longer an example: choosing one loads it again
   S.name = fileName(file.name);
+  setExercise({});
   setText(text);
 }
 
@@ -812,8 +873,16 @@ async function start() {
   $("to-infix").addEventListener("click", () => convertTo("infix"));
   $("share").addEventListener("click", share);
   $("share-close").addEventListener("click", () => { $("share-box").hidden = true; });
+  $("restored-close").addEventListener("click", () => { $("restored").hidden = true; });
   $("download").addEventListener("click", download);
-  $("link-run").addEventListener("click", () => { S.held = false; $("link-box").hidden = true; edited(); });
+  $("link-run").addEventListener("click", () => {
+    S.held = false;
+    $("link-box").hidden = true;
+    // the text is the student's now: a reload gives back what they made of it (kept by
+    // this browser), not the link's again
+    history.replaceState(null, "", location.href.split("#")[0]);
+    edited();
+  });
   $("link-discard").addEventListener("click", () => {
     S.held = false;
     $("link-box").hidden = true;
@@ -834,8 +903,10 @@ async function start() {
   $("back").addEventListener("click", () => { if (S.pos > 0) { S.pos--; S.chosen = {}; S.autoplay++; S.autoLeft = 0; loadPlay(); } });
   $("forward").addEventListener("click", () => { if (S.pos < S.moves.length) { S.pos++; S.chosen = {}; S.autoplay++; S.autoLeft = 0; loadPlay(); } });
   $("play-on").addEventListener("click", () => { S.autoLeft = AUTO_STEPS; autoStep(); });
+  $("row-first").addEventListener("change", (e) => { S.rowFirst = e.target.checked; loadPlay(); });
   $("why-form").addEventListener("submit", (e) => { e.preventDefault(); const a = $("why-atom").value.trim(); if (a) askWhy(a); });
   $("analyze-run").addEventListener("click", runAnalyze);
+  $("exercise-run").addEventListener("click", runExercise);
   $("model-run").addEventListener("click", runModel);
   window.addEventListener("resize", renderGutter);
 
@@ -859,9 +930,254 @@ async function start() {
       say("the link does not hold an exercise: " + err.message);
     }
   }
-  if (info.game) { S.name = fileName(info.game.name); setText(info.game.text); return; }
-  $("examples").value = "ticTacToe.kif";
-  await loadExample("ticTacToe.kif");
+  // the exercise the server was started with, else its game, else an example; the
+  // student's own text for it, kept by this browser, comes back over any of them
+  S.context = info.exercise ? "exercise:" + fingerprint(info.exercise)
+    : info.game ? "game:" + fingerprint(info.game) : "";
+  const kept = keptText();
+  if (info.exercise) restore(info.exercise);
+  else if (info.game && !kept) { S.name = fileName(info.game.name); setText(info.game.text); }
+  else if (!kept) { $("examples").value = "ticTacToe.kif"; await loadExample("ticTacToe.kif"); }
+  if (kept) {
+    restoreKept(kept);
+    $("restored-text").textContent = "Your text from your last visit is back (this browser kept it); choose an example to start afresh.";
+    $("restored").hidden = false;
+  }
+}
+
+// -- the student's text, kept in this browser (localStorage) -----------------------------------
+
+// A short fingerprint of a JSON value: which exercise or game the server offers, so that
+// the text kept for one is not restored for another.
+function fingerprint(value) {
+  let h = 2166136261;
+  for (const c of JSON.stringify(value)) { h ^= c.codePointAt(0); h = Math.imul(h, 16777619) >>> 0; }
+  return h.toString(36);
+}
+
+function storeKey() {
+  return STORE + "text:" + (S.context || "");
+}
+
+// Keep the text, its syntax and name, and the match, as Share link does; not a link's
+// text that has not been run (it is not the student's until then).
+function keep() {
+  if (S.held || !S.ready) return;
+  try { localStorage.setItem(storeKey(), JSON.stringify(exercise())); } catch (e) { /* full or off */ }
+}
+
+function keptText() {
+  try {
+    const v = JSON.parse(localStorage.getItem(storeKey()) || "null");
+    return v && typeof v.text === "string" ? v : null;
+  } catch (e) { return null; }
+}
+
+function restoreKept(v) {
+  // the exercise's properties come from where it was opened, not from what was kept
+  const ex = S.exercise;
+  restore(v);
+  if (ex) setExercise(ex);
+}
+
+// -- exercises: starter text and properties, each checked with the analyses that exist ------
+
+// Each property an exercise may ask, read from its words (docs/studio.md lists them): the
+// analyses it needs and how it is judged. A role or atom is written as in the game.
+const PROPERTIES = [
+  { re: /^(?:it has )?no errors$/, needs: ["check"], judge: (m, a) => noErrors(a) },
+  { re: /^(?:it is )?well[- ]formed$/, needs: ["analyze"], judge: (m, a) => verdict(a, "well_formed") },
+  { re: /^(?:it )?terminates$/, needs: ["analyze"], judge: (m, a) => verdict(a, "termination") },
+  { re: /^(?:it is )?playable$/, needs: ["analyze"], judge: (m, a) => verdict(a, "playability") },
+  { re: /^(?:it is )?monotonic$/, needs: ["analyze"], judge: (m, a) => verdict(a, "monotonicity") },
+  { re: /^(\S+) is weakly winnable$/, needs: ["analyze"], judge: (m, a) => winnable(a, "weak_winnability", m[1]) },
+  { re: /^(\S+) is strongly winnable$/, needs: ["analyze"], judge: (m, a) => winnable(a, "strong_winnability", m[1]) },
+  { re: /^terminal is reached within (\d+) moves?$/, needs: ["analyze"], judge: (m, a) => within(a, Number(m[1])) },
+  { re: /^the model contains (.+)$/, needs: ["model"], judge: (m, a) => inModel(a, m[1], true) },
+  { re: /^the model does not contain (.+)$/, needs: ["model"], judge: (m, a) => inModel(a, m[1], false) },
+  { re: /^(.+) holds in the initial state$/, needs: ["explain"], judge: (m, a) => initially(a, m[1], true) },
+  { re: /^(.+) does not hold in the initial state$/, needs: ["explain"], judge: (m, a) => initially(a, m[1], false) },
+];
+
+function readProperty(text) {
+  const words = String(text).trim().replace(/\.$/, "").replace(/\s+/g, " ");
+  for (const p of PROPERTIES) {
+    const m = words.match(new RegExp(p.re.source, "i"));
+    if (m) return { text: words, match: m, spec: p };
+  }
+  return { text: words, match: null, spec: null };
+}
+
+function setExercise(ex) {
+  const props = Array.isArray(ex.properties) ? ex.properties.filter((p) => typeof p === "string").slice(0, 50) : [];
+  S.exercise = props.length || typeof ex.title === "string" ? {
+    title: typeof ex.title === "string" ? ex.title.slice(0, 200) : "",
+    instructions: typeof ex.instructions === "string" ? ex.instructions.slice(0, 5000) : "",
+    properties: props,
+  } : null;
+  renderExercise();
+}
+
+function renderExercise() {
+  const ex = S.exercise;
+  $("exercise-tab").hidden = !ex;
+  if (!ex) { if (S.tab === "exercise") showTab("prolog"); return; }
+  $("exercise-title").textContent = ex.title || "Exercise";
+  $("exercise-instructions").textContent = ex.instructions;
+  $("exercise-properties").replaceChildren(...ex.properties.map((text, i) => el("li", { "data-property": String(i), class: "todo" },
+    el("span", { class: "mark", text: "\u2022" }), el("span", { class: "property", text: " " + text }))));
+}
+
+// Check the text against each property of the exercise: the analyses they need, each
+// asked once, within the server's limits; then each property judged on their answers.
+async function runExercise() {
+  const ex = S.exercise;
+  if (!ex) return;
+  const button = $("exercise-run");
+  button.disabled = true;
+  const read = ex.properties.map(readProperty);
+  const items = [...$("exercise-properties").children];
+  items.forEach((li) => { li.className = "todo"; li.querySelector(".mark").textContent = "\u2026"; li.querySelector(".why")?.remove(); });
+  const needs = new Set(read.flatMap((r) => (r.spec ? r.spec.needs : [])));
+  const answers = {};
+  try {
+    answers.check = await post("check", game()).catch((err) => ({ failed: err.message }));
+    const errors = answers.check.failed ? 1 : answers.check.errors;
+    const isGame = answers.check.kind === "game";
+    const broken = { failed: answers.check.failed || "the text has errors: fix them first" };
+    if (needs.has("analyze")) {
+      answers.analyze = errors ? broken
+        : !isGame ? { failed: "it is a logic program, not a game (no roles)" }
+        : await post("analyze", game()).catch((err) => ({ failed: err.message }));
+    }
+    answers.model = {};
+    for (const r of read.filter((r) => r.spec && r.spec.needs.includes("model"))) {
+      const syntax = atomSyntax(r.match[1]);
+      if (syntax in answers.model) continue;
+      answers.model[syntax] = errors ? broken
+        : await post("model", { ...game(), answer_syntax: syntax, input: "", inputs: [] })
+          .catch((err) => ({ failed: err.message }));
+    }
+    if (needs.has("explain")) {
+      answers.explain = {};
+      for (const r of read.filter((r) => r.spec && r.spec.needs.includes("explain"))) {
+        const atom = r.match[1];
+        answers.explain[atom] = errors ? broken
+          : !isGame ? { failed: "it is a logic program, not a game: it has no initial state" }
+          : await post("explain", { ...game(), moves: [], atom, depth: 2 }).catch((err) => ({ failed: err.message }));
+      }
+    }
+  } finally {
+    button.disabled = false;
+  }
+  let held = 0;
+  read.forEach((r, i) => {
+    const result = r.spec ? r.spec.judge(r.match, answers)
+      : { holds: null, why: "not understood: docs/studio.md lists the properties an exercise may ask" };
+    if (result.holds) held++;
+    const li = items[i];
+    li.className = result.holds ? "holds" : result.holds === false ? "fails" : "unknown";
+    li.querySelector(".mark").textContent = result.holds ? "\u2713" : result.holds === false ? "\u2717" : "?";
+    if (!result.holds) {
+      const why = el("div", { class: "why", text: result.why || "" });
+      if (result.moves) why.append(replayButton(result.label || "counterexample", result.moves));
+      li.append(why);
+    }
+  });
+  $("exercise-summary").textContent = `${held} of ${read.length} hold`;
+}
+
+function failedAnswer(a) {
+  return a && a.failed ? { holds: null, why: "cannot check: " + a.failed } : null;
+}
+
+function noErrors(a) {
+  const c = a.check;
+  if (c.failed) return failedAnswer(c);
+  if (!c.errors) return { holds: true };
+  const first = c.findings.find((f) => f.severity === "error");
+  return { holds: false, why: `${c.errors} error${c.errors === 1 ? "" : "s"}, the first: ${first.line ? "line " + first.line + ": " : ""}${first.message}` };
+}
+
+function verdict(a, name) {
+  const r = a.analyze;
+  if (r.failed) return failedAnswer(r);
+  const p = r.report.properties[name];
+  if (p.verdict === "proved") return { holds: true };
+  const why = p.verdict === "refuted" ? p.note : "not known: " + p.note;
+  return { holds: p.verdict === "refuted" ? false : null, why, moves: p.counterexample || null };
+}
+
+function roleOf(report, written) {
+  return report.roles.find((r) => r.toLowerCase() === written.toLowerCase());
+}
+
+function winnable(a, name, written) {
+  const r = a.analyze;
+  if (r.failed) return failedAnswer(r);
+  const role = roleOf(r.report, written);
+  if (!role) return { holds: false, why: `${written} is not a role of the game (its roles: ${r.report.roles.join(", ")})` };
+  const p = r.report.properties[name];
+  const v = p.roles[role];
+  if (v === "proved") return { holds: true };
+  const whyNot = ((r.why_not || {})[name] || {})[role];
+  const best = ((p.why_not || {})[role] || {}).best_at;
+  if (v === "refuted") {
+    return {
+      holds: false,
+      why: whyNot || `no ${name === "weak_winnability" ? "match" : "sequence of its own moves"} wins for ${written}`,
+      moves: best || null, label: `best ending for ${written}`,
+    };
+  }
+  return { holds: null, why: "not known within the server's search budget: " + (r.report.properties.well_formed.note || "") };
+}
+
+function within(a, n) {
+  const r = a.analyze;
+  if (r.failed) return failedAnswer(r);
+  const rep = r.report;
+  const term = rep.properties.termination;
+  if (term.verdict === "refuted") return { holds: false, why: "a match can go on for ever: " + term.note, moves: term.counterexample };
+  if (!rep.exhaustive) return { holds: null, why: "not known: the search stopped before it saw every state" };
+  if (!rep.depth) return { holds: false, why: "no terminal state is reachable" };
+  if (rep.depth.max <= n) return { holds: true };
+  return { holds: false, why: `a match can last ${rep.depth.max} moves` };
+}
+
+// An atom as text compared with another: spaces and case aside (GDL symbols are
+// case-insensitive), in the syntax it is written in.
+function sameAtom(x, y) {
+  const norm = (t) => t.toLowerCase().replace(/\s+/g, " ").replace(/\( /g, "(").replace(/ \)/g, ")").replace(/\s*,\s*/g, ",").trim();
+  return norm(x) === norm(y);
+}
+
+// The syntax an atom of a property is written in: KIF when it starts with "(".
+function atomSyntax(atom) {
+  return atom.trim().startsWith("(") ? "kif" : "infix";
+}
+
+function inModel(a, atom, wanted) {
+  const m = a.model[atomSyntax(atom)];
+  if (m.failed) return failedAnswer(m);
+  const name = atom.trim().replace(/^\(\s*/, "").split(/[\s(),]/)[0].toLowerCase();
+  const rel = m.relations.filter((r) => r.name.toLowerCase() === name);
+  const atoms = rel.flatMap((r) => r.atoms);
+  const found = atoms.some((x) => sameAtom(x, atom));
+  const undefined_ = rel.flatMap((r) => r.undefined || []).some((x) => sameAtom(x, atom));
+  if (found === wanted && !undefined_) return { holds: true };
+  if (undefined_) return { holds: false, why: `${atom} is undefined in the well-founded model (neither true nor false)` };
+  if (wanted) {
+    const some = atoms.slice(0, 8).join(" ");
+    return { holds: false, why: atoms.length ? `the model does not contain it; its ${name} atoms: ${some}${atoms.length > 8 ? " \u2026" : ""}` : `the model has no ${name} atom at all` };
+  }
+  return { holds: false, why: `the model contains ${atom}` };
+}
+
+function initially(a, atom, wanted) {
+  const e = a.explain[atom];
+  if (e.failed) return failedAnswer(e);
+  if (e.holds === wanted) return { holds: true };
+  return { holds: false, why: e.text.split("\n").slice(0, 6).join("\n") };
 }
 
 document.addEventListener("DOMContentLoaded", start);
