@@ -225,3 +225,45 @@ def test_past_the_rule_budget_the_error_names_the_rule_that_grew_most() -> None:
     assert re.match(r"ticTacToe.kif: grounding needs more than (60 ground rules|240 facts)", said)
     assert re.search(r"\(at the rule .*ticTacToe\.kif:\d+:\d+: \(<= ", said), said
     assert refused.value.sizes  # what was ground so far, by predicate
+
+
+#: hitori's count: ``distinct ?v ?v1`` is written before ``cnt``, the only literal that
+#: binds ``?v``; the model's rule is cut before ``cnt`` (``?v1`` and ``?c`` die there),
+#: and the cut carried ``?v`` out of a segment that does not bind it (clingo: unsafe).
+#: (``cnt`` is asked with ``?v`` bound: the reasoner keeps the distinct before the
+#: recursive call, as a guard, which answers wrongly for a call with ``?v`` free.)
+TESTED_EARLY = """(role r)
+(init (cell 1 1 a e)) (init (cell 1 2 b e)) (init (cell 1 3 a e))
+(succ 0 1) (succ 1 2) (succ 2 3) (val a) (val b)
+(<= (cnt ?x 3 ?v 1) (true (cell ?x 3 ?v e)))
+(<= (cnt ?x 3 ?v 0) (true (cell ?x 3 ?v1 ?c)) (distinct ?v ?v1) (val ?v))
+(<= (cnt ?x 3 ?v 0) (true (cell ?x 3 ?v b)))
+(<= (cnt ?x ?y ?v ?n) (true (cell ?x ?y ?v e)) (succ ?y ?y1) (cnt ?x ?y1 ?v ?m) (succ ?m ?n))
+(<= (cnt ?x ?y ?v ?n) (true (cell ?x ?y ?v1 ?c)) (distinct ?v ?v1) (succ ?y ?y1)
+    (cnt ?x ?y1 ?v ?n))
+(<= (cnt ?x ?y ?v ?n) (true (cell ?x ?y ?v b)) (succ ?y ?y1) (cnt ?x ?y1 ?v ?n))
+(<= (legal r (flip ?y)) (true (cell 1 ?y ?v e)))
+(<= (legal r (count ?v ?n)) (val ?v) (cnt 1 1 ?v ?n))
+(<= (next (cell 1 ?y ?v b)) (does r (flip ?y)) (true (cell 1 ?y ?v e)))
+(<= (next (cell ?x ?y ?v ?c)) (true (cell ?x ?y ?v ?c)) (does r (flip ?z)) (distinct ?y ?z))
+(<= (next (cell ?x ?y ?v ?c)) (true (cell ?x ?y ?v ?c)) (does r (count ?a ?b)))
+(<= terminal (cnt 1 1 a 0))
+(<= (goal r 100) terminal)
+(<= (goal r 0) (not terminal))"""
+
+
+def test_a_test_written_before_its_variable_is_bound_is_joined_after_its_binder() -> None:
+    require_prolog()
+    with machine_from_text(TESTED_EARLY, "compiled", name="tested_early") as c:
+        s, t = c.initial_state, c.prolog.initial_state
+        for step in range(4):
+            legal = c.all_legal_moves(s)
+            assert legal == c.prolog.all_legal_moves(t)
+            assert c.is_terminal(s) == c.prolog.is_terminal(t)
+            if c.is_terminal(s):
+                break
+            flips = [m for m in legal[0] if "flip" in str(m)]
+            joint = (flips[0] if flips and step < 3 else legal[0][0],)
+            s, t = c.next_state(s, joint), c.prolog.next_state(t, joint)
+            assert s == t
+        assert any("count" in str(m) for m in c.all_legal_moves(c.initial_state)[0])

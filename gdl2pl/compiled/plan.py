@@ -343,7 +343,10 @@ def segments(
 ) -> list[Segment]:
     """Cut ``steps`` before a generator where ``dead`` carried variables or more are
     needed no more (a test is joined before the cut): the distinct bindings of the rest
-    go on from there."""
+    go on from there. A test is first moved to just after the generator that binds the
+    last of its variables (a rule as written may test a variable before its binder: a
+    segment must not carry a variable none of its generators binds)."""
+    steps = tests_when_bound(steps, generator)
     out: list[Segment] = []
     carried: list[int] = []
     acc: list[Literal] = []
@@ -366,6 +369,27 @@ def segments(
             carried, acc = live, []
     out.append(Segment(tuple(carried), tuple(acc), tuple(head_vars)))
     return out
+
+
+def tests_when_bound(
+    steps: Sequence[Literal], generator: Callable[[Literal], bool] = is_generator
+) -> list[Literal]:
+    """``steps`` with each test (not a generator) right after the generator that binds
+    the last of its variables, the rest in their order; a test whose variables no
+    generator binds comes last, where the grounder refuses it as unsafe."""
+    out: list[Literal] = []
+    waiting: list[Literal] = []
+    bound: set[int] = set()
+    for lit in steps:
+        if not generator(lit):
+            (out if set(literal_vars(lit)) <= bound else waiting).append(lit)
+            continue
+        out.append(lit)
+        bound.update(literal_vars(lit))
+        ready = [x for x in waiting if set(literal_vars(x)) <= bound]
+        out += ready
+        waiting = [x for x in waiting if not any(x is r for r in ready)]
+    return out + waiting
 
 
 def estimate(
