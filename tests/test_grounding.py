@@ -267,3 +267,47 @@ def test_a_test_written_before_its_variable_is_bound_is_joined_after_its_binder(
             s, t = c.next_state(s, joint), c.prolog.next_state(t, joint)
             assert s == t
         assert any("count" in str(m) for m in c.all_legal_moves(c.initial_state)[0])
+
+
+#: cephalopodMicro's shape: ``blocked`` (static) is used only under ``not``, so it is
+#: ground for its demand, which the relaxation computes from the state it reaches; that
+#: state depends on ``legal``, which negates ``blocked``. Kept in the model, the negation
+#: left ``blocked``'s atoms undetermined (not facts), and the network read them as false:
+#: every move was legal, where the reasoner allows only the moves up.
+DEMAND_THROUGH_NOT = """(role r)
+(init (v 0)) (init (steps 0))
+(val 0) (val 1) (val 2)
+(lt 0 1) (lt 1 2) (lt 0 2)
+(succ 0 1) (succ 1 2) (succ 2 3)
+(<= (blocked ?a ?b) (val ?a) (val ?b) (lt ?b ?a))
+(<= (legal r (go ?x)) (true (v ?y)) (val ?x) (not (blocked ?y ?x)))
+(<= (next (v ?x)) (does r (go ?x)))
+(<= (next (steps ?n)) (true (steps ?m)) (succ ?m ?n))
+(<= terminal (true (steps 3)))
+(goal r 100)"""
+
+
+def test_a_demand_the_relaxation_computes_through_not_plays_as_the_reasoner() -> None:
+    require_prolog()
+    with machine_from_text(DEMAND_THROUGH_NOT, "compiled", name="demand_not") as c:
+        for moves in ((0, 0, 0), (1, 1, 0), (2, 2, 0)):
+            s, t = c.initial_state, c.prolog.initial_state
+            for k in moves:
+                legal = c.all_legal_moves(s)
+                assert legal == c.prolog.all_legal_moves(t)
+                joint = (legal[0][min(k, len(legal[0]) - 1)],)
+                s, t = c.next_state(s, joint), c.prolog.next_state(t, joint)
+                assert s == t
+            assert c.is_terminal(s) and c.prolog.is_terminal(t)
+
+
+def test_an_atom_the_model_leaves_undetermined_is_refused_never_read_as_false() -> None:
+    from gdl2pl.compiled.grounder import Undetermined
+    from gdl2pl.compiled.grounder import _facts_only
+
+    ctl = clingo.Control(["--warn=none"])
+    ctl.add("base", [], "a1(1). a2(X):-a1(X),not a3(X). a3(X):-a1(X),not a2(X).")
+    ctl.ground([("base", [])])
+    _facts_only(ctl, {1})  # a1's atoms are facts
+    with pytest.raises(Undetermined, match="a2"):
+        _facts_only(ctl, {1, 2})

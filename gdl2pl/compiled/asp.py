@@ -153,8 +153,9 @@ def model_program(
     for i, (head, body, _) in enumerate(demand, start=len(rules)):
         checks = [f"@deep({i},{term(head[1 + j])})=1" for j in growing.get(i, ())]
         out += _projected(i, atom(head, "d"), head_vars(head), body, checks)
+    demanded = {head[0] for head, _, _ in demand}
     for i, (kind, head, body) in enumerate(rules):
-        b = [lit for lit in body if lit[0] not in DYNAMIC_NEGATIONS] if kind == "d" else body
+        b = [lit for lit in body if not _relaxed_away(lit, demanded)] if kind == "d" else body
         checks = [f"@deep({i},{term(head[1 + j])})=1" for j in growing.get(i, ())]
         out += _projected(i, atom(head, "a"), head_vars(head), b, checks)
     init, nxt, legal = keywords[0], keywords[1], keywords[2]
@@ -164,6 +165,14 @@ def model_program(
         out.append(f"q({i},N):-N=#count{{{','.join(names) or '0'}:{text}}}.")
         out += [f"q({i},{k},N):-N=#count{{{v}:{text}}}." for k, v in enumerate(names)]
     return "\n".join(out)
+
+
+def _relaxed_away(lit: Literal, demanded: set[int]) -> bool:
+    """Whether a dynamic rule's literal is dropped by the relaxation: a negated dynamic
+    literal, and the negation of a demanded relation, whose demand the relaxation itself
+    computes (kept, the model would negate what it has not decided yet: a cycle through
+    ``not`` that leaves the demand's atoms undetermined, not facts)."""
+    return lit[0] in DYNAMIC_NEGATIONS or (lit[0] == "ns" and lit[1][0] in demanded)
 
 
 def _projected(

@@ -56,6 +56,7 @@ from .errors import CompileRefusedError
 from .errors import GroundingBudgetError
 from .grounder import Grounding
 from .grounder import GroundingStop
+from .grounder import Undetermined
 from .grounder import ground
 from .network import GroundingStats
 from .network import Network
@@ -292,6 +293,12 @@ def ground_network(
         gp = ground(g)
     except GroundingStop as e:
         raise _stopped(e, inp, names, game, budget) from None
+    except Undetermined as e:
+        raise CompileRefusedError(
+            f"{game}: cannot be compiled: the relaxed model leaves atoms of "
+            f"{_predicate_name(names, e.predicate)} undetermined (a cycle through not), "
+            "which the network would read as false"
+        ) from None
     assembly = time.perf_counter()
     strata = {rel: (pos, bool(rec)) for rel, _, pos, rec in inp.relations}
     net = assemble(gp, strata, {i: r[1][0] for i, r in enumerate(inp.rules)})

@@ -78,6 +78,15 @@ class GroundingStop(Exception):
         self.rule: int | None = None
 
 
+class Undetermined(Exception):
+    """The relaxed model leaves atoms of ``predicate`` (a static relation's or a
+    demand's, which the network reads as facts) undetermined."""
+
+    def __init__(self, predicate: str) -> None:
+        super().__init__(predicate)
+        self.predicate = predicate
+
+
 class _Watch:
     """clingo's observer: counts the model's facts and the network's rules against the
     budget (the clock is read every ``CLOCK_EVERY`` callbacks), and keeps the network's
@@ -284,6 +293,7 @@ def _model(
     run("model", asp.model_program(
         g.rules, g.demand, g.keywords, counted, growing(g.rules, g.demand, g.keywords)
     ))
+    _facts_only(ctl, {r[1][0] for r in g.rules if r[0] == "s"})
     rows: dict[int, int] = {}
     distinct: dict[tuple[int, int], int] = {}
     for sa in ctl.symbolic_atoms.by_signature("q", 2):
@@ -299,6 +309,20 @@ def _model(
         return Stats(float(rows.get(i, 0)), tuple(distinct.get((i, k), 0) for k in range(n)))
 
     return stats
+
+
+def _facts_only(ctl: clingo.Control, static: set[int]) -> None:
+    """The network reads the static relations and the demands from the model as facts:
+    an atom of theirs that the model leaves undetermined (possible, not a fact: a cycle
+    through ``not``) would be read as false. ``Undetermined`` then (the game is not
+    compiled, never answered wrongly)."""
+    atoms = ctl.symbolic_atoms
+    for name, arity, _ in atoms.signatures:
+        kind, number = name[:1], name[1:]
+        if not number.isdigit() or not (kind == "d" or (kind == "a" and int(number) in static)):
+            continue
+        if not all(sa.is_fact for sa in atoms.by_signature(name, arity)):
+            raise Undetermined(name)
 
 
 def _choose(
