@@ -65,8 +65,8 @@ Loop = Callable[[float], int]
 
 
 def playout_loop(batch: Any) -> Loop:
-    net = batch.sm._net
-    start = batch.sm._initial._bits
+    net = batch.sm.evaluator
+    start = batch.sm.state_bits(batch.sm.initial_state)
 
     def run(seconds: float) -> int:
         steps, k = 0, 1

@@ -147,7 +147,7 @@ def write_spec(game: str, games_dir: Path, folder: Path, budget: float) -> dict[
         for ms in n.legal:
             for k, (_, m) in enumerate(ms):
                 move_action[m] = k
-        init = list(sm._initial._bits)
+        init = list(sm.state_bits(sm.initial_state))
         spec = {
             "network": [n.n_atoms, n.n_fluents, n.n_moves, list(n.rule_start),
                         list(n.lit_start), list(n.lits), list(n.state_program),
@@ -161,8 +161,8 @@ def write_spec(game: str, games_dir: Path, folder: Path, budget: float) -> dict[
                                        for vs in goals for _, g in vs]},
         }
         (folder / f"{game}.json").write_text(json.dumps(spec), encoding="utf-8")
-        sm._net.seed(1)
-        result = sm._net.playouts(sm._initial._bits, 20, 100_000)
+        sm.evaluator.seed(1)
+        result = sm.evaluator.playouts(sm.state_bits(sm.initial_state), 20, 100_000)
         depth = result[2] / 20 if result[0] == "playouts" else 50.0
         return {"rules": n.n_rules, "atoms": n.n_atoms, "depth": max(1.0, depth)}
 

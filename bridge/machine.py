@@ -47,6 +47,7 @@ from gdl2pl.contract.state import ground_term
 from gdl2pl.contract.state import recalled
 from gdl2pl.contract.state import remember
 from gdl2pl.contract.state import shown
+from gdl2pl.flatten import FlatRule
 from gdl2pl.kif import kif_term
 from gdl2pl.load import Syntax
 from gdl2pl.load import parse_game
@@ -174,6 +175,7 @@ class StateMachine(GameMachine):
             )
         self._terms = TermCache(compiled.symbols.term, name=self.name)
         self.translation: Translation = compiled.translation
+        self._flat_rules = compiled.rules
         self._tls = threading.local()
         self._closed = False
         # queries under way, by Python thread -> (Prolog thread id, how many nested):
@@ -325,7 +327,7 @@ class StateMachine(GameMachine):
         if installed is state or (installed is not None and installed == state):
             return _CURRENT
         self._tls.installed = state
-        return self._symbols().state(state._key)
+        return self._symbols().state(state.forms)
 
     def _new_state(self, raw: Iterable[Form]) -> MachineState:
         s = MachineState(raw, self._terms)
@@ -342,6 +344,31 @@ class StateMachine(GameMachine):
 
     def role_index(self, role: Term | str) -> int:
         return self._raw_roles.index(self._role_raw(role))
+
+    @property
+    def flat_rules(self) -> tuple[FlatRule, ...]:
+        """The game's flat rules (``gdl2pl.flatten.flatten_rules`` of the normalized game)
+        that the translation was made from: a grounding of the game starts from them, so
+        that a game is normalized and flattened once."""
+        return self._flat_rules
+
+    @property
+    def raw_roles(self) -> tuple[Form, ...]:
+        """The roles in their form (``gdl2pl.contract.state``), in the game's order: what
+        the runtime answers roles as, and what a grounding of the game is told."""
+        return self._raw_roles
+
+    @property
+    def term_cache(self) -> TermCache:
+        """This machine's ``TermCache``: its terms and forms, and the game's identity that
+        its states carry (an engine built on this one shares it, so that their states
+        are states of one game, and their memos are told apart by it)."""
+        return self._terms
+
+    def check_open(self) -> None:
+        """``GameClosedError`` once ``close()`` was called; nothing otherwise."""
+        if self._closed:
+            raise GameClosedError(f"{self.name}: the state machine has been closed")
 
     # -- the primitives of the contract, answered by the runtime -------------------------
 
@@ -380,7 +407,7 @@ class StateMachine(GameMachine):
         result = self._call("gdl_next", self._state_arg(state), moves)
         if result[0] == "next":
             _, added, removed = result
-            return self._new_state(_successor(state._key, added, removed))
+            return self._new_state(_successor(state.forms, added, removed))
         raise self._refusal(state, moves, result)
 
     def _refusal(self, state: MachineState, moves: list[Form], result: list[Any]) -> GameError:
@@ -412,7 +439,7 @@ class StateMachine(GameMachine):
             raise self._refusal(state, moves, result)
         _, added, removed, terminal, legal, goals = result
         add, rem, _ = self._symbols().decode(added, removed, [])
-        child = self._new_state(changed(state._key, add, rem))
+        child = self._new_state(changed(state.forms, add, rem))
         return SymbolStep(child, terminal == "true", legal, goals, added, removed)
 
     def symbol(self, symbol_id: int) -> Term:
@@ -438,7 +465,7 @@ class StateMachine(GameMachine):
         decode = self._symbols().decode
         per_role = self._learnt(state, terminal == "true", decode([], [], legal)[2], goals).legal
         self.every_role_moves(state, per_role)
-        key = state._key
+        key = state.forms
         terms = self._terms
         steps = []
         for jm, (added, removed, t, lg, gs) in zip(
@@ -580,7 +607,7 @@ class StateMachine(GameMachine):
         played = joints.moves[index][0]
         raw_move = self._terms.form(played)
         raw_seen = [self._terms.form(p) for p in seen]
-        key = state._key
+        key = state.forms
         terms = self._terms
 
         def test(numbers: Sequence[int]) -> list[tuple[int, MachineState]]:

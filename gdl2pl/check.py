@@ -10,6 +10,10 @@ Findings quote the game (terms, variables, the rule concerned, always whole) in 
 it was read in, or in the one ``check_description`` is given: KIF ``(<= (p ?x) (q ?x))`` or
 infix ``p(X) :- q(X)``.
 
+Relations are told apart as the reasoner tells them (after ggp-base): ``(p)``, a relation
+written with empty parentheses, is another relation than the proposition ``p``, so
+``(<= p (not (p)))`` is stratified, and ``(terminal)`` is not the keyword ``terminal``.
+
 Stratified negation is checked on the ground level where the names alone do not settle it:
 a cycle through ``not`` in the dependency graph of relation names is an error only if some
 ground atom may depend on its own negation (see ``gdl2pl.depgraph.negation_may_close``);
@@ -42,6 +46,7 @@ from gdl2pl.check_facts import game_facts
 from gdl2pl.depgraph import GROUND_NOT_STRATIFIED
 from gdl2pl.depgraph import GROUND_STRATIFIED
 from gdl2pl.depgraph import NOT_STRATIFIED
+from gdl2pl.depgraph import DependencyGraph
 from gdl2pl.depgraph import body_atoms
 from gdl2pl.depgraph import negation_may_close
 from gdl2pl.depgraph import renamed_apart
@@ -220,6 +225,14 @@ def _show(s: Sentence | Term | Literal, c: Clause | None = None) -> str:
     return term_text(s, _SYNTAX.get(), c)
 
 
+def _relation(graph: DependencyGraph, node: str) -> str:
+    """A relation of the game's graph as the findings name it: its name as first written,
+    or ``(p)`` (infix ``p()``) for a relation written with empty parentheses."""
+    if node in graph.zero_arity:
+        return _show(graph.written(node))
+    return graph.spelling[node]
+
+
 def _var(v: Var, c: Clause) -> str:
     """The variable ``v`` of ``c`` as the findings' syntax writes it in ``c``."""
     return variable_text(v.name, _SYNTAX.get(), c)
@@ -259,7 +272,8 @@ def _check_defines_input(f: ClauseFacts) -> Iterator[Finding]:
 
 
 def _check_sentence_names(f: ClauseFacts) -> Iterator[Finding]:
-    """A connective used as a relation; a relation written with empty parentheses."""
+    """A connective used as a relation (a relation written with empty parentheses is a
+    check of the whole game, ``_check_zero_arity_relations``)."""
     c = f.clause
     for s in f.sentences:
         if _key(s.name) in CONNECTIVES:
@@ -268,14 +282,6 @@ def _check_sentence_names(f: ClauseFacts) -> Iterator[Finding]:
                 "misplaced-keyword",
                 f"'{s.name}' is a logical keyword, not a relation: {_show(s, c)} cannot be "
                 f"a {what}",
-                s,
-                c,
-            )
-        elif isinstance(s, Func) and not s.args:
-            yield _warning(
-                "zero-arity-relation",
-                f"{_show(s, c)} is written as a relation with no arguments: write it as the "
-                f"proposition {_show(Const(s.name))} (drop the parentheses)",
                 s,
                 c,
             )
@@ -502,6 +508,45 @@ def _sees_role(c: Rule) -> str | None:
     return None
 
 
+def _check_zero_arity_relations(game: GameFacts) -> Iterator[Finding]:
+    """A relation written with empty parentheses, ``(p)`` (warning, at each use): the
+    reasoner reads it, as ggp-base does, as another relation than the proposition ``p``.
+    The warning says so when the game uses ``p`` too (dropping the parentheses would then
+    change what the game means), and when ``p`` is a keyword (``(terminal)`` is not
+    ``terminal``)."""
+    propositions: dict[str, Clause] = {}
+    for f in game.clauses:
+        for s in f.sentences:
+            if isinstance(s, Const):
+                propositions.setdefault(_key(s.name), f.clause)
+    for f in game.clauses:
+        c = f.clause
+        for s in f.sentences:
+            name = _key(s.name)
+            if not isinstance(s, Func) or s.args or name in CONNECTIVES:
+                continue
+            plain = _show(Const(s.name))
+            keyword = KEYWORD_ARITY.get(name) == 0
+            what = f"the keyword {plain}" if keyword else f"the proposition {plain}"
+            also = propositions.get(name)
+            if also is not None:
+                line = also.pos.line if also.pos else "?"
+                advice = (
+                    f"it is another relation than {what}, which the game also uses (line "
+                    f"{line}); if the two are meant as one, drop the parentheses"
+                )
+            elif keyword:
+                advice = f"it is another relation than {what}: drop the parentheses"
+            else:
+                advice = f"write it as {what} (drop the parentheses)"
+            yield _warning(
+                "zero-arity-relation",
+                f"{_show(s, c)} is written as a relation with no arguments: {advice}",
+                s,
+                c,
+            )
+
+
 #: The checks of one clause, run on each clause in turn, in this order.
 CLAUSE_CHECKS: tuple[Callable[[ClauseFacts], Iterable[Finding]], ...] = (
     _check_empty_body,
@@ -697,12 +742,20 @@ def _check_essentials(game: GameFacts) -> Iterator[Finding]:
     goal, does and input should be a declared role (warning)."""
     for kw in ("role", "legal", "goal", "terminal"):
         if kw not in game.graph.defined:
-            yield Finding("error", f"missing-{kw}", f"the game defines no {kw}")
+            yield Finding("error", f"missing-{kw}", f"the game defines no {kw}" + _apart(game, kw))
     warned: set[tuple[str, str]] = set()
     for f in game.clauses:
         yield from _goal_value(f.clause)
         if game.roles:
             yield from _role_names(f, game.roles, warned)
+
+
+def _apart(game: GameFacts, keyword: str) -> str:
+    """When the game defines the keyword's name written with empty parentheses: that this
+    is another relation."""
+    if keyword + "()" not in game.graph.defined:
+        return ""
+    return f" ({_show(Func(keyword, ()))}, written with parentheses, is another relation)"
 
 
 def _goal_value(c: Clause) -> Iterator[Finding]:
@@ -814,10 +867,10 @@ def _check_keyword_dependencies(game: GameFacts) -> Iterator[Finding]:
         for bad in forbidden:
             if bad in reach(e.body) and (id(e.rule), bad) not in reported:
                 reported.add((id(e.rule), bad))
-                via = "" if e.body == bad else f" (through {e.atom.name})"
+                via = "" if e.body == bad else f" (through {_relation(graph, e.body)})"
                 yield _error(
                     "keyword-dependency",
-                    f"{graph.spelling[e.head]} must not depend on {bad}{via}",
+                    f"{_relation(graph, e.head)} must not depend on {bad}{via}",
                     e.atom,
                     e.rule,
                 )
@@ -828,12 +881,12 @@ def _check_negation_cycles(game: GameFacts) -> Iterator[Finding]:
     atom may depend on its own negation through it, else a warning."""
     graph = game.graph
     for e in graph.negative_cycle_edges():
-        cycle = graph.spelling[e.body]
+        cycle = _relation(graph, e.body)
         if negation_may_close(graph, e):
             yield _error(
                 "unstratified-negation",
                 f"{NOT_STRATIFIED}, {GROUND_NOT_STRATIFIED}: {_show(e.atom, e.rule)} is negated "
-                f"in a rule for {graph.spelling[e.head]}, which it depends on (recursion "
+                f"in a rule for {_relation(graph, e.head)}, which it depends on (recursion "
                 f"through {cycle})",
                 e.atom,
                 e.rule,
@@ -869,18 +922,18 @@ def _check_recursion(game: GameFacts) -> Iterator[Finding]:
     comp = graph.component_of()
     rules: dict[int, Rule] = {id(e.rule): e.rule for e in graph.edges if e.head in recursive}
     for rule in rules.values():
-        group = comp[_key(rule.head.name)]
+        group = comp[graph.node(rule.head)]
         head_args = rule.head.args if isinstance(rule.head, Func) else ()
         outside = [
             sub
             for lit in _top_conjuncts(rule.body)
-            if isinstance(lit, Func) and _key(lit.name) not in group
+            if isinstance(lit, Func) and graph.node(lit) not in group
             for a in lit.args
             for sub in _subterms(a)
         ]
         for lit in rule.body:
             for atom, negative in body_atoms(lit):
-                if negative or not isinstance(atom, Func) or _key(atom.name) not in group:
+                if negative or not isinstance(atom, Func) or graph.node(atom) not in group:
                     continue
                 for arg in atom.args:
                     if (
@@ -893,7 +946,8 @@ def _check_recursion(game: GameFacts) -> Iterator[Finding]:
                         "recursion-restriction",
                         f"recursion restriction: the argument {_show(arg, rule)} of "
                         f"{_show(atom, rule)} "
-                        f"(recursive with {rule.head.name}) is neither ground, nor an "
+                        f"(recursive with {_relation(graph, graph.node(rule.head))}) is neither "
+                        "ground, nor an "
                         "argument of the head, nor bound by a sentence outside the recursion",
                         atom,
                         rule,
@@ -1058,19 +1112,22 @@ def _check_undefined_relations(game: GameFacts) -> Iterator[Finding]:
     reported: set[str] = set()
     for f in game.clauses:
         for atom, effect in f.uses:
-            name = _key(atom.name)
-            if name in graph.defined or name in _NOT_UNDEFINED or name in reported:
+            node = graph.node(atom)
+            if node in graph.defined or node in _NOT_UNDEFINED or node in reported:
                 continue
-            reported.add(name)
+            reported.add(node)
             close: list[str] = []
             if len(reported) <= _MAX_SUGGESTED and len(graph.defined) <= _MAX_SUGGESTIONS_FROM:
-                spellings = sorted(graph.spelling[k] for k in graph.defined)
-                close = difflib.get_close_matches(name, spellings, n=3)
+                shown: dict[str, list[str]] = {}  # each defined name, as each relation of it
+                for k in sorted(graph.defined, key=graph.spelling.__getitem__):
+                    shown.setdefault(graph.spelling[k], []).append(_relation(graph, k))
+                names = difflib.get_close_matches(_key(atom.name), list(shown), n=3)
+                close = [text for n in names for text in shown[n]]
             hint = f" (did you mean {' or '.join(close)}?)" if close else ""
             yield _warning(
                 "undefined-relation",
-                f"no rule or fact defines {atom.name}{hint}: {_show(atom, f.clause)} never holds, "
-                + _CONSEQUENCE[effect],
+                f"no rule or fact defines {_relation(graph, node)}{hint}: "
+                f"{_show(atom, f.clause)} never holds, " + _CONSEQUENCE[effect],
                 atom,
                 f.clause,
             )
@@ -1090,14 +1147,14 @@ def _check_unused_relations(game: GameFacts) -> Iterator[Finding]:
         used |= graph.depends_on(root)
     first: dict[str, Clause] = {}
     for f in game.clauses:
-        first.setdefault(_key(f.clause.head.name), f.clause)
-    for name, c in first.items():
-        if name in used or name in _ROOTS or name in INPUT_RELATIONS:
+        first.setdefault(graph.node(f.clause.head), f.clause)
+    for node, c in first.items():
+        if node in used or node in _ROOTS or node in INPUT_RELATIONS:
             continue
         line = c.pos.line if c.pos else "?"
         yield _warning(
             "unused-relation",
-            f"the relation {c.head.name} (defined on line {line}) is never used: no "
+            f"the relation {_relation(graph, node)} (defined on line {line}) is never used: no "
             "role, init, next, legal, goal or terminal rule depends on it, so it has no "
             "effect on the game",
             c.head,
@@ -1107,6 +1164,7 @@ def _check_unused_relations(game: GameFacts) -> Iterator[Finding]:
 
 #: The checks of the whole game, run after those of the clauses, in this order.
 GAME_CHECKS: tuple[Callable[[GameFacts], Iterable[Finding]], ...] = (
+    _check_zero_arity_relations,
     _check_arities,
     _check_prolog_arity,
     _check_and,

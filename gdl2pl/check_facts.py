@@ -6,7 +6,9 @@ follows when each body sentence can never hold; over the whole game, the depende
 and the declared roles. The checks are then small functions over these facts, none of
 which walks the syntax tree again (as an optimizer's passes share one scope analysis).
 
-Names are compared by ``str.casefold`` (GDL symbols are case-insensitive).
+Names are compared by ``str.casefold`` (GDL symbols are case-insensitive). The graph tells
+``(p)``, a relation written with empty parentheses, from the proposition ``p``, as the
+reasoner does (``gdl2pl.depgraph.sentence_node``): they are two relations.
 """
 
 from __future__ import annotations
@@ -66,8 +68,8 @@ class GameFacts:
 
     description: Description
     clauses: tuple[ClauseFacts, ...]
-    #: The dependency graph of relation names (``graph.defined``: the relations that head
-    #: some clause).
+    #: The dependency graph of relation names, ``(p)`` apart from ``p`` (``graph.defined``:
+    #: the relations that head some clause).
     graph: DependencyGraph
     #: The declared roles (``(role r)`` facts and rules with a constant ``r``), casefolded.
     roles: frozenset[str]
@@ -89,7 +91,7 @@ def game_facts(d: Description) -> GameFacts:
         and len(head.args) == 1
         and isinstance(head.args[0], Const)
     )
-    return GameFacts(d, clauses, dependency_graph(d), roles)
+    return GameFacts(d, clauses, dependency_graph(d, zero_arity_apart=True), roles)
 
 
 def clause_facts(c: Clause) -> ClauseFacts:

@@ -10,7 +10,11 @@ nodes but no edges.
 Relations are identified by a *key* of their name, ``str.casefold`` by default, since GDL
 symbols are case-insensitive; pass ``key=str`` for a description already normalized with
 ``gdl2pl.normalize.normalize_case``. Arity is not part of the key: relations used with two
-arities are an error the checker reports, and are one node here.
+arities are an error the checker reports, and are one node here. One arity is, when asked
+(``zero_arity_apart=True``): ``(p)``, a relation written with empty parentheses, is then the
+node ``p()``, another relation than the proposition ``p``, as the reasoner reads them (after
+ggp-base; ``gdl2pl.flatten.relation_key``). Every pass that states what a game means or
+draws it asks so; merged, ``p`` and ``(p)`` are one node whose rules are those of both.
 """
 
 from __future__ import annotations
@@ -49,6 +53,19 @@ def relation_name(s: Sentence) -> str:
     return s.name
 
 
+def is_zero_arity(s: Sentence) -> bool:
+    """``s`` is ``(p)``: a relation written with empty parentheses, not the proposition
+    ``p``."""
+    return isinstance(s, Func) and not s.args
+
+
+def sentence_node(s: Sentence, key: Key = str.casefold, zero_arity_apart: bool = True) -> str:
+    """The node of the relation ``s`` belongs to: ``key(name)``; with ``zero_arity_apart``,
+    ``key(name) + "()"`` for ``(p)`` (``is_zero_arity``), apart from the proposition ``p``."""
+    name = key(s.name)
+    return name + "()" if zero_arity_apart and is_zero_arity(s) else name
+
+
 def body_atoms(lit: Literal, negative: bool = False) -> Iterator[tuple[Sentence, bool]]:
     """The atomic sentences of a body literal with their polarity (True = under an odd
     number of ``not``), in source order; ``or``/``and`` are flattened, ``distinct`` skipped."""
@@ -80,7 +97,8 @@ class DependencyGraph:
     """Relations (by key) and the edges between them; build it with ``dependency_graph``.
 
     ``spelling`` maps each key to the name as first written; ``defined`` holds the keys that
-    head some fact or rule.
+    head some fact or rule; ``zero_arity`` the nodes of relations written ``(p)``, when the
+    graph tells them from the propositions (``zero_arity_apart``; see the module doc).
     """
 
     nodes: tuple[str, ...]
@@ -88,8 +106,20 @@ class DependencyGraph:
     spelling: dict[str, str]
     defined: frozenset[str]
     key: Key = str.casefold
+    zero_arity_apart: bool = False
+    zero_arity: frozenset[str] = frozenset()
     _succ: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _pred: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+
+    def node(self, s: Sentence) -> str:
+        """The node of the relation the sentence ``s`` belongs to (``sentence_node``)."""
+        return sentence_node(s, self.key, self.zero_arity_apart)
+
+    def written(self, relation: str) -> Sentence:
+        """The relation ``relation`` as a sentence to show it by: ``(p)`` (KIF) or ``p()``
+        (infix) for a node of ``zero_arity``, else the proposition of its name."""
+        name = self.spelling.get(relation, relation)
+        return Func(name, ()) if relation in self.zero_arity else Const(name)
 
     def uses(self, relation: str) -> tuple[str, ...]:
         """Relations occurring in the bodies of the rules for ``relation`` (its direct
@@ -169,30 +199,36 @@ class DependencyGraph:
         return {n: level[comp[n]] for n in self.nodes}
 
 
-def dependency_graph(d: Description, key: Key = str.casefold) -> DependencyGraph:
-    """The dependency graph of ``d``, relations identified by ``key(name)``."""
+def dependency_graph(
+    d: Description, key: Key = str.casefold, *, zero_arity_apart: bool = False
+) -> DependencyGraph:
+    """The dependency graph of ``d``, relations identified by ``key(name)``; with
+    ``zero_arity_apart``, ``(p)`` is the node ``key(p) + "()"`` (see the module doc)."""
     order: dict[str, None] = {}
     spelling: dict[str, str] = {}
     defined: set[str] = set()
     edges: list[Dependency] = []
+    zero_arity: set[str] = set()
 
-    def node(name: str) -> str:
-        k = key(name)
+    def node(s: Sentence) -> str:
+        k = sentence_node(s, key, zero_arity_apart)
         if k not in order:
             order[k] = None
-            spelling[k] = name
+            spelling[k] = relation_name(s)
+            if zero_arity_apart and is_zero_arity(s):
+                zero_arity.add(k)
         return k
 
     for c in d.clauses:
-        head = node(relation_name(c.head))
+        head = node(c.head)
         defined.add(head)
         if isinstance(c, Fact):
             continue
         for lit in c.body:
             for atom, negative in body_atoms(lit):
-                body = node(relation_name(atom))
+                body = node(atom)
                 edges.append(Dependency(head, body, negative, atom, c))
-    return graph_of(order, edges, defined, spelling, key)
+    return graph_of(order, edges, defined, spelling, key, zero_arity_apart, zero_arity)
 
 
 def graph_of(
@@ -201,6 +237,8 @@ def graph_of(
     defined: Iterable[str],
     spelling: dict[str, str] | None = None,
     key: Key = str,
+    zero_arity_apart: bool = False,
+    zero_arity: Iterable[str] = (),
 ) -> DependencyGraph:
     """The graph over ``nodes`` (keys) with ``edges``, for passes whose relations are not
     plain names (the translator's ``name/arity``)."""
@@ -217,6 +255,8 @@ def graph_of(
         spelling=spelling if spelling is not None else {n: n for n in nodes},
         defined=frozenset(defined),
         key=key,
+        zero_arity_apart=zero_arity_apart,
+        zero_arity=frozenset(zero_arity),
         _succ={k: tuple(sorted(v)) for k, v in succ.items()},
         _pred={k: tuple(sorted(v)) for k, v in pred.items()},
     )
@@ -410,7 +450,7 @@ def negation_may_close(graph: DependencyGraph, edge: Dependency, limit: int = 20
             return True
         if not isinstance(p, (Const, Func)):
             continue
-        for r in rules.get(p.name, ()):
+        for r in rules.get(graph.node(p), ()):
             count += 1
             tag = str(count)
             s: Subst = {}
@@ -418,7 +458,7 @@ def negation_may_close(graph: DependencyGraph, edge: Dependency, limit: int = 20
                 continue
             for lit in r.body:
                 for atom, _ in body_atoms(lit):
-                    if key(atom.name) not in comp:
+                    if graph.node(atom) not in comp:
                         continue
                     q = _pattern(renamed_apart(atom, tag), s, key)
                     if q not in seen:

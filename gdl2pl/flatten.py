@@ -100,6 +100,17 @@ def relation_key(s: Sentence) -> tuple[str, int]:
     return (s.name, 0)
 
 
+def relation_atom(key: tuple[str, int], args: tuple[Term, ...] = ()) -> Sentence:
+    """The atom of the relation ``key`` (a ``relation_key``) with ``args``: the inverse of
+    ``relation_key``, ``(p)`` for ``("p()", 0)``, the proposition ``p`` for ``("p", 0)``."""
+    name, arity = key
+    if args:
+        return Func(name, args)
+    if arity == 0 and name.endswith("()"):
+        return Func(name[:-2], ())
+    return Const(name)
+
+
 def key_node(key: tuple[str, int]) -> str:
     """A relation's ``relation_key`` as a node of ``relation_graph``: ``name/arity``."""
     return f"{key[0]}/{key[1]}"
@@ -337,21 +348,25 @@ def _any_role(head: Sentence, body: list[BodyLiteral]) -> list[BodyLiteral]:
 
 
 def flatten_rules(d: Description) -> list[FlatRule]:
-    """All flat clauses of a description, in source order."""
-    graph = dependency_graph(d, key=str)
+    """All flat clauses of a description, in source order. Bodies are ordered by the
+    graph of relation names with ``(p)`` apart from ``p`` (``dependency_graph``'s
+    ``zero_arity_apart``), as the translator stratifies them; the order changes no answer
+    (see ``order_body``), but merged by name a relation could look as if it changed with
+    the state, or recursed, where only the other spelling does."""
+    graph = dependency_graph(d, key=str, zero_arity_apart=True)
     recursive_relations = graph.recursive()
     changing = graph.dependents(INPUT_RELATIONS) | INPUT_RELATIONS
 
     def lookup(s: Sentence) -> bool:
-        return s.name in INPUT_RELATIONS or s.name not in changing
+        return graph.node(s) in INPUT_RELATIONS or graph.node(s) not in changing
 
     out: list[FlatRule] = []
     expanded = 0  # body literals of rules with more than one branch
     for c in d.clauses:
-        head = c.head.name
+        head = graph.node(c.head)
         if head in recursive_relations:
             component = graph.component(head)
-            flats = normalize_clause(c, lambda s, comp=component: s.name in comp, lookup)  # type: ignore[misc]
+            flats = normalize_clause(c, lambda s, comp=component: graph.node(s) in comp, lookup)  # type: ignore[misc]
         else:
             flats = normalize_clause(c, lookup=lookup)
         if len(flats) > 1:
@@ -381,6 +396,7 @@ __all__ = [
     "normalize_clause",
     "flatten_rules",
     "order_body",
+    "relation_atom",
     "relation_graph",
     "relation_key",
     "relation_name",

@@ -3,11 +3,22 @@ step counter, turn-taking from a control fluent (``turn_control``), the goal sum
 (``goal_sum``) and moves legal in every state (``always_legal``). The adapters and
 the analyzer (``gdl2pl analyze``) both use them.
 
-The pattern: a fluent ``(c k)`` in ``init`` (the only ``c`` there); exactly one ``next``
-rule for ``c``, ``(<= (next (c ?y)) (true (c ?x)) (r ?x ?y))``, with ``r`` given by
-ground facts only and functional along the chain from ``k``; and a ``terminal`` rule
-whose body is ``(true (c n))`` alone. Every state at depth ``t`` then holds
-``(c r^t(k))``, so the game ends by the depth ``d`` at which the chain reaches ``n``.
+The step counter (``step_counter_bound``). The pattern, every relation taken with its
+arity (``(step 1 go)`` is no ``(step 1)``, ``(terminal)`` no ``terminal``):
+
+- a ``terminal`` rule (the proposition, not ``(terminal)``) whose body is ``(true (c n))``
+  alone, ``c`` a one-argument fluent and ``n`` a constant;
+- one ``init`` fact ``(c k)`` (no other ``init`` clause for a one-argument ``c``, and no
+  ``init`` or ``next`` rule for any fluent ``?f``);
+- one ``next`` rule for a one-argument ``c``: ``(<= (next (c ?y)) (true (c ?x)) (r ?x ?y))``
+  with ``?x`` and ``?y`` two variables and ``r`` no keyword, every clause of whose name is a
+  ground fact of two constants; the chain of ``r`` from ``k`` is functional and reaches ``n``
+  after ``d`` links.
+
+The argument: the rule's body has no negation, so whatever else the game says, a state
+holding ``(c x)`` is followed by one holding ``(c y)`` for the fact ``(r x y)``; the initial
+state holds ``(c k)``, so the state at depth ``t`` holds the chain's ``t``-th value and the
+one at depth ``d`` holds ``(c n)``: it is terminal, and no play has more than ``d`` steps.
 Pure functions over a description.
 """
 
@@ -28,6 +39,7 @@ from gdl2pl.syntax import Rule
 from gdl2pl.syntax import Term
 from gdl2pl.syntax import Var
 from gdl2pl.syntax import variables
+from gdl2pl.vocabulary import KEYWORDS
 
 
 def _true_of(lit: object) -> Func | None:
@@ -39,13 +51,34 @@ def _true_of(lit: object) -> Func | None:
     return None
 
 
+def _keyword_fluent(c: Fact | Rule, keyword: str) -> Term | None:
+    """The fluent of a clause whose head is ``(keyword f)`` (``init``, ``next``), else None."""
+    h = c.head
+    if isinstance(h, Func) and h.name == keyword and len(h.args) == 1:
+        return h.args[0]
+    return None
+
+
+def _unary(t: Term | None, name: str) -> Func | None:
+    """``t`` if it is ``(name x)``, one argument, else None."""
+    if isinstance(t, Func) and t.name == name and len(t.args) == 1:
+        return t
+    return None
+
+
 def step_counter_bound(d: Description) -> tuple[int, str] | None:
     """The proved bound on the number of steps of any play, and the counter that proves
-    it (e.g. ``(200, "step")``), or None when the rules do not show the pattern."""
+    it (e.g. ``(200, "step")``), or None when the rules do not show the pattern (see the
+    module doc)."""
     d = normalize_case(d)
     clauses = d.clauses
     for c in clauses:
-        if not (isinstance(c, Rule) and c.head.name == "terminal" and len(c.body) == 1):
+        if not (
+            isinstance(c, Rule)
+            and isinstance(c.head, Const)
+            and c.head.name == "terminal"
+            and len(c.body) == 1
+        ):
             continue
         end = _true_of(c.body[0])
         if end is None or not isinstance(end.args[0], Const):
@@ -57,56 +90,43 @@ def step_counter_bound(d: Description) -> tuple[int, str] | None:
 
 
 def _chain(clauses: tuple[Fact | Rule, ...], counter: str, last: str) -> int | None:
-    if any(
-        c.head.name in ("init", "next")
-        and isinstance(c.head, Func)
-        and not isinstance(c.head.args[0], Func | Const)
-        for c in clauses
-    ):
-        return None  # an init or next rule for any fluent (?f) might add a counter
-    inits = [
-        c
-        for c in clauses
-        if c.head.name == "init"
-        and isinstance(c.head, Func)
-        and isinstance(c.head.args[0], Func)
-        and c.head.args[0].name == counter
-    ]
+    """The links of the counter's chain from its ``init`` value to ``last``, or None."""
+    for c in clauses:
+        for keyword in ("init", "next"):
+            f = _keyword_fluent(c, keyword)
+            if f is not None and not isinstance(f, Func | Const):
+                return None  # an init or next rule for any fluent (?f): not this pattern
+    inits = [c for c in clauses if _unary(_keyword_fluent(c, "init"), counter) is not None]
     if len(inits) != 1 or not isinstance(inits[0], Fact):
         return None  # none, several, or one under conditions: not this pattern
-    starts = [inits[0].head.args[0]]  # type: ignore[union-attr]
-    if not isinstance(starts[0], Func):
+    start = _unary(_keyword_fluent(inits[0], "init"), counter)
+    if start is None or not isinstance(start.args[0], Const):
         return None
-    first = starts[0].args[0]
-    if not isinstance(first, Const):
-        return None
-    updates = [
-        c for c in clauses
-        if c.head.name == "next" and isinstance(c.head, Func)
-        and isinstance(c.head.args[0], Func) and c.head.args[0].name == counter
-    ]
+    updates = [c for c in clauses if _unary(_keyword_fluent(c, "next"), counter) is not None]
     if len(updates) != 1 or not isinstance(updates[0], Rule) or len(updates[0].body) != 2:
         return None
     rule = updates[0]
-    y = rule.head.args[0].args[0]  # type: ignore[union-attr]
+    y = _unary(_keyword_fluent(rule, "next"), counter).args[0]  # type: ignore[union-attr]
     now = next((f for f in map(_true_of, rule.body) if f is not None), None)
     link = next((b for b in rule.body if _true_of(b) is None), None)
     if now is None or now.name != counter or not isinstance(link, Func) or len(link.args) != 2:
         return None
     x = now.args[0]
-    if not (isinstance(x, Var) and isinstance(y, Var) and link.args == (x, y)):
+    if not (isinstance(x, Var) and isinstance(y, Var) and x != y and link.args == (x, y)):
         return None
+    if fold(link.name) in KEYWORDS:
+        return None  # (does ?x ?y), (legal ?x ?y)...: not a table of facts
     successor: dict[str, set[str]] = {}
     for c in clauses:
         if fold(c.head.name) != fold(link.name):
             continue
         if not isinstance(c, Fact) or not isinstance(c.head, Func) or len(c.head.args) != 2:
-            return None  # defined by a rule: not a plain table
+            return None  # defined by a rule, or used with another arity: not a plain table
         a, b = c.head.args
         if not (isinstance(a, Const) and isinstance(b, Const)):
             return None
         successor.setdefault(a.name, set()).add(b.name)
-    at, steps, seen = first.name, 0, set()
+    at, steps, seen = start.args[0].name, 0, set()
     while at != last:
         nxt = successor.get(at)
         if nxt is None or len(nxt) != 1 or at in seen:
@@ -120,34 +140,56 @@ def _chain(clauses: tuple[Fact | Rule, ...], counter: str, last: str) -> int | N
 def turn_control(d: Description) -> str | None:
     """The fluent relation ``c`` that proves a game turn-taking from its rules, or None.
 
-    The pattern: ``init`` holds at most one ``(c k)``; every ``next`` rule for ``c`` has a
-    ground head and a ground ``(true (c k))`` in its body, and two rules with the same
-    ``k`` have the same head (so at most one ``c`` fluent holds in any reachable state);
-    every ``legal`` rule of a role either needs ``(true (c r))`` with ``r`` that role (the
-    head's role, constant or variable), or gives one ground move, the same for all such
-    rules of that role. Then in every state at most one role has more than one move."""
+    The pattern (``c`` with one argument; its other arities are other relations): ``init``
+    holds at most one ``(c k)``; every ``next`` rule for ``c`` has a ground head and a
+    ground ``(true (c k))`` in its body, and two rules with the same ``k`` have the same
+    head, and no ``init`` or ``next`` rule is for any fluent ``?f`` (so at most one ``c``
+    fluent holds in any reachable state); the roles are ground facts, and every ``legal``
+    rule of a role either needs ``(true (c r))`` with ``r`` that role (the head's role,
+    constant or variable), or gives one ground move, the same for all such rules of that
+    role. Then in every state at most one role has more than one move."""
     d = normalize_case(d)
-    roles = [c.head.args[0] for c in d.clauses
-             if isinstance(c, Fact) and isinstance(c.head, Func) and c.head.name == "role"]
-    names = {f.name for c in d.clauses if c.head.name == "init" and isinstance(c.head, Func)
-             for f in c.head.args[:1] if isinstance(f, Func) and len(f.args) == 1}
+    roles = _roles(d)
+    if roles is None:
+        return None
+    names = {f.name for c in d.clauses
+             if isinstance(f := _keyword_fluent(c, "init"), Func) and len(f.args) == 1}
     for name in sorted(names):
         if _at_most_one(d, name) and all(_controlled(d, name, r) for r in roles):
             return name
     return None
 
 
+def _roles(d: Description) -> list[Const] | None:
+    """The roles, if every ``role`` clause is a fact ``(role r)`` of a constant."""
+    roles = []
+    for c in d.clauses:
+        if c.head.name != "role":
+            continue
+        if not (isinstance(c, Fact) and isinstance(c.head, Func) and len(c.head.args) == 1
+                and isinstance(c.head.args[0], Const)):
+            return None
+        roles.append(c.head.args[0])
+    return roles
+
+
 def _at_most_one(d: Description, name: str) -> bool:
-    inits = [c for c in d.clauses if c.head.name == "init" and isinstance(c.head, Func)
-             and isinstance(c.head.args[0], Func) and c.head.args[0].name == name]
+    inits = []
+    for c in d.clauses:
+        f = _keyword_fluent(c, "init")
+        if f is not None and not isinstance(f, Func | Const):
+            return False  # an init rule for any fluent (?f) may add another
+        if _unary(f, name) is not None:
+            inits.append(c)
     if len(inits) > 1 or any(not isinstance(c, Fact) for c in inits):
         return False
     head_of: dict[str, object] = {}
     for c in d.clauses:
-        if not (c.head.name == "next" and isinstance(c.head, Func)):
-            continue
-        f = c.head.args[0]
-        if not (isinstance(f, Func) and f.name == name):
+        g = _keyword_fluent(c, "next")
+        if g is not None and not isinstance(g, Func | Const):
+            return False  # a next rule for any fluent (?f) may add another
+        f = _unary(g, name)
+        if f is None:
             continue
         if not isinstance(c, Rule) or not isinstance(f.args[0], Const):
             return False
@@ -210,8 +252,10 @@ def goal_sum(d: Description) -> int | None:
     adapters check it in every terminal state they meet), the rule giving the first
     role its value has a body that holds, so its whole group holds."""
     d = normalize_case(d)
-    roles = {c.head.args[0] for c in d.clauses
-             if isinstance(c, Fact) and isinstance(c.head, Func) and c.head.name == "role"}
+    listed = _roles(d)
+    if listed is None:
+        return None
+    roles = set(listed)
     groups: dict[frozenset[object], dict[object, int]] = {}
     for c in d.clauses:
         if c.head.name != "goal":
@@ -257,9 +301,7 @@ def always_legal(d: Description) -> dict[str, str]:
     answer may still always have a move; the rules just do not show it by their shape."""
     d = normalize_case(d)
     facts = _static_facts(d)
-    roles = [c.head.args[0] for c in d.clauses
-             if isinstance(c, Fact) and isinstance(c.head, Func) and c.head.name == "role"
-             and len(c.head.args) == 1 and isinstance(c.head.args[0], Const)]
+    roles = _roles(d) or []
     found: dict[str, str] = {}
     steps = [MATCH_STEPS]
     for c in d.clauses:
@@ -280,10 +322,11 @@ def always_legal(d: Description) -> dict[str, str]:
 
 
 def _key(atom: object) -> tuple[str, int] | None:
+    """(name, arity) of an atom; ``(p)`` is ``("p()", 0)``, another relation than ``p``."""
     if isinstance(atom, Const):
         return (atom.name, 0)
     if isinstance(atom, Func):
-        return (atom.name, len(atom.args))
+        return (atom.name, len(atom.args)) if atom.args else (atom.name + "()", 0)
     return None
 
 

@@ -51,4 +51,7 @@ def start_local_ray(ray: ModuleType, num_cpus: int) -> None:
     import tempfile
 
     with contextlib.chdir(tempfile.gettempdir()):
-        ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
+        # an instance of its own: a cluster another test started on this machine (the
+        # RLlib one) would be joined otherwise, and refuse num_cpus
+        ray.init(address="local", num_cpus=num_cpus, include_dashboard=False,
+                 log_to_driver=False)

@@ -189,3 +189,22 @@ def test_proved_goal_sum_holds_in_every_well_formed_end(groups, terminals):
                       for who in ("a", "b")}
             if all(len(vs) == 1 for vs in values.values()):
                 assert values["a"][0] + values["b"][0] == total, (text, world)
+
+
+def test_shapes_read_each_relation_with_its_arity():
+    """A relation is its name and arity: ``(control)``, ``(control a b)`` and ``(role)``
+    are no ``(control r)`` or ``(role r)`` (once an IndexError, or a control fluent that
+    two could hold), and ``(next ?f)`` may make a second control fluent."""
+    from gdl2pl.rule_shapes import goal_sum
+    from gdl2pl.rule_shapes import turn_control
+
+    assert turn_control(parse_game(TURNS + " (<= (next (control)) (true (n 0)))")) == "control"
+    assert turn_control(parse_game(TURNS + " (init (control a b))")) == "control"
+    assert turn_control(parse_game(TURNS + " (<= (next ?f) (true ?f))")) is None
+    assert turn_control(parse_game(TURNS + " (<= (role) (true (n 0)))")) is None
+    # (terminal) is a relation of its own: no terminal rule, no step counter
+    ends_early = COUNTED.replace("(<= terminal (true (step 3)))", "(<= (terminal) (true (step 1)))")
+    assert step_counter_bound(parse_game(ends_early)) is None
+    game = """(role a) (role b) (<= (goal a 100) (true w)) (<= (goal b 0) (true w))"""
+    assert goal_sum(parse_game(game)) == 100
+    assert goal_sum(parse_game(game + " (<= (role) (true w))")) is None

@@ -79,7 +79,7 @@ def test_mcts_never_loses_to_random_on_tic_tac_toe(pyspiel):
     evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
     bot = mcts.MCTSBot(game, uct_c=2, max_simulations=1000, evaluator=evaluator, random_state=rng)
     wins = 0
-    for i in range(50):
+    for i in range(16):  # seeded: the same 16 games every run, 8 from each seat
         side = i % 2
         state = game.new_initial_state()
         while not state.is_terminal():
@@ -91,4 +91,4 @@ def test_mcts_never_loses_to_random_on_tic_tac_toe(pyspiel):
         result = state.returns()[side]
         assert result >= 0, f"game {i}: MCTS lost as player {side}"
         wins += result > 0
-    assert wins > 25
+    assert wins > 8

@@ -42,14 +42,24 @@ def _three_steps(tmp_path: Path, goal_a: int, goal_b: int) -> Path:
 # -- item: zero-sum for alpha-beta -----------------------------------------------------------
 
 
-def test_alpha_beta_refuses_an_unproved_game_with_openspiels_message() -> None:
+def test_alpha_beta_refuses_an_unproved_game_with_openspiels_message(tmp_path: Path) -> None:
     require_module("pyspiel")
     from open_spiel.python.algorithms import minimax
 
     import gdl2pl.openspiel as gos
 
-    game = gos.load_game(repository_game("breakthrough"))
-    assert game.gdl_metadata()["utility"].status == "assumed"
+    # a coin: heads gives both 100, tails gives a 0 and b 100: general-sum
+    coin = tmp_path / "coin.kif"
+    coin.write_text(
+        "(role a) (role b) (init (step 1)) (legal a heads) (legal a tails) (legal b wait)\n"
+        "(<= (next (side ?s)) (does a ?s)) (<= (next (step 2)) (true (step 1)))\n"
+        "(<= terminal (true (step 2)))\n"
+        "(<= (goal a 100) (true (side heads))) (<= (goal a 0) (true (side tails)))\n"
+        "(goal b 100)\n",
+        encoding="utf-8",
+    )
+    game = gos.load_game(coin)
+    assert game.gdl_metadata()["utility"].value == "general-sum"
     # OpenSpiel formats its refusal with game.utility: an answer, not an AttributeError
     with pytest.raises(ValueError, match=r"must be 0-sum, not Utility\.GENERAL_SUM"):
         minimax.alpha_beta_search(game, maximum_depth=1, value_function=lambda s: 0.0)

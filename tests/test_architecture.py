@@ -134,3 +134,56 @@ def test_the_top_level_rooms_import_from_a_source_tree_too() -> None:
     assert bridge == str(REPO / "bridge" / "__init__.py")
     assert path == repr([str(REPO / "gdl2pl")])
     assert missing == "None None"
+
+
+#: A file the map names, then what of it the same sentence names right after it, joined
+#: by commas, "and" or "then": a predicate (`name/N`) of a Prolog file, a function, class
+#: or method (`name`) of a Python file, e.g. "`gdl2pl/compiled/gdl_ground.pl` `chain/6`
+#: and `network/2`".
+_PLACE = re.compile(r"`((?:[a-z0-9_]+/)+[A-Za-z0-9_]+\.(?:py|pl))`((?:(?:\s*,\s*|\s+and\s+|"
+                    r"\s+then\s+|\s+)`[A-Za-z_][A-Za-z0-9_]*(?:/\d+)?`)+)")
+
+
+def named_places() -> list[tuple[str, str]]:
+    """Each (file, name) pair the map names as described at ``_PLACE``."""
+    text = MAP.read_text(encoding="utf-8")
+    return [(m[1], name) for m in _PLACE.finditer(text) for name in re.findall(r"`([^`]+)`", m[2])]
+
+
+def _prolog_arities(source: str, name: str) -> set[int]:
+    """The arities of the clauses of ``name`` in a Prolog file (heads at a line's start)."""
+    arities = set()
+    for m in re.finditer(rf"^{re.escape(name)}(\(|\s*(?::-|-->|\.))", source, re.M):
+        if m[1] != "(":
+            arities.add(0)
+            continue
+        depth, args, i = 1, 1, m.end()
+        while depth and i < len(source):
+            ch = source[i]
+            if ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                depth -= 1
+            elif ch == "," and depth == 1:
+                args += 1
+            i += 1
+        arities.add(args)
+    return arities
+
+
+def test_every_predicate_and_function_the_map_names_is_where_it_says() -> None:
+    places = named_places()
+    assert ("gdl2pl/ggp/player.py", "_select") in places
+    missing = []
+    for path, name in places:
+        source = (REPO / path).read_text(encoding="utf-8")
+        if path.endswith(".pl"):
+            pred, arity = name.rsplit("/", 1) if "/" in name else (name, None)
+            found = _prolog_arities(source, pred)
+            ok = int(arity) in found if arity is not None else bool(found)
+        else:
+            ok = re.search(rf"^\s*(?:async\s+)?(?:def|class)\s+{re.escape(name)}\b|"
+                           rf"^{re.escape(name)}\s*[:=]", source, re.M) is not None
+        if not ok:
+            missing.append(f"{path}: {name}")
+    assert not missing, f"ARCHITECTURE.md names what its files do not define: {missing}"

@@ -378,3 +378,21 @@ def test_the_batch_benchmark_writes_its_table_and_verdicts(shared: Path, tmp_pat
     assert all(float(c.replace(",", "")) > 0 for c in cells[1:7]), row
     assert "ticTacToe: batch 64 / playouts = " in text
     assert "ticTacToe: batch 64 / native = " in text
+
+
+def test_the_proofs_benchmark_checks_each_proof_against_random_matches(
+    shared: Path, tmp_path: Path
+) -> None:
+    """``benchmarks/proofs.py`` in a smoke run: each game in a process of its own, its
+    proofs and the matches against them in a row of the section it writes."""
+    import proofs
+
+    results = tmp_path / "RESULTS.md"
+    argv = ["--games-dir", str(shared / "games" / "ggp-repository"), "--games", "ticTacToe",
+            "connectFour", "--matches", "2", "--results", str(results)]
+    assert proofs.main(argv) == 0
+    text = results.read_text(encoding="utf-8")
+    assert text.lstrip().startswith(proofs.SECTION)
+    assert "**0 violated** by a random match" in text
+    [row] = [line for line in text.splitlines() if line.startswith("| connectFour |")]
+    assert "| 48 (filling) |" in row and "| 100 (goal rules of one body) |" in row

@@ -689,7 +689,7 @@ def test_cli_errors_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert ": warning: the relation p (defined on line 12) is never used" in out[0]
     assert ": error: unsafe rule" in out[1] and "zero-arity" not in out[1]
     assert ": warning: (q) is written as a relation with no arguments" in out[2]
-    assert ": warning: the relation q (defined on line 13) is never used" in out[3]
+    assert ": warning: the relation (q) (defined on line 13) is never used" in out[3]
 
 
 def test_cli_syntax_error_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -348,7 +348,7 @@ def test_a_state_that_breaks_the_contract_is_reported_as_the_adapters_report_it(
     game = GdlGame(write_game(tmp_path, NO_GOAL), engine="compiled", missing_goal="error",
                    dynamics="simultaneous")
     try:
-        batch = GdlBatch(game, 2)
+        batch = GdlBatch(game, 2, unrepresentable="raise")  # (the default marks the game)
         with pytest.raises(UnrepresentableStateError, match="role p has no goal value"):
             batch.step(np.zeros((2, 1), np.int32))
     finally:

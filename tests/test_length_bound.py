@@ -17,8 +17,13 @@ from prolog_env import require_prolog
 from gdl2pl.adapters import GdlGame
 from gdl2pl.adapters.reach import reachable_domains
 from gdl2pl.bridge import StateMachine
+from gdl2pl.depgraph import dependency_graph
 from gdl2pl.length_bound import prove_length_bound
 from gdl2pl.load import read_game
+from gdl2pl.normalize import normalize_case
+from gdl2pl.rule_eval import Unproved
+from gdl2pl.rule_eval import check_readable
+from gdl2pl.rule_shapes import step_counter_bound
 
 LENGTH = OWN_GAMES / "length"
 
@@ -103,7 +108,7 @@ def test_an_enumeration_with_a_way_back_proves_no_length():
 @pytest.mark.parametrize(
     ("name", "steps", "why"),
     [
-        ("connectFour", 48, "adds a cell fluent at one of its 48 positions"),
+        ("connectFour", 48, "of the 48 positions a move can fill, 48 are empty"),
         ("breakthrough", 208, "each cellHolds fluent is worth the moves its argument 2"),
         ("breakthroughSmall", 108, "each cell fluent is worth"),
     ],
@@ -156,3 +161,87 @@ def test_the_proof_fails_where_its_work_runs_out():
     with StateMachine.from_file(path) as sm:
         reach = reachable_domains(d, sm.roles, "3pConnectFour", 100_000)
     assert prove_length_bound(d, reach.fluents, reach.moves, seconds=600) is None
+
+
+def _bound(path) -> int | None:
+    """The bound ``prove_length_bound`` proves for a game file, or None."""
+    d = read_game(path)
+    with StateMachine.from_file(path) as sm:
+        reach = reachable_domains(d, sm.roles, path.name, 100_000)
+    found = prove_length_bound(d, reach.fluents, reach.moves)
+    return None if found is None else found.steps
+
+
+def test_a_variable_relation_under_true_proves_nothing(tmp_path):
+    """read_any's legal moves read ``(true ?f)``: which fluents that matches is no
+    relation's, so no measure is proved (it was "1", from a flag's one position, while
+    every play lasts 5 steps). A ``?f`` bound before it is read is a fluent like any
+    other: fill, whose marks are read as ``(cellof ?x ?y ?f) (true ?f)``, is proved 9 as
+    before; read the other way round, ``(true ?f)`` first, it is not proved."""
+    path = LENGTH / "read_any.kif"
+    with StateMachine.from_file(path) as sm:
+        assert longest_play(sm) == 5
+    assert _bound(path) is None
+    fill = (LENGTH / "fill.kif").read_text()
+    taken = "(<= (taken ?x ?y) (true (cell ?x ?y ?p)))"
+    assert taken in fill
+    cellof = "(<= (cellof ?x ?y (cell ?x ?y ?p)) (index ?x) (index ?y) (role ?p))"
+    for body, bound in (("(cellof ?x ?y ?f) (true ?f)", 9), ("(true ?f) (cellof ?x ?y ?f)", None)):
+        variant = tmp_path / "fill_any.kif"
+        variant.write_text(fill.replace(taken, f"(<= (taken ?x ?y) {body}) {cellof}"))
+        assert _bound(variant) == bound, body
+
+
+def test_the_counter_is_told_apart_from_a_fluent_of_another_arity():
+    """counter_arity starts with ``(step 1 go)``, which is no ``(step 1)``: the counter of
+    one argument never runs, and the game ends by ``t`` after 8 steps (it was "proved" 3).
+    Loaded as simultaneous, the game-kind search is skipped, so no play could refute a
+    wrong bound: the claim is the proof's alone."""
+    path = LENGTH / "counter_arity.kif"
+    with StateMachine.from_file(path) as sm:
+        assert longest_play(sm) == 8
+    assert step_counter_bound(read_game(path)) == (8, "t")
+    game = GdlGame(path, dynamics="simultaneous")
+    try:
+        assert game.kind.max_depth == 0
+        claim = game.gdl_metadata()["max_game_length"]
+        assert (claim.value, claim.status) == (8, "proved"), claim
+    finally:
+        game.close()
+    game = GdlGame(LENGTH / "read_any.kif", dynamics="simultaneous")
+    try:
+        claim = game.gdl_metadata()["max_game_length"]
+        assert (claim.value, claim.status) == (None, "assumed"), claim
+    finally:
+        game.close()
+
+
+def test_a_wrong_bound_is_refuted_by_a_match_where_the_search_played_none(monkeypatch):
+    """The second guard, behind proofs that are sound on their own: loaded as
+    simultaneous the game-kind search plays nothing, so one random match is played to one
+    step past the bound. A step-counter proof made wrong on purpose (3 for plays of 8) is
+    refuted by it and not claimed."""
+    import gdl2pl.adapters.game as adapter_game
+
+    monkeypatch.setattr(adapter_game, "step_counter_bound", lambda d: (3, "step"))
+    game = GdlGame(LENGTH / "counter_arity.kif", dynamics="simultaneous")
+    try:
+        assert game.kind.max_depth == 0
+        with pytest.warns(RuntimeWarning, match="longer than the bound proved"):
+            claim = game.gdl_metadata()["max_game_length"]
+        assert (claim.value, claim.status) == (None, "assumed"), claim
+        assert "refuted by a play of 4 steps" in claim.how
+    finally:
+        game.close()
+
+
+def test_a_parenthesised_keyword_is_named_as_what_it_is(tmp_path):
+    """``(terminal)`` is a relation of no arguments, not the keyword: the proof does not
+    read it and proves nothing (sound), saying so rather than "used with 0 arguments",
+    which the keyword is too."""
+    variant = tmp_path / "fill_paren.kif"
+    variant.write_text((LENGTH / "fill.kif").read_text() + "\n(<= (terminal) (true (control a)))\n")
+    d = normalize_case(read_game(variant))
+    with pytest.raises(Unproved, match=r"\(terminal\) is written with parentheses"):
+        check_readable(d, dependency_graph(d))
+    assert _bound(variant) is None

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES
+from conftest import REPO
 from conftest import shared_dir
 from conftest import shared_files
 from hypothesis import given
@@ -148,6 +149,8 @@ GAMES = [
     str(EXAMPLES / "buttons.gdl"),
     str(EXAMPLES / "montyHall.kif"),
     str(EXAMPLES / "kuhnPoker.kif"),
+    str(REPO / "tests/games/zero_arity/both.kif"),  # w and (w): two relations
+    str(REPO / "tests/games/zero_arity/parenthesized.kif"),
     "games/ggp-repository/nim1.kif",
     "games/ggp-repository/hanoi.kif",
     "games/ggp-repository/connect4.kif",

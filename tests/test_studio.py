@@ -20,6 +20,7 @@ from prolog_env import require_module
 from prolog_env import unavailable
 
 from gdl2pl.cli import main
+from gdl2pl.infix import print_infix
 from gdl2pl.kif import parse_kif
 
 TTT = (EXAMPLES / "ticTacToe.kif").read_text(encoding="utf-8")
@@ -268,6 +269,31 @@ def test_graph_is_an_svg_with_the_rules_of_each_relation(client: Any) -> None:
     assert answer["rules"]["index"] == [9] and answer["rules"]["filler"] == [10]
 
 
+def test_graph_and_model_tell_w_from_parenthesized_w(client: Any) -> None:
+    """Two relations, two rows of the strata table, each with its own rules and labelled
+    as the game writes it; two relations of the model, each with its own atoms."""
+    text = (REPO / "tests/games/zero_arity/both.kif").read_text(encoding="utf-8")
+    status, answer = post(client, "graph", text=text)
+    assert status == 200 and answer["labels"] == {"u()": "(u)", "w()": "(w)"}
+    assert answer["rules"]["w()"] == [11, 12] and answer["rules"]["w"] == [13]
+    assert answer["strata"]["w()"] < answer["strata"]["w"] and not answer["cycle"]["relations"]
+    status, answer = post(client, "graph", text=print_infix(parse_kif(text)))
+    assert answer["labels"] == {"u()": "u()", "w()": "w()"}
+    alone = (REPO / "tests/games/zero_arity/parenthesized.kif").read_text(encoding="utf-8")
+    infix = print_infix(parse_kif(alone))
+    status, answer = post(client, "graph", text=infix)
+    assert status == 200 and answer["labels"] == {"w()": "w()"} and "w" not in answer["rules"]
+    lines = infix.splitlines()
+    assert answer["rules"]["w()"] == [i + 1 for i, x in enumerate(lines) if x.startswith("w()")]
+    program = "(v a)\n(<= (w) (v a))\n(<= z (w))\n(<= (z) (v b))\n"
+    for syntax, paren in (("kif", "(w)"), ("infix", "w()")):
+        status, answer = post(client, "model", text=program, answer_syntax=syntax)
+        assert status == 200
+        shown = {(r["name"], r["label"]): r["atoms"] for r in answer["relations"]}
+        assert shown[("w()", paren)] == [paren] and shown[("z", "z")] == ["z"]
+        assert shown[("z()", paren.replace("w", "z"))] == []
+
+
 def test_graph_without_graphviz_falls_back_to_dot_text(client: Any, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("PATH", str(tmp_path))  # the worker process finds no dot
     status, answer = post(client, "graph", text=TTT)
@@ -411,7 +437,7 @@ def test_why_refuses_what_it_cannot_explain(client: Any) -> None:
     status, answer = post(client, "explain", text=TTT, moves=[], atom="(next (control oplayer))")
     assert status == 422 and "last move" in answer["error"]
     status, answer = post(client, "explain", text=TTT, moves=[], atom="(halt)")
-    assert status == 422 and "unknown relation halt" in answer["error"]
+    assert status == 422 and "unknown relation (halt) (the game's" in answer["error"]
     status, answer = post(client, "explain", text=TTT, moves=[], atom="(legal ?r noop)")
     assert status == 422 and "not ground" in answer["error"]
 
@@ -509,7 +535,9 @@ def test_model_of_an_open_program_with_an_input(client: Any) -> None:
     program = "(<= (r ?x ?y) (p ?x ?y) (not (q ?x)))\n"
     status, answer = post(client, "model", text=program, input="(p a b) (p b b) (q b)")
     assert status == 200
-    assert answer["relations"] == [{"name": "r", "arity": 2, "atoms": ["(r a b)"], "input": False}]
+    assert answer["relations"] == [
+        {"name": "r", "label": "r", "arity": 2, "atoms": ["(r a b)"], "input": False}
+    ]
     status, answer = post(client, "model", text=program, input="(p a b) (p b b)")
     assert answer["relations"][0]["atoms"] == ["(r a b)", "(r b b)"]
     status, answer = post(client, "model", text="(p a)\n(<= (r ?x) (p ?x) (not (q ?y)))\n")

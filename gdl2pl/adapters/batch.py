@@ -17,7 +17,13 @@ evaluation instead: the same answers). The outputs:
 - ``rewards`` ``(N, roles)``: ``(goal - 50) / 50`` in the state reached at the end,
   0 before, -1 for an illegal action's role (with ``illegal="end"``);
 - ``terminated`` ``(N,)``, ``mover`` ``(N,)`` (``Node.mover``: the role with a choice,
-  0 if none has, -1 if several have or at the end), ``illegal`` ``(N,)``.
+  0 if none has, -1 if several have or at the end), ``illegal`` ``(N,)``;
+- ``unrepresentable`` ``(N,)`` bool: the game ended in a terminal state the adapters
+  cannot score (a role without goal value under ``missing_goal="error"``, several goal
+  values, one that is not a number, returns that break a declared ``zero_sum``): with
+  ``unrepresentable="mark"`` (the default) such a game is marked here, its rewards 0
+  where there is none to give, and the others play on; with ``"raise"`` the call raises
+  ``UnrepresentableStateError`` for the whole batch.
 
 A role with a single legal move plays it whatever its action says, so in a turn-taking
 game ``step`` takes one action per game (the mover's); where a game stepped has several
@@ -28,13 +34,28 @@ its action is not read, its outputs are the initial state's) unless ``autoreset=
 The games are deterministic; ``sample_actions`` draws random legal actions in C from a
 generator that ``seed`` sets, so a run is reproducible from its seed.
 
-The arrays are read-only views that every call overwrites (copy what you keep). States
-that break the adapters' contract raise ``UnrepresentableStateError`` as
+``transition(states, actions)`` is ``step``'s functional form (``states, actions ->
+states``, the outputs written as ``step`` writes them): the games are put in ``states``
+(packed, as ``states()`` gives them) and stepped; a game already in the state given (the
+states of the last call given back, as a learner's loop does) is not loaded again, so
+that such a call costs what ``step`` and ``states()`` cost.
+
+The arrays are read-only views that every call overwrites (copy what you keep). Other
+states that break the adapters' contract (a role without legal move in a non-terminal
+state, a legal move outside the action table) raise ``UnrepresentableStateError`` as
 ``GdlGame.node`` does (naming the game's index in the batch); they are found after the
 step, which has happened. Memory: ``memory_bytes`` (bounded by ``max_bytes``, checked
 before anything is allocated): at most ``memory_per_game`` bytes a game and
 ``memory_fixed`` bytes besides, freed by ``close()``, after which every call raises
 ``GameClosedError``.
+
+Threads: with ``threads=k`` (or setting ``batch.threads``) a call steps the groups of
+games (64, 128 or 256 games each) on ``k`` threads, the GIL released: the calling one
+and ``k - 1`` started for the call, each with its own scratch (counted in
+``memory_fixed``), each group on one thread only; the answers are the same as on one
+thread (``tests/test_compiled_batch_transition.py``). A batch of fewer groups than
+threads uses one thread a group. How it scales is measured in
+``benchmarks/functional_step.py``.
 """
 
 from __future__ import annotations
@@ -43,6 +64,7 @@ import math
 import os
 from typing import Any
 from typing import Literal
+from typing import NamedTuple
 
 import numpy as np
 
@@ -61,9 +83,25 @@ from .game import goal_return
 from .paths import find_game
 
 Observation = Literal["planes", "flat"]
+OnUnrepresentable = Literal["mark", "raise"]
+
+
+class Transition(NamedTuple):
+    """What ``GdlBatch.transition`` gives: the games' new states (packed, a new read-only
+    array) and the batch's outputs for them (its read-only views, overwritten by the
+    next call)."""
+
+    states: np.ndarray
+    observations: np.ndarray
+    action_masks: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    unrepresentable: np.ndarray
 
 #: The most bytes a batch may take unless ``max_bytes`` says otherwise (2 GiB).
 MAX_BYTES = 2 << 30
+#: The most threads a batch steps its groups on (the C batch's bound).
+MAX_THREADS = 64
 
 _DTYPES = {np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.float32)}
 
@@ -91,6 +129,8 @@ class GdlBatch:
         seed: int = 0,
         max_bytes: int = MAX_BYTES,
         solo: int | None = None,
+        unrepresentable: OnUnrepresentable = "mark",
+        threads: int = 1,
         **options: Any,
     ) -> None:
         if isinstance(game, GdlGame):
@@ -101,7 +141,8 @@ class GdlBatch:
             options.setdefault("engine", "compiled")
             self.game, self._owned = GdlGame(find_game(game), **options), True
         try:
-            self._setup(num_games, observation, dtype, reward_dtype, seed, max_bytes, solo)
+            self._setup(num_games, observation, dtype, reward_dtype, seed, max_bytes, solo,
+                        unrepresentable, threads)
         except BaseException:
             if self._owned:
                 self.game.close()
@@ -116,9 +157,17 @@ class GdlBatch:
         seed: int,
         max_bytes: int,
         solo: int | None,
+        unrepresentable: OnUnrepresentable = "mark",
+        threads: int = 1,
     ) -> None:
         game = self.game
         name = game.name
+        if not isinstance(threads, int | np.integer) or not 1 <= threads <= MAX_THREADS:
+            raise AdapterError(f"{name}: threads is 1 to {MAX_THREADS}, not {threads!r}")
+        if unrepresentable not in ("mark", "raise"):
+            raise AdapterError(f"{name}: unrepresentable must be 'mark' or 'raise', not "
+                               f"{unrepresentable!r}")
+        self.on_unrepresentable: OnUnrepresentable = unrepresentable
         if not isinstance(num_games, int | np.integer) or num_games < 1:
             raise AdapterError(f"{name}: a batch holds at least one game, not {num_games!r}")
         if observation not in ("planes", "flat"):
@@ -157,8 +206,9 @@ class GdlBatch:
         self.observation_shape: tuple[int, ...] = shape
         self.memory_per_game = self._per_game(np.dtype(dtype).itemsize,
                                               np.dtype(reward_dtype).itemsize)
-        self.memory_fixed = self._fixed(len(start) + len(at) + net.n_moves
-                                        + 2 * sum(len(vs) for vs in net.goals))
+        self._table_items = (len(start) + len(at) + net.n_moves
+                             + 2 * sum(len(vs) for vs in net.goals))
+        self.memory_fixed = self._fixed(self._table_items, int(threads))
         if n * self.memory_per_game + self.memory_fixed > max_bytes:
             raise MemoryError(
                 f"{name}: {n:,} games take up to {n * self.memory_per_game:,} bytes "
@@ -173,13 +223,15 @@ class GdlBatch:
         self._mover = np.zeros(n, np.int32)
         self._illegal = np.zeros(n, np.bool_)
         self._joint = np.zeros((n, roles), np.int64)  # any id given fits: none wraps
+        self._marks = np.zeros(n, np.bool_)
+        self._held: np.ndarray | None = None  # the states the last transition gave
         from gdl2pl.compiled._network import Batch  # type: ignore[import-not-found]
 
         missing = game.missing_goal
         self._batch = Batch(
-            sm._net,
+            sm.evaluator,
             n,
-            sm._initial._bits,
+            sm.state_bits(sm.initial_state),
             self._move_actions(),
             actions,
             start,
@@ -193,15 +245,18 @@ class GdlBatch:
             self._terminated,
             self._mover,
             self._illegal,
+            marks=self._marks if unrepresentable == "mark" else None,
         )
         if solo is not None:
             self._batch.solo = int(solo)
+        self._batch.threads = int(threads)
         self.observations = _readonly(self._observations)
         self.action_masks = _readonly(self._masks)
         self.rewards = _readonly(self._rewards)
         self.terminated = _readonly(self._terminated)
         self.mover = _readonly(self._mover)
         self.illegal = _readonly(self._illegal)
+        self.unrepresentable = _readonly(self._marks)
         self.seed(seed)
         self.reset()
 
@@ -210,9 +265,10 @@ class GdlBatch:
     def _move_actions(self) -> list[int]:
         """Per move of the network, its action id in its role's table (-1: none)."""
         sm, action_of = self.sm, self.game.action_of
+        move_terms = sm.move_terms
         out = []
         for m, (role, _) in enumerate(sm.network.moves):
-            out.append(action_of[role].get(sm._move_terms[m], -1) if role >= 0 else -1)
+            out.append(action_of[role].get(move_terms[m], -1) if role >= 0 else -1)
         return out
 
     def _observation_table(self) -> tuple[list[int], list[int], int, tuple[int, ...]]:
@@ -243,8 +299,8 @@ class GdlBatch:
         start: list[int] = [0]
         at: list[int] = []
         index = game.base_index
-        for raw in sm.network.fluents:
-            base = index.get(sm._terms.term(raw))
+        for f in range(len(sm.network.fluents)):
+            base = index.get(sm.fluent_term(f))
             at.extend(where.get(base, ()) if base is not None else ())
             start.append(len(at))
         return start, at, size, shape
@@ -267,23 +323,39 @@ class GdlBatch:
         bits = (net.n_fluents + 1 + net.n_atoms + 1) // 8 + 1 + (net.n_moves + 7) // 8
         own = bits + 2 + 4 + 3 * 4 * roles  # done, plan, culprit; only, counts, joints
         outputs = (int(np.prod(self.observation_shape)) * obs_item + roles * actions
-                   + roles * reward_item + 1 + 4 + 1 + 8 * roles)
+                   + roles * reward_item + 1 + 4 + 1 + 8 * roles + 1)  # ... marks
         return own + outputs
 
-    def _fixed(self, table_items: int) -> int:
+    def _fixed(self, table_items: int, threads: int = 1) -> int:
         """Bytes a batch takes at most whatever its games: its tables, the scratch of one
         group of up to 256 games (four 64-bit words an atom, the rounding of the last
-        group), of the worklist of a cyclic group, of one state."""
+        group; its packed states), of the worklist of a cyclic group, of one state; and
+        each thread's but the caller's: its own scratch of a group."""
         net = self.sm.network
         words = 32 * (4 * (net.n_fluents + 1) + 2 * (net.n_atoms + 1))
+        words += (threads - 1) * (32 * (2 * (net.n_fluents + 1) + net.n_atoms)
+                                  + 5 * (net.n_atoms + 1) + 256 * 16 * self.num_roles)
+        words += 256 * ((net.n_fluents + 7) // 8 + 1)
         return (4 * table_items + words + 14 * net.n_atoms + 4 * net.n_rules
                 + 256 * 16 * self.num_roles + 4 * self.num_roles * self.num_actions + 4096)
+
+    @property
+    def threads(self) -> int:
+        """Threads a call steps the groups of games on (see the module doc)."""
+        return int(self._live.threads)
+
+    @threads.setter
+    def threads(self, k: int) -> None:
+        if not isinstance(k, int | np.integer) or not 1 <= k <= MAX_THREADS:
+            raise ValueError(f"threads is 1 to {MAX_THREADS}, not {k!r}")
+        self._live.threads = int(k)
+        self.memory_fixed = self._fixed(self._table_items, int(k))
 
     @property
     def memory_bytes(self) -> int:
         """Bytes the batch holds: the C batch's own arrays and the output arrays."""
         arrays = (self._observations, self._masks, self._rewards, self._terminated,
-                  self._mover, self._illegal, self._joint)
+                  self._mover, self._illegal, self._joint, self._marks)
         return int(self._live.memory) + sum(a.nbytes for a in arrays)
 
     # -- play ---------------------------------------------------------------------------
@@ -300,6 +372,7 @@ class GdlBatch:
     def reset(self, games: Any = None) -> None:
         """The games ``games`` names (a boolean mask; None: all) back to the initial
         state, their outputs written."""
+        self._held = None
         self._check(self._live.reset(self._games(games)))
 
     def step(self, actions: Any, games: Any = None, *, autoreset: bool = True,
@@ -328,8 +401,58 @@ class GdlBatch:
         else:
             raise ValueError(f"actions: shape ({self.num_games}, {self.num_roles}) or "
                              f"({self.num_games},), not {a.shape}")
+        self._held = None
         self._check(batch.step(joint, mask, autoreset, illegal == "end",
                                -1 if strict is None else int(strict)))
+
+    def transition(self, states: Any, actions: Any, games: Any = None, *,
+                   autoreset: bool = True, illegal: Literal["raise", "end"] = "raise",
+                   strict: int | None = None) -> Transition:
+        """``step``'s functional form: the games take the states ``states`` (packed,
+        ``(N, state_bytes)`` uint8, as ``states()`` and this call give them), then those
+        ``games`` names take one step with ``actions`` (as ``step`` takes them, and
+        refuses them); their new states come back with the outputs (a ``Transition``).
+        A game already in the state given is not loaded again: a loop that gives back
+        the states it got costs a ``step`` and a ``states()``."""
+        if illegal not in ("raise", "end"):
+            raise ValueError(f"illegal must be 'raise' or 'end', not {illegal!r}")
+        batch = self._live
+        packed = self._packed(states)
+        a = _action_ids(actions)
+        mask = self._games(games)
+        if a.shape == (self.num_games,):
+            if packed is not self._held:  # the movers of the states given decide
+                self._check(batch.set_states(packed))
+            self._one_action_each(mask)
+            self._joint[:] = a[:, None]
+            joint = self._joint
+        elif a.shape == (self.num_games, self.num_roles):
+            joint = a if a.dtype in (np.int32, np.int64) and a.flags.c_contiguous else (
+                np.ascontiguousarray(a, np.int64))
+        else:
+            raise ValueError(f"actions: shape ({self.num_games}, {self.num_roles}) or "
+                             f"({self.num_games},), not {a.shape}")
+        held, self._held = packed is self._held, None  # held: read-only, nothing since
+        raw, problem = batch.transition(packed, joint, mask, autoreset, illegal == "end",
+                                        -1 if strict is None else int(strict), held)
+        new = np.frombuffer(raw, np.uint8).reshape(self.num_games, -1)  # read-only
+        self._check(problem)
+        self._held = new
+        return Transition(new, self.observations, self.action_masks, self.rewards,
+                          self.terminated, self.unrepresentable)
+
+    def _packed(self, states: Any) -> np.ndarray:
+        """``states`` as ``(N, state_bytes)`` C-contiguous uint8 (``ValueError``
+        otherwise)."""
+        held = self._held
+        if held is not None and states is held:
+            return held
+        packed = np.ascontiguousarray(states, np.uint8)
+        state_bytes = self._live.state_bytes
+        if packed.shape != (self.num_games, state_bytes):
+            raise ValueError(f"states: shape ({self.num_games}, {state_bytes}), "
+                             f"not {packed.shape}")
+        return packed
 
     def _one_action_each(self, mask: np.ndarray | None) -> None:
         """``ValueError`` unless one action per game says what every game it steps plays:
@@ -375,16 +498,13 @@ class GdlBatch:
     def set_states(self, states: Any, games: Any = None) -> None:
         """The games ``games`` names take their states from ``states`` (as ``states()``
         gives them), their outputs written: a search may save and restore a batch."""
-        packed = np.ascontiguousarray(states, np.uint8)
-        state_bytes = self._live.state_bytes
-        if packed.shape != (self.num_games, state_bytes):
-            raise ValueError(f"states: shape ({self.num_games}, {state_bytes}), "
-                             f"not {packed.shape}")
+        packed = self._packed(states)
+        self._held = None
         self._check(self._live.set_states(packed, self._games(games)))
 
     def machine_state(self, game: int) -> MachineState:
         """Game ``game``'s state as the machine's ``MachineState``."""
-        return self.sm._state(self._live.state(int(game)))
+        return self.sm.state_of_bits(self._live.state(int(game)))
 
     def close(self) -> None:
         """Free the batch's games (every later call raises ``GameClosedError``), and
@@ -413,11 +533,11 @@ class GdlBatch:
         state = self.machine_state(i)
         text = _short(state)
         if kind == "missing goal":
-            game._met_missing_goal(text, game.roles[detail])
+            game.note_missing_goal(text, game.roles[detail])
             return
         where = f"{game.name}: game {i} of the batch:"
         if kind == "fluent without observation":
-            fluent = self.sm._terms.term(self.sm.network.fluents[detail])
+            fluent = self.sm.fluent_term(detail)
             raise UnrepresentableStateError(
                 f"{where} the fluent {kif_term(fluent)} is not among the base propositions "
                 f"(from {game.base_from}) in state {text}"
@@ -449,6 +569,9 @@ class GdlBatch:
             return
         sums = self._rewards[ended].sum(axis=1)
         bad = np.flatnonzero(np.abs(sums) > 1e-6)
+        if len(bad) and self.on_unrepresentable == "mark":
+            self._marks[np.flatnonzero(ended)[bad]] = True
+            return
         if len(bad):
             i = int(np.flatnonzero(ended)[bad[0]])
             raise UnrepresentableStateError(
@@ -477,4 +600,4 @@ def _short(state: MachineState, width: int = 200) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-__all__ = ["MAX_BYTES", "GdlBatch", "Observation"]
+__all__ = ["MAX_BYTES", "MAX_THREADS", "GdlBatch", "Observation", "OnUnrepresentable", "Transition"]

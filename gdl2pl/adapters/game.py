@@ -40,7 +40,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import random
 import sys
+import time
 import warnings
 import weakref
 from collections import OrderedDict
@@ -75,6 +77,8 @@ from gdl2pl.rule_shapes import goal_sum
 from gdl2pl.rule_shapes import step_counter_bound
 from gdl2pl.rule_shapes import turn_control
 from gdl2pl.shown import shown
+from gdl2pl.sum_proof import SumProof
+from gdl2pl.sum_proof import prove_goal_sum
 from gdl2pl.syntax import Const
 from gdl2pl.syntax import Description
 from gdl2pl.syntax import Func
@@ -310,7 +314,7 @@ class GdlGame:
                 if shipped is not None:  # analysed where the game was pickled
                     self.kind, met = shipped
                     if met:
-                        self._met_missing_goal(met, None)
+                        self.note_missing_goal(met, None)
                 else:
                     self.kind = self.analyse(
                         analysis_states, analysis_edges, analysis_steps, seed
@@ -620,7 +624,7 @@ class GdlGame:
         for role, vs in zip(self.roles, goals, strict=True):
             if not vs and self.missing_goal is not None:
                 vs = [self.missing_goal]
-                self._met_missing_goal(_short(state), role)
+                self.note_missing_goal(_short(state), role)
             if len(vs) != 1 or not isinstance(vs[0], int):
                 what = "no goal value" if not vs else f"goal values {list(vs)}"
                 hint = " (missing_goal= gives such a role a value)" if not vs else ""
@@ -647,7 +651,11 @@ class GdlGame:
                 f"analysis met have returns summing to {other}"
             )
 
-    def _met_missing_goal(self, state: str, role: object | None) -> None:
+    def note_missing_goal(self, state: str, role: object | None) -> None:
+        """Note that ``role`` (None: some role) has no goal value in the terminal state
+        ``state`` (its text): the first time, ``missing_goal_met`` keeps it and, with
+        ``missing_goal="assume"``, a ``MissingGoalWarning`` says what was assumed (a
+        batch reports the states its games meet here too)."""
         if self.missing_goal_met:
             return
         self.missing_goal_met = state
@@ -833,7 +841,7 @@ class GdlGame:
         verdict, states, max_depth, sums, bad, missed, layered = run_interruptibly(search)
         if missed:
             met = MachineState.from_fluents(py_term(f) for f in missed)
-            self._met_missing_goal(_short(met), None)
+            self.note_missing_goal(_short(met), None)
         if verdict == "bad":
             state = MachineState.from_fluents(py_term(f) for f in bad)
             self.node(state)  # raises, naming the role
@@ -892,19 +900,20 @@ class GdlGame:
             out["max_game_length"] = (
                 Claim(k.max_depth, "proved", "the longest play enumerated")
                 if k.layered
-                else self._length_claim()
+                else self.length_claim
             )
         else:
             ruled = self._rule_sum
-            if ruled is not None:
+            if ruled is not None and self.sum_proof is not None:
                 out["utility"] = Claim(
                     "zero-sum" if ruled == 0.0 else "constant-sum", "proved",
-                    f"returns sum to {ruled}: goal rules of one body give every role its value")
+                    f"returns sum to {ruled}: {self.sum_proof.reason}")
             else:
                 out["utility"] = Claim("general-sum", "assumed",
                                       "not every reachable terminal state was enumerated, "
-                                      "and the goal rules do not show a constant sum")
-            out["max_game_length"] = self._length_claim()
+                                      "and the terminal and goal rules do not prove a "
+                                      "constant sum")
+            out["max_game_length"] = self.length_claim
         if self.utility_option != "auto":
             out["utility"] = Claim(
                 self.utility_option.replace("_", "-"), "chosen",
@@ -917,10 +926,15 @@ class GdlGame:
         out["missing_goal"] = self._missing_goal_claim()
         return out
 
-    def _length_claim(self) -> Claim:
+    @cached_property
+    def length_claim(self) -> Claim:
         """The bound on the length of every play the rules prove (the least, if more
         than one does): a step counter, or a measure every step moves (``length_bound``);
-        else "assumed"."""
+        else "assumed". Each proof is sound on its own; as a second guard, a bound that a
+        play seen by the game-kind search exceeds is not claimed, and where the search
+        played none (it was skipped, or stopped early) one random match is played to one
+        step past the bound, when that is within ``analysis_steps`` (for at most
+        ``analysis_seconds``)."""
         proofs: list[LengthBound] = []
         counted = step_counter_bound(self.description)
         if counted is not None:  # enough: a game with a step counter is seldom shorter
@@ -936,6 +950,8 @@ class GdlGame:
                              "level (a cycle, or two ways of different lengths to a state)")
             return Claim(None, "assumed", f"no bound proved; longest play seen {seen}")
         best = min(proofs, key=lambda b: b.steps)
+        if seen == 0 and not k.proved and best.steps < self.options["analysis_steps"]:
+            seen = self._walk(best.steps + 1)
         if best.steps < seen:  # a defect of the proof: never claim what a play refutes
             warnings.warn(
                 f"{shown(self.name)}: a play of {seen} steps was seen, longer than the bound "
@@ -946,6 +962,19 @@ class GdlGame:
             return Claim(None, "assumed", f"the bound proved ({best.steps}) is refuted by a "
                          f"play of {seen} steps")
         return Claim(best.steps, "proved", best.reason)
+
+    def _walk(self, limit: int) -> int:
+        """The steps of one random match, cut at ``limit`` steps or ``analysis_seconds``
+        (ended early where a role has no legal move)."""
+        deadline = time.monotonic() + self.analysis_seconds
+        rng = random.Random(self.options["seed"])
+        state, steps = self.sm.initial_state, 0
+        legal = self.sm.all_legal_moves(state) if not self.sm.is_terminal(state) else []
+        while legal and all(legal) and steps < limit and time.monotonic() < deadline:
+            step = self.sm.step(state, [rng.choice(ms) for ms in legal])
+            state, steps = step.state, steps + 1
+            legal = [] if step.terminal else [list(ms) for ms in step.legal]
+        return steps
 
     @cached_property
     def length_bound(self) -> LengthBound | None:
@@ -1014,7 +1043,7 @@ class GdlGame:
     @property
     def constant_sum(self) -> float | None:
         """The proved constant sum of returns, if there is one (by enumeration, or from
-        the goal rules: ``bounds.goal_sum``), or 0 declared with ``utility``."""
+        the rules: ``sum_proof``), or 0 declared with ``utility``."""
         if self.utility_option != "auto":
             return 0.0 if self.utility_option == "zero_sum" else None
         if self.kind.proved:
@@ -1025,12 +1054,27 @@ class GdlGame:
 
     @property
     def _rule_sum(self) -> float | None:
-        total = goal_sum(self.description)
-        n = self.num_roles
-        filled = self._filled_goal
-        if total is None or (filled is not None and filled * n != total):
+        """The constant sum of returns the rules prove (``sum_proof``), or None."""
+        proof = self.sum_proof
+        if proof is None:
             return None
-        return round((total - 50 * n) / 50, 9)
+        return round((proof.total - 50 * self.num_roles) / 50, 9)
+
+    @cached_property
+    def sum_proof(self) -> SumProof | None:
+        """The goal sum the rules prove at every reachable end, counting the goal a role
+        without one gets (``missing_goal``): from goal rules of one body
+        (``rule_shapes.goal_sum``), else from the terminal and goal rules together with
+        the reachability analysis' supersets (``gdl2pl.sum_proof``); proved once, when
+        first asked for (only asked when the states were not all enumerated)."""
+        filled = self._filled_goal
+        total = goal_sum(self.description)
+        if total is not None and (filled is None or filled * self.num_roles == total):
+            return SumProof(total, "goal rules of one body give every role its value")
+        r = self.reachable
+        return prove_goal_sum(
+            self.description, filled, r.fluents if r else None, r.moves if r else None
+        )
 
 
 #: The games loaded in this process, by file and options: what an unpickled game is.

@@ -87,7 +87,7 @@ def explain(args: argparse.Namespace) -> int:
         states, joints = _states(sm, args)
         joint = None
         state = states[-1]
-        if depends_on_does(sm, atom.name):
+        if depends_on_does(sm, atom):
             if not joints:
                 raise InputError(
                     f"{args.atom} depends on the joint move (does): give --moves; the last "
@@ -317,7 +317,7 @@ def _print_model(args: argparse.Namespace, m: Any, whole: Any, inputs: Any, prin
         print(json.dumps({name: atoms for (name, _), atoms in shown.items()}))
     else:
         for (name, arity), atoms in shown.items():
-            print(f"% {name}/{arity}: {_atoms(len(atoms))}")
+            print(f"% {m.relation_label((name, arity), printer)}/{arity}: {_atoms(len(atoms))}")
             for a in atoms:
                 print(a)
     return 0
@@ -357,10 +357,10 @@ def _print_well_founded(
     else:
         print(f"% it is three-valued: {_atoms(undefined)} undefined, marked so")
     for key in shown:
-        name, arity = key
+        arity = key[1]
         holds, maybe = result.true[key], result.undefined[key]
         counts = _atoms(len(holds)) + (f" true, {len(maybe)} undefined" if maybe else "")
-        print(f"% {name}/{arity}: {counts}")
+        print(f"% {m.relation_label(key, printer)}/{arity}: {counts}")
         for a in holds:
             print(a)
         for a in maybe:

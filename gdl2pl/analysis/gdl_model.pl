@@ -11,7 +11,12 @@
 :- use_module(library(apply)).
 :- use_module(library(lists)).
 
+% the runtime is gdl2pl/prolog/ installed, prolog/ at the top of a source tree
+:- if(exists_source('../prolog/gdl_explain')).
 :- use_module('../prolog/gdl_explain', [with_input/4, to_py/2, from_py/2]).
+:- else.
+:- use_module('../../prolog/gdl_explain', [with_input/4, to_py/2, from_py/2]).
+:- endif.
 
 %!  model_answers(+Module, +State, +Joint, +Preds, +Limit, -Answers) is det.
 %

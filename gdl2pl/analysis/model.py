@@ -8,6 +8,10 @@ translator (which evaluates stratified negation by strata and recursion by tabli
 reads every answer of every relation. For a game, a state and a joint move are the input
 model of ``true`` and ``does``. A program that is not stratified has a well-founded model
 instead (``wellfounded``).
+
+A relation is its ``gdl2pl.flatten.relation_key``, as the translator reads it: ``(p)``,
+written with empty parentheses, is ``("p()", 0)``, another relation than the proposition
+``p`` (``("p", 0)``); ``relation_label`` writes it ``(p)`` or ``p()``.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from gdl2pl.check import check_description
 from gdl2pl.check import format_finding
 from gdl2pl.depgraph import body_atoms
 from gdl2pl.errors import GdlError
+from gdl2pl.flatten import relation_atom
+from gdl2pl.flatten import relation_key
 from gdl2pl.flatten import term_args
 from gdl2pl.kif import kif_term
 from gdl2pl.syntax import And
@@ -108,7 +114,14 @@ def relations(d: Description) -> dict[Relation, bool]:
 
 
 def _key(s: Sentence) -> Relation:
-    return (s.name, len(s.args) if isinstance(s, Func) else 0)
+    return relation_key(s)
+
+
+def relation_label(rel: Relation, printer: Callable[[Term], str] = kif_term) -> str:
+    """How the model names a relation: its name, or ``(p)`` (``p()`` in infix: as
+    ``printer`` writes it) for a relation written with empty parentheses."""
+    atom = relation_atom(rel)
+    return printer(atom) if isinstance(atom, Func) and rel[1] == 0 else rel[0]
 
 
 def _atoms(lits: Iterable[Literal]) -> Iterator[Sentence]:
@@ -135,13 +148,14 @@ def check_program(d: Description, path: str) -> bool:
 
 
 def input_relations(d: Description, named: Iterable[str] = ()) -> frozenset[Relation]:
-    """Relations in no clause head, and those ``named`` (which must head no rule)."""
+    """Relations in no clause head, and those ``named`` (which must head no rule; ``p()``
+    names the relation written ``(p)``)."""
     rels = relations(d)
     names = set(named)
     for c in d.clauses:
-        if isinstance(c, Rule) and c.head.name in names:
+        if isinstance(c, Rule) and _key(c.head)[0] in names:
             raise ModelError(
-                f"{c.pos}: input relation {c.head.name} is defined by a rule (an input "
+                f"{c.pos}: input relation {_key(c.head)[0]} is defined by a rule (an input "
                 "relation may appear only in rule bodies)"
             )
     unknown = names - {n for n, _ in rels}
@@ -221,7 +235,7 @@ _term = term_of_py
 
 
 def _atom(name: str, row: list[Any], printer: Callable[[Term], str] = kif_term) -> str:
-    return printer(Func(name, tuple(_term(a) for a in row)) if row else Const(name))
+    return printer(relation_atom((name, len(row)), tuple(_term(a) for a in row)))
 
 
 # -- Herbrand universe and base ---------------------------------------------------------
@@ -257,7 +271,7 @@ class Herbrand:
 
         for name, arity in self.relations:
             if arity == 0:
-                yield printer(Const(name))
+                yield printer(relation_atom((name, 0)))
             else:
                 for args in product(self.constants, repeat=arity):
                     yield printer(Func(name, tuple(map(Const, args))))

@@ -8,12 +8,18 @@ every game) in a third. A game whose negation is not stratified is drawn all the
 since showing what is wrong is the drawing's job: each cycle through ``not`` (the negative
 edge and the way back from its head to its body) is drawn in red, bold. ``svg`` runs
 Graphviz's ``dot`` program when it is installed.
+
+Relations are those the reasoner tells apart: ``(p)``, written with empty parentheses, is
+another relation than the proposition ``p``, the node ``p()`` labelled ``(p)`` (``p()`` for
+a game written in infix), beside the node ``p``.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass
+from dataclasses import field
 
 from gdl2pl.depgraph import GROUND_NOT_STRATIFIED
 from gdl2pl.depgraph import GROUND_STRATIFIED
@@ -31,6 +37,8 @@ from gdl2pl.pipeline import compile_game
 from gdl2pl.syntax import Description
 from gdl2pl.vocabulary import INPUT_RELATIONS as INPUTS
 from gdl2pl.vocabulary import KEYWORD_RELATIONS
+from gdl2pl.written import answer_syntax
+from gdl2pl.written import term_text
 
 KEYWORDS = frozenset(KEYWORD_RELATIONS) - INPUTS
 
@@ -42,7 +50,8 @@ class RelationGraph:
     or with a self-loop), the edges on cycles through ``not`` (empty when the negation
     is stratified), and whether no ground atom can depend on its own negation through
     them (``gdl2pl.depgraph.negation_may_close``: ``check`` then warns, else it is an
-    error)."""
+    error). ``labels`` names the relations a drawing shows otherwise than by their node:
+    ``(p)`` (or ``p()``) for the node ``p()``."""
 
     name: str
     relations: tuple[str, ...]
@@ -51,6 +60,12 @@ class RelationGraph:
     recursive: tuple[tuple[str, ...], ...]
     negative_cycles: tuple[tuple[str, str, bool], ...] = ()
     ground_stratified: bool = True
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+    def label(self, rel: str) -> str:
+        """How the drawing names ``rel``: ``(p)`` or ``p()`` for the node ``p()``, else
+        the node itself."""
+        return self.labels.get(rel, rel)
 
     @property
     def cycle_note(self) -> str:
@@ -67,15 +82,19 @@ class RelationGraph:
         return tuple(r for r in self.relations if r in on)
 
 
-def relation_graph(d: Description, name: str = "game") -> RelationGraph:
+def relation_graph(d: Description, name: str = "game", syntax: str | None = None) -> RelationGraph:
+    """The graph of ``d``'s relations, ``(p)`` apart from ``p``, labelled in ``syntax``
+    (default: the one ``d`` was read in)."""
     normalized = compile_game(d, name=name, translate=False).normalized
-    g: DependencyGraph = dependency_graph(normalized, key=str)
+    g: DependencyGraph = dependency_graph(normalized, key=str, zero_arity_apart=True)
     edges = tuple(sorted({(e.body, e.head, e.negative) for e in g.edges}))
     rec = g.recursive()
     comps = tuple(tuple(sorted(c)) for c in g.components() if c & rec)
     ground = not any(negation_may_close(g, e) for e in g.negative_cycle_edges())
+    written = answer_syntax(d, syntax)
+    labels = {n: term_text(g.written(n), written) for n in sorted(g.zero_arity)}
     return RelationGraph(
-        name, tuple(g.nodes), edges, g.strata(), comps, _negative_cycles(g), ground
+        name, tuple(g.nodes), edges, g.strata(), comps, _negative_cycles(g), ground, labels
     )
 
 
@@ -113,8 +132,8 @@ def _kind(rel: str) -> str:
 
 def _label(g: RelationGraph, rel: str) -> str:
     if g.strata is None:
-        return rel
-    return f"{rel}\nstratum {g.strata[rel]}"
+        return g.label(rel)
+    return f"{g.label(rel)}\nstratum {g.strata[rel]}"
 
 
 _q = dot_string
@@ -157,7 +176,7 @@ def to_mermaid(g: RelationGraph) -> str:
     out = ["flowchart BT"]
 
     def node(rel: str) -> str:
-        text = rel if g.strata is None else f"{rel} (stratum {g.strata[rel]})"
+        text = g.label(rel) if g.strata is None else f"{g.label(rel)} (stratum {g.strata[rel]})"
         text = mermaid_text(text)
         shape = {"keyword": '(["{}"])', "input": '[/"{}"/]', "relation": '["{}"]'}[_kind(rel)]
         return ids[rel] + shape.format(text)

@@ -27,6 +27,7 @@ from gdl2pl.bridge.pyform import term_of_py
 from gdl2pl.flatten import BodyLiteral
 from gdl2pl.flatten import TranslationError
 from gdl2pl.flatten import normalize_clause
+from gdl2pl.flatten import relation_atom
 from gdl2pl.flatten import relation_key
 from gdl2pl.kif import kif_term
 from gdl2pl.syntax import Const
@@ -58,9 +59,10 @@ Printer = Callable[[Term], str]
 
 @dataclass(frozen=True)
 class WellFoundedModel:
-    """Per relation (name, arity), in order of first appearance: the atoms that are
-    true and those that are undefined (each list sorted); every other ground atom is
-    false. ``inputs`` are the relations taken as input (not shown as output)."""
+    """Per relation (``model.relations``' keys: ``(p)`` apart from ``p``), in order of
+    first appearance: the atoms that are true and those that are undefined (each list
+    sorted); every other ground atom is false. ``inputs`` are the relations taken as
+    input (not shown as output)."""
 
     true: dict[Relation, list[str]]
     undefined: dict[Relation, list[str]]
@@ -126,9 +128,9 @@ def well_founded_model(
     true: dict[Relation, list[str]] = {}
     undefined: dict[Relation, list[str]] = {}
     for rel in rels:
-        rows = found.get(rel, []) + found.get((rel[0] + "()", 0), [])
-        holds = {_atom(rel[0], args, printer) for args, truth in rows if truth == "true"}
-        maybe = {_atom(rel[0], args, printer) for args, truth in rows if truth != "true"}
+        rows = found.get(rel, [])
+        holds = {_atom(rel, args, printer) for args, truth in rows if truth == "true"}
+        maybe = {_atom(rel, args, printer) for args, truth in rows if truth != "true"}
         true[rel] = sorted(holds)
         undefined[rel] = sorted(maybe - holds)
     return WellFoundedModel(true, undefined, inputs)
@@ -166,5 +168,5 @@ def _term(t: Term, numbers: dict[str, int]) -> Any:
     return t.name
 
 
-def _atom(name: str, args: list[Any], printer: Printer) -> str:
-    return printer(Func(name, tuple(term_of_py(a) for a in args)) if args else Const(name))
+def _atom(rel: Relation, args: list[Any], printer: Printer) -> str:
+    return printer(relation_atom(rel, tuple(term_of_py(a) for a in args)))

@@ -68,6 +68,12 @@ def add_subcommands(sub: argparse._SubParsersAction) -> dict[str, Handler]:  # t
         default="auto",
     )
     s.add_argument("--no-check", action="store_true", help="do not check the rules received")
+    s.add_argument(
+        "--ready-at-once",
+        action="store_true",
+        help="answer (start) as soon as the game is loaded (default: use the start clock: "
+        "wait for the network on auto, search the first state)",
+    )
     s.add_argument("-v", "--verbose", action="store_true", help="log every message")
 
     m = sub.add_parser("match", help="run a match between GGP players and record it")
@@ -133,6 +139,7 @@ def serve(args: argparse.Namespace) -> int:
         check=not args.no_check,
         max_clock=args.max_clock,
         engine=args.engine,
+        think_at_start=not args.ready_at_once,
     )
     try:
         server = PlayerServer(player, args.host, args.port)

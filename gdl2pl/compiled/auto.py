@@ -76,7 +76,9 @@ def compiled_reason(m: CompiledMachine, seconds: float) -> str:
 
 class AutoMachine(ReasonerPart, GameMachine):
     """The game ``prolog`` loaded, on the reasoner now and on its network once built
-    (see the module's docstring). ``close()`` stops the build and closes the engines."""
+    (see the module's docstring), grounded from the flat rules ``prolog`` was translated
+    from (``description`` is the game it was loaded from, ``case_sensitive`` as it was
+    loaded). ``close()`` stops the build and closes the engines."""
 
     engine = "auto"
 
@@ -102,8 +104,8 @@ class AutoMachine(ReasonerPart, GameMachine):
         self._symbols: list[Term] = []
         # the states the reasoner answered last, until the network is checked (None after)
         self._answered: deque[MachineState] | None = deque(maxlen=RECENT)
-        self._build = NetworkBuild(
-            description, prolog.name, prolog._raw_roles, case_sensitive,
+        self._build = NetworkBuild(  # the reasoner's flat rules: the game flattened once
+            prolog.flat_rules, prolog.name, prolog.raw_roles, case_sensitive,
             budget or GroundingBudget(seconds=AUTO_SECONDS),
         ).start()
         self._thread = threading.Thread(
@@ -138,7 +140,7 @@ class AutoMachine(ReasonerPart, GameMachine):
                     choice = EngineChoice("compiled", reason)
                     compiled.engine_choice = choice
                     if self._seed is not None:
-                        compiled._net.seed(self._seed)
+                        compiled.evaluator.seed(self._seed)
                     self._engine, self._choice = compiled, choice
             if check.difference:
                 log.warning("%s: the reasoner plays it: the network answers otherwise: %s",

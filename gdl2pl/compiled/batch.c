@@ -3,9 +3,12 @@
 #include "batch.h"
 
 #include <math.h>
+#include <pthread.h>
 
 #include "evaluate.h"
 #include "pace.h"
+
+static void *batch_alloc(Batch *b, Py_ssize_t n, Py_ssize_t size);
 
 /* The problems' names (problem_result) and stages (note_problem), by kind. */
 static const char *problem_names[] = {
@@ -34,16 +37,74 @@ note_problem(Batch *b, int kind, Py_ssize_t game, int32_t detail)
 }
 
 void
-pack(uint8_t *out, const uint8_t *bytes, Py_ssize_t n, Py_ssize_t n_bytes)
-{
-    memset(out, 0, (size_t)n_bytes);
-    for (Py_ssize_t k = 0; k < n; k++) out[k >> 3] |= (uint8_t)((bytes[k] & 1) << (k & 7));
-}
-
-void
 unpack(uint8_t *out, const uint8_t *bits, Py_ssize_t n)
 {
     for (Py_ssize_t k = 0; k < n; k++) out[k] = (uint8_t)bit(bits, k);
+}
+
+/* The 64 x 64 bit matrix a transposed, row r being a[63 - r] and column c bit c: bit c
+   of a[63 - r] becomes bit r of a[63 - c]. (Swaps of ever smaller blocks.) */
+static void
+transpose64(uint64_t *a)
+{
+    uint64_t m = 0x00000000FFFFFFFFull;
+    for (int j = 32; j != 0; j >>= 1, m ^= m << j)
+        for (int k = 0; k < 64; k = ((k | j) + 1) & ~j) {
+            uint64_t t = (a[k] ^ (a[k | j] >> j)) & m;
+            a[k] ^= t;
+            a[k | j] ^= t << j;
+        }
+}
+
+void
+pack_group(const Batch *b, Py_ssize_t g, uint8_t *out)
+{
+    const int nw = b->width;
+    const int32_t nf = b->n_fluents;
+    const Py_ssize_t base = g * b->lanes, sb = b->state_bytes;
+    const int lanes = (int)(b->n - base < b->lanes ? b->n - base : b->lanes);
+    const uint64_t *F = b->fw + (size_t)g * nf * nw;
+    uint64_t a[64];
+    for (int q = 0; q * 64 < lanes; q++)
+        for (int32_t f0 = 0; f0 < nf; f0 += 64) {
+            for (int j = 0; j < 64; j++)
+                a[63 - j] = f0 + j < nf ? F[(size_t)(f0 + j) * nw + q] : 0;
+            transpose64(a);   /* a[63 - lane]: bit j, fluent f0 + j of that lane's game */
+            const Py_ssize_t at = f0 / 8, take = sb - at < 8 ? sb - at : 8;
+            for (int lane = 0; lane < 64 && q * 64 + lane < lanes; lane++) {
+                uint64_t w = a[63 - lane];
+                uint8_t *row = out + (Py_ssize_t)(q * 64 + lane) * sb + at;
+                for (Py_ssize_t k = 0; k < take; k++) row[k] = (uint8_t)(w >> (8 * k));
+            }
+        }
+}
+
+/* The packed states of group g's games in `load` (one bit a lane) into load_words,
+   from `states` (every game's, state_bytes each): pack_group's transposition back. */
+static void
+unpack_group(Batch *b, Py_ssize_t g, const uint64_t *load, const uint8_t *states)
+{
+    const int nw = b->width;
+    const int32_t nf = b->n_fluents;
+    const Py_ssize_t base = g * b->lanes, sb = b->state_bytes;
+    uint64_t a[64];
+    for (int q = 0; q < nw; q++) {
+        if (!load[q]) continue;
+        for (int32_t f0 = 0; f0 < nf; f0 += 64) {
+            const Py_ssize_t at = f0 / 8, take = sb - at < 8 ? sb - at : 8;
+            for (int lane = 0; lane < 64; lane++) {
+                uint64_t w = 0;
+                if ((load[q] >> lane) & 1) {
+                    const uint8_t *row = states + (base + q * 64 + lane) * sb + at;
+                    for (Py_ssize_t k = 0; k < take; k++) w |= (uint64_t)row[k] << (8 * k);
+                }
+                a[63 - lane] = w;
+            }
+            transpose64(a);   /* a[63 - j]: fluent f0 + j, a bit a lane */
+            for (int j = 0; j < 64 && f0 + j < nf; j++)
+                b->load_words[(size_t)(f0 + j) * nw + q] = a[63 - j];
+        }
+    }
 }
 
 /* Game i's lane of n atoms' words as n bytes of 0 or 1 (lane_get), and back. */
@@ -84,17 +145,21 @@ static double
 terminal_reward(Batch *b, Py_ssize_t i, int32_t r, int32_t count, int32_t found)
 {
     double x;
+    int kind = P_NONE;
     if (count == 1) {
         x = b->goal_return[found];
-        if (isnan(x)) { note_problem(b, P_GOALS, i, r); x = 0.0; }
+        if (isnan(x)) { kind = P_GOALS; x = 0.0; }
     } else if (count == 0) {
         x = b->missing_return;
-        if (isnan(x)) { note_problem(b, P_NO_GOAL, i, r); x = 0.0; }
+        if (isnan(x)) { kind = P_NO_GOAL; x = 0.0; }
         else note_problem(b, P_MISSING_GOAL, i, r);
     } else {
-        note_problem(b, P_GOALS, i, r);
+        kind = P_GOALS;
         x = 0.0;
     }
+    if (kind == P_NONE) return x;
+    if (b->marks.obj) ((uint8_t *)b->marks.buf)[i] = 1;   /* the game marked, 0 reward */
+    else note_problem(b, kind, i, r);
     return x;
 }
 
@@ -116,6 +181,7 @@ finish_game(Batch *b, Py_ssize_t i, int terminal, const int32_t *count, const in
         terminal ? -1 : movers == 0 ? 0 : movers == 1 ? mover : -1;
     ((uint8_t *)b->out[OUT_TERMINATED].buf)[i] = (uint8_t)terminal;
     ((uint8_t *)b->out[OUT_ILLEGAL].buf)[i] = 0;
+    if (b->marks.obj) ((uint8_t *)b->marks.buf)[i] = 0;   /* terminal_reward may set it */
     b->done[i] = (uint8_t)terminal;
 }
 
@@ -258,6 +324,7 @@ end_game(Batch *b, Py_ssize_t i, int32_t r)
     ((uint8_t *)b->out[OUT_TERMINATED].buf)[i] = 1;
     ((uint8_t *)b->out[OUT_ILLEGAL].buf)[i] = 1;
     ((int32_t *)b->out[OUT_MOVER].buf)[i] = -1;
+    if (b->marks.obj) ((uint8_t *)b->marks.buf)[i] = 0;
     b->done[i] = 1;
 }
 
@@ -502,15 +569,7 @@ run_group(Batch *b, Py_ssize_t g, const uint8_t *states)
     const size_t fwords = (size_t)nf * nw;
     uint64_t *F = b->fw + (size_t)g * fwords, *I = b->iw + (size_t)g * b->n_iface * nw;
     uint64_t *W = b->words;
-    if (any_load) {
-        memset(b->load_words, 0, sizeof(uint64_t) * fwords);
-        EACH_LANE(b, load, lane, {
-            unpack(b->scratch, states + (base + lane) * b->state_bytes, nf);
-            for (int32_t f = 0; f < nf; f++)
-                b->load_words[(size_t)f * nw + lane / 64] |=
-                    (uint64_t)b->scratch[f] << (lane % 64);
-        })
-    }
+    if (any_load) unpack_group(b, g, load, states);
     if (any_step) {
         memcpy(W, F, sizeof(uint64_t) * fwords);
         for (int32_t k = 0; k < b->n_iface; k++)
@@ -545,18 +604,143 @@ run_group(Batch *b, Py_ssize_t g, const uint8_t *states)
     })
 }
 
+/* A thread's share of a call: every `stride`-th group from `first`, on its own copy of
+   the batch (the games' rows shared, each group's written by one thread only; the
+   scratch and the problems its own). No Python call: it runs without the GIL. */
+typedef struct {
+    Batch copy;
+    const uint8_t *states;
+    Py_ssize_t first, stride;
+    pthread_t id;
+    int started;
+} Worker;
+
+static void *
+worker_main(void *arg)
+{
+    Worker *w = arg;
+    for (Py_ssize_t g = w->first; g < w->copy.n_groups; g += w->stride)
+        run_group(&w->copy, g, w->states);
+    return NULL;
+}
+
+static void
+use_scratch(Batch *c, const Scratch *s)
+{
+    c->words = s->words; c->next_words = s->next_words; c->load_words = s->load_words;
+    c->wqueue = s->wqueue; c->queued = s->queued;
+    c->lane_count = s->lane_count; c->lane_last = s->lane_last;
+    c->goal_count = s->goal_count; c->goal_found = s->goal_found;
+}
+
 int
 run_plans(Batch *b, const uint8_t *states)
 {
     Pace pace;
     pace_start(&pace, 0);
     b->hard_kind = b->soft_kind = P_NONE;
-    for (Py_ssize_t g = 0; g < b->n_groups; g++) {
+    Py_ssize_t stride = b->threads < b->n_groups ? b->threads : b->n_groups;
+    if (stride <= 1) {
+        for (Py_ssize_t g = 0; g < b->n_groups; g++) {
+            run_group(b, g, states);
+            if (!pace.stop) pace_check(&pace);
+        }
+        pace_end(&pace);
+        return pace.stop == 1 ? -1 : 0;
+    }
+    Worker workers[MAX_THREADS];   /* the other threads': workers[1 .. stride - 1] */
+    for (Py_ssize_t t = 1; t < stride; t++) {
+        Worker *w = &workers[t];
+        w->copy = *b;
+        use_scratch(&w->copy, &b->extra[t - 1]);
+        w->copy.solo = -1;   /* the network's own values are the calling thread's */
+        w->states = states;
+        w->first = t;
+        w->stride = stride;
+        w->started = pthread_create(&w->id, NULL, worker_main, w) == 0;
+    }
+    for (Py_ssize_t g = 0; g < b->n_groups; g += stride) {
         run_group(b, g, states);
         if (!pace.stop) pace_check(&pace);
     }
+    if (!pace.ts) pace.ts = PyEval_SaveThread();   /* waiting: without the GIL */
+    for (Py_ssize_t t = 1; t < stride; t++) {
+        Worker *w = &workers[t];
+        if (w->started) pthread_join(w->id, NULL);
+        else worker_main(w);   /* no thread to be had: its share here */
+    }
     pace_end(&pace);
+    for (Py_ssize_t t = 1; t < stride; t++) {
+        const Batch *c = &workers[t].copy;
+        if (c->hard_kind) note_problem(b, c->hard_kind, c->hard_game, c->hard_detail);
+        if (c->soft_kind) note_problem(b, c->soft_kind, c->soft_game, c->soft_detail);
+    }
+    if (pace.stop != 1 && PyErr_CheckSignals() < 0) return -1;
     return pace.stop == 1 ? -1 : 0;
+}
+
+void
+batch_free_threads(Batch *b)
+{
+    for (int t = 0; b->extra && t < b->threads - 1; t++) {
+        Scratch *s = &b->extra[t];
+        void *arrays[] = {s->words, s->next_words, s->load_words, s->wqueue, s->queued,
+                          s->lane_count, s->lane_last, s->goal_count, s->goal_found};
+        for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) PyMem_Free(arrays[k]);
+    }
+    PyMem_Free(b->extra);
+    b->extra = NULL;
+    b->memory -= b->extra_bytes;
+    b->extra_bytes = 0;
+    b->threads = 1;
+}
+
+int
+batch_set_threads(Batch *b, int k)
+{
+    if (k < 1 || k > MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "threads: 1 to %d, not %d", MAX_THREADS, k);
+        return -1;
+    }
+    const Network *net = b->net;
+    const Py_ssize_t word = sizeof(uint64_t) * b->width, nf1 = (Py_ssize_t)b->n_fluents + 1;
+    const Py_ssize_t lanes_roles = (Py_ssize_t)b->lanes * b->n_roles;
+    Scratch *extra = k > 1 ? PyMem_Calloc((size_t)(k - 1), sizeof(Scratch)) : NULL;
+    if (k > 1 && !extra) { PyErr_NoMemory(); return -1; }
+    Py_ssize_t before = b->memory, bytes = 0;
+    int ok = 1;
+    for (int t = 0; t < k - 1 && ok; t++) {
+        Scratch *s = &extra[t];
+        s->words = batch_alloc(b, net->n_atoms, word);
+        s->next_words = batch_alloc(b, nf1, word);
+        s->load_words = batch_alloc(b, nf1, word);
+        s->wqueue = batch_alloc(b, b->largest + 1, sizeof(int32_t));
+        s->queued = batch_alloc(b, net->n_atoms, 1);
+        s->lane_count = batch_alloc(b, lanes_roles, sizeof(int32_t));
+        s->lane_last = batch_alloc(b, lanes_roles, sizeof(int32_t));
+        s->goal_count = batch_alloc(b, lanes_roles, sizeof(int32_t));
+        s->goal_found = batch_alloc(b, lanes_roles, sizeof(int32_t));
+        ok = s->words && s->next_words && s->load_words && s->wqueue && s->queued &&
+             s->lane_count && s->lane_last && s->goal_count && s->goal_found;
+    }
+    bytes = b->memory - before;
+    b->memory = before;
+    if (!ok) {   /* freed as batch_free_threads frees them */
+        Scratch *old = b->extra;
+        int old_threads = b->threads;
+        Py_ssize_t old_bytes = b->extra_bytes;
+        b->extra = extra; b->threads = k; b->extra_bytes = 0;
+        batch_free_threads(b);
+        b->extra = old; b->threads = old_threads; b->extra_bytes = old_bytes;
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        return -1;
+    }
+    batch_free_threads(b);
+    b->extra = extra;
+    b->threads = k;
+    b->extra_bytes = bytes;
+    b->memory += bytes;
+    return 0;
 }
 
 PyObject *
@@ -708,6 +892,11 @@ batch_build_locked(Batch *b, PyObject *init, Py_ssize_t n_ma, Py_ssize_t n_os,
     Py_ssize_t obs = checked_mul(b->n, b->obs_size);
     if (cells < 0 || roles < 0 || obs < 0) return -1;
     Py_ssize_t counts[N_OUT] = {obs, cells, roles, b->n, b->n, b->n};
+    if (b->marks.obj && b->marks.len != b->n) {
+        PyErr_Format(PyExc_ValueError, "marks: %zd items expected, not %zd", b->n,
+                     b->marks.len);
+        return -1;
+    }
     for (int k = 0; k < N_OUT; k++) {
         Py_ssize_t items = b->out[k].len / b->out[k].itemsize;
         if (items != counts[k]) {
@@ -756,6 +945,7 @@ batch_build_locked(Batch *b, PyObject *init, Py_ssize_t n_ma, Py_ssize_t n_os,
     b->words = batch_alloc(b, net->n_atoms, word);
     b->queued = batch_alloc(b, net->n_atoms, 1);
     b->wqueue = batch_alloc(b, b->largest + 1, sizeof(int32_t));
+    b->packed = batch_alloc(b, b->lanes, b->state_bytes + 1);
     b->lane_count = batch_alloc(b, lanes_roles, sizeof(int32_t));
     b->lane_last = batch_alloc(b, lanes_roles, sizeof(int32_t));
     b->goal_count = batch_alloc(b, lanes_roles, sizeof(int32_t));
@@ -772,7 +962,7 @@ batch_build_locked(Batch *b, PyObject *init, Py_ssize_t n_ma, Py_ssize_t n_os,
     b->move_lo = batch_alloc(b, R, sizeof(int32_t));
     b->move_hi = batch_alloc(b, R, sizeof(int32_t));
     if (!b->init || !b->scratch || !b->next || !b->iface_vals || !b->init_words ||
-        !b->next_words || !b->load_words || !b->words || !b->queued || !b->wqueue ||
+        !b->next_words || !b->load_words || !b->words || !b->queued || !b->wqueue || !b->packed ||
         !b->lane_count || !b->lane_last || !b->goal_count || !b->goal_found || !b->fw ||
         !b->iw || !b->legals || !b->done || !b->plan || !b->culprit || !b->only ||
         !b->counts || !b->joints || !b->move_lo || !b->move_hi)
@@ -799,6 +989,7 @@ batch_build_locked(Batch *b, PyObject *init, Py_ssize_t n_ma, Py_ssize_t n_os,
     }
     b->rng = FIRST_RNG;
     b->solo = 4;
+    b->threads = 1;
     memset(b->plan, PLAN_RESET, (size_t)b->n);
     return run_plans(b, NULL);
 }

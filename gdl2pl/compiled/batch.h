@@ -56,6 +56,17 @@ enum { PLAN_NONE, PLAN_STEP, PLAN_RESET, PLAN_ILLEGAL, PLAN_LOAD };
    words close together (a batch of 64 on a 4-word layout ran at half speed). */
 #define WORDS 4
 
+/* What evaluating one group of games writes besides the games' own rows: each thread
+   stepping groups has its own (the batch's for the calling thread). */
+typedef struct {
+    uint64_t *words, *next_words, *load_words;
+    int32_t *wqueue, *lane_count, *lane_last, *goal_count, *goal_found;
+    uint8_t *queued;
+} Scratch;
+
+/* The most threads a batch steps its groups on. */
+#define MAX_THREADS 64
+
 typedef struct {
     PyObject_HEAD
     Network *net;
@@ -93,6 +104,13 @@ typedef struct {
     int32_t *mw_start, *mw_rules;  /* once the network watches: per atom, its watchers
                                       whose head the move program evaluates */
     Py_buffer out[N_OUT];
+    Py_buffer marks;       /* n 1-byte flags, or obj NULL: a game whose terminal state
+                              has no reward for a role (no goal value, several, or not a
+                              number) is marked here, not reported as a problem */
+    uint8_t *packed;       /* lanes * state_bytes: scratch, one group's packed states */
+    int threads;           /* threads a call steps the groups on (1: the caller's only) */
+    Scratch *extra;        /* threads - 1: the other threads' scratch */
+    Py_ssize_t extra_bytes;   /* their bytes (counted in memory) */
     int obs_float, rewards_double;
     uint64_t rng;
     int hard_kind, soft_kind;              /* the first problems of a call */
@@ -107,20 +125,32 @@ bit(const uint8_t *bits, Py_ssize_t k)
     return (bits[k >> 3] >> (k & 7)) & 1;
 }
 
-/* n bytes, each 0 or 1, packed into n_bytes bytes (bit k: byte k, lowest bit first). */
-void pack(uint8_t *out, const uint8_t *bytes, Py_ssize_t n, Py_ssize_t n_bytes);
-
 /* bits (as pack makes them) into n bytes of 0 or 1 */
 void unpack(uint8_t *out, const uint8_t *bits, Py_ssize_t n);
+
+/* Group g's games' packed states (state_bytes each, as get_states gives them) into
+   out + (game - first game of g) * state_bytes, from its fluents' words: 64 fluents of
+   64 games at a time, a bit matrix transposed. */
+void pack_group(const Batch *b, Py_ssize_t g, uint8_t *out);
 
 /* Game i's lane of n atoms' words (the batch's width each, from `words`: a group's
    first) as n bytes of 0 or 1. */
 void lane_get(const Batch *b, const uint64_t *words, Py_ssize_t n, Py_ssize_t i, uint8_t *out);
 
 /* Every game's plan in b->plan, group by group, with the GIL released after the first
-   milliseconds. Returns 0, or -1 with a signal handler's error set (every game has
-   still run). */
+   milliseconds; on b->threads threads when there are groups enough (a group on one
+   thread only, each thread with its own scratch; the others step every group
+   bit-sliced: the same answers). Returns 0, or -1 with a signal handler's error set
+   (every game has still run). */
 int run_plans(Batch *b, const uint8_t *states);
+
+/* Step the groups on k threads from now on (1 <= k <= MAX_THREADS): the scratch of the
+   k - 1 others allocated (their bytes counted in memory). Under the network's lock.
+   Returns 0, or -1 with MemoryError or ValueError set (the threads unchanged). */
+int batch_set_threads(Batch *b, int k);
+
+/* Free the other threads' scratch. */
+void batch_free_threads(Batch *b);
 
 /* None, or (kind, game, detail) of the first problem of the call: a breach of the
    adapters' contract first, else a role without goal given the missing-goal reward. */

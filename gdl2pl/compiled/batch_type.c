@@ -132,9 +132,11 @@ Batch_dealloc(Batch *b)
                       b->lane_last, b->goal_count, b->goal_found, b->legals, b->done,
                       b->only, b->plan, b->culprit, b->joints, b->scratch, b->next,
                       b->iface_vals, b->mw_start, b->mw_rules, b->counts, b->move_lo,
-                      b->move_hi};
+                      b->move_hi, b->packed};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) PyMem_Free(arrays[k]);
     for (int k = 0; k < N_OUT; k++) if (b->out[k].obj) PyBuffer_Release(&b->out[k]);
+    if (b->marks.obj) PyBuffer_Release(&b->marks);
+    batch_free_threads(b);
     Py_XDECREF(b->net);
     Py_TYPE(b)->tp_free((PyObject *)b);
 }
@@ -144,7 +146,9 @@ Batch_dealloc(Batch *b)
          illegal, *, width=0): see batch.h. The output buffers are held for the
    batch's life: observations n * obs_size items (1 byte or float32), masks
    n * roles * n_actions (1 byte), rewards n * roles (float32 or float64), terminated
-   n (1 byte), mover n (int32), illegal n (1 byte). Every game starts in `init`. width:
+   n (1 byte), mover n (int32), illegal n (1 byte); marks (optional) n (1 byte): a game
+   whose terminal state gives a role no reward is marked there (its rewards 0) rather
+   than reported as the call's problem. Every game starts in `init`. width:
    the 64-bit words of a group (1, 2 or 4), or 0 for the least that holds n games up to
    4 (the default, by measurement; another width is for benchmarks/eval_paths.py). */
 static PyObject *
@@ -153,15 +157,16 @@ Batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     static char *names[] = {"network", "n", "init", "move_action", "n_actions", "obs_start",
                             "obs_at", "obs_size", "goal_returns", "missing_return",
                             "observations", "masks", "rewards", "terminated", "mover",
-                            "illegal", "width", NULL};
-    PyObject *net, *init, *ma, *os, *oa, *gr, *outs[N_OUT];
+                            "illegal", "width", "marks", NULL};
+    PyObject *net, *init, *ma, *os, *oa, *gr, *outs[N_OUT], *marks = NULL;
     Py_ssize_t n, obs_size;
     int n_actions, width = 0;
     double missing;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!nOOiOOnOdOOOOOO|$i:Batch", names,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!nOOiOOnOdOOOOOO|$iO:Batch", names,
                                      &NetworkType, &net, &n, &init, &ma, &n_actions, &os,
                                      &oa, &obs_size, &gr, &missing, &outs[0], &outs[1],
-                                     &outs[2], &outs[3], &outs[4], &outs[5], &width))
+                                     &outs[2], &outs[3], &outs[4], &outs[5], &width,
+                                     &marks))
         return NULL;
     if (n < 1 || n_actions < 1 || obs_size < 0 || obs_size > INT32_MAX) {
         PyErr_SetString(PyExc_ValueError,
@@ -201,6 +206,11 @@ Batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
             return NULL;
         }
     }
+    if (marks && marks != Py_None &&
+        get_buffer(marks, &b->marks, 1, 'b', -1, "marks") < 0) {
+        Py_DECREF(b);
+        return NULL;
+    }
     b->obs_float = b->out[OUT_OBS].itemsize == 4;
     b->rewards_double = b->out[OUT_REWARDS].itemsize == 8;
     if (enter(b->net) < 0) { Py_DECREF(b); return NULL; }
@@ -239,6 +249,62 @@ Batch_reset(Batch *b, PyObject *args, PyObject *kw)
    has ended is reset instead (autoreset; its actions are not read) or refused. An
    action that is not legal is refused, nothing stepped (ValueError), or with
    end_illegal ends its game (reward -1 for its role, `illegal` set). */
+/* The plan of every game for a step with `actions` (see step), into b->plan, b->joints
+   and b->culprit; games `on` leaves out (when given) are not stepped. Returns 0, or -1
+   with a ValueError set: a game that has ended (without autoreset), or an action that
+   is not legal (without end_illegal), nothing stepped. */
+static int
+plan_step(Batch *b, const Py_buffer *actions, int wide, const uint8_t *on, int autoreset,
+          int end_illegal, int strict)
+{
+    const int32_t R = b->n_roles, A = b->n_actions;
+    Py_ssize_t bad_game = -1;
+    long long bad_action = 0;
+    int32_t bad_role = -1;
+    for (Py_ssize_t i = 0; i < b->n && bad_game < 0; i++) {
+        if (on && !on[i]) { b->plan[i] = PLAN_NONE; continue; }
+        if (b->done[i]) {
+            if (!autoreset) { bad_game = i; break; }
+            b->plan[i] = PLAN_RESET;
+            continue;
+        }
+        b->plan[i] = PLAN_STEP;
+        const uint8_t *legal = b->legals + i * b->legal_bytes;
+        for (int32_t r = 0; r < R; r++) {
+            Py_ssize_t k = i * R + r;
+            int32_t m = r == strict ? -1 : b->only[k];
+            if (m < 0) {
+                long long a = wide ? (long long)((const int64_t *)actions->buf)[k]
+                                   : (long long)((const int32_t *)actions->buf)[k];
+                m = a >= 0 && a < A ? b->action_move[(Py_ssize_t)r * A + a] : -1;
+                if (m >= 0 && !bit(legal, m)) m = -1;
+                if (m < 0) {
+                    if (!end_illegal) { bad_game = i; bad_role = r; bad_action = a; break; }
+                    b->plan[i] = PLAN_ILLEGAL;
+                    b->culprit[i] = r;
+                    break;
+                }
+            }
+            b->joints[k] = m;
+        }
+    }
+    if (bad_game < 0) return 0;
+    if (bad_role < 0)
+        PyErr_Format(PyExc_ValueError, "game %zd has ended: reset it (or step with "
+                     "autoreset)", bad_game);
+    else
+        PyErr_Format(PyExc_ValueError, "game %zd: action %lld of role %d is not legal "
+                     "there", bad_game, bad_action, (int)bad_role);
+    return -1;
+}
+
+/* step(actions, active=None, autoreset=True, end_illegal=False, strict=-1) -> None |
+   (problem, game, detail). actions: n * roles action ids (int32 or int64), role by role
+   for each game. A role with one legal move plays it, whatever its action says (but
+   role `strict`, whose action must be that move, as a one-player environment's). A game that
+   has ended is reset instead (autoreset; its actions are not read) or refused. An
+   action that is not legal is refused, nothing stepped (ValueError), or with
+   end_illegal ends its game (reward -1 for its role, `illegal` set). */
 static PyObject *
 Batch_step(Batch *b, PyObject *args, PyObject *kw)
 {
@@ -258,53 +324,123 @@ Batch_step(Batch *b, PyObject *args, PyObject *kw)
         return NULL;
     }
     /* the plan of every game, checked whole before any game moves */
-    const int32_t R = b->n_roles, A = b->n_actions;
-    const uint8_t *on = active.buf;
-    Py_ssize_t bad_game = -1;
-    long long bad_action = 0;
-    int32_t bad_role = -1;
-    for (Py_ssize_t i = 0; i < b->n && bad_game < 0; i++) {
-        if (on && !on[i]) { b->plan[i] = PLAN_NONE; continue; }
-        if (b->done[i]) {
-            if (!autoreset) { bad_game = i; break; }
-            b->plan[i] = PLAN_RESET;
-            continue;
-        }
-        b->plan[i] = PLAN_STEP;
-        const uint8_t *legal = b->legals + i * b->legal_bytes;
-        for (int32_t r = 0; r < R; r++) {
-            Py_ssize_t k = i * R + r;
-            int32_t m = r == strict ? -1 : b->only[k];
-            if (m < 0) {
-                long long a = wide ? (long long)((const int64_t *)actions.buf)[k]
-                                   : (long long)((const int32_t *)actions.buf)[k];
-                m = a >= 0 && a < A ? b->action_move[(Py_ssize_t)r * A + a] : -1;
-                if (m >= 0 && !bit(legal, m)) m = -1;
-                if (m < 0) {
-                    if (!end_illegal) { bad_game = i; bad_role = r; bad_action = a; break; }
-                    b->plan[i] = PLAN_ILLEGAL;
-                    b->culprit[i] = r;
-                    break;
-                }
-            }
-            b->joints[k] = m;
-        }
-    }
+    int bad = plan_step(b, &actions, wide, active.buf, autoreset, end_illegal, strict) < 0;
     PyBuffer_Release(&actions);
     release_active(&active);
-    if (bad_game >= 0) {
-        leave(b->net);
-        if (bad_role < 0)
-            PyErr_Format(PyExc_ValueError, "game %zd has ended: reset it (or step with "
-                         "autoreset)", bad_game);
-        else
-            PyErr_Format(PyExc_ValueError, "game %zd: action %lld of role %d is not legal "
-                         "there", bad_game, bad_action, (int)bad_role);
-        return NULL;
-    }
+    if (bad) { leave(b->net); return NULL; }
     int failed = run_plans(b, NULL) < 0;
     leave(b->net);
     return failed ? NULL : problem_result(b);
+}
+
+/* Every game's packed state into out (n * state_bytes), group by group, the GIL
+   released after the first milliseconds. Returns 0, or -1 with a signal handler's
+   error set (every state still written). */
+static int
+pack_all(Batch *b, uint8_t *out)
+{
+    Pace pace;
+    pace_start(&pace, 0);
+    for (Py_ssize_t g = 0; g < b->n_groups; g++) {
+        pack_group(b, g, out + g * b->lanes * b->state_bytes);
+        if (!pace.stop) pace_check(&pace);
+    }
+    pace_end(&pace);
+    return pace.stop == 1 ? -1 : 0;
+}
+
+/* transition(states, actions, active=None, autoreset=True, end_illegal=False,
+   strict=-1) -> (states, None | (problem, game, detail)): step's functional form. The
+   games are in `states` (packed, as get_states gives them), and those `active` names
+   (None: all) take one step with `actions` (as step takes them); the states every game
+   is in after it come back packed (a new bytes object), its outputs written as step writes
+   them. A game whose state is already the one given (the states of the last call given
+   back, as a learner does) is not loaded again, so such a call costs a step and
+   the states' packing; any other is loaded first (its outputs written, as set_states
+   does), then stepped. `held`: the caller knows the games to be in `states` (the
+   states of the last call, nothing since), which are then not compared. */
+static PyObject *
+Batch_transition(Batch *b, PyObject *args, PyObject *kw)
+{
+    static char *names[] = {"states", "actions", "active", "autoreset", "end_illegal",
+                            "strict", "held", NULL};
+    PyObject *states_obj, *actions_obj, *active_obj = NULL;
+    int autoreset = 1, end_illegal = 0, strict = -1, held = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|Oppip:transition", names, &states_obj,
+                                     &actions_obj, &active_obj, &autoreset, &end_illegal,
+                                     &strict, &held))
+        return NULL;
+    Py_ssize_t size = checked_mul(b->n, b->state_bytes);
+    if (size < 0) return NULL;
+    Py_buffer states, actions, active;
+    int wide;
+    if (get_buffer(states_obj, &states, 0, 'b', size, "states") < 0) return NULL;
+    /* a copy: the caller's buffer may change while the GIL is released */
+    uint8_t *copy = ALLOC(size, uint8_t);
+    if (!copy) { PyBuffer_Release(&states); return NULL; }
+    memcpy(copy, states.buf, (size_t)size);
+    PyBuffer_Release(&states);
+    if (action_ids_arg(b, actions_obj, &actions, 0, "actions", &wide) < 0) {
+        PyMem_Free(copy);
+        return NULL;
+    }
+    if (active_arg(b, active_obj, &active) < 0) {
+        PyMem_Free(copy); PyBuffer_Release(&actions);
+        return NULL;
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, size);   /* before the lock */
+    if (!out || batch_enter(b) < 0) {
+        Py_XDECREF(out); PyMem_Free(copy); PyBuffer_Release(&actions); release_active(&active);
+        return NULL;
+    }
+    const uint8_t *on = active.buf;
+    const uint8_t *ended_by_illegal = b->out[OUT_ILLEGAL].buf;
+    const Py_ssize_t sb = b->state_bytes;
+    /* the games not in the state given are loaded: their packed states compared */
+    Py_ssize_t loads = 0;
+    for (Py_ssize_t g = 0; g < b->n_groups; g++) {
+        const Py_ssize_t base = g * b->lanes;
+        const Py_ssize_t lanes = b->n - base < b->lanes ? b->n - base : b->lanes;
+        if (!held) pack_group(b, g, b->packed);
+        for (Py_ssize_t lane = 0; lane < lanes; lane++) {
+            Py_ssize_t i = base + lane;
+            /* every game takes the state given, stepped or not; a game an illegal
+               action ended is done in a state that is not terminal: loaded again, it is
+               not done */
+            int load = ended_by_illegal[i] || (!held &&
+                       memcmp(b->packed + lane * sb, copy + i * sb, (size_t)sb) != 0);
+            b->plan[i] = load ? PLAN_LOAD : PLAN_NONE;
+            loads += load;
+        }
+    }
+    int failed = 0, kind = P_NONE;
+    Py_ssize_t game = 0;
+    int32_t detail = 0;
+    if (loads) {
+        failed = run_plans(b, copy) < 0;
+        kind = b->hard_kind; game = b->hard_game; detail = b->hard_detail;
+    }
+    PyMem_Free(copy);
+    if (!failed && plan_step(b, &actions, wide, on, autoreset, end_illegal, strict) < 0)
+        failed = 1;
+    PyBuffer_Release(&actions);
+    release_active(&active);
+    if (!failed) failed = run_plans(b, NULL) < 0;
+    if (!failed) {
+        if (kind) {   /* a problem of a state loaded, as set_states reports it */
+            int hk = b->hard_kind;
+            Py_ssize_t hg = b->hard_game;
+            if (!hk || game <= hg) {
+                b->hard_kind = kind; b->hard_game = game; b->hard_detail = detail;
+            }
+        }
+        failed = pack_all(b, (uint8_t *)PyBytes_AS_STRING(out)) < 0;
+    }
+    leave(b->net);
+    if (failed) { Py_DECREF(out); return NULL; }
+    PyObject *problem = problem_result(b);
+    if (!problem) { Py_DECREF(out); return NULL; }
+    return Py_BuildValue("(NN)", out, problem);
 }
 
 /* The pick-th (from 0) set bit of bits in lo..hi-1, or -1. */
@@ -438,12 +574,9 @@ Batch_get_states(Batch *b, PyObject *Py_UNUSED(ignored))
     PyObject *out = PyBytes_FromStringAndSize(NULL, size);   /* before the lock */
     if (!out) return NULL;
     if (batch_enter(b) < 0) { Py_DECREF(out); return NULL; }
-    uint8_t *bytes = (uint8_t *)PyBytes_AS_STRING(out);
-    for (Py_ssize_t i = 0; i < b->n; i++) {
-        lane_get(b, b->fw, b->n_fluents, i, b->scratch);
-        pack(bytes + i * b->state_bytes, b->scratch, b->n_fluents, b->state_bytes);
-    }
+    int failed = pack_all(b, (uint8_t *)PyBytes_AS_STRING(out)) < 0;
     leave(b->net);
+    if (failed) { Py_DECREF(out); return NULL; }
     return out;
 }
 
@@ -484,6 +617,10 @@ static PyMethodDef Batch_methods[] = {
     {"step", (PyCFunction)(void (*)(void))Batch_step, METH_VARARGS | METH_KEYWORDS,
      "step(actions, active=None, autoreset=True, end_illegal=False, strict=-1) -> None | "
      "(problem, game, detail)"},
+    {"transition", (PyCFunction)(void (*)(void))Batch_transition,
+     METH_VARARGS | METH_KEYWORDS,
+     "transition(states, actions, active=None, autoreset=True, end_illegal=False, "
+     "strict=-1, held=False) -> (states, None | (problem, game, detail))"},
     {"sample", (PyCFunction)(void (*)(void))Batch_sample, METH_VARARGS | METH_KEYWORDS,
      "sample(out, active=None): random legal action ids, by the batch's generator"},
     {"seed", (PyCFunction)Batch_seed, METH_O, "seed(int): seed the batch's generator"},
@@ -513,6 +650,39 @@ static PyMemberDef Batch_members[] = {
     {NULL, 0, 0, 0, NULL}
 };
 
+static PyObject *
+Batch_get_threads(Batch *b, void *Py_UNUSED(closure))
+{
+    return PyLong_FromLong(b->threads);
+}
+
+static int
+Batch_set_threads(Batch *b, PyObject *value, void *Py_UNUSED(closure))
+{
+    if (!value) {
+        PyErr_SetString(PyExc_AttributeError, "threads cannot be deleted");
+        return -1;
+    }
+    int overflow;
+    long k = PyLong_AsLongAndOverflow(value, &overflow);
+    if (k == -1 && PyErr_Occurred()) return -1;
+    if (overflow || k < 1 || k > MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "threads: 1 to %d", MAX_THREADS);
+        return -1;
+    }
+    if (batch_enter(b) < 0) return -1;
+    int failed = batch_set_threads(b, (int)k) < 0;
+    leave(b->net);
+    return failed ? -1 : 0;
+}
+
+static PyGetSetDef Batch_getset[] = {
+    {"threads", (getter)Batch_get_threads, (setter)Batch_set_threads,
+     "threads a call steps the groups of games on (1: the calling thread only; each "
+     "other thread has its own scratch, counted in memory)", NULL},
+    {NULL, NULL, NULL, NULL, NULL}
+};
+
 PyTypeObject BatchType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "gdl2pl.compiled._network.Batch",
@@ -523,5 +693,6 @@ PyTypeObject BatchType = {
               "arrays (see compiled/batch.h).",
     .tp_methods = Batch_methods,
     .tp_members = Batch_members,
+    .tp_getset = Batch_getset,
     .tp_new = Batch_new,
 };

@@ -32,10 +32,12 @@ import tempfile
 import threading
 import time
 import weakref
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from typing import NoReturn
 
+from gdl2pl.flatten import FlatRule
 from gdl2pl.flatten import flatten_rules
 from gdl2pl.pipeline import normalized
 from gdl2pl.syntax import Description
@@ -54,12 +56,14 @@ class NetworkBuild:
     """The network of the game ``d`` (loaded by the Prolog engine as ``name`` with the
     raw ``roles``), grounded by a worker process within ``budget``: its seconds bound
     the whole build (starting the worker, grounding, handing the network back), its
-    memory the worker's address space. A game that has no network at all (see
-    ``grounding_input``) is refused here, before any process starts."""
+    memory the worker's address space. ``d`` is the game's description, or its flat
+    rules as the reasoner loaded them (``StateMachine.flat_rules``: the normalized game
+    flattened), which are then not made a second time. A game that has no network at
+    all (see ``grounding_input``) is refused here, before any process starts."""
 
     def __init__(
         self,
-        d: Description,
+        d: Description | Sequence[FlatRule],
         name: str,
         roles: tuple[Any, ...],
         case_sensitive: bool = False,
@@ -67,8 +71,9 @@ class NetworkBuild:
     ) -> None:
         self.name = name
         self.budget = budget or GroundingBudget()
-        n, _ = normalized(d, case_sensitive)
-        inp = grounding_input(flatten_rules(n), name)  # refusals come here, at once
+        rules = flatten_rules(normalized(d, case_sensitive)[0]) if isinstance(
+            d, Description) else list(d)
+        inp = grounding_input(rules, name)  # refusals come here, at once
         self._request = {
             "name": name,
             "input": {

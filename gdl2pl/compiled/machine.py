@@ -138,7 +138,7 @@ class CompiledMachine(ReasonerPart, GameMachine):
         self.network = network
         net = network
         self._net = c_network(net)
-        terms = prolog._terms
+        terms = prolog.term_cache
         self._terms = terms
         self._fluents: list[Raw] = net.fluents
         self._fluent_index = {f: i for i, f in enumerate(net.fluents)}
@@ -152,7 +152,7 @@ class CompiledMachine(ReasonerPart, GameMachine):
         self._goal_raw = [[v for _, v in vs] for vs in net.goals]
         self._percept_terms = [[terms.term(p) for _, p in ps] for ps in net.sees]
         self._roles = prolog.roles
-        self._raw_roles = prolog._raw_roles
+        self._raw_roles = prolog.raw_roles
         initial = self._bits(prolog.initial_state)
         if initial is None:  # init is part of the relaxation: cannot happen
             raise CompileRefusedError(f"{self.name}: the initial state is not in the network")
@@ -171,9 +171,12 @@ class CompiledMachine(ReasonerPart, GameMachine):
         case_sensitive: bool = False,
         budget: GroundingBudget | None = None,
     ) -> CompiledMachine:
-        """The game ``prolog`` loaded (from ``description``), grounded within ``budget``
-        by a worker process (``NetworkBuild``); its errors."""
-        build = NetworkBuild(description, prolog.name, prolog._raw_roles, case_sensitive, budget)
+        """The game ``prolog`` loaded (from ``description``, ``case_sensitive`` as it was
+        loaded), grounded within ``budget`` by a worker process (``NetworkBuild``) from
+        the flat rules ``prolog`` was translated from (``StateMachine.flat_rules``: the
+        game is not normalized and flattened again); its errors."""
+        build = NetworkBuild(prolog.flat_rules, prolog.name, prolog.raw_roles, case_sensitive,
+                             budget)
         network = build.wait()
         return cls(prolog, network, build.deadline)
 
@@ -241,7 +244,7 @@ class CompiledMachine(ReasonerPart, GameMachine):
         check_same_game(state, self._terms, self.name)
         out = bytearray(len(self._fluents))
         index = self._fluent_index
-        for raw in state._key:
+        for raw in state.forms:
             i = index.get(raw)
             if i is None:
                 return None
@@ -249,11 +252,42 @@ class CompiledMachine(ReasonerPart, GameMachine):
         return bytes(out)
 
     def role_index(self, role: Term | str) -> int:
-        return self._raw_roles.index(self.prolog._role_raw(role))
+        return self.prolog.role_index(role)
 
     def _check_open(self) -> None:
-        if self.prolog._closed:
-            self.prolog._enter()  # raises GameClosedError
+        self.prolog.check_open()
+
+    # -- the network's own names, for the rooms that drive it in C (batches) -------------
+
+    @property
+    def evaluator(self) -> Any:
+        """The C extension's evaluator of ``network`` (``gdl2pl.compiled._network``'s
+        ``Network``, tuned): what a C batch of this game is built on, and the generator
+        its playouts draw from (``evaluator.seed``)."""
+        return self._net
+
+    def state_bits(self, state: MachineState) -> bytes | None:
+        """``state`` as the network's bits (a byte per fluent of ``network.fluents``, 1
+        where it holds); None when a fluent of it is outside the network."""
+        return self._bits(state)
+
+    def state_of_bits(self, bits: bytes) -> MachineState:
+        """The state whose fluents are those of ``network.fluents`` where ``bits`` holds
+        a 1 (a byte per fluent, as ``state_bits`` and the C batch give them)."""
+        if len(bits) != len(self._fluents):
+            raise ValueError(f"{self.name}: a state is {len(self._fluents)} bytes, "
+                             f"not {len(bits)}")
+        return self._state(bytes(bits))
+
+    @property
+    def move_terms(self) -> Sequence[Term]:
+        """Per move of ``network.moves``, its term (the very objects ``legal_moves``
+        hands out)."""
+        return tuple(self._move_terms)
+
+    def fluent_term(self, index: int) -> Term:
+        """The term of fluent ``index`` of ``network.fluents``."""
+        return self._terms.term(self._fluents[index])
 
     # -- the StateMachine contract ------------------------------------------------------
     # Alike on purpose: roles and initial_state are each engine's own fields, as in

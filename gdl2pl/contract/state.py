@@ -95,6 +95,12 @@ class MachineState:
         return cls([form_of(ground_term(f)) for f in fluents])
 
     @property
+    def forms(self) -> frozenset[Form]:
+        """Its fluents in their form (see the module doc): what it equals and hashes by,
+        what an engine reads a state from without building terms."""
+        return self._key
+
+    @property
     def fluents(self) -> frozenset[Term]:
         convert = self._terms.term if self._terms else term_of_form
         return frozenset(convert(r) for r in self._key)

@@ -29,6 +29,7 @@ from gdl2pl.bridge.swipl import runtime_with
 from gdl2pl.errors import GdlError
 from gdl2pl.flatten import BodyLiteral
 from gdl2pl.flatten import FlatRule
+from gdl2pl.flatten import relation_atom
 from gdl2pl.flatten import relation_key
 from gdl2pl.infix import infix_clause
 from gdl2pl.infix import infix_term
@@ -49,6 +50,7 @@ from gdl2pl.syntax import Term
 from gdl2pl.syntax import Var
 from gdl2pl.syntax import is_ground
 from gdl2pl.syntax import variables
+from gdl2pl.translate import DOES
 from gdl2pl.translate import predicate_name
 
 if TYPE_CHECKING:
@@ -221,32 +223,36 @@ def explain_runtime() -> Any:
 
 
 def game_relations(sm: StateMachine) -> dict[str, int]:
-    """The relations of the game (name -> arity): every head and body atom."""
+    """The relations of the game (name -> arity): every head and body atom; ``(p)``,
+    written with empty parentheses, is the relation ``p()``, apart from ``p``
+    (``relation_key``)."""
     rels: dict[str, int] = {"true": 1, "does": 2}
     for _, r in sm.translation.origins:
-        rels.setdefault(r.head.name, len(r.head.args) if isinstance(r.head, Func) else 0)
+        rels.setdefault(*relation_key(r.head))
         for lit in r.body:
             s = _sentence(lit)
             if s is not None:
-                rels.setdefault(s.name, len(s.args) if isinstance(s, Func) else 0)
+                rels.setdefault(*relation_key(s))
     return rels
 
 
-def depends_on_does(sm: StateMachine, relation: str) -> bool:
-    """True if atoms of ``relation`` may depend on the joint move."""
-    uses: dict[str, set[str]] = {}
+def depends_on_does(sm: StateMachine, atom: Sentence) -> bool:
+    """True if atoms of the relation of ``atom`` may depend on the joint move (relations
+    told apart as the translator tells them: ``relation_key``)."""
+    uses: dict[tuple[str, int], set[tuple[str, int]]] = {}
     for _, r in sm.translation.origins:
-        body = {s.name for s in map(_sentence, r.body) if s is not None}
-        uses.setdefault(r.head.name, set()).update(body)
+        body = {relation_key(s) for s in map(_sentence, r.body) if s is not None}
+        uses.setdefault(relation_key(r.head), set()).update(body)
+    relation = relation_key(atom)
     seen, todo = {relation}, [relation]
     while todo:
         for q in uses.get(todo.pop(), ()):
-            if q == "does":
+            if q == DOES:
                 return True
             if q not in seen:
                 seen.add(q)
                 todo.append(q)
-    return relation == "does"
+    return relation == DOES
 
 
 def parse_atom(sm: StateMachine, atom: Term | str, syntax: str = "kif") -> Sentence:
@@ -261,14 +267,22 @@ def parse_atom(sm: StateMachine, atom: Term | str, syntax: str = "kif") -> Sente
     if not is_ground(t):
         raise ExplainError(f"{text}: not ground (has variables); give a ground atom")
     t = sm.term(kif_term(t))
-    arity = len(t.args) if isinstance(t, Func) else 0
+    name, arity = relation_key(t)  # type: ignore[arg-type]
     rels = game_relations(sm)
-    if t.name not in rels:
-        known = ", ".join(sorted(rels))
-        raise ExplainError(f"{text}: unknown relation {t.name} (the game's relations: {known})")
-    if rels[t.name] != arity:
+
+    def relation(n: str) -> str:  # (p) is the relation p(), written as the answer's syntax
+        return show(relation_atom((n, 0))) if n.endswith("()") else n
+
+    if name not in rels:
+        known = ", ".join(relation(n) for n in sorted(rels))
+        other = name[:-2] if name.endswith("()") else name + "()"  # the other spelling
+        hint = f"; did you mean {relation(other)}?" if other in rels else ""
         raise ExplainError(
-            f"{text}: {t.name} takes {rels[t.name]} argument(s) in this game, not {arity}"
+            f"{text}: unknown relation {relation(name)}{hint} (the game's relations: {known})"
+        )
+    if rels[name] != arity:
+        raise ExplainError(
+            f"{text}: {relation(name)} takes {rels[name]} argument(s) in this game, not {arity}"
         )
     return t  # type: ignore[return-value]
 

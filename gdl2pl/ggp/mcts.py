@@ -25,15 +25,32 @@ the time left holds ``GROWTH`` times the longest one seen so far (``longest``):
   its iteration when the time left does not hold another step;
 - a fast game's random game runs inside the engine in one call, its length capped to
   fit half the time left from the measured time per step;
-- a random game cut short counts 0.5 for every role (no verdict);
+- a random game cut short counts, for each role, its goal value in the state reached
+  where the goal rules give it one there (a game's own estimate: a material count, a
+  score so far), else its goal value in the state the random game began from (the
+  tree's leaf, asked once), else 0.5 (no verdict);
 - automatic garbage collection waits until the search is over, and the tree is not
   scanned by the collections between searches (``gdl2pl.ggp.collection``): a full
   collection of a connectFour tree took 100-450 ms.
 
-The tree is kept between steps: the next root is looked up among the children of the
-last one. It holds at most ``max_nodes`` nodes (default 200,000): once full, iterations
-still walk it and play out from its leaves, but add no node, so memory stays bounded
-however long the clock.
+The search knows when it is done (an MCTS-solver): a terminal state is proven, its value
+every role's goal; a node where one role alone has a choice (a turn) is proven as soon
+as a child gives that role the most a goal can (100), or once every child is proven (the
+role's best of them; in a game of more than two roles the others get the values of the
+child the role would take, the max-n reading); a node of simultaneous choices is proven
+only when all its children are, with one value. An iteration that reaches a proven node
+stops there and counts its value, with no question to the game; a proven root ends the
+search at once, and the move chosen is then the proof's. Without a proof, a move
+proven to give the role 0 is chosen only if every move is.
+
+The tree is kept between steps (tree reuse): when the match reaches a state (``reached``,
+the player calls it at every step, forced moves too) the tree is re-rooted at the node of
+that state, so the visits of the child reached -- searched on the turns before, the
+opponent's included -- count for the next search; ``select_move`` looks the state up
+too, down to ``REUSE_DEPTH`` joint moves below the root, for a caller that does not say
+which states were reached. Every other node is dropped. The tree holds at most
+``max_nodes`` nodes (default 200,000): once full, iterations still walk it and play out
+from its leaves, but add no node, so memory stays bounded however long the clock.
 """
 
 from __future__ import annotations
@@ -45,6 +62,7 @@ from collections.abc import Sequence
 
 from gdl2pl.bridge.errors import GameError
 from gdl2pl.contract import MachineState
+from gdl2pl.contract.game_machine import goal_value
 from gdl2pl.syntax import Term
 
 from .collection import Hold
@@ -61,13 +79,20 @@ __all__ = ["SEARCH_MARGIN", "MctsStrategy"]
 GROWTH = 1.5
 #: Random games whose steps take this long (seconds) or longer are played step by step.
 STEP_BY_STEP = 0.001
+#: How many joint moves below its root the tree is searched for a state to re-root at.
+REUSE_DEPTH = 2
+#: Pondering searches in slices of this many seconds (at least): the garbage collector
+#: runs between them.
+PONDER_SLICE = 1.0
 
 
 class _Node:
     __slots__ = (
         "children",
+        "estimate",
         "moves",
         "n",
+        "proven",
         "rewards",
         "size",
         "state",
@@ -81,11 +106,18 @@ class _Node:
         state: MachineState,
         moves: Sequence[Sequence[Term]],
         rewards: list[float] | None,
+        proven: bool = False,
     ):
+        """``rewards``: every role's reward in a terminal node (or a broken one, which
+        is not ``proven``: its rewards are a convention, not the game's goals)."""
         self.state = state
         self.moves = moves
         self.terminal = rewards is not None
         self.rewards = rewards or []
+        #: every role's value (rewards in [0, 1]) once the game from here is decided
+        self.proven: list[float] | None = self.rewards if proven else None
+        #: every role's goal value in this state, or None (asked once, for cut playouts)
+        self.estimate: list[float | None] | None = None
         self.n = 0
         self.visits = [[0] * len(ms) for ms in moves]
         self.totals = [[0.0] * len(ms) for ms in moves]
@@ -102,6 +134,55 @@ def _size(node: _Node) -> int:
         count += 1
         todo.extend(n.children.values())
     return count
+
+
+def _find(root: _Node, state: MachineState, depth: int = REUSE_DEPTH) -> _Node | None:
+    """The node of ``state`` at most ``depth`` joint moves below ``root`` (the shallowest;
+    ``None`` if there is none)."""
+    level = [root]
+    for below in range(depth + 1):
+        for node in level:
+            if node.state == state:
+                return node
+        if below < depth:
+            level = [child for node in level for child in node.children.values()]
+    return None
+
+
+def _mover(node: _Node) -> int | None:
+    """The one role with more than one move at ``node`` (None if none or several)."""
+    movers = [r for r, ms in enumerate(node.moves) if len(ms) > 1]
+    return movers[0] if len(movers) == 1 else None
+
+
+def _joint_moves(node: _Node) -> int:
+    return math.prod(len(ms) for ms in node.moves)
+
+
+def _prove(node: _Node) -> bool:
+    """Whether ``node`` is proven, proving it from its children if it can (see the
+    module doc)."""
+    if node.proven is not None:
+        return True
+    if node.terminal:
+        return False  # a broken node: its rewards are no proof
+    children = list(node.children.values())
+    complete = len(children) == _joint_moves(node) and all(
+        c.proven is not None for c in children
+    )
+    mover = _mover(node)
+    if mover is None:
+        if complete and all(c.proven == children[0].proven for c in children):
+            node.proven = children[0].proven
+        return node.proven is not None
+    best: list[float] | None = None
+    for child in children:
+        value = child.proven
+        if value is not None and (best is None or value[mover] > best[mover]):
+            best = value
+    if best is not None and (best[mover] >= 1.0 or complete):
+        node.proven = best
+    return node.proven is not None
 
 
 def _scaled(value: int | str | None) -> float:
@@ -153,6 +234,31 @@ class MctsStrategy(Strategy):
         if self.seed is not None:
             sm.seed(self.seed)
 
+    def reached(self, state: MachineState) -> None:
+        """Re-root the tree at ``state``'s node (dropped if it holds none)."""
+        if self.root is not None:
+            self.root = _find(self.root, state)
+            self.nodes = self.root.size if self.root is not None else 0
+
+    def ponder(self, state: MachineState, budget: Budget) -> None:
+        """Grow the tree of ``state`` until ``budget`` ends or its root is proven, in
+        slices (``PONDER_SLICE``, or three times the longest question if longer), each
+        as a search is (the collector paused), with no report and no move."""
+        if getattr(self, "sm", None) is None:
+            return
+        while not budget.expired():
+            seconds = max(PONDER_SLICE, GROWTH * 2 * self.longest)
+            part = Budget(min(budget.deadline, time.monotonic() + seconds), budget.cancel)
+            self._budget = part
+            with paused():
+                root = self._root(state)
+                if root.terminal or root.proven is not None:
+                    return
+                before = self.iterations
+                self._search(root, part, lambda move: None)
+            if self.iterations == before and not budget.expired():
+                return  # a whole slice could not hold a question: nothing more to do
+
     def finish(self) -> None:
         self.root = None
         if self._hold is not None:
@@ -169,6 +275,7 @@ class MctsStrategy(Strategy):
         self._budget = budget
         with paused():
             root = self._root(state)
+            reused = root.n
             if root.terminal or not root.moves[self.index]:
                 return legal[0]
             self._search(root, budget, offer)
@@ -185,13 +292,14 @@ class MctsStrategy(Strategy):
                 seconds=time.monotonic() - began,
                 budget=budget.deadline - began,
                 nodes=self.nodes,
+                reused=reused,
             )
         )
         return move if move in legal else legal[0]
 
     def _search(self, root: _Node, budget: Budget, offer: Offer) -> None:
         next_offer = time.monotonic() + 0.05
-        while not budget.expired():
+        while not budget.expired() and root.proven is None:
             try:
                 self._iterate(root)
             except _OutOfTime:
@@ -211,19 +319,16 @@ class MctsStrategy(Strategy):
 
     def _root(self, state: MachineState) -> _Node:
         old = self.root
-        if old is not None:
-            if old.state == state:
-                return old
-            for child in old.children.values():
-                if child.state == state:
-                    self.root = child
-                    self.nodes = child.size
-                    return child
+        found = _find(old, state) if old is not None else None
+        if found is not None:
+            self.root = found
+            self.nodes = found.size
+            return found
         t0 = time.perf_counter()
         terminal, legal, goals = self.sm.state_info(state)
         self._asked(t0)
         if terminal:
-            root = _Node(state, [[] for _ in legal], [_reward(vs) for vs in goals])
+            root = _Node(state, [[] for _ in legal], [_reward(vs) for vs in goals], proven=True)
         elif not all(legal):  # a broken game: nobody can move on
             root = _Node(state, [[] for _ in legal], [0.0] * len(legal))
         else:
@@ -246,7 +351,8 @@ class MctsStrategy(Strategy):
             self._asked(t0)
         if step.terminal:
             goals = step.goals or (None,) * len(step.legal)
-            return _Node(step.state, [[] for _ in step.legal], [_scaled(g) for g in goals])
+            rewards = [_scaled(g) for g in goals]
+            return _Node(step.state, [[] for _ in step.legal], rewards, proven=True)
         if not all(step.legal):  # nobody can move on: a loss for all
             return _Node(step.state, [[] for _ in step.legal], [0.0] * len(step.legal))
         return _Node(step.state, step.legal, None)
@@ -254,7 +360,7 @@ class MctsStrategy(Strategy):
     def _iterate(self, root: _Node) -> None:
         path: list[tuple[_Node, tuple[int, ...]]] = []
         node = root
-        while not node.terminal:
+        while not node.terminal and node.proven is None:
             joint = tuple(self._choose(node, r) for r in range(len(node.moves)))
             path.append((node, joint))
             child = node.children.get(joint)
@@ -267,16 +373,21 @@ class MctsStrategy(Strategy):
                         n.size += 1
                 self.depth = max(self.depth, len(path))
                 rewards = child.rewards if child.terminal else self._playout(child)
+                node = child
                 break
             node = child
         else:
-            rewards = node.rewards
+            rewards = node.proven if node.proven is not None else node.rewards
             self.depth = max(self.depth, len(path))
         for n, joint in path:
             n.n += 1
             for r, i in enumerate(joint):
                 n.visits[r][i] += 1
                 n.totals[r][i] += rewards[r]
+        if node.proven is not None:  # only a proven end can prove more
+            for n, _ in reversed(path):  # a proof climbs as far as it proves
+                if not _prove(n):
+                    break
 
     def _choose(self, node: _Node, role: int) -> int:
         visits = node.visits[role]
@@ -306,19 +417,49 @@ class MctsStrategy(Strategy):
             return [0.0] * len(self.sm.roles)
         if steps:
             self._measured((time.perf_counter() - t0) / steps)
-        rewards = []
+        rewards: list[float | None] = []
         for col in per_role:
             value, depth = col[0]
             if value < 0 and depth >= limit:
-                rewards.append(0.5)  # cut short: no verdict
+                rewards.append(None)  # cut short, no goal value in the state reached
             else:
-                rewards.append(_scaled(value))
-        return rewards
+                rewards.append(_scaled(value))  # at a cut: the goal of the state reached
+        return self._estimated(rewards, node)
+
+    def _goals(self, state: MachineState) -> list[float | None]:
+        """Every role's goal value in ``state`` as a reward (None where the rules give
+        none or several), or all None if the time left does not hold the question."""
+        roles = len(self.sm.roles)
+        if not self._fits():
+            return [None] * roles
+        t0 = time.perf_counter()
+        try:
+            values = self.sm.goal_values(state)
+        except GameError:
+            return [None] * roles
+        finally:
+            self._asked(t0)
+        return [None if (v := goal_value(vs)) is None else _scaled(v) for vs in values]
+
+    def _estimated(self, rewards: list[float | None], node: _Node) -> list[float]:
+        """``rewards`` of a random game from ``node`` that was cut short, None where the
+        state it reached gives no goal value: there, the goal value of ``node``'s state
+        (asked once a node), else 0.5 (no verdict)."""
+        if all(r is not None for r in rewards):
+            return rewards  # type: ignore[return-value]
+        if node.estimate is None and self._fits():
+            node.estimate = self._goals(node.state)
+        leaf = node.estimate or [None] * len(rewards)
+        return [
+            r if r is not None else (e if e is not None else 0.5)
+            for r, e in zip(rewards, leaf, strict=True)
+        ]
 
     def _walk(self, node: _Node) -> list[float]:
         """A random game from ``node``'s state played one question a step, the clock
-        checked before each: cut short (0.5 for every role) after half the time left
-        when it began, dropped (``_OutOfTime``) when the time left does not hold a step."""
+        checked before each: cut short (``_estimated`` from the state reached) after half
+        the time left when it began, dropped (``_OutOfTime``) when the time left does not
+        hold a step."""
         roles = len(node.moves)
         state, legal = node.state, node.moves
         cut = time.monotonic() + self._budget.remaining() / 2
@@ -326,7 +467,7 @@ class MctsStrategy(Strategy):
             if not self._fits():
                 raise _OutOfTime
             if time.monotonic() > cut:
-                return [0.5] * roles
+                return self._estimated(self._goals(state), node)
             joint = [self.rng.choice(ms) for ms in legal]
             t0 = time.perf_counter()
             try:
@@ -341,7 +482,7 @@ class MctsStrategy(Strategy):
             if not all(step.legal):
                 return [0.0] * roles
             state, legal = step.state, step.legal
-        return [0.5] * roles  # cut short at max_depth: no verdict
+        return self._estimated(self._goals(state), node)  # cut short at max_depth
 
     def _measured(self, seconds_per_step: float) -> None:
         t = seconds_per_step
@@ -351,10 +492,34 @@ class MctsStrategy(Strategy):
         return root.moves[self.index][self._best_index(root)]
 
     def _best_index(self, root: _Node) -> int:
-        """The role's move tried most often at ``root`` (of best value among those)."""
+        """The role's move proven best at ``root``, if the search proved one (a win, or
+        the best of moves all proven); else the move tried most often (of best value
+        among those), a move proven to give the role 0 only if all are."""
         visits = root.visits[self.index]
         totals = root.totals[self.index]
+        proven = self._proven_moves(root)
+        score = [-1.0 if v is None else v for v in proven]  # -1: not proven
+        known = [v for v in score if v >= 0.0]
+        if known and (max(known) >= 1.0 or len(known) == len(score)):
+            return max(range(len(score)), key=lambda i: score[i])
         return max(
             range(len(visits)),
-            key=lambda i: (visits[i], totals[i] / visits[i] if visits[i] else 0.0),
+            key=lambda i: (
+                score[i] != 0.0,  # a proven 0 last
+                visits[i],
+                totals[i] / visits[i] if visits[i] else 0.0,
+            ),
         )
+
+    def _proven_moves(self, root: _Node) -> list[float | None]:
+        """For each of the role's moves at ``root``, the role's proven value of the state
+        it leads to (None where unproven, or where others choose too: a simultaneous
+        move leads to several states)."""
+        moves = root.moves[self.index]
+        if _mover(root) != self.index:
+            return [None] * len(moves)
+        values: list[float | None] = [None] * len(moves)
+        for joint, child in root.children.items():
+            if child.proven is not None:
+                values[joint[self.index]] = child.proven[self.index]
+        return values

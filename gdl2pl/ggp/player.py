@@ -37,7 +37,11 @@ Prolog work of a match happens on that match's own worker thread, in order; ``ha
 waits for it only until that deadline and then answers the best move offered so far (at
 first, the first legal move; in GDL-II, before a turn's work has even begun because the
 turn before ran over, a move legal on the turn before: ``Knowledge.spare``), so a slow
-reasoner makes a weak move, not a late one. A
+reasoner makes a weak move, not a late one. A worker that has offered nothing halfway
+to the deadline (stuck, still loading, or behind on an earlier play) is not waited for:
+a thread of the player's own finds the first legal move from the last state the worker
+reached, or, with no state loaded at all, the rules give a guess (``gdl2pl.ggp.fallback``);
+``nil`` is sent only when none of these has a move. A
 clock longer than ``max_clock`` (default 3600 s) is cut to it, so no manager can keep the
 player busy for longer (and a manager that goes away is noticed within a bounded time:
 see expiry below). One
@@ -83,6 +87,7 @@ from gdl2pl.check import has_errors
 from gdl2pl.compiled import CompiledMachine
 from gdl2pl.compiled import GroundingBudget
 from gdl2pl.compiled import on_engine
+from gdl2pl.compiled.auto import AutoMachine
 from gdl2pl.compiled.auto import compiled_reason
 from gdl2pl.compiled.factory import Engine
 from gdl2pl.contract import EngineChoice
@@ -108,6 +113,10 @@ from gdl2pl.pipeline import compile_game
 from gdl2pl.syntax import Description
 from gdl2pl.syntax import Term
 
+from .fallback import PlayMoves
+from .fallback import Rescue
+from .fallback import RescueRequest
+from .fallback import guess_move
 from .hidden import Knowledge
 from .hidden import choose_move
 from .search_log import MatchSearches
@@ -124,6 +133,9 @@ log = logging.getLogger("gdl2pl.player")
 HANDOVER = SEARCH_MARGIN + 0.05
 #: Retired workers that may still be running before a new ``start`` is answered ``busy``.
 MAX_RETIRING = 2
+#: With ``think_at_start``, the part of the start clock left after loading that the
+#: player waits for the background grounding (on "auto") before searching the first state.
+GROUND_SHARE = 0.6
 
 #: Rules longer than this (characters) are a large game: when its match ends, the player
 #: collects garbage and returns freed memory to the system (a few hundred ms).
@@ -149,10 +161,12 @@ class _Job:
         self.result: Any = None
         self.error: BaseException | None = None
         self.offered: Term | None = None
+        self.heard = threading.Event()  # set at the first offer, or when done
         self.reports: list[SearchReport] = []  # what the strategy searched for it
 
     def offer(self, move: Term) -> None:
         self.offered = move
+        self.heard.set()
 
 
 class _Worker:
@@ -182,6 +196,7 @@ class _Worker:
                     log.warning("%s: %s", job.what, _reason(e))
             finally:
                 job.done.set()
+                job.heard.set()
 
     def submit(self, what: str, run: Callable[[_Job], Any], budget: Budget) -> _Job:
         job = _Job(what, run, budget)
@@ -254,6 +269,13 @@ class _Match:
     knowledge: Knowledge = field(default_factory=Knowledge)  # GDL-II: own moves, percepts
     searches: MatchSearches = field(default_factory=MatchSearches)  # for the log
     gdl_ii: bool | None = None  # played with GDL-II's plays (True) or GDL's; None: no play yet
+    description: Description | None = None  # the rules read, for a guess before the load ends
+    plays: list[PlayMoves] = field(default_factory=list)  # each GDL play's joint moves
+    # the number of plays the worker has applied and the state they lead to (one tuple,
+    # so another thread reads the two together): where a rescue starts (``fallback``)
+    reached: tuple[int, MachineState] | None = None
+    # set to end the pondering queued last (a new message for the worker, the match's end)
+    ponder_stop: threading.Event = field(default_factory=threading.Event)
 
     @property
     def shown_id(self) -> str:
@@ -291,12 +313,16 @@ class GamePlayer:
         expiry_clocks: float = 3.0,
         max_clock: int = 3600,
         engine: Engine = "auto",
+        think_at_start: bool = False,
     ) -> None:
         """``engine``: "auto" (the default) plays on the reasoner at once and on the
         game's network as soon as a background grounding has it; "compiled" grounds
         within a third of the start clock first; "prolog" is the reasoner alone. A game
         that cannot be compiled is played on the reasoner whatever the engine (a player
-        must play), and the log says why."""
+        must play), and the log says why. ``think_at_start``: use the start clock
+        before answering ``ready`` (on "auto", wait up to ``GROUND_SHARE`` of what is left
+        of it for the network, then search the first state until the reply is due); a
+        searching strategy also ponders, as it always does between plays."""
         if max_clock < 1:
             raise ValueError(f"max_clock must be at least 1 s, not {max_clock}")
         # Alike on purpose: the arguments kept as attributes, as ``manager._Match`` keeps
@@ -309,10 +335,12 @@ class GamePlayer:
         self.expiry_clocks = expiry_clocks
         self.max_clock = max_clock
         self.engine = engine
+        self.think_at_start = think_at_start
         self._lock = threading.Lock()
         self._match: _Match | None = None
         self._retiring: list[_Worker] = []
         self._interrupter = _Interrupter()
+        self._rescue = Rescue()
         self._workers = 0
         _start_prolog()
 
@@ -334,6 +362,7 @@ class GamePlayer:
         """Cancel ``match``'s work, interrupt its query, free it and retire its worker.
         The caller has already removed it from ``self._match``."""
         match.cancel.set()
+        match.ponder_stop.set()
         match.loading.cancel()
         self._interrupter.interrupt(match.worker)
         if moves is None and match.sm is not None:
@@ -371,6 +400,7 @@ class GamePlayer:
         for w in workers:
             w.thread.join(timeout=5)
         self._interrupter.close()
+        self._rescue.close()
 
     @property
     def busy(self) -> bool:
@@ -459,6 +489,7 @@ class GamePlayer:
             lambda job: self._load(match, msg.rules, job.budget),
             Budget(deadline - HANDOVER, match.cancel),
         )
+        self._ponder_later(match)
         if not job.done.wait(max(0.0, deadline - time.monotonic())):
             match.late = True
             log.warning("%s: still loading the game when the start clock ran low", match.shown_id)
@@ -483,6 +514,7 @@ class GamePlayer:
                     text=rules, syntax="kif", name=label, check=self.check, translate=False
                 )
             d, findings = compiled.description, compiled.findings
+            match.description = d
             if self.check and has_errors(findings):
                 errors = [format_finding(f) for f in findings if f.is_error]
                 more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
@@ -503,7 +535,12 @@ class GamePlayer:
                 )
             match.role = role
             match.state = sm.initial_state
+            match.reached = (0, match.state)
             match.strategy.metagame(sm, role, budget)
+            if self.think_at_start and _searches(match.strategy):
+                if isinstance(sm, AutoMachine):  # the first moves searched on the network
+                    sm.wait_for_engine(GROUND_SHARE * budget.remaining())
+                match.strategy.ponder(match.state, budget)
         except BaseException as e:
             match.failed = _reason(e)
             raise
@@ -547,21 +584,21 @@ class GamePlayer:
             return Reply(400, f"error: this match is played with {kind} plays, {form}")
         match.expires = self._expiry(received, match.play_clock, match.play_clock)
         deadline = self._deadline(received, match.play_clock)
-        what = f"{match.shown_id}: play {match.steps + 1}"
+        what = f"{match.shown_id}: play {len(match.plays) + 1 if not gdl_ii else match.steps + 1}"
+        if isinstance(msg, Play):
+            match.plays.append(msg.moves)
+        match.ponder_stop.set()  # the worker stops pondering for this play
         job = match.worker.submit(
             what, lambda job: self._move(match, msg, job), Budget(deadline - HANDOVER, match.cancel)
         )
-        if not job.done.wait(max(0.0, deadline - time.monotonic())):
-            match.late = True
-            move, what = job.offered, "the best move so far"
-            if move is None and gdl_ii and match.knowledge.spare is not None:
-                # the worker is still on the turn before: a move legal then beats nil
-                move, what = match.knowledge.spare, "a move legal on the turn before"
-            log.warning(
-                "%s: out of time, sending %s", match.shown_id, what if move is not None else "nil"
-            )
-            match.searches.add([], time.monotonic() - received, late=True)
-            return Reply(200, kif_term(move) if move is not None else "nil")
+        if isinstance(msg, Play):
+            self._ponder_later(match)
+        rescue = self._await(match, job, received, deadline)
+        if not job.done.is_set():
+            return self._late(match, job, rescue, received)
+        refused = job.error is not None and job.offered is None
+        if refused and isinstance(msg, Play) and match.plays and match.plays[-1] is msg.moves:
+            match.plays.pop()  # the worker did not apply it: neither may a rescue
         if job.error is not None and job.offered is not None:
             # the search failed (e.g. out of a Prolog resource) after a legal move was
             # offered: that move is the answer, never the error text
@@ -575,6 +612,75 @@ class GamePlayer:
             status = 400 if isinstance(job.error, (GdlError, ValueError)) else 500
             return Reply(status, f"error: {_reason(job.error)}")
         return self._searched(match, what, job, job.result, received)
+
+    def _ponder_later(self, match: _Match) -> None:
+        """Queue pondering on the match's state after the jobs queued (a searching
+        strategy, GDL's plays: a GDL-II state is not known): it ends at the next message
+        (``ponder_stop``) or when the match would expire."""
+        if not _searches(match.strategy) or match.gdl_ii:
+            return
+        stop = match.ponder_stop = threading.Event()
+        match.worker.submit(
+            f"{match.shown_id}: ponder",
+            lambda job: self._ponder(match, job.budget),
+            Budget(match.expires, stop),
+        )
+
+    def _ponder(self, match: _Match, budget: Budget) -> None:
+        """Worker: think about the state reached until ``budget`` ends."""
+        state = match.state
+        if match.failed is not None or match.cancel.is_set() or match.sm is None or state is None:
+            return
+        if budget.expired() or match.sm.is_terminal(state):
+            return
+        match.strategy.ponder(state, budget)
+
+    def _await(
+        self, match: _Match, job: _Job, received: float, deadline: float
+    ) -> RescueRequest | None:
+        """Wait for ``job`` until ``deadline``; if it has offered no move halfway there,
+        ask the rescue thread for one (``fallback``), which is returned."""
+        halfway = received + (deadline - received) / 2
+        job.heard.wait(max(0.0, halfway - time.monotonic()))
+        rescue = None
+        if job.offered is None and not job.done.is_set() and not match.gdl_ii:
+            rescue = self._ask_rescue(match)
+        job.done.wait(max(0.0, deadline - time.monotonic()))
+        return rescue
+
+    def _ask_rescue(self, match: _Match) -> RescueRequest | None:
+        """A rescue of the current play from the last state the worker reached (``None``
+        while the game is not loaded)."""
+        sm, role, reached = match.sm, match.role, match.reached
+        if sm is None or role is None or reached is None:
+            return None
+        applied, state = reached
+        return self._rescue.ask(sm, role, state, match.plays[applied:])
+
+    def _late(
+        self, match: _Match, job: _Job, rescue: RescueRequest | None, received: float
+    ) -> Reply:
+        """The reply to a play whose worker is still at work at the deadline: the move
+        it offered, else the rescue's, else a guess (``fallback``); ``nil`` only when
+        there is none of them."""
+        match.late = True
+        move, what = job.offered, "the best move so far"
+        if move is None and match.gdl_ii and match.knowledge.spare is not None:
+            # the worker is still on the turn before: a move legal then beats nil
+            move, what = match.knowledge.spare, "a move legal on the turn before"
+        if move is None and rescue is not None and rescue.done.is_set():
+            if rescue.move is not None:
+                move, what = rescue.move, "the first legal move (found by the rescue thread)"
+            elif rescue.error is not None:
+                log.warning("%s: the rescue failed: %s", match.shown_id, rescue.error)
+        if move is None:
+            move = guess_move(match.description, match.role_name)
+            what = "a guess from the rules"
+        log.warning(
+            "%s: out of time, sending %s", match.shown_id, what if move is not None else "nil"
+        )
+        match.searches.add([], time.monotonic() - received, late=True)
+        return Reply(200, kif_term(move) if move is not None else "nil")
 
     def _searched(self, match: _Match, what: str, job: _Job, sent: str, received: float) -> Reply:
         """The reply ``sent`` to a play, logged with what was searched for it."""
@@ -608,10 +714,13 @@ class GamePlayer:
                 raise GdlError(f"cannot apply the joint move: {e}") from None
             match.state = state
         match.steps += 1
+        match.reached = (match.steps, state)
         legal = sm.legal_moves(state, role) if not sm.is_terminal(state) else []
         if not legal:
             return "nil"
         job.offer(legal[0])
+        if isinstance(match.strategy, Strategy):  # a hook of the contract's class
+            match.strategy.reached(state)
         if len(legal) == 1:
             return kif_term(legal[0])
         move = match.strategy.select_move(state, legal, job.budget, job.offer)
@@ -691,6 +800,12 @@ def _log_read_as_meant(match: _Match, findings: Sequence[Finding]) -> None:
         log.warning("%s: read as the managers read it: %s", match.shown_id, text)
     if len(read) > 3:
         log.warning("%s: and %d more such rule(s)", match.shown_id, len(read) - 3)
+
+
+def _searches(strategy: Strategy) -> bool:
+    """The strategy searches, so thinks on time nobody waits for (``ponder``): one of the
+    contract's class whose ``searches`` says so."""
+    return isinstance(strategy, Strategy) and strategy.searches
 
 
 def _reason(e: BaseException) -> str:

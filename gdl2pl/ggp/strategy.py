@@ -2,10 +2,12 @@
 
 A strategy plays one match for one role. ``metagame`` is called once with the loaded game
 (within the start clock), ``select_move`` once per step with the current state and the
-role's legal moves (at least two: a forced move is played without asking), ``finish`` at the
-end. Every call gets a ``Budget``: a strategy must return by its deadline, at the latest
-``SEARCH_MARGIN`` seconds after it, and may ``offer`` its best move so far, which is sent
-if it does not return in time. A strategy
+role's legal moves (at least two: a forced move is played without asking), ``reached``
+with every state the match reaches (forced moves too: a strategy that keeps a tree
+re-roots it there), ``ponder`` on time nobody waits for (before the first play, between
+plays), ``finish`` at the end. Every call gets a ``Budget``: a strategy must
+return by its deadline, at the latest ``SEARCH_MARGIN`` seconds after it, and may
+``offer`` its best move so far, which is sent if it does not return in time. A strategy
 that searches says what it did: one ``SearchReport`` per ``select_move`` in ``reports``,
 which the player takes (``take_reports``) and logs.
 
@@ -61,7 +63,8 @@ class SearchReport:
     that reached ``depth`` moves below the state searched (the deepest node of its
     tree), in ``seconds`` of the ``budget`` seconds it was given; the move was tried
     ``visits`` times and is worth ``value`` goal points (0-100) to the role on average,
-    by the search's own estimate; its tree holds ``nodes`` nodes."""
+    by the search's own estimate; its tree holds ``nodes`` nodes, and its root had been
+    visited ``reused`` times before the search began (kept from the searches before)."""
 
     move: Term
     iterations: int
@@ -71,6 +74,7 @@ class SearchReport:
     seconds: float
     budget: float
     nodes: int
+    reused: int = 0
 
     @property
     def over(self) -> float:
@@ -109,6 +113,14 @@ class Strategy(ABC):
         self, state: MachineState, legal: list[Term], budget: Budget, offer: Offer
     ) -> Term:
         """One of ``legal``, chosen before the budget expires."""
+
+    def reached(self, state: MachineState) -> None:  # noqa: B027 - optional hook
+        """The match is now in ``state`` (called before ``select_move`` is, if it is)."""
+
+    def ponder(self, state: MachineState, budget: Budget) -> None:  # noqa: B027
+        """Think about ``state`` until ``budget`` ends (a new message cancels it): a
+        strategy that keeps a tree grows it there for the moves to come. No move, no
+        report."""
 
     def finish(self) -> None:  # noqa: B027 - optional hook, empty by default
         """The match is over (stopped or aborted): release what the strategy holds."""

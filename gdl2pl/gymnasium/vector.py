@@ -8,7 +8,9 @@
 ``engine="compiled"``): the same observation (one 0/1 entry per base proposition, int8;
 or ``observation="planes"``, the board planes), the same ``Discrete`` actions, reward
 ``(goal - 50) / 50`` at the end, ``info["action_mask"]`` (int8, one row per environment),
-and an illegal action ends its episode with reward -1 and ``info["illegal_action"]``.
+and an illegal action ends its episode with reward -1 and ``info["illegal_action"]``; an
+episode that ends in a terminal state the adapters cannot score (``GdlBatch``'s
+``unrepresentable``) ends with reward 0 and ``info["unrepresentable"]``.
 Episodes restart by themselves at the step after their end (``AutoresetMode.NEXT_STEP``,
 as ``SyncVectorEnv``); ``reset(options={"reset_mask": mask})`` restarts some.
 
@@ -197,6 +199,9 @@ class GdlVectorEnv(VectorEnv):  # type: ignore[type-arg]
         if batch.illegal.any():
             infos["illegal_action"] = batch.illegal.copy()
             infos["_illegal_action"] = batch.illegal.copy()
+        if batch.unrepresentable.any():
+            infos["unrepresentable"] = batch.unrepresentable.copy()
+            infos["_unrepresentable"] = batch.unrepresentable.copy()
         return infos
 
     def _opponents(self, games: np.ndarray) -> None:

@@ -26,6 +26,7 @@ from gdl2pl.bridge import StateMachine
 from gdl2pl.check import Finding
 from gdl2pl.check import as_program
 from gdl2pl.contract import MachineState
+from gdl2pl.depgraph import sentence_node
 from gdl2pl.errors import GdlError
 from gdl2pl.errors import GdlSyntaxError
 from gdl2pl.ggp.strategy import Budget
@@ -178,7 +179,7 @@ def translate(
                 "prolog_end": end,
                 "gdl_line": pos.line if pos else None,
                 "gdl_end": ends.get(pos.line) if pos else None,
-                "relation": rule.head.name,
+                "relation": sentence_node(rule.head, str),
                 "branch": rule.branch,
                 "branches": rule.branches,
             }
@@ -210,10 +211,11 @@ def graph(
 ) -> dict[str, Any]:
     """The dependency graph: an SVG drawing (None without Graphviz or when it cannot be
     drawn within ``dot_seconds``, then ``note`` says why), its DOT and Mermaid text, the
-    strata, and the rules (lines) of each relation. A game with errors is drawn all the
-    same (what is wrong is what the student needs to see): ``cycle`` holds the relations
-    and edges of the cycles through ``not`` of a game whose negation is not stratified,
-    which the drawing marks in red."""
+    strata, and the rules (lines) of each relation (``(p)`` is the relation ``p()``,
+    labelled ``(p)`` or ``p()`` in ``labels``, apart from ``p``). A game with errors is
+    drawn all the same (what is wrong is what the student needs to see): ``cycle`` holds
+    the relations and edges of the cycles through ``not`` of a game whose negation is not
+    stratified, which the drawing marks in red."""
     from gdl2pl.analysis.relgraph import relation_graph
     from gdl2pl.analysis.relgraph import to_dot
     from gdl2pl.analysis.relgraph import to_mermaid
@@ -234,8 +236,9 @@ def graph(
     rules: dict[str, list[int]] = {rel: [] for rel in g.relations}
     for c in normalized.clauses:
         # a line is named once, however many facts of the relation it holds
-        if c.pos and c.head.name in rules and c.pos.line not in rules[c.head.name]:
-            rules[c.head.name].append(c.pos.line)
+        rel = sentence_node(c.head, str)
+        if c.pos and rel in rules and c.pos.line not in rules[rel]:
+            rules[rel].append(c.pos.line)
     return {
         "svg": svg,
         "note": note,
@@ -243,6 +246,7 @@ def graph(
         "mermaid": to_mermaid(g),
         "strata": g.strata,
         "relations": list(g.relations),
+        "labels": dict(g.labels),
         "edges": [{"body": b, "head": h, "negative": n} for b, h, n in g.edges],
         "recursive": [list(c) for c in g.recursive],
         "rules": rules,
@@ -536,7 +540,13 @@ def model(
     return {
         "semantics": "minimal",
         "relations": [
-            {"name": name, "arity": arity, "atoms": atoms, "input": (name, arity) in inputs}
+            {
+                "name": name,
+                "label": m.relation_label((name, arity), printer),
+                "arity": arity,
+                "atoms": atoms,
+                "input": (name, arity) in inputs,
+            }
             for (name, arity), atoms in shown.items()
         ],
         "inputs": sorted(f"{n}/{a}" for n, a in inputs),
@@ -556,6 +566,7 @@ def _well_founded(
 ) -> dict[str, Any]:
     """The three-valued well-founded model of a program whose negation is not stratified
     (``gdl2pl model`` on such a program): each relation's true and undefined atoms."""
+    from gdl2pl.analysis.model import relation_label
     from gdl2pl.analysis.wellfounded import well_founded_model
 
     result = well_founded_model(
@@ -573,6 +584,7 @@ def _well_founded(
         "relations": [
             {
                 "name": name,
+                "label": relation_label((name, arity), printer),
                 "arity": arity,
                 "atoms": result.true[(name, arity)],
                 "undefined": result.undefined[(name, arity)],

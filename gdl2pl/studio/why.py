@@ -81,7 +81,7 @@ def why(
     rules and the joint move are written in ``syntax``."""
     goal = parse_atom(sm, question(atom), syntax)
     state, joint = states[-1], None
-    if depends_on_does(sm, goal.name):
+    if depends_on_does(sm, goal):
         if not joints:
             raise ExplainError(
                 f"{term_text(goal, syntax)} depends on the joint move (does): it is asked of "

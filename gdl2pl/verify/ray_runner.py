@@ -25,14 +25,16 @@ POLL_SECONDS = 1.0
 
 
 def start_ray(address: str | None) -> None:
-    """Connect to the Ray cluster at ``address``, or start a local one (no dashboard)."""
+    """Connect to the Ray cluster at ``address`` (``auto``: the one running on this
+    machine), or start a local instance of its own (no dashboard), even where a cluster
+    runs on the machine."""
     import ray
 
     if not ray.is_initialized():
         if address:
             ray.init(address=address, log_to_driver=False)
         else:
-            ray.init(include_dashboard=False, log_to_driver=False)
+            ray.init(address="local", include_dashboard=False, log_to_driver=False)
 
 
 def run_ray(

@@ -360,11 +360,13 @@ async function loadGraph() {
     ? "The game has errors (listed under the editor); the graph is drawn anyway, to show where they lie."
     : "";
   const cycle = answer.cycle.relations;
+  // a relation written (p) is the node p(), shown as the game writes it
+  const labelOf = (rel) => (answer.labels || {})[rel] || rel;
   $("graph-cycle").hidden = !cycle.length;
   // said as gdl2pl check says it: not stratified by the notes' definition, and whether a
   // ground atom may depend on its own negation (an error) or none can (a warning)
   $("graph-cycle").textContent = cycle.length
-    ? `${answer.cycle.note}; the cycle goes through ${cycle.join(", ")}.`
+    ? `${answer.cycle.note}; the cycle goes through ${cycle.map(labelOf).join(", ")}.`
     : "";
   $("graph-cycle").classList.toggle("ground-stratified", !!answer.cycle.ground_stratified);
   const box = $("graph");
@@ -380,24 +382,24 @@ async function loadGraph() {
       const title = g.querySelector("title");
       const rel = title ? title.textContent : "";
       g.setAttribute("data-relation", rel);
-      g.addEventListener("click", () => showRelation(rel, answer.rules[rel] || [], g));
+      g.addEventListener("click", () => showRelation(rel, answer.rules[rel] || [], g, labelOf(rel)));
     }
   }
   const rows = [el("tr", {}, el("th", { text: "relation" }), el("th", { text: "stratum" }), el("th", { text: "rules at lines" }))];
   for (const rel of answer.relations) {
-    rows.push(el("tr", { "data-relation": rel, class: cycle.includes(rel) ? "cycle" : "", onclick: () => showRelation(rel, answer.rules[rel] || [], null) },
-      el("td", { text: rel }),
+    rows.push(el("tr", { "data-relation": rel, class: cycle.includes(rel) ? "cycle" : "", onclick: () => showRelation(rel, answer.rules[rel] || [], null, labelOf(rel)) },
+      el("td", { text: labelOf(rel) }),
       el("td", { text: answer.strata ? String(answer.strata[rel]) : "–" }),
       el("td", { text: (answer.rules[rel] || []).join(", ") || "(input or undefined)" })));
   }
   $("strata").replaceChildren(...rows);
 }
 
-function showRelation(rel, lines, node) {
+function showRelation(rel, lines, node, label) {
   for (const g of $("graph").querySelectorAll("g.node")) g.classList.toggle("linked", g === node);
   markLines(lines.map((l) => ({ line: l, end: ruleEnd(l), kind: "linked" })), "linked");
   if (lines.length) goToLine(lines[0], 1);
-  say(lines.length ? "" : `${rel} has no rule: it is an input (true, does) or undefined`);
+  say(lines.length ? "" : `${label || rel} has no rule: it is an input (true, does) or undefined`);
 }
 
 function ruleEnd(line) {
@@ -730,7 +732,7 @@ async function runModel() {
   }
   for (const r of answer.relations) {
     const maybe = r.undefined || [];
-    out.push(el("h4", { text: `${r.name}/${r.arity}: ${r.atoms.length} atom${r.atoms.length === 1 ? "" : "s"}` + (maybe.length ? ` true, ${maybe.length} undefined` : "") }));
+    out.push(el("h4", { text: `${r.label || r.name}/${r.arity}: ${r.atoms.length} atom${r.atoms.length === 1 ? "" : "s"}` + (maybe.length ? ` true, ${maybe.length} undefined` : "") }));
     out.push(el("ul", { class: "atoms" },
       ...r.atoms.map((a) => el("li", { text: a })),
       ...maybe.map((a) => el("li", { class: "undefined", text: a + "  (undefined)" }))));
@@ -1160,7 +1162,8 @@ function inModel(a, atom, wanted) {
   const m = a.model[atomSyntax(atom)];
   if (m.failed) return failedAnswer(m);
   const name = atom.trim().replace(/^\(\s*/, "").split(/[\s(),]/)[0].toLowerCase();
-  const rel = m.relations.filter((r) => r.name.toLowerCase() === name);
+  // (p) is the relation p() beside the proposition p: their atoms are told apart by text
+  const rel = m.relations.filter((r) => r.name.toLowerCase().replace(/\(\)$/, "") === name);
   const atoms = rel.flatMap((r) => r.atoms);
   const found = atoms.some((x) => sameAtom(x, atom));
   const undefined_ = rel.flatMap((r) => r.undefined || []).some((x) => sameAtom(x, atom));
