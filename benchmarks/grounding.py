@@ -17,9 +17,9 @@ continues); the Markdown report (printed, and put in place of its section of
 ``--results``) has the share of the games the reasoner plays that compile, the table,
 and every game that did not.
 
-``--profile GAME`` instead prints where one game's grounding goes: per rule of the
-game, its ground instances, the ground rules of its chain of joins and the CPU time
-(the profile of chess in RESULTS.md).
+``--profile GAME`` instead prints where one game's grounding goes: the seconds of its
+phases (the relaxed model, the counts that choose chains, the network's rules, their
+assembly), and per relation its ground rules (the profile of chess in RESULTS.md).
 """
 
 from __future__ import annotations
@@ -184,7 +184,8 @@ def report(args: argparse.Namespace) -> str:
 
 
 def profile(game: str, seconds: float) -> str:
-    """Where one game's grounding goes, per rule (in-process, for the numbers)."""
+    """Where one game's grounding goes: its phases' seconds, and per relation its ground
+    rules (in-process, for the numbers); past a budget, what was ground so far."""
     from gdl2pl.compiled.ground import ground_network
     from gdl2pl.compiled.ground import grounding_input
 
@@ -192,39 +193,31 @@ def profile(game: str, seconds: float) -> str:
     d = read_game(path)
     sm = StateMachine(d, name=path.name)
     n, _ = normalized(d)
-    flat = flatten_rules(n)
-    inp = grounding_input(flat, path.name)
+    inp = grounding_input(flatten_rules(n), path.name)
     start = time.monotonic()
     try:
         net = ground_network(inp, sm._raw_roles, path.name, GroundingBudget(seconds=seconds))
-        s = net.stats
-        head = (
-            f"{path.name}: {s.rules:,} ground rules, {net.n_atoms:,} atoms, relaxed model "
-            f"of {s.facts:,} facts in {s.rounds} rounds, {s.seconds:.2f} s"
-        )
-        profile = net.stats.profile
     except GroundingBudgetError as e:
         biggest = sorted(e.sizes, key=lambda s: -s[2])[:12]
-        head = "\n".join([
+        return "\n".join([
             f"{e} (after {time.monotonic() - start:.1f} s)",
             "",
             markdown_table(
-                ["relation of the relaxed model", "facts"],
+                ["predicate ground so far", "atoms"],
                 [[f"{n}/{a}", f"{c:,}"] for n, a, c in biggest],
             ),
-        ])
-        profile = e.profile
+        ]) + "\n"
     finally:
         sm.close()
-    rows = sorted(profile, key=lambda p: -p[3])
-    shown = [
-        [str(rule), f"{instances:,}", f"{chain:,}", f"{cpu:.3f}", inp.sources[rule][:120]]
-        for rule, instances, chain, cpu in rows[:25]
-    ]
+    s = net.stats
+    phases = ", ".join(f"{name} {t:.2f} s" for name, t in s.phases)
     return "\n".join([
-        head,
+        f"{path.name}: {s.rules:,} ground rules, {net.n_atoms:,} atoms, relaxed model of "
+        f"{s.facts:,} facts, {s.seconds:.2f} s ({phases})",
         "",
-        markdown_table(["rule", "instances", "ground rules", "CPU s", "rule at"], shown),
+        markdown_table(
+            ["relation", "ground rules"], [[name, f"{c:,}"] for name, c in s.relations[:25]]
+        ),
     ]) + "\n"
 
 

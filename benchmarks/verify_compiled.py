@@ -236,6 +236,9 @@ def corpus(games: Path) -> list[str]:
 
 def report(args: argparse.Namespace, ran: float | None) -> str:
     """The Markdown report of the results in ``args.out``."""
+    from gdl2pl.compiled import GroundingBudget
+
+    budget = GroundingBudget()
     results = read_results(args.out)
     every = corpus(args.games)
     rows: list[tuple[str, str, str]] = []
@@ -264,7 +267,8 @@ def report(args: argparse.Namespace, ran: float | None) -> str:
         f"--max-steps {args.max_steps} --workers 1 --timeout {args.timeout:g}` per game "
         f"of `{args.games.name}/`, {args.workers} games at a time, each stopped after "
         f"{args.timeout + args.oracle_seconds:g} s on the clock; grounding budget: the "
-        "engine's default (`GroundingBudget`: 30 s, 10^9 inferences, 10^6 ground rules).",
+        f"engine's default (`GroundingBudget`: {budget.seconds:g} s, {budget.rules:,} ground "
+        "rules).",
         f"{len(every)} game files, {len(results)} with a result, "
         f"{steps:,} steps compared" + (f", this run {ran:.0f} s of wall clock." if ran else "."),
         "",

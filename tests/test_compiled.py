@@ -358,7 +358,7 @@ GROWING = """
 def test_a_growing_term_game_stops_at_the_budget_and_auto_falls_back() -> None:
     """The refusal says what happened: under "compiled" no engine plays the game (it
     said "the Prolog engine plays it"); under "auto" the reasoner does, and says so."""
-    budget = GroundingBudget(seconds=5.0, inferences=20_000_000)
+    budget = GroundingBudget(seconds=5.0)
     with pytest.raises(GroundingBudgetError) as refused:
         machine_from_text(GROWING, "compiled", name="growing", budget=budget)
     said = str(refused.value)
@@ -437,7 +437,8 @@ def test_a_cyclic_group_is_split_into_its_atoms_cycles_dependencies_first() -> N
     assert split_cycles([1, -1, 2], rule_start, lit_start, lits) == [1, 2]
 
 #: ggp-base's test_case_3e: a role variable bound by no positive literal (unsafe; gdl2pl
-#: check refuses it, ``--accept-errors`` runs it on the reasoner).
+#: check refuses it, ``--accept-errors`` runs it on the reasoner, which binds ?p with
+#: the role it asks about).
 UNSAFE = """(role xplayer)
 (cell 1 1)
 (<= terminal (cell 1 1))
@@ -445,17 +446,50 @@ UNSAFE = """(role xplayer)
 (<= (goal ?p 100) (cell 1 1))
 """
 
+#: the games of ../shared/games whose head variable no positive literal binds: a
+#: literal's variable bound by a user of the relation (the reasoner's question), or a
+#: role by the state machine, which asks legal and goal role by role
+UNBOUND_HEADS = [
+    "conformance/gdl-validation/varInTopLevelSentence.kif",
+    "conformance/ggp-base/test_case_3e.kif",
+    "conformance/ggp-base/test_case_3f.kif",
+    "ggp-repository/ticTacToeClassic__removed.kif",
+]
 
-def test_an_unsafe_rule_is_refused_by_place_and_auto_falls_back() -> None:
+
+@pytest.mark.parametrize("game", UNBOUND_HEADS)
+def test_a_head_variable_no_literal_binds_is_ground_for_what_its_users_ask(game: str) -> None:
+    """Grounded by demand (compiled/demand.py): the network answers as the reasoner."""
+    d = read_game(shared_dir() / "games" / game)
+    with check_engines(d, game, range(3)) as c:
+        assert c.engine_choice.engine == "compiled"
+    with machine_from_text(UNSAFE, "compiled", name="unsafe") as c:
+        assert c.all_legal_moves(c.initial_state) == c.prolog.all_legal_moves(
+            c.prolog.initial_state
+        )
+        assert c.goal_values(c.initial_state) == c.prolog.goal_values(c.prolog.initial_state)
+
+
+#: a variable only under ``not``: no user of terminal can bind it
+UNBINDABLE = """(role r) (init (on a))
+(<= (legal r (go ?x)) (true (on ?x)))
+(<= (next (on ?x)) (does r (go ?x)))
+(<= terminal (not (on ?y)))
+(<= (goal r 100) terminal)
+"""
+
+
+def test_an_unsafe_rule_no_demand_binds_is_refused_by_place_and_auto_falls_back() -> None:
     # Found by benchmarks/verify_compiled.py: the grounder failed with Prolog's
     # instantiation error instead of saying which rule it cannot ground.
     with pytest.raises(
         CompileRefusedError,
-        match=r"unsafe: cannot be compiled: an unsafe rule at unsafe:4:\d+: the variable \?p "
-        "in the head occurs in no positive literal of the body",
+        match=r"unbindable: cannot be compiled: an unsafe rule at unbindable:4:\d+: the "
+        r"variable \?y in a negation or distinct occurs in no positive literal of the body, "
+        "and no use of its relation binds it",
     ):
-        machine_from_text(UNSAFE, "compiled", name="unsafe")
-    with machine_from_text(UNSAFE, "auto", name="unsafe") as m:
+        machine_from_text(UNBINDABLE, "compiled", name="unbindable")
+    with machine_from_text(UNBINDABLE, "auto", name="unbindable") as m:
         assert m.engine_choice.engine == "prolog"
         assert "an unsafe rule" in m.engine_choice.reason
 

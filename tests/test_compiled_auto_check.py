@@ -242,7 +242,7 @@ def test_a_refused_rule_in_the_log_is_quoted_escaped(caplog: pytest.LogCaptureFi
     caplog.set_level(logging.INFO, logger="gdl2pl.compiled")
     d = parse_game(GROWING, syntax="kif", file="growing.kif")
     d = Renamer(lambda s: HOSTILE if s == "count" else s).description(d)
-    budget = GroundingBudget(seconds=30.0, inferences=20_000_000)
+    budget = GroundingBudget(seconds=30.0)
     with load_description(d, "auto", name="grow\x1bing.kif", budget=budget) as m:
         choice = m.wait_for_engine(60)
         assert choice.engine == "prolog"

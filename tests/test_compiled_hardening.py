@@ -439,7 +439,7 @@ def _cpu_seconds(pid: int) -> float | None:
 def test_a_grounding_whose_parent_was_killed_ends_on_its_own(tmp_path: Path) -> None:
     """The parent kills its grounding worker at the deadline; a parent killed first
     (here: gone without a word) cannot. The worker stops itself at its budget's seconds,
-    long before its rule and inference budgets, and the kernel would at its CPU limit
+    long before its rule budget, and the kernel would at its CPU limit
     (twice the budget's seconds plus ten)."""
     game = tmp_path / "many.kif"
     game.write_text(many_rules(3000), encoding="utf-8")
@@ -450,7 +450,7 @@ def test_a_grounding_whose_parent_was_killed_ends_on_its_own(tmp_path: Path) -> 
         from gdl2pl.load import read_game
         d = read_game({str(game)!r})
         sm = StateMachine(d, name="many")
-        budget = GroundingBudget(seconds=1.0, rules=10**9, inferences=10**13)
+        budget = GroundingBudget(seconds=1.0, rules=10**9)
         build = NetworkBuild(d, "many", sm._raw_roles, budget=budget).start()
         print(build._process.pid, flush=True)
         os._exit(0)

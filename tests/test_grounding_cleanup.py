@@ -28,7 +28,7 @@ from test_compiled_hardening import many_rules
 pytestmark = pytest.mark.compiled
 
 #: A budget no grounding here reaches: what ends a worker is its parent going.
-BIG_BUDGET = "GroundingBudget(seconds=600, rules=10**9, inferences=10**13)"
+BIG_BUDGET = "GroundingBudget(seconds=600, rules=10**9)"
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -133,8 +133,7 @@ def test_an_auto_machine_closed_while_grounding_says_so(slow_game: Path) -> None
     from gdl2pl.compiled import GroundingBudget
     from gdl2pl.compiled import load_machine
 
-    sm = load_machine(slow_game, "auto", budget=GroundingBudget(seconds=600, rules=10**9,
-                                                                 inferences=10**13))
+    sm = load_machine(slow_game, "auto", budget=GroundingBudget(seconds=600, rules=10**9))
     assert "being grounded in the background" in sm.engine_choice.reason
     folder = sm._build._folder  # type: ignore[attr-defined]
     sm.close()

@@ -1,7 +1,8 @@
-"""The compiled engine: the game's rules grounded by the reasoner into a network of
-boolean gates, evaluated by a small C extension (``_network``), with the same contract
-as the Prolog engine (``gdl2pl.bridge.StateMachine``), which stays the definition of
-every game's meaning and checks it (tests/test_compiled.py).
+"""The compiled engine: the game's rules grounded (by clingo's grounder,
+``grounder.py``) into a network of boolean gates, evaluated by a small C extension
+(``_network``), with the same contract as the Prolog engine
+(``gdl2pl.bridge.StateMachine``), which stays the definition of every game's meaning and
+checks it (tests/test_compiled.py).
 
 ``load_machine(path, engine="auto")`` gives either engine.
 """

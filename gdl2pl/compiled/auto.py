@@ -2,7 +2,8 @@
 as a worker process has grounded it (``AutoMachine``).
 
 Loading never waits for grounding: the machine answers on the Prolog engine from the
-start while ``NetworkBuild`` grounds the game in the background, within its budget;
+start while ``NetworkBuild`` grounds the game in the background, within its budget (by
+default ``AUTO_SECONDS``, a start clock's, longer than a waiting caller's);
 when the network is in (built and tuned, still within the budget) the machine checks
 it and switches to the compiled engine by itself, between two calls. States pass freely
 between the engines (a ``MachineState`` is its set of fluents, whichever engine made
@@ -49,6 +50,12 @@ from .machine import CompiledMachine
 from .reasoner_part import ReasonerPart
 
 log = logging.getLogger("gdl2pl.compiled")
+
+#: The seconds auto's background grounding may take when no budget is given: a GGP
+#: start clock's (60 s is a common one). Nobody waits for it, the reasoner answering
+#: meanwhile; so it may take longer than the 30 s of ``GroundingBudget``, which bound
+#: ``engine="compiled"``, where the caller does wait.
+AUTO_SECONDS = 60.0
 
 #: How many of the states the reasoner answered last are checked on the network.
 RECENT = 32
@@ -98,7 +105,8 @@ class AutoMachine(ReasonerPart, GameMachine):
         # the states the reasoner answered last, until the network is checked (None after)
         self._answered: deque[MachineState] | None = deque(maxlen=RECENT)
         self._build = NetworkBuild(  # the reasoner's flat rules: the game flattened once
-            prolog.flat_rules, prolog.name, prolog.raw_roles, case_sensitive, budget
+            prolog.flat_rules, prolog.name, prolog.raw_roles, case_sensitive,
+            budget or GroundingBudget(seconds=AUTO_SECONDS),
         ).start()
         self._thread = threading.Thread(
             target=self._switch, name=f"gdl2pl-ground {self.name}", daemon=True

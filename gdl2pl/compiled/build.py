@@ -82,6 +82,7 @@ class NetworkBuild:
                 "keywords": inp.keywords,
                 "names": inp.names,
                 "sources": inp.sources,
+                "demand": inp.demand,
             },
             "roles": [_json_raw(r) for r in roles],
         }
@@ -108,7 +109,6 @@ class NetworkBuild:
             request["parent"] = self._owner  # gone, the worker ends (ground_worker)
             request["budget"] = {
                 "seconds": b.seconds,
-                "inferences": b.inferences,
                 "rules": b.rules,
                 "depth": b.depth,
                 "memory": b.memory,

@@ -1,7 +1,7 @@
 """A program's cyclic groups split into the cycles of their ground atoms.
 
 The grounder makes each recursive stratum of relations one cyclic group (see
-``gdl_ground.pl``). A game may be stratified only on ground atoms: queens' ``(<= (goal
+``assemble.py``). A game may be stratified only on ground atoms: queens' ``(<= (goal
 robot 100) (not (goal robot 0)))`` negates its own relation, never its own atom. Here
 each group becomes the strongly connected components of its atoms (an atom depends on
 the atoms of its rules' bodies), dependencies first: an atom in no cycle stands alone, a

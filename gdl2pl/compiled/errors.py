@@ -11,14 +11,13 @@ class CompileRefusedError(GdlError):
 
 class GroundingBudgetError(CompileRefusedError):
     """Grounding the game went past a budget: the message names the game, the figure
-    exceeded (seconds, inferences, ground rules or memory) and the rule at work.
-    When the grounding ran in this process, ``profile`` has per rule grounded before
-    (rule number, instances, ground rules, CPU seconds) and ``sizes`` the relations (and
-    fluents, moves) of the relaxed model so far with their facts."""
+    exceeded (seconds, ground rules, facts, the depth of a term, or memory) and the rule
+    whose atoms grew most. When the grounding ran in this process, ``sizes`` has what
+    was ground so far: per predicate (a relation, its demand, true, does, a rule's
+    chain) its arity and atoms."""
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
-        self.profile: list[tuple[int, int, int, float]] = []
         self.sizes: list[tuple[str, int, int]] = []
 
 

@@ -1,26 +1,36 @@
-"""Grounding by the reasoner: the ground instances of a game's rules that can fire in a
-reachable state, computed in Prolog (``gdl_ground.pl``) from the game's flat rules.
+"""The grounder's input, and grounding: the ground instances of a game's rules that can
+fire in a reachable state, as the game's ``Network``.
 
-Symbols become numbers here, before anything leaves Python: Prolog sees the rules as
-integers and lists only, and nothing of the game's text is ever a name in Prolog, C or
-Python source. ``ground_network`` gives the game's ``Network``: the fluents and moves of
-the relaxation (supersets of the reachable ones) and the ground rules over numbered
-atoms in evaluation order, or raises ``GroundingBudgetError`` (a budget of
-``GroundingBudget`` exceeded) or ``CompileRefusedError`` (e.g. an unsafe rule).
+Symbols become numbers here, before anything leaves Python: the grounder sees the rules
+as integers and lists only, and nothing of the game's text is ever a name in an ASP
+program, C or Python source. A body literal is a list whose first element says what it
+is (variables are negative integers, a constant an id, a compound ``[functor id,
+arg...]``, a relation atom ``[relation id, arg...]``):
+
+  ``[s, A]``  a positive literal over a static relation (independent of the state)
+  ``[p, A]``  a positive literal over a dynamic relation
+  ``[t, F]``  (true F)                  ``[m, R, M]``  (does R M)
+  ``[ns, A]`` a negated static literal   ``[nd, A]``  a negated dynamic literal
+  ``[nt, F]`` (not (true F))            ``[nm, R, M]``  (not (does R M))
+  ``[ne, X, Y]`` (distinct X Y)         ``[eq, X, Y]``  (not (distinct X Y))
+  ``[dm, A]`` a demanded relation's demand (``demand.py``)
+
+``ground_network`` gives the game's ``Network``, grounded by clingo's grounder
+(``grounder.py``) and assembled (``assemble.py``): the fluents and moves of the
+relaxation (supersets of the reachable ones) and the ground rules over numbered atoms
+in evaluation order; or it raises ``GroundingBudgetError`` (a budget of
+``GroundingBudget`` exceeded, saying which and at which rule) or
+``CompileRefusedError`` (e.g. an unsafe rule no demand binds).
 """
 
 from __future__ import annotations
 
-import gc
 import time
 from array import array
 from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
-from gdl2pl.bridge.errors import QueryInterrupted
-from gdl2pl.bridge.errors import ReasonerError
-from gdl2pl.bridge.swipl import interrupt_after
-from gdl2pl.bridge.swipl import runtime_with
 from gdl2pl.flatten import FlatRule
 from gdl2pl.flatten import key_node
 from gdl2pl.flatten import relation_graph
@@ -37,19 +47,31 @@ from gdl2pl.syntax import clause_line
 from gdl2pl.syntax import variables as variables_of
 from gdl2pl.vocabulary import INPUT_RELATIONS
 
+from .assemble import Assembled
+from .assemble import assemble
 from .components import split_cycles
+from .demand import Unsafe
+from .demand import transform
 from .errors import CompileRefusedError
 from .errors import GroundingBudgetError
+from .grounder import Grounding
+from .grounder import GroundingStop
+from .grounder import Undetermined
+from .grounder import ground
 from .network import GroundingStats
 from .network import Network
 from .network import standard_order
 
 Raw = Any  # a fluent or move as the Prolog engine's states hold it: str or tuple
 
+#: How many facts the relaxed model may hold per ground rule of the budget (its static
+#: facts become no rule; each dynamic one is a rule's head at least).
+FACTS_PER_RULE = 4
+
 #: The nodes of true and does in ``relation_graph``.
 _INPUTS = (key_node(("true", 1)), key_node(("does", 2)))
 
-#: The keyword relations the grounder is told about, in gdl_ground.pl's order.
+#: The keyword relations the grounder is told about, in this order.
 KEYWORD_RELATIONS = (
     ("init", 1),
     ("next", 1),
@@ -57,18 +79,19 @@ KEYWORD_RELATIONS = (
     ("terminal", 0),
     ("goal", 2),
     ("sees", 2),
+    ("role", 1),
 )
+KEYWORDS = tuple(n for n, _ in KEYWORD_RELATIONS)
 
 
 @dataclass(frozen=True)
 class GroundingBudget:
     """What grounding one game may take: wall-clock seconds (for the whole build:
-    grounding, handing the network back, building and tuning it), Prolog inferences,
-    ground rules (and facts of the relaxed model), the depth of a derived term, and the
-    grounding worker's memory. Past any of them ``GroundingBudgetError`` says which."""
+    grounding, handing the network back, building and tuning it), ground rules (and
+    facts of the relaxed model), the depth of a derived term, and the grounding worker's
+    memory. Past any of them ``GroundingBudgetError`` says which."""
 
     seconds: float = 30.0
-    inferences: int = 1_000_000_000
     rules: int = 2_000_000
     depth: int = 64
     #: bytes of address space the grounding worker may use (``compiled/build.py``)
@@ -134,7 +157,7 @@ class _Names:
 
 
 def _encode(rules: list[FlatRule], names: _Names, dynamic: set[str]) -> list[list[Any]]:
-    """The flat rules as data for gdl_ground.pl (see its header)."""
+    """The flat rules as the grounder takes them (``GroundingInput``)."""
 
     def literal(lit: Any, variables: dict[str, int]) -> list[Any]:
         if isinstance(lit, Distinct):
@@ -158,7 +181,6 @@ def _encode(rules: list[FlatRule], names: _Names, dynamic: set[str]) -> list[lis
 
     out = []
     for r in rules:
-        _check_safe(r)
         variables: dict[str, int] = {}
         head = names.relation(r.head, variables)
         body = [literal(b, variables) for b in r.body]
@@ -166,36 +188,35 @@ def _encode(rules: list[FlatRule], names: _Names, dynamic: set[str]) -> list[lis
     return out
 
 
-def _check_safe(r: FlatRule) -> None:
-    """Refuse a rule with a variable that no positive literal of its body binds (in its
-    head, a negation or a ``distinct``): the grounder needs every instance ground. Such a
-    game fails ``gdl2pl check``; it reaches here only when run anyway."""
-    bound = {
-        v.name
-        for lit in r.body
-        if not isinstance(lit, (Not, Distinct))
-        for v in variables_of(lit)  # type: ignore[arg-type]
-    }
-    places = [("the head", r.head), *(("a negation or distinct", b) for b in r.body)]
-    for where, node in places:
-        if where != "the head" and not isinstance(node, (Not, Distinct)):
-            continue
-        for v in variables_of(node):  # type: ignore[arg-type]
-            if v.name not in bound:
-                pos = getattr(v, "pos", None) or r.source.pos
-                at = f" at {pos}" if pos else ""
-                raise CompileRefusedError(
-                    f"an unsafe rule{at}: the variable ?{v.name} in {where} occurs in no "
-                    "positive literal of the body"
-                )
+def _unsafe_error(r: FlatRule, u: Unsafe) -> CompileRefusedError:
+    """A rule with a variable that no positive literal of its body binds (in its head, a
+    negation or a ``distinct``) and no use of its relation does: the grounder cannot
+    ground it. Such a game fails ``gdl2pl check``; it reaches here only when run anyway."""
+    variables: dict[str, int] = {}
+    _Names().relation(r.head, variables)
+    for b in r.body:
+        for v in variables_of(b):  # type: ignore[arg-type]
+            variables.setdefault(v.name, -1 - len(variables))
+    name = next(n for n, i in variables.items() if i == u.var)
+    nodes = [r.head, *r.body]
+    pos = next(
+        (v.pos for node in nodes for v in variables_of(node) if v.name == name and v.pos),  # type: ignore[arg-type]
+        r.source.pos,
+    )
+    at = f" at {pos}" if pos else ""
+    where = "the head" if u.in_head else "a negation or distinct"
+    return CompileRefusedError(
+        f"an unsafe rule{at}: the variable ?{name} in {where} occurs in no positive "
+        "literal of the body, and no use of its relation binds it"
+    )
 
 
 @dataclass(frozen=True)
 class GroundingInput:
-    """A game's rules as the grounder takes them (see gdl_ground.pl): numbered rules,
-    the relations' strata, the keywords' relation ids, and ``names``, what each number
-    stands for ((kind, name, arity) per id). Numbers, text and lists only (it crosses to
-    the grounding worker as JSON)."""
+    """A game's rules as the grounder takes them (see the module doc): numbered rules,
+    the relations' strata, the keywords' relation ids (``KEYWORD_RELATIONS``), ``names``,
+    what each number stands for ((kind, name, arity) per id), and the demand's rules.
+    Numbers, text and lists only (it crosses to the grounding worker as JSON)."""
 
     rules: list[Any]
     relations: list[list[int]]
@@ -203,14 +224,17 @@ class GroundingInput:
     names: list[tuple[str, str, int]]
     #: per rule, where it comes from (``file:line:column``) and its text, for messages
     sources: list[str]
+    #: the demand's rules (``demand.py``): [[relation, argument...], body]
+    demand: list[Any] = field(default_factory=list)
 
 
 def grounding_input(rules: list[FlatRule], game: str) -> GroundingInput:
     """What the grounder needs of ``rules`` (a game's flat rules, as the Prolog engine
-    loaded them): only the rules that what a network answers depends on, its relations
-    told apart and ordered as the reasoner's (``relation_graph``: ``(w)`` is not ``w``).
-    ``CompileRefusedError`` for a game that has no network (a legal, terminal or goal
-    that depends on ``does``; an unsafe rule, named by place)."""
+    loaded them): only the rules that what a network answers depends on (and the
+    roles), its relations told apart and ordered as the reasoner's (``relation_graph``:
+    ``(w)`` is not ``w``), with their demand. ``CompileRefusedError`` for a game that has
+    no network (a legal, terminal or goal that depends on ``does``; an unsafe rule that
+    no demand binds, named by place)."""
     graph = relation_graph(rules)
     _refuse_moves_in_state_questions(graph, game)
     dynamic = set(graph.dependents(_INPUTS)) | set(_INPUTS)
@@ -226,8 +250,14 @@ def grounding_input(rules: list[FlatRule], game: str) -> GroundingInput:
             if lit[0] == "np":
                 lit[0] = "nd"
     keywords = [names.id("r", n, a) for n, a in KEYWORD_RELATIONS]
+    by_role = [keywords[KEYWORDS.index(k)] for k in ("legal", "goal", "sees")]
+    data, demand, unsafe = transform(data, keywords, by_role)
+    if unsafe:
+        error = _unsafe_error(kept[unsafe[0].rule], unsafe[0])
+        raise CompileRefusedError(f"{game}: cannot be compiled: {error}")
+    _refuse_unstratified(data, _strata(graph, names), game)
     sources = [_source(r) for r in kept]
-    return GroundingInput(data, _strata(graph, names), keywords, list(names.keys), sources)
+    return GroundingInput(data, _strata(graph, names), keywords, list(names.keys), sources, demand)
 
 
 def _source(r: FlatRule) -> str:
@@ -243,82 +273,113 @@ def ground_network(
     game: str,
     budget: GroundingBudget | None = None,
 ) -> Network:
-    """The network of ``inp``, grounded by the reasoner in this process within
+    """The network of ``inp``, grounded by clingo's grounder in this process within
     ``budget``; ``roles`` are the Prolog engine's raw roles. (A player grounds in a
-    worker process instead: ``NetworkBuild``.)"""
+    worker process instead, whose limits bound what runs between the budget's checks:
+    ``NetworkBuild``.)"""
     budget = budget or GroundingBudget()
     start = time.perf_counter()
     names = _Names.of(inp.names)
-    janus = runtime_with("gdl2pl.compiled", "gdl_ground.pl")
-    paused = gc.isenabled()
-    gc.disable()  # the answer is large lists of ints, none in a cycle
+    g = Grounding(
+        rules=inp.rules,
+        demand=inp.demand,
+        keywords=inp.keywords,
+        max_facts=FACTS_PER_RULE * budget.rules,
+        max_rules=budget.rules,
+        max_depth=budget.depth,
+        deadline=time.monotonic() + budget.seconds,
+    )
     try:
-        with interrupt_after(budget.seconds):
-            result = janus.apply_once(
-                "gdl_ground",
-                "ground_game",
-                inp.rules,
-                inp.relations,
-                inp.keywords,
-                [budget.inferences, budget.rules, budget.depth],
-            )
-    except QueryInterrupted:
-        result = ["interrupted"]
-    except ReasonerError as e:
-        raise CompileRefusedError(f"{game}: grounding failed: {e}") from None
-    except Exception as e:  # janus' PrologError
-        raise CompileRefusedError(f"{game}: grounding failed: {e}") from None
-    finally:
-        if paused:
-            gc.enable()
+        gp = ground(g)
+    except GroundingStop as e:
+        raise _stopped(e, inp, names, game, budget) from None
+    except Undetermined as e:
+        raise CompileRefusedError(
+            f"{game}: cannot be compiled: the relaxed model leaves atoms of "
+            f"{_predicate_name(names, e.predicate)} undetermined (a cycle through not), "
+            "which the network would read as false"
+        ) from None
+    assembly = time.perf_counter()
+    strata = {rel: (pos, bool(rec)) for rel, _, pos, rec in inp.relations}
+    net = assemble(gp, strata, {i: r[1][0] for i, r in enumerate(inp.rules)})
     seconds = time.perf_counter() - start
-    tag = result[0]
-    if tag == "interrupted" or seconds > budget.seconds:  # the answer's transfer counts too
+    if seconds > budget.seconds:
         raise GroundingBudgetError(
             f"{game}: grounding took more than its budget of {budget.seconds:g} s"
         )
-    if tag == "budget":
-        rule = result[3] if len(result) > 3 else -1
-        at = f" (at the rule {inp.sources[rule]})" if 0 <= rule < len(inp.sources) else ""
-        error = GroundingBudgetError(f"{game}: grounding needs {_figure(result[1], result[2])}{at}")
-        error.profile = [tuple(p) for p in result[4]] if len(result) > 4 else []
-        error.sizes = (
-            [(_model_name(names, n), a, c) for n, a, c in result[5]] if len(result) > 5 else []
-        )
-        raise error
-    if tag == "unsafe":
-        raise CompileRefusedError(
-            f"{game}: cannot be compiled: a rule leaves a variable unbound (an unsafe rule "
-            "or negation)"
-        )
-    if tag == "unstratified":
-        raise CompileRefusedError(
-            f"{game}: cannot be compiled: a relation depends negatively on itself (its "
-            "negation is not stratified by relation)"
-        )
-    return _network(result, names, roles, seconds)
+    if len(net.lit_start) - 1 > budget.rules:  # (a count over the network's atoms)
+        most = max(net.rules_of, key=net.rules_of.__getitem__)
+        rule = next((i for i, r in enumerate(inp.rules) if r[1][0] == most), -1)
+        at = f" (at the rule {inp.sources[rule]})" if rule >= 0 else ""
+        raise GroundingBudgetError(f"{game}: grounding needs {_figure('rules', budget.rules)}{at}")
+    phases = [*gp.phases, ("assembly", time.perf_counter() - assembly)]
+    return _network(net, names, roles, seconds, gp.model_facts, phases)
 
 
-def _model_name(names: _Names, predicate: str) -> str:
-    """The relation, fluent or move a predicate of the grounder's model stands for:
-    g<id> a relation, tg<id> (tc...) a fluent's functor, mg<id> a move's."""
-    kind = {"g": "", "t": "true ", "m": "does "}.get(predicate[:1], "")
-    rest = predicate[1:] if kind else predicate
-    digits = rest.lstrip("g")
-    if digits.isdigit() and int(digits) < len(names.keys):
-        return kind + names.keys[int(digits)][1]
-    return predicate
+def _refuse_unstratified(rules: list[Any], relations: list[list[int]], game: str) -> None:
+    """A static rule that negates a relation of its own stratum: no exact static model."""
+    stratum = {rel: pos for rel, _, pos, _ in relations}
+    for kind, head, body in rules:
+        if kind == "s" and any(
+            lit[0] == "ns" and stratum.get(lit[1][0]) == stratum.get(head[0]) for lit in body
+        ):
+            raise CompileRefusedError(
+                f"{game}: cannot be compiled: a relation depends negatively on itself "
+                "(its negation is not stratified by relation)"
+            )
+
+
+def _stopped(
+    e: GroundingStop, inp: GroundingInput, names: _Names, game: str, budget: GroundingBudget
+) -> GroundingBudgetError:
+    """The budget error of a grounding stopped past a budget: what, and at which rule."""
+    if e.what == "seconds":
+        return GroundingBudgetError(
+            f"{game}: grounding took more than its budget of {budget.seconds:g} s"
+        )
+    rule = _culprit(e.sizes, inp) if e.rule is None else e.rule
+    if rule >= len(inp.rules):  # a demand's rule: the rule whose use it is
+        rule = inp.demand[rule - len(inp.rules)][2]
+    at = f" (at the rule {inp.sources[rule]})" if 0 <= rule < len(inp.sources) else ""
+    error = GroundingBudgetError(f"{game}: grounding needs {_figure(e.what, e.figure)}{at}")
+    error.sizes = [(_predicate_name(names, n), a, c) for n, a, c in e.sizes if n[:1] in "armtuwxd"]
+    return error
+
+
+def _culprit(sizes: list[tuple[str, int, int]], inp: GroundingInput) -> int:
+    """The rule whose atoms grew most when a budget stopped the grounding (a chain's
+    atoms name their rule; a relation's, its first rule), or -1."""
+    grown = [s for s in sizes if s[0][:1] in ("a", "r", "x", "d") and s[0][1:2].isdigit()]
+    if not grown:
+        return -1
+    name = max(grown, key=lambda s: s[2])[0]
+    if name[0] == "x":
+        return int(name[1:].split("_")[0])
+    rel = int(name[1:])
+    return next((i for i, (_, head, _) in enumerate(inp.rules) if head[0] == rel), -1)
+
+
+def _predicate_name(names: _Names, predicate: str) -> str:
+    """What a predicate of the grounder's programs stands for (a relation's name, the
+    demand of one, true, does, a chain's atoms)."""
+    kind, number = predicate[:1], predicate[1:]
+    if kind in ("a", "r", "d") and number.isdigit() and int(number) < len(names.keys):
+        name = names.keys[int(number)][1]
+        return f"demand of {name}" if kind == "d" else name
+    if kind == "x":
+        return f"chain of rule {number.split('_')[0]}"
+    return {"u": "true", "w": "does", "t": "true", "m": "does"}.get(predicate, predicate)
 
 
 def _figure(what: str, figure: Any) -> str:
     """The budget a grounding went past, as a phrase."""
-    if what == "inferences":
-        return f"more than its budget of {figure:,} Prolog inferences"
     if what == "rules":
         return f"more than {figure:,} ground rules"
+    if what == "facts":
+        return f"more than {figure:,} facts in its relaxed model"
     if what == "tripwire":
         return f"a term deeper than {figure} (one that grows without end)"
-    return f"more memory than Prolog allows ({figure})"
+    return f"more memory than it may have ({figure})"
 
 
 def _refuse_moves_in_state_questions(graph: Any, game: str) -> None:
@@ -335,9 +396,10 @@ def _refuse_moves_in_state_questions(graph: Any, game: str) -> None:
 
 def _relevant(graph: Any) -> set[str]:
     """The relations what a network answers depends on: legal, next, terminal, goal,
-    sees and init (the initial state), with everything they use; and role, which the
-    flat rules of a sees rule with an unbound role read (``gdl2pl.flatten``)."""
-    roots = {key_node(k) for k in KEYWORD_RELATIONS} | {key_node(("role", 1))}
+    sees, init (the initial state) and role (the roles a demand may ask for, and which
+    the flat rules of a sees rule with an unbound role read: ``gdl2pl.flatten``), with
+    everything they use."""
+    roots = {key_node(k) for k in KEYWORD_RELATIONS}
     out = set(roots)
     for r in roots:
         out |= graph.depends_on(r)
@@ -375,41 +437,48 @@ def _per_role(
     return out
 
 
-def _network(result: list[Any], names: _Names, roles: tuple[Raw, ...], seconds: float) -> Network:
-    """The network of the grounder's answer (see gdl_ground.pl)."""
-    _, arrays, outputs, stats = result
-    base, moves, n_atoms, rule_start, lit_start, lits, state_prog, move_prog = arrays
-    legal_pairs, next_pairs, terminal, goal_triples, sees_triples, init = outputs
-    fluents = [names.raw(f) for f in base]
+def _network(
+    a: Assembled,
+    names: _Names,
+    roles: tuple[Raw, ...],
+    seconds: float,
+    facts: int,
+    phases: list[tuple[str, float]],
+) -> Network:
+    """The network of an assembled ground program, its terms in raw form."""
+    fluents = [names.raw(f) for f in a.fluents]
     role_index = {r: i for i, r in enumerate(roles)}
-    move_list = [(role_index.get(names.raw(r), -1), names.raw(m)) for r, m in moves]
+    move_list = [(role_index.get(names.raw(r), -1), names.raw(m)) for r, m in a.moves]
     n_f, n_m = len(fluents), len(move_list)
     legal: list[list[tuple[int, int]]] = [[] for _ in roles]
-    for m, atom in legal_pairs:
+    for m, atom in a.legal:
         role = move_list[m][0]
         if role >= 0:
             legal[role].append((atom, m))
     for ms in legal:
         ms.sort(key=lambda pair: standard_order(move_list[pair[1]][1]))
-    goals = _per_role(goal_triples, role_index, names)
-    sees = _per_role(sees_triples, role_index, names)
-    facts, rounds, count, profile = stats
+    n_rules = len(a.lit_start) - 1
+    relations = sorted(
+        ((names.keys[rel][1] if 0 <= rel < len(names.keys) else str(rel), n)
+         for rel, n in a.rules_of.items()),
+        key=lambda p: -p[1],
+    )
     return Network(
         n_fluents=n_f,
         n_moves=n_m,
-        n_atoms=n_atoms,
-        rule_start=array("i", rule_start),
-        lit_start=array("i", lit_start),
-        lits=array("i", lits),
-        state_program=array("i", split_cycles(state_prog, rule_start, lit_start, lits)),
-        move_program=array("i", split_cycles(move_prog, rule_start, lit_start, lits)),
+        n_atoms=a.n_atoms,
+        rule_start=array("i", a.rule_start),
+        lit_start=array("i", a.lit_start),
+        lits=array("i", a.lits),
+        state_program=array("i", split_cycles(a.state_program, a.rule_start, a.lit_start, a.lits)),
+        move_program=array("i", split_cycles(a.move_program, a.rule_start, a.lit_start, a.lits)),
         legal=legal,
-        next=sorted((a, f) for a, f in next_pairs),
-        terminal=terminal if terminal >= 0 else n_f + n_m,
-        goals=goals,
-        sees=sees,
+        next=sorted(a.next),
+        terminal=a.terminal if a.terminal >= 0 else n_f + n_m,
+        goals=_per_role(a.goals, role_index, names),
+        sees=_per_role(a.sees, role_index, names),
         fluents=fluents,
         moves=move_list,
-        init=list(init),
-        stats=GroundingStats(seconds, facts, rounds, count, [tuple(p) for p in profile]),
+        init=list(a.init),
+        stats=GroundingStats(seconds, facts, n_rules, phases, relations),
     )

@@ -30,8 +30,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gdl2pl.bridge.swipl import runtime
-
 from .errors import CompileRefusedError
 from .errors import GroundingBudgetError
 from .ground import GroundingBudget
@@ -44,12 +42,10 @@ REQUEST = "request.json"
 
 
 def _limit_memory(limit: int) -> None:
-    """Cap this process's address space (and Prolog's stacks within it) at ``limit``
-    bytes: past it, allocation fails and the grounding is refused, never the machine."""
+    """Cap this process's address space at ``limit`` bytes: past it, allocation fails
+    and the grounding is refused, never the machine."""
     with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    janus = runtime()  # Prolog starts here, inside the limit
-    janus.query_once("set_prolog_flag(stack_limit, L)", {"L": max(limit // 2, 2**28)})
 
 
 #: How much lower the worker's priority is than its parent's (``os.nice``): grounding in

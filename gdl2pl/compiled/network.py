@@ -4,7 +4,7 @@ Atoms are numbered: the fluents first (one bit of the state each), then the move
 bit of the joint move each), then one atom that is always false, then the derived
 atoms in evaluation order. A derived atom is the OR of its rules, a rule the AND of its
 literals (an atom, or its negation). The derived atoms are evaluated in the order of
-their relations' strata (compiled/gdl_ground.pl), and within a recursive stratum by the
+their relations' strata (compiled/assemble.py), and within a recursive stratum by the
 cycles of its ground atoms (compiled/components.py): negation only points to earlier
 ones, and the atoms of a cycle form a cyclic group, evaluated from all-false to its
 least fixpoint (by a worklist in C). The *state program* computes
@@ -35,15 +35,15 @@ def standard_order(raw: Raw) -> tuple[Any, ...]:
 
 @dataclass(frozen=True)
 class GroundingStats:
-    """What grounding a game took: seconds, facts of the relaxed model, semi-naive
-    rounds, ground rules, and per dynamic rule (rule number, ground instances of its
-    head, ground rules of its chain, CPU seconds)."""
+    """What grounding a game took: seconds, facts of the relaxed model, ground rules,
+    seconds per phase (``model``, ``counts``, ``network``, ``assembly``: see
+    compiled/grounder.py), and per relation its ground rules, most first."""
 
     seconds: float
     facts: int
-    rounds: int
     rules: int
-    profile: list[tuple[int, int, int, float]]
+    phases: list[tuple[str, float]]
+    relations: list[tuple[str, int]]
 
 
 @dataclass(frozen=True)

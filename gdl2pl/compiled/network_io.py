@@ -23,7 +23,7 @@ ARRAYS = ("rule_start", "lit_start", "lits", "state_program", "move_program")
 
 #: The JSON document's name, and its version (a reader refuses another).
 DOCUMENT = "network.json"
-VERSION = 1
+VERSION = 2
 
 
 def _json_raw(raw: Any) -> Any:
@@ -59,7 +59,8 @@ def write_network(net: Network, folder: Path) -> None:
         "fluents": [_json_raw(f) for f in net.fluents],
         "moves": [[r, _json_raw(m)] for r, m in net.moves],
         "init": net.init,
-        "stats": [s.seconds, s.facts, s.rounds, s.rules, [list(p) for p in s.profile]],
+        "stats": [s.seconds, s.facts, s.rules, [list(p) for p in s.phases],
+                  [list(p) for p in s.relations]],
     }
     (folder / DOCUMENT).write_text(json.dumps(doc), encoding="utf-8")
 
@@ -91,7 +92,7 @@ def read_network(folder: Path) -> Network:
     if not isinstance(doc, dict) or doc.get("version") != VERSION:
         raise CompileRefusedError("the grounding worker's network is of another version")
     try:
-        seconds, facts, rounds, rules, profile = doc["stats"]
+        seconds, facts, rules, phases, relations = doc["stats"]
         legal = [
             [(a, m) for a, m in _pairs(ms, "legal")] for ms in doc["legal"]
         ]
@@ -111,8 +112,9 @@ def read_network(folder: Path) -> Network:
             moves=moves,
             init=_ints(doc["init"], "init"),
             stats=GroundingStats(
-                float(seconds), int(facts), int(rounds), int(rules),
-                [tuple(p) for p in profile],
+                float(seconds), int(facts), int(rules),
+                [(str(n), float(t)) for n, t in phases],
+                [(str(n), int(c)) for n, c in relations],
             ),
             **arrays,
         )
