@@ -138,10 +138,11 @@ def test_the_top_level_rooms_import_from_a_source_tree_too() -> None:
 
 #: A file the map names, then what of it the same sentence names right after it, joined
 #: by commas, "and" or "then": a predicate (`name/N`) of a Prolog file, a function, class
-#: or method (`name`) of a Python file, e.g. "`gdl2pl/compiled/gdl_ground.pl` `chain/6`
-#: and `network/2`".
-_PLACE = re.compile(r"`((?:[a-z0-9_]+/)+[A-Za-z0-9_]+\.(?:py|pl))`((?:(?:\s*,\s*|\s+and\s+|"
-                    r"\s+then\s+|\s+)`[A-Za-z_][A-Za-z0-9_]*(?:/\d+)?`)+)")
+#: or method (`name`) of a Python file, e.g. "`gdl2pl/compiled/assemble.py` `assemble`,
+#: then `_arrays`" or "`prolog/gdl_runtime.pl` `state_roles/2`".
+_PLACE = re.compile(r"`((?:[a-z0-9_]+/)+[A-Za-z0-9_]+\.(?:py|pl))`"
+                    r"((?:(?:\s*,\s*(?:then\s+|and\s+)?|\s+and\s+|\s+then\s+|\s+)"
+                    r"`[A-Za-z_][A-Za-z0-9_]*(?:/\d+)?`)+)")
 
 
 def named_places() -> list[tuple[str, str]]:
@@ -187,3 +188,10 @@ def test_every_predicate_and_function_the_map_names_is_where_it_says() -> None:
         if not ok:
             missing.append(f"{path}: {name}")
     assert not missing, f"ARCHITECTURE.md names what its files do not define: {missing}"
+
+
+def test_a_predicate_is_found_with_its_arity() -> None:
+    source = "%! chain(+A, -B) is det.\nchain(A, f(B, C)) :-\n    g(A, [B, C]).\nstop.\n"
+    assert _prolog_arities(source, "chain") == {2}
+    assert _prolog_arities(source, "stop") == {0}
+    assert _prolog_arities(source, "g") == set()  # called, not defined at a line's start
