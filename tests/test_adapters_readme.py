@@ -85,7 +85,8 @@ def test_load_times_say_which_engine():
     assert "On the reasoner" in text[: text.index(sentence)][-200:] + sentence
     after = text[text.index(sentence) :][:700]
     assert 'engine="auto"' in after and "worker process" in after
-    assert 'engine="compiled"' in after and "checkers' 236,147 ground rules" in after
+    assert 'engine="compiled"' in after
+    assert re.search(r"checkers[-\w]*' [\d,]+ ground rules", after), after
 
 
 def test_every_example_of_the_batches_section_runs(capsys):
