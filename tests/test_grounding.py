@@ -311,3 +311,27 @@ def test_an_atom_the_model_leaves_undetermined_is_refused_never_read_as_false() 
     _facts_only(ctl, {1})  # a1's atoms are facts
     with pytest.raises(Undetermined, match="a2"):
         _facts_only(ctl, {1, 2})
+
+
+def test_a_term_of_shared_subterms_is_measured_once_a_subterm() -> None:
+    """``(t ?x ?x)`` doubles a fluent at each step; clingo shares the halves, and the
+    depth check walked them as a tree (2^60 nodes here: the doubling game grounded for its
+    whole budget, 60 s, instead of tripping at once)."""
+    import clingo
+
+    from gdl2pl.compiled.grounder import _depth
+
+    def tree_depth(s: clingo.Symbol) -> int:
+        args = s.arguments if s.type == clingo.SymbolType.Function else []
+        return 1 + max(map(tree_depth, args)) if args else 0
+
+    term = clingo.Function("z")
+    for _ in range(60):
+        term = clingo.Function("t", [term, term])
+    assert _depth(term, 100) == 60
+    assert _depth(term, 10) > 10
+    small = clingo.Function("a", [clingo.Number(1), clingo.Function("g", [clingo.Function(
+        "h", [clingo.Function("k")])]), clingo.String("s")])
+    for bound in range(5):
+        got = _depth(small, bound)
+        assert got == tree_depth(small) if tree_depth(small) <= bound else got > bound

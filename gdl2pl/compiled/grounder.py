@@ -153,17 +153,26 @@ class _Context:
 
 
 def _depth(t: clingo.Symbol, bound: int) -> int:
-    """The depth of a term (a constant 0), counted up to ``bound + 1``."""
-    deepest = 0
-    stack = [(t, 0)]
+    """The depth of a term (a constant 0), exact up to ``bound``, else a number past it.
+    Each distinct subterm is looked at once: a term that doubles at each step, ``(t ?x
+    ?x)``, is a chain of shared subterms to clingo, and walked as a tree it took
+    exponential time (a game grounded for its whole budget instead of tripping)."""
+    depth: dict[clingo.Symbol, int] = {}
+    stack = [(t, 0, False)]  # a subterm, its distance from t, its arguments done
     while stack:
-        s, d = stack.pop()
-        if s.type == clingo.SymbolType.Function and s.arguments:
-            if d + 1 > bound:
-                return d + 1
-            deepest = max(deepest, d + 1)
-            stack.extend((a, d + 1) for a in s.arguments)
-    return deepest
+        s, d, done = stack.pop()
+        if s in depth:
+            continue
+        if s.type != clingo.SymbolType.Function or not s.arguments:
+            depth[s] = 0
+        elif d + 1 > bound:
+            return d + 1
+        elif done:
+            depth[s] = 1 + max(depth[a] for a in s.arguments)
+        else:
+            stack.append((s, d, True))
+            stack.extend((a, d + 1, False) for a in s.arguments if a not in depth)
+    return depth[t]
 
 
 #: the tokens of a term's text as the programs write it (``asp.term``): a compound's
