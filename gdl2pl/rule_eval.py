@@ -42,6 +42,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -516,12 +517,8 @@ class Program:
                     if e2 is not None:
                         yield e2, True
         elif self.is_static(name):
-            bound = tuple(subst(a, env) for a in args)
-            for fact in self.facts(name, bound):
-                self.tick()
-                e = unify_args(bound, fact, env)
-                if e is not None:
-                    yield e, True
+            for e in self.static_answers(name, args, env):
+                yield e, True
         else:
             if self.is_recursive(name):
                 raise Unproved(f"the step looks at the recursive relation {name[0]}")
@@ -547,6 +544,16 @@ class Program:
         for (n, where), index in self._index.items():
             if n == name:
                 index.setdefault(tuple(fact[i] for i in where), []).append(fact)
+
+    def static_answers(self, name: Rel, args: Sequence[object], env: Env) -> Iterator[Env]:
+        """``env`` extended by each fact of the static relation ``name`` that ``args``
+        (under ``env``) match, a step of work each."""
+        bound = tuple(subst(a, env) for a in args)
+        for fact in self.facts(name, bound):
+            self.tick()
+            e = unify_args(bound, fact, env)
+            if e is not None:
+                yield e
 
     def facts(self, name: Rel, bound: tuple[object, ...]) -> list[tuple[Ground, ...]]:
         """The facts of the static relation ``name`` that agree with the ground

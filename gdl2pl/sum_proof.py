@@ -593,12 +593,8 @@ class _Pairs:
         elif rel == ("does", 2):
             raise Unproved("a condition reads does")
         elif p.is_static(rel):
-            bound = tuple(subst(a, env) for a in args)
-            for fact in p.facts(rel, bound):
-                p.tick()
-                e = unify_args(bound, fact, env)
-                if e is not None:
-                    yield e, TT
+            for e in p.static_answers(rel, args, env):
+                yield e, TT
         else:
             if p.is_recursive(rel):
                 raise Unproved(f"a condition reads the recursive relation {rel[0]}")

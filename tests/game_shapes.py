@@ -378,3 +378,20 @@ class GameWriter:
 def random_game(rng: random.Random) -> str:
     """The KIF text of one random game drawn from ``rng`` (see the module's docstring)."""
     return GameWriter(rng).text()
+
+
+#: The issue's game (48, item 1): ``(w)`` holds by a rule over a dynamic relation; the
+#: network said goal 0 where the reasoner says 100.
+ISSUE_GAME = """
+(role r)
+(init (c 1))
+(init (c 0))
+(<= (legal r go))
+(<= (next (c ?p)) (true (c ?p)))
+(<= (next done) (does r go))
+(<= terminal (true done))
+(<= (v ?p) (true (c ?p)) (distinct ?p 0))
+(<= (w) (v ?p))
+(<= (goal r 100) (w))
+(<= (goal r 0) (not (w)))
+"""

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from collections.abc import Iterator
 
 import pytest
+from game_shapes import ISSUE_GAME
 from prolog_env import require_prolog
 
 from gdl2pl.bridge import StateMachine
@@ -31,19 +32,7 @@ from gdl2pl.visitor import Renamer
 pytestmark = pytest.mark.compiled
 
 #: The issue's game (48): goal 100 in every state, by a rule over ``(w)``.
-GOALS = """
-(role r)
-(init (c 1))
-(init (c 0))
-(<= (legal r go))
-(<= (next (c ?p)) (true (c ?p)))
-(<= (next done) (does r go))
-(<= terminal (true done))
-(<= (v ?p) (true (c ?p)) (distinct ?p 0))
-(<= (w) (v ?p))
-(<= (goal r 100) (w))
-(<= (goal r 0) (not (w)))
-"""
+GOALS = ISSUE_GAME
 
 #: ``hidden`` is a fluent of the network (the relaxation reaches it) that no play
 #: reaches: the game ends at (c 2), hidden needs (c 5).

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
+from game_shapes import ISSUE_GAME
 from game_shapes import random_game
 from hypothesis import HealthCheck
 from hypothesis import given
@@ -109,23 +110,6 @@ def test_a_game_of_any_shape_plays_alike_on_both_engines(seed: int) -> None:
     note(text)
     with both_engines(text) as (c, p):
         assert same_plays(c, p, rng, plays=2) > 0
-
-
-#: The issue's game (48, item 1): ``(w)`` holds by a rule over a dynamic relation; the
-#: network said goal 0 where the reasoner says 100.
-ISSUE_GAME = """
-(role r)
-(init (c 1))
-(init (c 0))
-(<= (legal r go))
-(<= (next (c ?p)) (true (c ?p)))
-(<= (next done) (does r go))
-(<= terminal (true done))
-(<= (v ?p) (true (c ?p)) (distinct ?p 0))
-(<= (w) (v ?p))
-(<= (goal r 100) (w))
-(<= (goal r 0) (not (w)))
-"""
 
 
 @pytest.mark.parametrize("w", ["(w)", "w"])
