@@ -144,8 +144,10 @@ def test_collection_is_paused_for_searches_and_given_back_after_the_match() -> N
 def move_line(match: str, clock: int) -> re.Pattern[str]:
     """A move's log line after a search (``gdl2pl.ggp.search_log``)."""
     return re.compile(
-        rf"{match}: play (\d+): (\S+|\(.*\)): ([\d,]+) iterations, depth (\d+), "
-        r"the move ([\d,]+) visits, value (\d+\.\d); searched (\d+\.\d\d) s of its "
+        rf"{match}: play (\d+): (\S+|\(.*\)): ([\d,]+) iterations"
+        r"(?: \(on ([\d,]+) visits kept from before\))?, depth (\d+), "
+        r"the move ([\d,]+) visits, (?:value (\d+\.\d)|proved worth (\d+)); "
+        r"searched (\d+\.\d\d) s of its "
         rf"(\d+\.\d\d) s; replied (\d+\.\d\d) s into the {clock} s clock"
     )
 
@@ -183,15 +185,18 @@ def test_the_player_logs_every_move_and_the_match(caplog: pytest.LogCaptureFixtu
     ]
     for m, reply in zip(searched, [replies[0], replies[2]], strict=True):
         assert m[2] == reply
-        iterations, depth, visits = (int(m[i].replace(",", "")) for i in (3, 4, 5))
-        assert iterations > 0 and 1 <= depth <= 9 and 0 < visits <= iterations
-        assert float(m[7]) <= float(m[8]) + SEARCH_MARGIN  # searched within its budget
-        assert float(m[9]) < 2.0  # replied within the play clock
+        iterations, kept, depth, visits = (int((m[i] or "0").replace(",", "")) for i in range(3, 7))
+        # tree reuse: the root's visits are this search's iterations plus those kept
+        # a root the solver proved is not searched again: no iterations, depth 0
+        assert iterations + kept > 0 and depth <= 9 and (depth >= 1 or iterations == 0)
+        assert 0 < visits <= iterations + kept
+        assert float(m[9]) <= float(m[10]) + SEARCH_MARGIN  # searched within its budget
+        assert float(m[11]) < 2.0  # replied within the play clock
     [summary] = [m for line in lines if (m := match_line('m1', 2).fullmatch(line))]
     assert (int(summary[1]), int(summary[2])) == (2, 3)
     total = sum(int(m[3].replace(",", "")) for m in searched)
     assert int(summary[3].replace(",", "")) == total
-    assert int(summary[5]) == max(int(m[4]) for m in searched)
+    assert int(summary[5]) == max(int(m[5]) for m in searched)
 
 
 def test_the_readme_shows_the_log_lines_the_player_writes() -> None:
@@ -229,3 +234,26 @@ def test_a_gdl2_move_line_sums_the_searches_of_its_sampled_states() -> None:
     )
     forced = move_line([], "noop", 0.0, 2)
     assert forced == "noop, nothing searched; replied 0.00 s into the 2 s clock"
+
+
+def test_a_move_line_names_the_visits_its_tree_kept_from_the_moves_before() -> None:
+    """With tree reuse the move may have more visits than this search's iterations: the
+    line says how many visits the root had before the search began."""
+    from gdl2pl.ggp.search_log import move_line as written
+    from gdl2pl.ggp.strategy import SearchReport
+    from gdl2pl.kif import parse_kif_term
+
+    move = parse_kif_term("(mark 1 2)")
+    report = SearchReport(move, 899, 5, 932, 64.2, 0.01, 0.89, 2000, reused=1034)
+    line = written([report], "(mark 1 2)", 0.02, 2)
+    assert line == (
+        "(mark 1 2): 899 iterations (on 1,034 visits kept from before), depth 5, "
+        "the move 932 visits, value 64.2; searched 0.01 s of its 0.89 s; "
+        "replied 0.02 s into the 2 s clock"
+    )
+    assert move_line("m1", 2).fullmatch(f"m1: play 3: {line}")
+    proved = SearchReport(move, 0, 0, 49, 93.9, 0.0, 1.87, 400, reused=217, proven=100.0)
+    line = written([proved], "(mark 1 2)", 0.04, 2)
+    assert ": 0 iterations (on 217 visits kept from before), depth 0," in line
+    assert "the move 49 visits, proved worth 100;" in line  # not its average so far
+    assert move_line("m1", 2).fullmatch(f"m1: play 5: {line}")

@@ -293,6 +293,7 @@ class MctsStrategy(Strategy):
                 budget=budget.deadline - began,
                 nodes=self.nodes,
                 reused=reused,
+                proven=None if root.proven is None else 100 * root.proven[self.index],
             )
         )
         return move if move in legal else legal[0]

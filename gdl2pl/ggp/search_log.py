@@ -30,16 +30,21 @@ def move_line(reports: list[SearchReport], sent: str, reply: float, clock: float
     if not reports:
         return f"{shown_move}, nothing searched; {replied}"
     iterations = sum(r.iterations for r in reports)
+    reused = sum(r.reused for r in reports)
+    kept = f" (on {reused:,} visits kept from before)" if reused else ""
     depth = max(r.depth for r in reports)
     searched = sum(r.seconds for r in reports)
     given = sum(r.budget for r in reports)
     chose = [r for r in reports if kif_term(r.move) == sent]
     visits = sum(r.visits for r in chose)
     value = sum(r.value * r.visits for r in chose) / visits if visits else 0.0
+    proofs = [r.proven for r in chose if r.proven is not None]
+    proved = bool(chose) and len(proofs) == len(chose)  # every search of the move proved it
+    worth = f"proved worth {min(proofs):.0f}" if proved else f"value {value:.1f}"
     over = f" over {len(reports)} states" if len(reports) > 1 else ""
     return (
-        f"{shown_move}{over}: {iterations:,} iterations, "
-        f"depth {depth}, the move {visits:,} visits, value {value:.1f}; "
+        f"{shown_move}{over}: {iterations:,} iterations{kept}, "
+        f"depth {depth}, the move {visits:,} visits, {worth}; "
         f"searched {_seconds(searched)} of its {_seconds(given)}; {replied}"
     )
 

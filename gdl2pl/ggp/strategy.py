@@ -64,7 +64,9 @@ class SearchReport:
     tree), in ``seconds`` of the ``budget`` seconds it was given; the move was tried
     ``visits`` times and is worth ``value`` goal points (0-100) to the role on average,
     by the search's own estimate; its tree holds ``nodes`` nodes, and its root had been
-    visited ``reused`` times before the search began (kept from the searches before)."""
+    visited ``reused`` times before the search began (kept from the searches before).
+    ``proven`` is the role's goal (0-100) when the search proved the root's value (its
+    search then ends early, with no iterations if it was proved before), else ``None``."""
 
     move: Term
     iterations: int
@@ -75,6 +77,7 @@ class SearchReport:
     budget: float
     nodes: int
     reused: int = 0
+    proven: float | None = None
 
     @property
     def over(self) -> float:
