@@ -228,9 +228,12 @@ def order_body(
     rule often ends with its costliest check. A ``recursive`` call is never moved, and
     a negation written before it, whose variables are bound by the literals before it
     or occur in the head, stays before it (it guards the recursion, e.g. a loop check
-    ``(not (member ?x ?visited))``); a ``distinct`` kept there on a head variable that
-    a later literal binds is asked again after that literal, so a call that leaves the
-    variable unbound gets no answer the ground instances do not give.
+    ``(not (member ?x ?visited))``). A guard kept there on a head variable that a later
+    literal binds is asked again after that literal: the caller may leave the variable
+    unbound, where ``X \\== a`` holds and ``\\+ p(X)`` fails whatever ground value
+    ``X`` would take. The translator writes such a negation to be asked only when its
+    variables are bound (``translate.guarded``), so the guard prunes only a bound call
+    and the second asking decides every call; no answer is lost or added.
 
     Moving a test up changes no answer (conjunction commutes, and a ground literal
     binds nothing) and prunes the search where it fails: ``(true (cell ?x ?y ?p))
@@ -284,10 +287,9 @@ def order_body(
         while heap and heap[0] < before:
             i = heapq.heappop(heap)
             if not done[i]:
-                # a ``distinct`` guarding a recursion on a head variable the body binds
-                # later is asked again once it is bound: the caller may leave it unbound,
-                # and ``X \== a`` holds for an unbound X (it prunes nothing wrongly)
-                done[i] = not (missing[i] and isinstance(body[i], Distinct))
+                # a guard on a head variable the body binds later is asked again once
+                # it is bound (the caller may leave it unbound; see the docstring)
+                done[i] = not missing[i]
                 out.append(body[i])
 
     take(ready)

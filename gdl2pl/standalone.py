@@ -48,14 +48,20 @@ from gdl2pl.syntax import Not
 from gdl2pl.syntax import Sentence
 from gdl2pl.syntax import Term
 from gdl2pl.syntax import Var
+from gdl2pl.syntax import variables
 from gdl2pl.translate import DOES
+from gdl2pl.translate import GUARD_NOTE
 from gdl2pl.translate import TRUE
 from gdl2pl.translate import Plan
 from gdl2pl.translate import PredKey
+from gdl2pl.translate import guarded
+from gdl2pl.translate import guards
+from gdl2pl.translate import has_guard
 from gdl2pl.translate import how_to_read
 from gdl2pl.translate import plan
 from gdl2pl.translate import rule_comment
 from gdl2pl.translate import rule_variables
+from gdl2pl.translate import unbound_names
 from gdl2pl.vocabulary import is_keyword_relation
 from gdl2pl.written import answer_syntax
 
@@ -332,20 +338,26 @@ class _Emitter:
             return name
         return f"{name}({', '.join(prolog_term(a, names) for a in args)})"
 
-    def literal(self, lit: BodyLiteral, head: PredKey, names: VariableNamer) -> str:
+    def literal(
+        self, lit: BodyLiteral, head: PredKey, names: VariableNamer, bound: set[str], guard: bool
+    ) -> str:
         if isinstance(lit, Distinct):
             return f"{prolog_term(lit.left, names)} \\== {prolog_term(lit.right, names)}"
-        if isinstance(lit, Not) and isinstance(lit.body, Distinct):
-            return f"{prolog_term(lit.body.left, names)} == {prolog_term(lit.body.right, names)}"
-        if isinstance(lit, Not) and isinstance(lit.body, Not):
-            return self.call(lit.body.body, names)  # type: ignore[arg-type]
         if isinstance(lit, Not):
-            key = relation_key(lit.body)  # type: ignore[arg-type]
-            inner = self.call(lit.body, names)  # type: ignore[arg-type]
-            if key in self.p.derived and self.p.same_component(key, head):
-                return f"tnot({inner})"
-            return f"\\+ {inner}"
+            text = self.negation(lit, head, names)
+            return guarded(text, unbound_names(lit, names, bound)) if guard else text
         return self.call(lit, names)
+
+    def negation(self, lit: Not, head: PredKey, names: VariableNamer) -> str:
+        if isinstance(lit.body, Distinct):
+            return f"{prolog_term(lit.body.left, names)} == {prolog_term(lit.body.right, names)}"
+        if isinstance(lit.body, Not):
+            return self.call(lit.body.body, names)  # type: ignore[arg-type]
+        key = relation_key(lit.body)  # type: ignore[arg-type]
+        inner = self.call(lit.body, names)  # type: ignore[arg-type]
+        if key in self.p.derived and self.p.same_component(key, head):
+            return f"tnot({inner})"
+        return f"\\+ {inner}"
 
     def clause(self, r: FlatRule) -> str:
         names = rule_variables(r)
@@ -354,7 +366,13 @@ class _Emitter:
         if not r.body:
             return f"{comment}\n{head}."
         key = relation_key(r.head)
-        body = ",\n    ".join(self.literal(lit, key, names) for lit in r.body)
+        bound: set[str] = set()
+        goals = []
+        for lit, guard in zip(r.body, guards(r), strict=True):
+            goals.append(self.literal(lit, key, names, bound, guard))
+            if isinstance(lit, Const | Func):
+                bound.update(v.name for v in variables(lit))
+        body = ",\n    ".join(goals)
         return f"{comment}\n{head} :-\n    {body}."
 
 
@@ -386,6 +404,7 @@ def _declarations(p: Plan, e: _Emitter, module: str, source_name: str) -> list[s
         "%",
         *how_to_read(e.syntax).splitlines(),
         *_HOW_TO_READ.splitlines(),
+        *(GUARD_NOTE.splitlines() if has_guard(p.rules) else []),
     ]
     if renamed:
         out.append("%")

@@ -42,6 +42,7 @@ move-dependent) and which fluent stores exist; ``emit`` writes the Prolog text o
 
 from __future__ import annotations
 
+from collections import Counter
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -359,6 +360,47 @@ _HEADER = """\
 %   literal that is ground when it is called once only (it holds or it does not).
 """
 
+#: The header's lines on guards, in a module that has one (``guarded``).
+GUARD_NOTE = """%   ( ground(X) -> \\+ G ; true ), before a recursive call: a negation that guards
+%   the recursion when the caller bound X; it is asked again once the body binds X.
+"""
+
+
+def guarded(goal: str, unbound: list[str]) -> str:
+    """A negation ``goal`` written before a recursive call as a guard while the head
+    variables ``unbound`` (Prolog names) are not bound by the body yet: asked only when
+    the caller bound them (``order_body`` asks it again once the body binds them)."""
+    if not unbound:
+        return goal
+    test = ", ".join(f"ground({v})" for v in unbound)
+    return f"( {test} -> {goal} ; true )"
+
+
+def guards(r: FlatRule) -> list[bool]:
+    """For each literal of ``r``'s body, whether it is a guard (see ``guarded``): a
+    negation with a variable no positive literal before it binds, asked again later in
+    the body (``order_body``). An unsafe negation, never asked again, is no guard."""
+    later = Counter(r.body)
+    bound: set[str] = set()
+    out = []
+    for lit in r.body:
+        later[lit] -= 1
+        names = {v.name for v in variables(lit)}
+        out.append(isinstance(lit, Not) and not names <= bound and later[lit] > 0)
+        if isinstance(lit, Const | Func):
+            bound |= names
+    return out
+
+
+def has_guard(rules: Iterable[FlatRule]) -> bool:
+    """Some rule's body has a guard (``guards``)."""
+    return any(any(guards(r)) for r in rules)
+
+
+def unbound_names(lit: BodyLiteral, names: VariableNamer, bound: set[str]) -> list[str]:
+    """The Prolog names of the variables of ``lit`` not in ``bound``, once each, in order."""
+    return list(dict.fromkeys(names[v.name] for v in variables(lit) if v.name not in bound))
+
 
 class _Emitter:
     """Writes the Prolog text of a plan."""
@@ -404,20 +446,13 @@ class _Emitter:
         return f"{name}({', '.join(self.term(a, names) for a in args)})"
 
     def literal(
-        self, lit: BodyLiteral, head: PredKey, names: VariableNamer, bound: set[str]
+        self, lit: BodyLiteral, head: PredKey, names: VariableNamer, bound: set[str], guard: bool
     ) -> str:
         if isinstance(lit, Distinct):
             return f"{self.term(lit.left, names)} \\== {self.term(lit.right, names)}"
-        if isinstance(lit, Not) and isinstance(lit.body, Distinct):
-            return f"{self.term(lit.body.left, names)} == {self.term(lit.body.right, names)}"
-        if isinstance(lit, Not) and isinstance(lit.body, Not):
-            return f"\\+ \\+ {self.call(lit.body.body, names, head)}"  # type: ignore[arg-type]
         if isinstance(lit, Not):
-            inner = self.call(lit.body, names, head)  # type: ignore[arg-type]
-            key = relation_key(lit.body)  # type: ignore[arg-type]
-            if self.p.same_component(key, head) and key in self.p.tabled:
-                return f"tnot({inner})"
-            return f"\\+ {inner}"
+            text = self.negation(lit, head, names)
+            return guarded(text, unbound_names(lit, names, bound)) if guard else text
         text = self.call(lit, names, head)
         key = relation_key(lit)
         if (
@@ -428,6 +463,17 @@ class _Emitter:
             return f"\\+ \\+ {text}"  # ground when called: it holds at most once
         return text
 
+    def negation(self, lit: Not, head: PredKey, names: VariableNamer) -> str:
+        if isinstance(lit.body, Distinct):
+            return f"{self.term(lit.body.left, names)} == {self.term(lit.body.right, names)}"
+        if isinstance(lit.body, Not):
+            return f"\\+ \\+ {self.call(lit.body.body, names, head)}"  # type: ignore[arg-type]
+        inner = self.call(lit.body, names, head)  # type: ignore[arg-type]
+        key = relation_key(lit.body)  # type: ignore[arg-type]
+        if self.p.same_component(key, head) and key in self.p.tabled:
+            return f"tnot({inner})"
+        return f"\\+ {inner}"
+
     def clause(self, r: FlatRule) -> str:
         names = rule_variables(r)
         head = self.call(r.head, names, None)
@@ -437,8 +483,8 @@ class _Emitter:
         key = relation_key(r.head)
         bound: set[str] = set()
         goals = []
-        for lit in r.body:
-            goals.append(self.literal(lit, key, names, bound))
+        for lit, guard in zip(r.body, guards(r), strict=True):
+            goals.append(self.literal(lit, key, names, bound, guard))
             if isinstance(lit, Const | Func):
                 bound.update(v.name for v in variables(lit))
         body = ",\n    ".join(goals)
@@ -456,6 +502,7 @@ class _Emitter:
             "%",
             *how_to_read(self.syntax).splitlines(),
             *_HEADER.splitlines(),
+            *(GUARD_NOTE.splitlines() if has_guard(p.rules) else []),
             "",
             f":- module({quote_atom(module)}, []).",
             ":- set_module(base(system)).",

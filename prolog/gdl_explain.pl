@@ -171,6 +171,7 @@ rules_goal(M, G, RG) :-
     (   catch(M:gdl_static(G, R0), _, fail) -> RG = R0 ; RG = G ).
 
 body_literals(true, []) :- !.
+body_literals((_ -> G ; true), [G]) :- !.  % a guard; the head is ground here, so it is G
 body_literals((A, B), Ls) :- !,
     body_literals(A, LA),
     body_literals(B, LB),

@@ -249,12 +249,19 @@ safe_body(B) :- var(B), !, fail.
 safe_body((A, B)) :- !, safe_body(A), safe_body(B).
 safe_body(\+ G) :- !, safe_body(G).
 safe_body(tnot(G)) :- !, safe_goal(G).
+safe_body((Test -> G ; true)) :- !, bound_test(Test), safe_body(G).
 safe_body(once(G)) :- !, safe_goal(G).
 safe_body(_ \== _) :- !.
 safe_body(_ == _) :- !.
 safe_body(true) :- !.
 safe_body(fail) :- !.
 safe_body(G) :- safe_goal(G).
+
+%   bound_test(+Test): the test of a guard before a recursive call,
+%   ground(X), ... on variables (see gdl2pl.translate.guarded).
+bound_test(T) :- var(T), !, fail.
+bound_test((A, B)) :- !, bound_test(A), bound_test(B).
+bound_test(ground(V)) :- var(V).
 
 safe_goal(G) :- var(G), !, fail.
 safe_goal(_:_) :- !, fail.

@@ -199,7 +199,8 @@ static_answers(Module, Facts, Rules, Answers) :-
 %   positive literal binds, where a literal calling a relation kept as rules for
 %   the same reason binds nothing (its answers may be non-ground). The bindings of
 %   the call then decide the literal, so the answers of an unbound call are not
-%   the relation.
+%   the relation. A guard before a recursive call, ( ground(X) -> \+ G ; true ), is
+%   safe (it is skipped unbound, and asked again once X is bound) and binds nothing.
 
 unsafe_rules(Module, Rules) :-
     functor(Rules, N, A),
@@ -233,6 +234,8 @@ test_literal(_ == _).
 
 binds(Lit, _, Bound, Bound) :-
     test_literal(Lit),
+    !.
+binds((_ -> _ ; true), _, Bound, Bound) :-   % a guard, asked only when bound
     !.
 binds(once(G), Module, Bound0, Bound) :-
     !,

@@ -266,7 +266,10 @@ class GameWriter:
             head = ["?h0", *inner[1:]]
             body = [rel.atom(inner), "(succ ?r0 ?h0)"]
             b = Body(bound={v: NUM for v in inner + head})
-            body += [self.test(b, rel.level, False) for _ in range(rng.randint(0, 1))]
+            tests = [self.test(b, rel.level, False) for _ in range(rng.randint(0, 1))]
+            # a test written before the recursive call guards it (on ?h0, a head
+            # variable only (succ ?r0 ?h0) binds, for a caller that leaves it unbound)
+            body = tests + body if rng.random() < 0.5 else body + tests
             self.rule(rel.atom(head), body)
 
     def relations_drawn(self) -> None:

@@ -32,8 +32,8 @@ def defined_order(
     """``order_body``'s contract, step by step: after each positive literal, every
     negation or ``distinct`` whose variables are bound comes out (in body order), then
     every non-recursive lookup so bound; before a recursive call, the negations written
-    before it that the bound and head variables cover (a ``distinct`` among them on a
-    head variable not yet bound comes out there, and again once it is bound)."""
+    before it that the bound and head variables cover (one among them on a head
+    variable not yet bound comes out there, and again once it is bound)."""
     positives = [(i, b) for i, b in enumerate(body) if isinstance(b, Const | Func)]
     pending = [(i, b) for i, b in enumerate(body) if not isinstance(b, Const | Func)]
     bound: set[str] = set()
@@ -49,7 +49,7 @@ def defined_order(
             (i, p) for i, p in pending if names(p) <= allowed and (before is None or i < before)
             and (before is None or i not in guarded)
         ]:
-            if before is not None and isinstance(item[1], Distinct) and not names(item[1]) <= bound:
+            if before is not None and not names(item[1]) <= bound:
                 guarded.add(item[0])  # a guard on a head variable: asked again once bound
             else:
                 pending.remove(item)
@@ -183,3 +183,57 @@ def test_a_distinct_guarding_a_recursion_on_an_unbound_head_variable_is_asked_ag
         assert sorted(map(str, sm.legal_moves(sm.initial_state, sm.roles[0]))) == want
     with load_machine(game, "compiled") as cm:
         assert sorted(map(str, cm.legal_moves(cm.initial_state, cm.roles[0]))) == want
+
+
+#: The nodes reached from 0 along ``e`` without entering a ``q`` node, recursive on the
+#: head variable ``?x`` that only the literal after the recursive call binds, with the
+#: negation written before that call; ``reached`` asks for ``(r ?z)`` with ``?z``
+#: unbound, and the game ends when a node other than 0 is reached (at once: 1, 2, 3).
+REACH_AVOIDING = """(role a)
+(init (s 0))
+(<= (legal a go) (true (s ?x)))
+(<= (next (s 1)) (does a go))
+(q 5)
+(e 0 1) (e 1 2) (e 2 3)
+(r 0)
+(<= (r ?x) (not (q ?x)) (r ?y) (e ?y ?x))
+(<= (reached ?z) (r ?z))
+(<= terminal (reached ?z) (distinct ?z 0))
+(<= (goal a 100) terminal)
+(<= (goal a 0) (not terminal))
+"""
+
+
+def test_a_negation_guarding_a_recursion_on_an_unbound_head_variable_prunes_no_answer(
+    tmp_path,
+) -> None:
+    """The reasoner kept ``(not (q ?x))`` before the recursive call as a guard: called
+    with ``?x`` unbound, ``\\+ q(X)`` failed (q has an answer), so ``(r ?z)`` had 0 only
+    and the game did not end. The guard is now asked only when ``?x`` is bound, and
+    again after the literal that binds it: the reasoner, its standalone module and the
+    explanation all give the ground instances' answer, and so does the network (whose
+    demand for ``q``, negated by the recursion, would have waited on ``r``: a cycle
+    through ``not`` that refused the game)."""
+    from prolog_env import require_prolog
+
+    require_prolog()
+    from gdl2pl.bridge import StateMachine
+    from gdl2pl.compiled import load_machine
+    from gdl2pl.explain import explain
+    from gdl2pl.standalone import standalone
+
+    game = tmp_path / "reach_avoiding.kif"
+    game.write_text(REACH_AVOIDING)
+    d = parse_kif(REACH_AVOIDING)
+    (rule,) = [r for r in flatten_rules(d) if r.head.name == "r" and r.body]
+    guard = Not(Func("q", (Var("x"),)))
+    assert rule.body[0] == guard and rule.body[-1] == guard  # asked before and after
+    with StateMachine.from_file(game) as sm:
+        assert sm.is_terminal(sm.initial_state)
+        assert sm.goals(sm.initial_state) == [100]
+        why = explain(sm, sm.initial_state, "(r 3)")
+        assert why.holds and str(why).count("(not (q 3)) holds") == 1  # shown once
+        assert not explain(sm, sm.initial_state, "(r 5)").holds
+    assert "( ground(X) -> \\+ q(X) ; true ),\n    r(Y),\n" in standalone(d)
+    with load_machine(game, "compiled") as cm:
+        assert cm.is_terminal(cm.initial_state) and cm.goals(cm.initial_state) == [100]

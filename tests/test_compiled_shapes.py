@@ -170,6 +170,8 @@ SHAPES = {
     "a function term in a head": r"\(<= \(\w+ [^\n]*\(f \?",
     "static recursion": r"\(le \?y \?z\)",
     "recursion through a dynamic relation": r"\(succ \?r0 \?h0\)",
+    "a test guarding a recursive call": r"(?m)\(<= \(\w+ \?h0[^\n]*?\) \((not|distinct|or) [^\n]*"
+    r"\(succ \?r0 \?h0\)\)$",
     "a cycle of propositions": r"\(<= cb \(ca\)\)",
     "a relation of does, used by next": r"\(<= \(?moved",
     "init by a rule": r"\(<= \(init ",

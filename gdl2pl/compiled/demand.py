@@ -93,6 +93,11 @@ def transform(
         for k, x in enumerate(body):
             if x[0] in RELATION:
                 uses[x[1][0]].append((i, k))
+    readers: dict[int, set[int]] = defaultdict(set)  # relation -> the heads reading it
+    for _, head, body in rules:
+        for x in body:
+            if x[0] in RELATION:
+                readers[x[1][0]].add(head[0])
     never = set(keywords) - set(answered_by_role)
     demanded = {rules[i][1][0] for i in unsafe} - never
     demanded |= {
@@ -102,6 +107,7 @@ def transform(
         and p not in answered_by_role
         and arity.get(p, 0) > 0
         and all(rules[i][2][k][0] in NEGATED for i, k in us)
+        and not _demand_negates_itself(rules, p, us, readers)
     }
 
     # the bound positions, to a fixpoint: dropping a relation unbinds what its demand bound
@@ -138,6 +144,28 @@ def transform(
         for kind, head, body in rules
     ]
     return out, demand_rules, left
+
+
+def _demand_negates_itself(
+    rules: list[list[Any]], p: int, uses: list[tuple[int, int]], readers: dict[int, set[int]]
+) -> bool:
+    """Whether the demand of ``p`` (used only under ``not``) would read a relation that
+    depends on ``p``: a user that recurses through its own negation of ``p``, e.g.
+    ``(<= (r ?x) (not (q ?x)) (r ?y) (e ?y ?x))``. Demanded, ``q`` would wait for ``r``
+    and ``r`` for ``not q``: a cycle through ``not`` that leaves the model undetermined,
+    so such a ``p`` is ground whole instead. ``readers``: the heads reading each relation."""
+    depends = {p}
+    todo = [p]
+    while todo:
+        for h in readers.get(todo.pop(), ()):
+            if h not in depends:
+                depends.add(h)
+                todo.append(h)
+    return any(
+        x[0] in RELATION and x[0] not in NEGATED and x[1][0] in depends
+        for i, _ in uses
+        for x in rules[i][2]
+    )
 
 
 def _own(rule: list[Any], demanded: set[int], bound_at: dict[int, set[int]]) -> list[Any]:

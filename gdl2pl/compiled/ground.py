@@ -183,9 +183,22 @@ def _encode(rules: list[FlatRule], names: _Names, dynamic: set[str]) -> list[lis
     for r in rules:
         variables: dict[str, int] = {}
         head = names.relation(r.head, variables)
-        body = [literal(b, variables) for b in r.body]
+        body = [literal(b, variables) for b in _last_of_each(r.body)]
         out.append(["d" if relation_node(r.head) in dynamic else "s", head, body])
     return out
+
+
+def _last_of_each(body: tuple[Any, ...]) -> list[Any]:
+    """``body`` with each literal at its last place only: a guard before a recursive
+    call is asked again once its variables are bound (``order_body``), which the
+    grounder, joining in body order, takes as the one place of the literal."""
+    seen: set[Any] = set()
+    kept = []
+    for lit in reversed(body):
+        if lit not in seen:
+            seen.add(lit)
+            kept.append(lit)
+    return kept[::-1]
 
 
 def _unsafe_error(r: FlatRule, u: Unsafe) -> CompileRefusedError:

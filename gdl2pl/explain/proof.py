@@ -492,11 +492,10 @@ class _Builder:
             use, rule = self.rule_use(line, head, lits)
             texts = self.literal_texts(rule, use.bindings, len(subs))
             places = written_places(rule) if rule is not None else list(range(1, len(subs) + 1))
+            # a guard before a recursive call is asked twice (``order_body``): once shown
+            once = {(p, t): s for s, t, p in zip(subs, texts, places, strict=True)}
             written = sorted(
-                (
-                    replace(self.node(s, t), place=p)
-                    for s, t, p in zip(subs, texts, places, strict=True)
-                ),
+                (replace(self.node(s, t), place=p) for (p, t), s in once.items()),
                 key=lambda kid: kid.place or 0,
             )
             return Node(text, True, kind, use, tuple(written))
