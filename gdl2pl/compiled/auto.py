@@ -40,7 +40,6 @@ from gdl2pl.contract import Step
 from gdl2pl.contract import SymbolStep
 from gdl2pl.contract.game_machine import TermText
 from gdl2pl.contract.state import shown
-from gdl2pl.syntax import Description
 from gdl2pl.syntax import Term
 
 from .agreement import agreement
@@ -76,17 +75,14 @@ def compiled_reason(m: CompiledMachine, seconds: float) -> str:
 
 class AutoMachine(ReasonerPart, GameMachine):
     """The game ``prolog`` loaded, on the reasoner now and on its network once built
-    (see the module's docstring), grounded from the flat rules ``prolog`` was translated
-    from (``description`` is the game it was loaded from, ``case_sensitive`` as it was
-    loaded). ``close()`` stops the build and closes the engines."""
+    (see the module's docstring), grounded within ``budget`` from the flat rules
+    ``prolog`` was translated from. ``close()`` stops the build and closes the engines."""
 
     engine = "auto"
 
     def __init__(
         self,
         prolog: StateMachine,
-        description: Description,
-        case_sensitive: bool = False,
         budget: GroundingBudget | None = None,
     ) -> None:
         self.prolog = prolog
@@ -105,8 +101,8 @@ class AutoMachine(ReasonerPart, GameMachine):
         # the states the reasoner answered last, until the network is checked (None after)
         self._answered: deque[MachineState] | None = deque(maxlen=RECENT)
         self._build = NetworkBuild(  # the reasoner's flat rules: the game flattened once
-            prolog.flat_rules, prolog.name, prolog.raw_roles, case_sensitive,
-            budget or GroundingBudget(seconds=AUTO_SECONDS),
+            prolog.flat_rules, prolog.name, prolog.raw_roles,
+            budget=budget or GroundingBudget(seconds=AUTO_SECONDS),
         ).start()
         self._thread = threading.Thread(
             target=self._switch, name=f"gdl2pl-ground {self.name}", daemon=True

@@ -53,18 +53,16 @@ def load_description(
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     prolog = StateMachine(d, name=name, case_sensitive=case_sensitive)
-    return on_engine(prolog, d, engine, case_sensitive=case_sensitive, budget=budget)
+    return on_engine(prolog, engine, budget=budget)
 
 
 def on_engine(
     prolog: StateMachine,
-    d: Description,
     engine: Engine = "auto",
     *,
-    case_sensitive: bool = False,
     budget: GroundingBudget | None = None,
 ) -> GameMachine:
-    """The game ``prolog`` loaded (from ``d``) on ``engine``: ``prolog`` itself; the
+    """The game ``prolog`` loaded on ``engine``: ``prolog`` itself; the
     compiled engine grounded from it ("compiled": ``CompileRefusedError`` when it cannot
     be, ``prolog`` then closed); or ``AutoMachine``, on ``prolog`` at once and on the
     network once it is built ("auto"). The machine returned owns ``prolog``."""
@@ -76,7 +74,7 @@ def on_engine(
         return prolog
     if engine == "auto":
         try:
-            return AutoMachine(prolog, d, case_sensitive, budget)
+            return AutoMachine(prolog, budget)
         except Exception as e:  # e.g. a refused rule, no worker process: the reasoner plays
             why = shown(str(e), 1000)  # the game's rules, from whoever wrote them
             prolog.engine_choice = EngineChoice("prolog", f"the network cannot be built: {why}")
@@ -84,7 +82,7 @@ def on_engine(
             return prolog
     start = time.monotonic()
     try:
-        compiled = CompiledMachine.from_machine(prolog, d, case_sensitive, budget)
+        compiled = CompiledMachine.from_machine(prolog, budget)
     except CompileRefusedError as e:
         prolog.close()
         raise type(e)(

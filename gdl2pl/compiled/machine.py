@@ -167,16 +167,13 @@ class CompiledMachine(ReasonerPart, GameMachine):
     def from_machine(
         cls,
         prolog: StateMachine,
-        description: Description,
-        case_sensitive: bool = False,
         budget: GroundingBudget | None = None,
     ) -> CompiledMachine:
-        """The game ``prolog`` loaded (from ``description``, ``case_sensitive`` as it was
-        loaded), grounded within ``budget`` by a worker process (``NetworkBuild``) from
-        the flat rules ``prolog`` was translated from (``StateMachine.flat_rules``: the
-        game is not normalized and flattened again); its errors."""
-        build = NetworkBuild(prolog.flat_rules, prolog.name, prolog.raw_roles, case_sensitive,
-                             budget)
+        """The game ``prolog`` loaded, grounded within ``budget`` by a worker process
+        (``NetworkBuild``) from the flat rules ``prolog`` was translated from
+        (``StateMachine.flat_rules``: the game is not normalized and flattened again,
+        and keeps the case ``prolog`` was loaded with); its errors."""
+        build = NetworkBuild(prolog.flat_rules, prolog.name, prolog.raw_roles, budget=budget)
         network = build.wait()
         return cls(prolog, network, build.deadline)
 
@@ -190,7 +187,7 @@ class CompiledMachine(ReasonerPart, GameMachine):
     ) -> CompiledMachine:
         prolog = StateMachine(d, name=name, case_sensitive=case_sensitive)
         try:
-            return cls.from_machine(prolog, d, case_sensitive, budget)
+            return cls.from_machine(prolog, budget)
         except BaseException:
             prolog.close()
             raise

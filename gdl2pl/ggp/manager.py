@@ -206,9 +206,7 @@ def run_match(
     attach_thread()  # janus needs an engine in every thread that calls Prolog
     rng = random.Random(seed)
     try:
-        sm = on_engine(
-            StateMachine(game, name=game_name, inference_limit=inference_limit), game, engine
-        )
+        sm = on_engine(StateMachine(game, name=game_name, inference_limit=inference_limit), engine)
     except GdlError as e:
         log.error("the game cannot be loaded: %s", shown(str(e)))
         record = _new_record(match_id or "gdl2pl.unstarted", game_name, [], players, scramble)

@@ -523,7 +523,7 @@ class GamePlayer:
             if match.cancel.is_set():
                 raise GdlError("the match ended before its game was loaded")
             prolog = StateMachine.from_description(d, name=label, compiling=match.loading.running())
-            sm = prolog if self.engine == "prolog" else self._compiled(prolog, d, budget)
+            sm = prolog if self.engine == "prolog" else self._compiled(prolog, budget)
             match.sm = sm
             role = sm.term(match.role_name)
             if role not in sm.roles:
@@ -545,19 +545,17 @@ class GamePlayer:
             match.failed = _reason(e)
             raise
 
-    def _compiled(self, sm: StateMachine, d: Description, budget: Budget) -> GameMachine:
+    def _compiled(self, sm: StateMachine, budget: Budget) -> GameMachine:
         """The game ``sm`` loaded, on the player's engine: "auto", the reasoner at once
         and the network as soon as it is grounded in the background; "compiled", the
         network grounded within a third of the start clock left. Whatever goes wrong,
         ``sm`` (never closed here) plays, and the log says why: a player must play."""
         if self.engine == "auto":
-            return on_engine(sm, d, "auto")
+            return on_engine(sm, "auto")
         seconds = max(0.1, budget.remaining() / 3)
         start = time.monotonic()
         try:
-            compiled = CompiledMachine.from_machine(
-                sm, d, budget=GroundingBudget(seconds=seconds)
-            )
+            compiled = CompiledMachine.from_machine(sm, GroundingBudget(seconds=seconds))
         except Exception as e:  # the reasoner still plays: never lose a match to this
             why = shown(str(e), 1000)  # it may quote the rules, which came from the network
             log.warning("%s: the compiled engine failed (%s); the reasoner plays", sm.name, why)
