@@ -48,17 +48,16 @@ from gdl2pl.syntax import Not
 from gdl2pl.syntax import Sentence
 from gdl2pl.syntax import Term
 from gdl2pl.syntax import Var
-from gdl2pl.syntax import variables
 from gdl2pl.translate import DOES
 from gdl2pl.translate import GUARD_NOTE
 from gdl2pl.translate import TRUE
 from gdl2pl.translate import Plan
 from gdl2pl.translate import PredKey
 from gdl2pl.translate import guarded
-from gdl2pl.translate import guards
 from gdl2pl.translate import has_guard
 from gdl2pl.translate import how_to_read
 from gdl2pl.translate import plan
+from gdl2pl.translate import prolog_clause
 from gdl2pl.translate import rule_comment
 from gdl2pl.translate import rule_variables
 from gdl2pl.translate import unbound_names
@@ -366,14 +365,9 @@ class _Emitter:
         if not r.body:
             return f"{comment}\n{head}."
         key = relation_key(r.head)
-        bound: set[str] = set()
-        goals = []
-        for lit, guard in zip(r.body, guards(r), strict=True):
-            goals.append(self.literal(lit, key, names, bound, guard))
-            if isinstance(lit, Const | Func):
-                bound.update(v.name for v in variables(lit))
-        body = ",\n    ".join(goals)
-        return f"{comment}\n{head} :-\n    {body}."
+        return prolog_clause(
+            r, head, comment, lambda lit, bound, guard: self.literal(lit, key, names, bound, guard)
+        )
 
 
 def _directive(word: str, items: list[str]) -> list[str]:

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections import defaultdict
+from collections.abc import Callable
 from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
@@ -397,6 +398,25 @@ def has_guard(rules: Iterable[FlatRule]) -> bool:
     return any(any(guards(r)) for r in rules)
 
 
+def prolog_clause(
+    r: FlatRule,
+    head: str,
+    comment: str,
+    literal: Callable[[BodyLiteral, set[str], bool], str],
+) -> str:
+    """The clause of ``r`` under its ``comment``, each body literal written by
+    ``literal(lit, bound, guard)``: ``bound`` the variables the positive literals before
+    it bind, ``guard`` whether it is a guard (``guards``)."""
+    bound: set[str] = set()
+    goals = []
+    for lit, guard in zip(r.body, guards(r), strict=True):
+        goals.append(literal(lit, bound, guard))
+        if isinstance(lit, Const | Func):
+            bound.update(v.name for v in variables(lit))
+    body = ",\n    ".join(goals)
+    return f"{comment}\n{head} :-\n    {body}."
+
+
 def unbound_names(lit: BodyLiteral, names: VariableNamer, bound: set[str]) -> list[str]:
     """The Prolog names of the variables of ``lit`` not in ``bound``, once each, in order."""
     return list(dict.fromkeys(names[v.name] for v in variables(lit) if v.name not in bound))
@@ -481,14 +501,9 @@ class _Emitter:
         if not r.body:
             return f"{comment}\n{head}."
         key = relation_key(r.head)
-        bound: set[str] = set()
-        goals = []
-        for lit, guard in zip(r.body, guards(r), strict=True):
-            goals.append(self.literal(lit, key, names, bound, guard))
-            if isinstance(lit, Const | Func):
-                bound.update(v.name for v in variables(lit))
-        body = ",\n    ".join(goals)
-        return f"{comment}\n{head} :-\n    {body}."
+        return prolog_clause(
+            r, head, comment, lambda lit, bound, guard: self.literal(lit, key, names, bound, guard)
+        )
 
     def pi(self, key: PredKey, name: str | None = None) -> str:
         return f"{quote_atom(name or predicate_name(*key))}/{key[1]}"
