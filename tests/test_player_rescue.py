@@ -111,7 +111,7 @@ def test_a_worker_stuck_loading_sends_the_rules_guess() -> None:
 
         gate = threading.Event()
 
-        def _compiled(self, sm: Any, d: Any, budget: Any) -> Any:
+        def _compiled(self, sm: Any, budget: Any) -> Any:
             self.gate.wait(timeout=60)
             return sm
 
