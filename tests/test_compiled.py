@@ -470,6 +470,16 @@ def test_a_head_variable_no_literal_binds_is_ground_for_what_its_users_ask(game:
         assert c.goal_values(c.initial_state) == c.prolog.goal_values(c.prolog.initial_state)
 
 
+def test_a_relation_negated_by_a_recursion_it_would_feed_is_ground_whole() -> None:
+    """urmAdd's machine negates a static relation inside a static recursion whose own
+    answers the relation's demand would read: demanded, the model had a cycle through
+    ``not`` (undetermined atoms, and the game was refused or ran past its budget). It is
+    ground whole instead, and the network answers as the reasoner."""
+    game = "urmAdd"
+    with check_engines(read_game(repository(game)), game, range(2)) as c:
+        assert c.engine_choice.engine == "compiled"
+
+
 #: a variable only under ``not``: no user of terminal can bind it
 UNBINDABLE = """(role r) (init (on a))
 (<= (legal r (go ?x)) (true (on ?x)))

@@ -93,10 +93,12 @@ def transform(
         for k, x in enumerate(body):
             if x[0] in RELATION:
                 uses[x[1][0]].append((i, k))
-    readers: dict[int, set[int]] = defaultdict(set)  # relation -> the heads reading it
-    for _, head, body in rules:
+    # relation -> the heads reading it in the model (a dynamic rule's negations of
+    # dynamic relations are relaxed away there: ``asp._relaxed_away``)
+    readers: dict[int, set[int]] = defaultdict(set)
+    for kind, head, body in rules:
         for x in body:
-            if x[0] in RELATION:
+            if x[0] in RELATION and (kind == "s" or x[0] != "nd"):
                 readers[x[1][0]].add(head[0])
     never = set(keywords) - set(answered_by_role)
     demanded = {rules[i][1][0] for i in unsafe} - never
@@ -150,12 +152,14 @@ def _demand_negates_itself(
     rules: list[list[Any]], p: int, uses: list[tuple[int, int]], readers: dict[int, set[int]]
 ) -> bool:
     """Whether the demand of ``p`` (used only under ``not``) would read a relation that
-    depends on ``p``: a user that recurses through its own negation of ``p``, e.g.
-    ``(<= (r ?x) (not (q ?x)) (r ?y) (e ?y ?x))``. Demanded, ``q`` would wait for ``r``
-    and ``r`` for ``not q``: a cycle through ``not`` that leaves the model undetermined,
-    so such a ``p`` is ground whole instead. ``readers``: the heads reading each relation."""
-    depends = {p}
-    todo = [p]
+    depends on ``p`` in the model: a static user recursing through its own negation of
+    ``p``, e.g. ``(<= (r ?x) (not (q ?x)) (r ?y) (e ?y ?x))``. Demanded, ``q`` would wait
+    for ``r`` and ``r`` for ``not q``: a cycle through ``not`` that leaves the model
+    undetermined, so such a ``p`` is ground whole instead. (A dynamic rule's negation of
+    a demanded relation is relaxed away in the model: no cycle goes through it.)
+    ``readers``: the heads reading each relation in the model."""
+    depends = {rules[i][1][0] for i, _ in uses if rules[i][0] == "s"}
+    todo = list(depends)
     while todo:
         for h in readers.get(todo.pop(), ()):
             if h not in depends:
