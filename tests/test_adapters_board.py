@@ -266,3 +266,46 @@ def test_three_players_each_see_their_stones_first(tmp_path):
     finally:
         fixed.gdl.close()
         e.gdl.close()
+
+
+@pytest.mark.parametrize("name", ["ticTacToe", "connectFour"])
+def test_openspiel_sees_from_the_mover_as_pettingzoo_does(name):
+    """OpenSpiel's ``perspective="mover"``: ``observation_tensor(p)`` is the planes seen
+    from player p's side, equal to PettingZoo's mover view of the same agent along a
+    random match (and to the fixed view reordered); without a board it is refused."""
+    import random
+
+    require_module("pettingzoo")
+    require_module("pyspiel")
+    from adapters_support import repository_game
+
+    from gdl2pl.adapters import AdapterError
+    from gdl2pl.openspiel import load_game
+    from gdl2pl.pettingzoo import raw_env
+
+    game = repository_game(name)
+    mover = load_game(game, perspective="mover", engine="prolog")
+    fixed = load_game(game, engine="prolog")
+    pz = raw_env(game, perspective="mover", form="array", engine="prolog")
+    pz.reset(seed=0)
+    state, plain = mover.new_initial_state(), fixed.new_initial_state()
+    rng = random.Random(1)
+    shape = tuple(mover.observation_tensor_shape())
+    assert shape == tuple(fixed.observation_tensor_shape())
+    views_differ = False
+    while not state.is_terminal():
+        first = np.array(state.observation_tensor(0)).reshape(shape)
+        whole = np.array(plain.observation_tensor(0)).reshape(shape)
+        for p, agent in enumerate(pz.possible_agents):
+            mine = np.array(state.observation_tensor(p)).reshape(shape)
+            assert (mine == pz.observe(agent)).all()
+            assert (mine == whole[mover.gdl.mover_orders[p]]).all()
+            views_differ |= not (mine == first).all()
+        action = rng.choice(state.legal_actions())
+        assert pz.agent_selection == pz.possible_agents[state.current_player()]
+        pz.step(action)
+        state.apply_action(action)
+        plain.apply_action(action)
+    assert views_differ  # the second player does not see the first player's view
+    with pytest.raises(AdapterError, match="perspective='mover' needs the board planes"):
+        load_game(game, perspective="mover", observation="flat", engine="prolog")

@@ -91,6 +91,8 @@ from .errors import MissingGoalWarning
 from .errors import UndeclaredFluentWarning
 from .errors import UnrepresentableStateError
 from .game_board import game_rules
+from .owners import content_owners
+from .owners import fluent_owner
 from .planes import BoardLayout
 from .planes import board_layout
 from .reach import Reachable
@@ -406,6 +408,20 @@ class GdlGame:
         # base indices: learnt on first sight.
         self._symbol_action: tuple[dict[int, int], ...] = tuple({} for _ in self.roles)
         self._symbol_base: dict[int, int] = {}
+
+    @cached_property
+    def mover_orders(self) -> tuple[Any, ...] | None:
+        """Per role, the order of the board's planes (``BoardLayout.observation_planes``)
+        seen from its side (``BoardLayout.mover_first``: its own pieces first, then those
+        of the roles after it in turn, as OpenSpiel's and pgx's board games give them),
+        as numpy index arrays; None for a game without a board."""
+        layout = self.board
+        if layout is None:
+            return None
+        names = [str(r) for r in self.roles]
+        owners = content_owners(layout.geometry, names, game_rules(self.reasoner))
+        rest = [fluent_owner(self.base[i], names) for i in layout.rest]
+        return tuple(layout.mover_first(i, len(names), owners, rest) for i in range(len(names)))
 
     @cached_property
     def rules_key(self) -> str:

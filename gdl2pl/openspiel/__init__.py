@@ -54,7 +54,10 @@ SHORT_NAME = "gdl"
 #: is an error; -2: 50 is assumed, with a ``MissingGoalWarning``), ``analysis_seconds``
 #: (the time the game-kind search may take at load), ``utility`` (auto, zero_sum,
 #: general_sum: ``GdlGame``'s), ``observation`` (planes: the board's planes where there
-#: is one; flat: one entry per base proposition), ``engine`` (auto, the default: the
+#: is one; flat: one entry per base proposition), ``perspective`` (fixed: the planes in
+#: one order for every player; mover: ``observation_tensor(p)`` puts player p's pieces
+#: first, then those of the players after it, as OpenSpiel's own board games do; planes
+#: only), ``engine`` (auto, the default: the
 #: reasoner at once, the compiled network as soon as a background grounding has it;
 #: compiled: the network only; prolog: the reasoner only; ``GdlGame``'s).
 DEFAULT_PARAMS: dict[str, Any] = {
@@ -62,6 +65,7 @@ DEFAULT_PARAMS: dict[str, Any] = {
     "dynamics": "auto",
     "utility": "auto",
     "observation": "planes",
+    "perspective": "fixed",
     "max_game_length": 10_000,
     "max_terms": MAX_TERMS,
     "num_distinct_actions": 0,
@@ -95,8 +99,14 @@ class GdlOpenSpielGame(ReadsStateText, pyspiel.Game):
             raise AdapterError(
                 f"{p['game']}: observation must be 'planes' or 'flat', not {p['observation']!r}"
             )
+        if p["perspective"] not in ("fixed", "mover"):
+            raise AdapterError(
+                f"{p['game']}: perspective must be 'fixed' or 'mover', not {p['perspective']!r}"
+            )
         #: ``planes`` or ``flat``: the form of the observation tensor.
         self.observation_form: str = p["observation"]
+        #: ``fixed`` or ``mover``: whose side the observation tensor is seen from.
+        self.perspective: str = p["perspective"]
         path = find_game(str(p["game"]))
         self.gdl = GdlGame.shared(
             path,
@@ -109,6 +119,11 @@ class GdlOpenSpielGame(ReadsStateText, pyspiel.Game):
             engine=str(p["engine"]),  # type: ignore[arg-type]
         )
         g = self.gdl
+        if self.perspective == "mover" and (self.observation_form != "planes" or g.board is None):
+            raise AdapterError(
+                f"{g.name}: perspective='mover' needs the board planes "
+                "(observation='planes' and a game with a board)"
+            )
         if g.zero_sum:
             utility, utility_sum = _Util.ZERO_SUM, 0.0
         elif g.constant_sum is not None:
@@ -157,7 +172,9 @@ class GdlOpenSpielGame(ReadsStateText, pyspiel.Game):
     def make_py_observer(
         self, iig_obs_type: Any = None, params: dict[str, Any] | None = None
     ) -> BaseObserver:
-        return BaseObserver(self.gdl, planes=self.observation_form == "planes")
+        return BaseObserver(
+            self.gdl, planes=self.observation_form == "planes", mover=self.perspective == "mover"
+        )
 
 
 class GdlOpenSpielState(pyspiel.State):
@@ -235,23 +252,29 @@ class BaseObserver:
     ``MAX_CONSTANT_PLANES`` of them their entries packed into planes; else, or with
     ``planes=False``, one 0/1 entry per base proposition (``gdl.base``, in that order).
     ``observation_tensor_shape()`` is that shape, so a network built from it sees the
-    board."""
+    board. With ``mover``, the planes are seen from the side of the player observed
+    (``GdlGame.mover_orders``): its pieces first, then those of the players after it."""
 
-    def __init__(self, gdl: GdlGame, planes: bool = True) -> None:
+    def __init__(self, gdl: GdlGame, planes: bool = True, mover: bool = False) -> None:
         self._gdl = gdl
         self._board = gdl.board if planes else None
+        self._orders = gdl.mover_orders if mover and self._board is not None else None
         if self._board is None:
             self.tensor = np.zeros(gdl.observation_size, np.float32)
         else:
             self.tensor = np.zeros(self._board.planes_shape, np.float32)
+            self._planes = np.zeros(self._board.planes_shape, np.float32)
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: GdlOpenSpielState, player: int) -> None:
         vec = self._gdl.observation(state.machine_state)
         if self._board is None:
             self.tensor[:] = vec
-        else:
+        elif self._orders is None:
             self._board.observation_planes(vec, self.tensor)
+        else:
+            self._board.observation_planes(vec, self._planes)
+            self.tensor[:] = self._planes[self._orders[player]]
 
     def string_from(self, state: GdlOpenSpielState, player: int) -> str:
         return str(state)
@@ -259,7 +282,8 @@ class BaseObserver:
 
 def load_game(path: str | os.PathLike[str], **options: Any) -> Any:
     """The GDL game in ``path`` as a ``pyspiel.Game`` (options: ``dynamics``, ``utility``,
-    ``observation``, ``max_game_length``, ``max_terms``, ``num_distinct_actions``,
+    ``observation``, ``perspective``, ``max_game_length``, ``max_terms``,
+    ``num_distinct_actions``,
     ``missing_goal``, ``analysis_seconds``, ``engine``; see ``DEFAULT_PARAMS``). Registered
     as ``gdl`` once this module is imported: ``pyspiel.load_game("gdl", {"game": path})``."""
     return GdlOpenSpielGame({**options, "game": os.fspath(path)})

@@ -58,10 +58,6 @@ from gdl2pl.adapters import Position
 from gdl2pl.adapters import find_game
 from gdl2pl.adapters.arrays import ActionMasks
 from gdl2pl.adapters.arrays import frozen
-from gdl2pl.adapters.game_board import game_rules
-from gdl2pl.adapters.owners import content_owners
-from gdl2pl.adapters.owners import fluent_owner
-from gdl2pl.adapters.planes import BoardLayout
 
 from .agents import agent_names
 
@@ -106,7 +102,7 @@ class _Shared:
             if self._layout is None:
                 raise ValueError(f"{self.gdl.name}: perspective='mover' needs the board "
                                  "planes (observation='planes' and a game with a board)")
-            self._order = self._mover_orders(self._layout)
+            self._order = self._mover_orders()
         markers = 0 if self._order is not None else n  # the observer's planes come first
         if self._layout is None:
             shape: tuple[int, ...] = (self.gdl.observation_size + n,)
@@ -140,12 +136,10 @@ class _Shared:
     def _parallelizable(self) -> bool:
         return True
 
-    def _mover_orders(self, layout: BoardLayout) -> dict[str, np.ndarray]:
-        roles = [str(r) for r in self.gdl.roles]
-        owners = content_owners(layout.geometry, roles, game_rules(self.gdl.reasoner))
-        rest = [fluent_owner(self.gdl.base[i], roles) for i in layout.rest]
-        return {a: layout.mover_first(i, len(roles), owners, rest)
-                for a, i in self._index.items()}
+    def _mover_orders(self) -> dict[str, np.ndarray]:
+        orders = self.gdl.mover_orders
+        assert orders is not None  # the game has a board (checked by the caller)
+        return {a: orders[i] for a, i in self._index.items()}
 
     def _observe(self, agent: str, acting: bool) -> Any:
         """The agent's observation in the environment's form: the state array, or a dict
