@@ -286,6 +286,44 @@ def test_self_play_batch_equals_the_aec_env_game_by_game(name):
         aec.close()
 
 
+@pytest.mark.parametrize("name", ["ticTacToe", "connectFour"])
+def test_self_play_batch_sees_from_the_mover_as_the_other_adapters_do(name):
+    """``perspective="mover"``: each game's planes reordered from its mover's side by the
+    orders PettingZoo's and OpenSpiel's mover views use (``GdlGame.mover_orders``), and
+    the batch steps on as the fixed view's."""
+    import numpy as np
+
+    from gdl2pl.adapters import AdapterError
+    from gdl2pl.adapters.selfplay import SelfPlayBatch
+
+    n = 6
+    fixed = SelfPlayBatch(repository_game(name), n, seed=5)
+    mover = SelfPlayBatch(fixed.game, n, seed=5, perspective="mover")
+    try:
+        orders = fixed.game.mover_orders
+        assert orders is not None
+        second_to_move = 0
+        for _ in range(60):
+            to_play = fixed.to_play.copy()
+            assert np.array_equal(mover.to_play, to_play)
+            seen, whole = mover.observations, fixed.observations
+            for i in range(n):
+                assert np.array_equal(seen[i], whole[i][orders[max(int(to_play[i]), 0)]])
+            second_to_move += int((to_play == 1).sum())
+            actions = fixed.random_actions()
+            returns, ended = fixed.step(actions)
+            assert all(np.array_equal(a, b) for a, b in zip(mover.step(actions), (returns, ended),
+                                                             strict=True))
+        assert second_to_move > 0
+        with pytest.raises(AdapterError, match="perspective='mover' needs the board planes"):
+            SelfPlayBatch(fixed.game, 2, observation="flat", perspective="mover")
+        with pytest.raises(ValueError, match="perspective must be"):
+            SelfPlayBatch(fixed.game, 2, perspective="theirs")
+    finally:
+        mover.close()
+        fixed.close()
+
+
 def test_self_play_takes_two_player_turn_taking_games_and_its_seed():
     import numpy as np
 

@@ -8,7 +8,9 @@ and ``step(actions)`` with one action per game, the mover's (the other role's si
 legal move is played for it). ``step`` returns ``(returns, terminated)``: per game and
 role ``(goal - 50) / 50`` in the games that ended at this step, 0 elsewhere. A game that
 has ended restarts at the next step (its action is not read). ``states()`` and
-``set_states()`` save and restore the games, for a search. The game must be loaded as
+``set_states()`` save and restore the games, for a search. With ``perspective="mover"``
+the board planes are seen from the mover's side (its pieces first, ``GdlGame.mover_orders``,
+as OpenSpiel's and pgx's board games give them). The game must be loaded as
 turn-taking (proved or sampled by ``GdlGame``'s analysis); a state where both roles have
 a choice raises ``UnrepresentableStateError``.
 """
@@ -39,13 +41,18 @@ class SelfPlayBatch:
         num_games: int,
         *,
         observation: Observation = "planes",
+        perspective: str = "fixed",
         dtype: Any = np.float32,
         seed: int = 0,
         **options: Any,
     ) -> None:
+        if perspective not in ("fixed", "mover"):
+            raise ValueError(f"perspective must be 'fixed' or 'mover', not {perspective!r}")
         self.batch = GdlBatch(game, num_games, observation=observation, dtype=dtype,
                               seed=seed, **options)
         self.game = self.batch.game
+        #: Per role, the order of the planes seen from its side; None: one order for all.
+        self._orders: tuple[np.ndarray, ...] | None = None
         try:
             if self.game.num_roles != 2 or not self.game.turn_taking:
                 kind = "turn-taking" if self.game.turn_taking else "simultaneous"
@@ -53,6 +60,13 @@ class SelfPlayBatch:
                     f"{self.game.name}: self-play takes two-player turn-taking games; this one "
                     f"has {self.game.num_roles} roles and is {kind}"
                 )
+            if perspective == "mover":
+                if observation != "planes" or self.game.board is None:
+                    raise AdapterError(
+                        f"{self.game.name}: perspective='mover' needs the board planes "
+                        "(observation='planes' and a game with a board)"
+                    )
+                self._orders = self.game.mover_orders
         except BaseException:
             self.batch.close()
             raise
@@ -64,8 +78,18 @@ class SelfPlayBatch:
 
     @property
     def observations(self) -> np.ndarray:
-        """``(N, *observation_shape)``, read-only, overwritten by every step."""
-        return self.batch.observations
+        """``(N, *observation_shape)``: read-only and overwritten by every step; with
+        ``perspective="mover"`` a new array, each game's planes from its mover's side
+        (an ended game's from the first role's)."""
+        obs = self.batch.observations
+        if self._orders is None:
+            return obs
+        seen = np.empty_like(obs)
+        mover = self.batch.mover
+        for role, order in enumerate(self._orders):
+            games = mover == role if role else mover <= 0
+            seen[games] = obs[games][:, order]
+        return seen
 
     @property
     def to_play(self) -> np.ndarray:
