@@ -83,3 +83,30 @@ def test_a_strategy_that_does_not_search_answers_ready_at_once() -> None:
         assert timed(p, "(abort l)", 1) == "aborted"
     finally:
         p.close()
+
+
+@pytest.mark.parametrize(("start_clock", "least", "most"), [(5, 60.0, 60.0), (120, 95.0, 108.0)])
+def test_the_background_grounding_gets_the_start_clock_when_it_is_longer(
+    monkeypatch: pytest.MonkeyPatch, start_clock: int, least: float, most: float
+) -> None:
+    """On ``auto`` the network is ground in the background within the start clock left
+    before ``ready`` (120 s less its 12 s margin), or ``AUTO_SECONDS`` (60 s) where that
+    is longer: a long start clock is time the player has for it."""
+    from gdl2pl.ggp import player as player_module
+
+    asked: list[float] = []
+    real = player_module.on_engine
+
+    def recording(sm: Any, engine: Any, *, budget: Any = None) -> Any:
+        asked.append(budget.seconds)
+        return real(sm, engine, budget=budget)
+
+    monkeypatch.setattr(player_module, "on_engine", recording)
+    p = GamePlayer(lambda: make_strategy("legal"), engine="auto")
+    try:
+        assert timed(p, start("g", "xplayer", (start_clock, 2)), start_clock) == "ready"
+        assert timed(p, "(abort g)", 2) == "aborted"
+    finally:
+        p.close()
+    [seconds] = asked
+    assert least <= seconds <= most

@@ -87,6 +87,7 @@ from gdl2pl.check import has_errors
 from gdl2pl.compiled import CompiledMachine
 from gdl2pl.compiled import GroundingBudget
 from gdl2pl.compiled import on_engine
+from gdl2pl.compiled.auto import AUTO_SECONDS
 from gdl2pl.compiled.auto import AutoMachine
 from gdl2pl.compiled.auto import compiled_reason
 from gdl2pl.compiled.factory import Engine
@@ -547,11 +548,14 @@ class GamePlayer:
 
     def _compiled(self, sm: StateMachine, budget: Budget) -> GameMachine:
         """The game ``sm`` loaded, on the player's engine: "auto", the reasoner at once
-        and the network as soon as it is grounded in the background; "compiled", the
-        network grounded within a third of the start clock left. Whatever goes wrong,
-        ``sm`` (never closed here) plays, and the log says why: a player must play."""
+        and the network as soon as it is grounded in the background, within the start
+        clock left before ``ready`` or ``AUTO_SECONDS``, whichever is longer; "compiled",
+        the network grounded within a third of the start clock left. Whatever goes
+        wrong, ``sm`` (never closed here) plays, and the log says why: a player must
+        play."""
         if self.engine == "auto":
-            return on_engine(sm, "auto")
+            seconds = max(AUTO_SECONDS, budget.remaining())
+            return on_engine(sm, "auto", budget=GroundingBudget(seconds=seconds))
         seconds = max(0.1, budget.remaining() / 3)
         start = time.monotonic()
         try:
