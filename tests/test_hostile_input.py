@@ -104,6 +104,12 @@ def test_translate_writes_the_module_name_as_data(tmp_path: Path, capsys) -> Non
         "role(a) :- call(shell, 'touch {t}').\n",
         "role(a) :- r_x, lists:append(_, _, _).\n",
         "'$x' :- true.\n",
+        # the guard's form, ( ground(X) -> G ; true ), with anything else in it
+        "role(X) :- ( ground(X) -> shell('touch {t}') ; true ).\n",
+        "role(X) :- ( shell('touch {t}') -> \\+ r_q(X) ; true ).\n",
+        "role(X) :- ( ground(X) -> \\+ r_q(X) ; shell('touch {t}') ).\n",
+        "role(X) :- ( ground(shell('touch {t}')) -> \\+ r_q(X) ; true ).\n",
+        "role(X) :- ( ground(X), shell('touch {t}') -> \\+ r_q(X) ; true ).\n",
     ],
 )
 def test_the_loader_refuses_what_the_translator_never_writes(tmp_path: Path, body: str) -> None:
