@@ -53,7 +53,6 @@ from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import cast
 
 from gdl2pl.rule_eval import LEGAL
 from gdl2pl.rule_eval import Clause
@@ -65,7 +64,6 @@ from gdl2pl.rule_eval import Rel
 from gdl2pl.rule_eval import Unproved
 from gdl2pl.rule_eval import Variable
 from gdl2pl.rule_eval import graph_name
-from gdl2pl.rule_eval import is_ground
 from gdl2pl.rule_eval import matches
 from gdl2pl.rule_eval import relation
 from gdl2pl.rule_eval import relations_in
@@ -239,15 +237,7 @@ class _Prover(ProofGame):
 
     def added(self, effects: list[Clause], ctx: Context) -> dict[Ground, bool]:
         """The fluents the effect rules add in ``ctx``, each with whether surely."""
-        out: dict[Ground, bool] = {}
-        for c in effects:
-            for e, s in self.p.solve(c.body, {}, ctx):
-                h = subst(c.head[0], e)
-                if not is_ground(h):
-                    raise Unproved("a next rule leaves a variable unbound")
-                g = cast(Ground, h)
-                out[g] = out.get(g, False) or s
-        return out
+        return self.p.next_fluents(effects, ctx)
 
     def _stepping(self, ctx: Context, joint: tuple[Ground, ...]) -> Context:
         return Context(ctx.sure, ctx.unknown, {r: [x] for r, x in zip(self.roles, joint,

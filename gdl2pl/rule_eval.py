@@ -433,6 +433,19 @@ class Program:
         if self.work[0] < 0:
             raise Unproved("the proof ran out of work")
 
+    def next_fluents(self, rules: Iterable[Clause], ctx: Context) -> dict[Ground, bool]:
+        """The fluents the ``next`` rules ``rules`` give in ``ctx``, each with whether
+        surely; ``Unproved`` where a rule leaves a variable of its head unbound."""
+        out: dict[Ground, bool] = {}
+        for c in rules:
+            for e, sure in self.solve(c.body, {}, ctx):
+                f = subst(c.head[0], e)
+                if not is_ground(f):
+                    raise Unproved("a next rule leaves a variable unbound")
+                g = cast(Ground, f)
+                out[g] = out.get(g, False) or sure
+        return out
+
     def solve(
         self, lits: tuple[Lit, ...], env: Env, ctx: Context, sure: bool = True
     ) -> Iterator[Answer]:

@@ -504,18 +504,8 @@ class _Pairs:
         """What the ``next`` rules give, at once for every fluent: the effect rules
         with every fluent unknown, and the frame rules (which read nothing else of the
         state) with their own fluent held; each fluent with whether surely."""
-        added: dict[Ground, bool] = {}
-        kept: dict[Ground, bool] = {}
         held = Context([f for fs in self.game.fluents.values() for f in fs], (), self.does)
-        for rules, ctx, out in ((effects, self.before, added), (frames, held, kept)):
-            for c in rules:
-                for e, sure in self.p.solve(c.body, {}, ctx):
-                    f = subst(c.head[0], e)
-                    if not is_ground(f):
-                        raise Unproved("a next rule leaves a variable unbound")
-                    g = cast(Ground, f)
-                    out[g] = out.get(g, False) or sure
-        return added, kept
+        return self.p.next_fluents(effects, self.before), self.p.next_fluents(frames, held)
 
     def fluent(self, f: Ground) -> int:
         """A fluent's pairs: before, held or not (the turn fluent as fixed); after, what
