@@ -391,19 +391,24 @@ class GdlBatch:
         batch = self._live
         a = _action_ids(actions)
         mask = self._games(games)
-        if a.shape == (self.num_games,):
-            self._one_action_each(mask)
-            self._joint[:] = a[:, None]  # int64: every id given fits, none wraps
-            joint = self._joint
-        elif a.shape == (self.num_games, self.num_roles):
-            joint = a if a.dtype in (np.int32, np.int64) and a.flags.c_contiguous else (
-                np.ascontiguousarray(a, np.int64))
-        else:
-            raise ValueError(f"actions: shape ({self.num_games}, {self.num_roles}) or "
-                             f"({self.num_games},), not {a.shape}")
+        joint = self._joint_actions(a, mask)
         self._held = None
         self._check(batch.step(joint, mask, autoreset, illegal == "end",
                                -1 if strict is None else int(strict)))
+
+    def _joint_actions(self, a: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+        """The joint actions ``a`` gives (``(N, roles)``, or ``(N,)``: the mover's of each
+        game ``mask`` names, in the games' current states), as the C batch reads them;
+        ``ValueError`` for any other shape."""
+        if a.shape == (self.num_games,):
+            self._one_action_each(mask)
+            self._joint[:] = a[:, None]  # int64: every id given fits, none wraps
+            return self._joint
+        if a.shape == (self.num_games, self.num_roles):
+            return a if a.dtype in (np.int32, np.int64) and a.flags.c_contiguous else (
+                np.ascontiguousarray(a, np.int64))
+        raise ValueError(f"actions: shape ({self.num_games}, {self.num_roles}) or "
+                         f"({self.num_games},), not {a.shape}")
 
     def transition(self, states: Any, actions: Any, games: Any = None, *,
                    autoreset: bool = True, illegal: Literal["raise", "end"] = "raise",
@@ -420,18 +425,9 @@ class GdlBatch:
         packed = self._packed(states)
         a = _action_ids(actions)
         mask = self._games(games)
-        if a.shape == (self.num_games,):
-            if packed is not self._held:  # the movers of the states given decide
-                self._check(batch.set_states(packed))
-            self._one_action_each(mask)
-            self._joint[:] = a[:, None]
-            joint = self._joint
-        elif a.shape == (self.num_games, self.num_roles):
-            joint = a if a.dtype in (np.int32, np.int64) and a.flags.c_contiguous else (
-                np.ascontiguousarray(a, np.int64))
-        else:
-            raise ValueError(f"actions: shape ({self.num_games}, {self.num_roles}) or "
-                             f"({self.num_games},), not {a.shape}")
+        if a.shape == (self.num_games,) and packed is not self._held:
+            self._check(batch.set_states(packed))  # the movers of the states given decide
+        joint = self._joint_actions(a, mask)
         held, self._held = packed is self._held, None  # held: read-only, nothing since
         raw, problem = batch.transition(packed, joint, mask, autoreset, illegal == "end",
                                         -1 if strict is None else int(strict), held)
